@@ -1,0 +1,38 @@
+# Every dependency as an imported target, with what it is for. scripts/install-deps.sh installs them.
+include(FeatureSummary)
+find_package(PkgConfig REQUIRED)
+
+find_package(zstd CONFIG REQUIRED)
+set_package_properties(zstd PROPERTIES TYPE REQUIRED PURPOSE "Compresses profiles and databases")
+if(TARGET zstd::libzstd_shared)
+  add_library(hpcl::zstd ALIAS zstd::libzstd_shared)
+else()
+  add_library(hpcl::zstd ALIAS zstd::libzstd_static)
+endif()
+
+find_package(zydis CONFIG REQUIRED)
+set_package_properties(zydis PROPERTIES TYPE REQUIRED PURPOSE "Decodes the sampled instruction to find its data address (signal-safe)")
+
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
+pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED)
+set_package_properties(OpenMP PROPERTIES TYPE REQUIRED PURPOSE "Test programs and the bundled example are OpenMP codes")
+
+find_package(MPI COMPONENTS C)
+set_package_properties(MPI PROPERTIES TYPE RECOMMENDED PURPOSE "MPI example and multi-rank end-to-end tests")
+
+find_package(Boost 1.74 CONFIG COMPONENTS headers)
+set_package_properties(Boost PROPERTIES TYPE RECOMMENDED PURPOSE "Boost.Container flat maps in the tree model")
+
+pkg_check_modules(NCURSES IMPORTED_TARGET ncursesw)
+
+if(HPCL_BUILD_TESTS)
+  find_package(GTest CONFIG REQUIRED)
+  set_package_properties(GTest PROPERTIES TYPE REQUIRED PURPOSE "Unit tests")
+endif()
+if(HPCL_BUILD_BENCH)
+  find_package(benchmark CONFIG)
+  set_package_properties(benchmark PROPERTIES TYPE OPTIONAL PURPOSE "Micro-benchmarks in bench/")
+endif()

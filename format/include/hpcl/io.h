@@ -1,0 +1,35 @@
+// Reading and writing profile and database files (docs/FORMAT.md). Errors are returned, never
+// thrown, and always name the input, so one damaged file can be reported and skipped while the
+// others merge.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+
+namespace hpcl {
+
+struct ReadResult {
+  bool ok = false;
+  Profile profile;
+  std::string error;  // "PATH: what is wrong" when !ok
+};
+
+// Reads a whole file. `path` appears in every error message.
+ReadResult read_profile_file(const std::string& path);
+// Parses bytes of a whole file (header included); `name` appears in error messages.
+ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::string& name);
+
+// The complete file image: header and payload. zstd_level > 0 compresses the payload (flags bit 0);
+// zstd_level == 0 stores it uncompressed, which golden tests use to pin exact bytes.
+std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level = 3);
+
+// Writes under a temporary name in the same directory and renames when complete, so a reader
+// never sees a partial file. Returns false and sets *error (naming the path) on failure.
+bool write_profile_file(const Profile& profile, const std::string& path, std::string* error,
+                        int zstd_level = 3);
+
+}  // namespace hpcl

@@ -1,0 +1,144 @@
+// The in-memory model of a hpcrun-lite profile: what one process measured (a "process profile")
+// or what the analyzer merged from many (a "database"). docs/FORMAT.md specifies the bytes;
+// read.h and write.h convert between the two. The runtime, the analyzer and the viewer all use
+// this one model so that every writer is tested by the real reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpcl {
+
+// File kinds share one container (header + zstd payload of sections).
+enum class FileKind : uint32_t { Process = 1, Database = 2 };
+
+// Version of the container and sections. A reader accepts every minor of its major and says
+// in plain words when it meets a newer major.
+inline constexpr uint16_t kMajorVersion = 1;
+inline constexpr uint16_t kMinorVersion = 0;
+
+inline constexpr uint32_t kNoModule = 0xffffffffu;
+inline constexpr uint32_t kNoParent = 0xffffffffu;
+
+// A code address as (module, offset): offset is the link-time virtual address (runtime address
+// minus load bias), which is what libdw expects for the module file. Call-site frames are stored
+// as return address - 1 so that they symbolize to the call instruction; the leaf of an access
+// path is the exact address of the sampled instruction.
+struct Frame {
+  uint32_t module = kNoModule;
+  uint64_t offset = 0;
+  friend bool operator==(const Frame&, const Frame&) = default;
+  friend auto operator<=>(const Frame&, const Frame&) = default;
+};
+
+struct Module {
+  std::string path;      // as the loader saw it ("" for the main program is replaced by its path)
+  std::string build_id;  // hex, may be empty
+  uint64_t load_bias = 0;
+};
+
+// Which API allocated a heap variable.
+enum class AllocApi : uint8_t {
+  Malloc = 1, Calloc, Realloc, ReallocArray, Memalign, PosixMemalign, AlignedAlloc, Valloc, Pvalloc,
+  New, NewArray, NewAligned, NewArrayAligned, Mmap,
+};
+const char* alloc_api_name(AllocApi api);  // "malloc", "operator new[]", "mmap", ...
+
+enum AllocSiteFlags : uint8_t {
+  kSiteSampled = 1,  // blocks below --min-bytes, tracked one in `sample_every` (see meta)
+};
+
+// A heap variable: every block allocated through one API from one calling context.
+struct AllocSite {
+  AllocApi api = AllocApi::Malloc;
+  uint8_t flags = 0;
+  std::vector<Frame> frames;  // innermost first; the allocator's own frames are already removed
+  uint64_t allocations = 0;   // tracked blocks
+  uint64_t bytes = 0;         // bytes in tracked blocks
+};
+
+enum StaticVarFlags : uint8_t {
+  kStaticTls = 1,      // STT_TLS: one instance per thread, addresses relative to the TLS block
+  kStaticSection = 2,  // no symbol covered the address: the whole writable data of the module
+};
+
+// A static variable: a symbol of some module (or a module's anonymous data).
+struct StaticVar {
+  uint32_t module = kNoModule;
+  uint64_t offset = 0;  // link-time address (TLS: offset in the module's TLS block)
+  uint64_t size = 0;
+  uint8_t flags = 0;
+  std::string name;  // raw (mangled) symbol name
+};
+
+// Node kinds of the calling-context tree. Payload (a, b) meaning per kind is in docs/FORMAT.md.
+enum class NodeKind : uint8_t {
+  Root = 0,         // the thread (or merged) root; its children are the four kind roots
+  HeapRoot = 1,     // -> HeapVar -> access path
+  StaticRoot = 2,   // -> StaticVar -> access path
+  UnknownRoot = 3,  // -> UnknownClass -> access path
+  NoDataRoot = 4,   // -> access path of samples whose instruction has no memory operand
+  Frame = 5,        // a = module, b = offset
+  HeapVar = 6,      // a = allocation site index
+  StaticVarNode = 7,  // a = static variable index
+  UnknownClass = 8,   // a = UnknownClass value
+};
+
+enum class UnknownClass : uint32_t { Stack = 0, Other = 1 };
+
+// Metric identifiers. Ids are stable across versions; a reader keeps ids it does not know.
+enum MetricId : uint16_t {
+  kMetricSamples = 0,      // samples attributed exactly at this node
+  kMetricLatency = 1,      // sum of access latency in cycles (hardware sources)
+  kMetricDataSrcBase = 16, // 16..31: samples per data source (L1, L2, L3, DRAM, remote ...)
+};
+
+struct Metric {
+  uint16_t id = 0;
+  uint64_t value = 0;
+};
+
+struct Node {
+  uint32_t parent = kNoParent;  // index of the parent; parents come before children
+  NodeKind kind = NodeKind::Root;
+  uint32_t a = 0;
+  uint64_t b = 0;
+  std::vector<Metric> metrics;  // exclusive values at this node, sorted by id, no zeros
+
+  uint64_t metric(uint16_t id) const;
+  void add_metric(uint16_t id, uint64_t value);
+};
+
+// One calling-context tree: node 0 is the Root.
+struct Tree {
+  uint32_t tid = 0;  // OS thread id (0 in a database)
+  std::vector<Node> nodes;
+};
+
+// Symbolization of one frame in a database: inlined frames expanded, innermost first.
+struct SourceLoc {
+  std::string function;  // demangled; "" when unknown
+  std::string file;      // "" when unknown
+  uint32_t line = 0;
+};
+struct Symbolized {
+  Frame frame;
+  std::vector<SourceLoc> locs;  // at least one entry
+};
+
+struct Profile {
+  FileKind kind = FileKind::Process;
+  std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
+  std::vector<Module> modules;
+  std::vector<AllocSite> sites;
+  std::vector<StaticVar> statics;
+  std::vector<Tree> trees;            // a process: one per thread; a database: exactly one
+  std::vector<Symbolized> symbols;    // database only, sorted by frame
+
+  const std::string* find_meta(const std::string& key) const;
+  void set_meta(const std::string& key, std::string value);
+};
+
+}  // namespace hpcl

@@ -1,0 +1,47 @@
+// Measurement options shared by the launcher (which validates the command line and exports them
+// as environment variables) and the runtime (which reads those variables, also when a user sets
+// LD_PRELOAD by hand). Parsing allocates nothing, so the runtime can use it before malloc works.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcrun {
+
+inline constexpr const char* kEnvOut = "HPCRUN_LITE_OUT";
+inline constexpr const char* kEnvEvents = "HPCRUN_LITE_EVENTS";
+inline constexpr const char* kEnvMinBytes = "HPCRUN_LITE_MIN_BYTES";
+inline constexpr const char* kEnvSmallEvery = "HPCRUN_LITE_SMALL_EVERY";
+inline constexpr const char* kEnvVerbose = "HPCRUN_LITE_VERBOSE";
+inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
+
+inline constexpr uint64_t kDefaultSoftRate = 1000;  // samples/s per thread of CPU time
+inline constexpr uint64_t kMaxSoftRate = 20000;
+inline constexpr uint64_t kDefaultMinBytes = 4096;
+inline constexpr uint64_t kDefaultSmallEvery = 64;
+
+enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs };
+const char* source_name(SourceKind kind);
+
+struct SourceSpec {
+  SourceKind kind = SourceKind::Auto;
+  uint64_t rate = 0;  // 0 = the source's default
+};
+
+inline constexpr int kMaxSources = 4;
+struct Options {
+  SourceSpec sources[kMaxSources];
+  int nsources = 0;
+  uint64_t min_bytes = kDefaultMinBytes;
+  uint64_t small_every = kDefaultSmallEvery;
+  bool verbose = false;
+};
+
+// Parses "SOURCE[@RATE]". On error returns false and writes a message (NUL-terminated) to err.
+bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen);
+// Parses a comma-separated list of sources into opts (replacing what was there).
+bool parse_sources(const char* text, Options* opts, char* err, size_t errlen);
+// Parses a non-negative decimal integer with an optional k/K, m/M, g/G suffix (powers of 1024).
+bool parse_size(const char* text, uint64_t* out);
+
+}  // namespace hpcrun

@@ -1,0 +1,136 @@
+// See launch.h.
+#include "launch.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace hpcrun {
+
+namespace {
+
+bool under_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+    if (getenv(v)) return true;
+  return false;
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+bool make_dirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      std::string part = dir.substr(0, i);
+      if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  }
+  return true;
+}
+
+bool holds_profiles(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (!d) return false;
+  bool found = false;
+  while (dirent* e = readdir(d)) {
+    size_t n = strlen(e->d_name);
+    if (n > 5 && strcmp(e->d_name + n - 5, ".hpcl") == 0) {
+      found = true;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+}  // namespace
+
+std::string default_out_dir(const std::string& program, const char* (*get)(const char*)) {
+  std::string exe = program;
+  size_t slash = exe.rfind('/');
+  if (slash != std::string::npos) exe = exe.substr(slash + 1);
+  std::string dir = "hpcrun-lite-" + exe + "-measurements";
+  for (const char* var : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
+    const char* id = get(var);
+    if (id && *id) {
+      dir += "-";
+      dir += id;
+      break;
+    }
+  }
+  return dir;
+}
+
+std::string find_runtime_library() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  self[n] = 0;
+  std::string dir(self);
+  dir = dir.substr(0, dir.rfind('/'));
+  for (const char* rel : {"/../lib/libhpcrun-lite.so", "/libhpcrun-lite.so"}) {
+    std::string candidate = dir + rel;
+    char resolved[PATH_MAX];
+    if (realpath(candidate.c_str(), resolved) && access(resolved, R_OK) == 0) return resolved;
+  }
+  return "";
+}
+
+int launch(const LaunchRequest& req) {
+  std::string lib = find_runtime_library();
+  if (lib.empty()) {
+    fprintf(stderr, "hpcrun-lite: cannot find libhpcrun-lite.so next to the launcher (../lib/)\n");
+    return 127;
+  }
+  std::string dir = req.out_dir.empty()
+                        ? default_out_dir(req.argv[0], [](const char* v) -> const char* { return getenv(v); })
+                        : req.out_dir;
+  dir = absolute(dir);
+  // Without MPI, a directory that already holds profiles is a previous run: merging would mix
+  // the two. Under MPI every rank starts at once and the directory is shared on purpose.
+  if (!under_mpi() && holds_profiles(dir)) {
+    fprintf(stderr,
+            "hpcrun-lite: %s already holds profiles of an earlier run; choose another -o DIR "
+            "or remove it\n", dir.c_str());
+    return 2;
+  }
+  if (!make_dirs(dir)) {
+    fprintf(stderr, "hpcrun-lite: cannot create %s: %s\n", dir.c_str(), strerror(errno));
+    return 2;
+  }
+
+  std::string preload = lib;
+  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  setenv(kEnvOut, dir.c_str(), 1);
+  std::string events;
+  for (int i = 0; i < req.opts.nsources; ++i) {
+    if (i) events += ",";
+    events += source_name(req.opts.sources[i].kind);
+    if (req.opts.sources[i].rate) events += "@" + std::to_string(req.opts.sources[i].rate);
+  }
+  if (!events.empty()) setenv(kEnvEvents, events.c_str(), 1);
+  setenv(kEnvMinBytes, std::to_string(req.opts.min_bytes).c_str(), 1);
+  setenv(kEnvSmallEvery, std::to_string(req.opts.small_every).c_str(), 1);
+  if (req.opts.verbose) setenv(kEnvVerbose, "1", 1);
+
+  std::vector<char*> argv;
+  for (const std::string& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  int err = errno;
+  fprintf(stderr, "hpcrun-lite: cannot run %s: %s\n", argv[0], strerror(err));
+  return err == ENOENT ? 127 : 126;
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,28 @@
+// What the launcher does once the command line is parsed: choose the measurement directory,
+// prepare the environment of the measured program (LD_PRELOAD and the HPCRUN_LITE_* variables)
+// and exec it, so that the program runs as its own process with nothing of ours in between.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace hpcrun {
+
+struct LaunchRequest {
+  Options opts;
+  std::string out_dir;             // as given with -o, "" for the default
+  std::vector<std::string> argv;   // the program and its arguments
+};
+
+// The default directory name: hpcrun-lite-<exe>-measurements[-<jobid>].
+std::string default_out_dir(const std::string& program, const char* (*get)(const char*));
+
+// The runtime library beside the launcher (../lib/libhpcrun-lite.so), or "" if missing.
+std::string find_runtime_library();
+
+// Prepares and execs; returns only on failure with the exit status to use (message printed).
+int launch(const LaunchRequest& req);
+
+}  // namespace hpcrun

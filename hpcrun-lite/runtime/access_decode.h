@@ -1,0 +1,77 @@
+// Finds which instruction a timer sample most likely stalled on and the data address it touched.
+//
+// On a timer interrupt the saved PC is, in practice, the instruction AFTER the one that stalled
+// (../shared/FINDINGS.md). So the previous instruction is decoded first, found by decoding forward
+// from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
+// _dl_find_object, which is async-signal-safe). The previous instruction is not used when it is a
+// branch, when a direct branch in the function targets the PC (control may not have come from it),
+// or when it overwrites a register its own address uses (pointer chasing: mov rax,[rax]); then
+// the instruction at the PC is used. The choice per PC is cached in a lock-free table.
+//
+// Everything here is called from a signal handler: it allocates nothing, takes no lock, and does
+// not touch errno.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcrun {
+
+// Registers saved by the kernel at the interrupt, in the order of the x86-64 encoding
+// (rax rcx rdx rbx rsp rbp rsi rdi r8..r15), plus rip and the thread's FS base.
+struct SavedRegs {
+  uint64_t gpr[16];
+  uint64_t rip;
+  uint64_t fs_base;
+};
+
+enum class AccessKind : uint8_t {
+  NoMemoryOperand,  // neither candidate instruction touches memory (explicitly)
+  Address,          // ea is valid
+  Unresolvable,     // touches memory but the address cannot be computed (VSIB gather, gs:, ...)
+};
+
+struct Access {
+  AccessKind kind = AccessKind::NoMemoryOperand;
+  uint64_t insn = 0;   // address of the chosen instruction (the sampled instruction)
+  uint64_t ea = 0;     // effective address (Address only)
+  uint8_t size = 0;    // operand size in bytes, 0 if unknown
+  bool is_write = false;
+};
+
+// The decision for one PC, computed from code bytes alone (no registers), cacheable.
+enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown };
+struct PcDecision {
+  Choice choice = Choice::Unknown;
+  uint8_t prev_len = 0;  // length of the previous instruction when choice == UsePrevious
+};
+
+// Pure decision on a code buffer: `code` holds the bytes of a function starting at runtime address
+// `func_start`, `len` bytes long; `pc` lies inside. Decodes forward from the start. Used directly
+// by unit tests on hand-assembled byte sequences.
+PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc);
+
+// Start address of the function containing `pc`, from the module's .eh_frame_hdr search table.
+// Returns false when pc is in no module or no FDE covers it. `end` is an upper bound (the next
+// FDE's start, or the end of the module mapping).
+bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end);
+
+// Decodes one instruction at `insn` and computes its memory access using `regs` (RIP-relative and
+// fs: segments handled). Returns NoMemoryOperand when it has no explicit memory operand (lea and
+// nop are not accesses).
+Access access_at(uint64_t insn, const SavedRegs& regs);
+
+// The whole rule, with the per-PC cache: what a sample at regs.rip accessed.
+Access resolve_sample(const SavedRegs& regs);
+
+// Statistics of the PC cache, for tests and -v output.
+struct DecodeStats {
+  uint64_t lookups, hits, inserts, full;
+};
+DecodeStats decode_stats();
+
+// Must be called once before the first resolve_sample (not from a signal handler): initialises
+// the Zydis decoder state. Idempotent.
+void decode_init();
+
+}  // namespace hpcrun

@@ -1,0 +1,56 @@
+// A thread's calling-context tree while it is being measured.
+//
+// Only the owning thread's signal handler inserts into it (the sampling signal is blocked while
+// its handler runs, so insertions never nest), and the writer reads it after sampling stopped.
+// Nodes live in mmap'd chunks and are found through an open-addressing hash table keyed by
+// (parent, kind, a, b) that grows by mapping a larger table: mmap/munmap are async-signal-safe,
+// malloc is not. Parents are always created before their children, which the file format
+// requires too. Keys hold raw runtime values (code addresses, site ids, module/symbol indices);
+// the writer translates them to the format's (module, offset) and table indices.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcrun {
+
+struct RtNode {
+  uint32_t parent;
+  uint8_t kind;  // hpcl::NodeKind
+  uint8_t pad[3];
+  uint64_t a;
+  uint64_t b;
+  uint64_t samples;
+};
+
+class Cct {
+ public:
+  static constexpr uint32_t kChunkBits = 14;  // 16384 nodes (512 KiB) per chunk
+  static constexpr uint32_t kMaxChunks = 256; // at most 4M nodes per thread
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  // Creates the root and the four kind roots (indices 0..4). Not from a signal handler.
+  bool init();
+  // Find-or-create; kNone when memory is exhausted.
+  uint32_t child(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
+  void add_samples(uint32_t node, uint64_t n) { at(node)->samples += n; }
+
+  uint32_t size() const { return count_; }
+  const RtNode* at(uint32_t i) const { return &chunks_[i >> kChunkBits][i & ((1u << kChunkBits) - 1)]; }
+  RtNode* at(uint32_t i) { return &chunks_[i >> kChunkBits][i & ((1u << kChunkBits) - 1)]; }
+  size_t footprint() const;
+  // Drops every node but the roots (fork child).
+  void reset();
+
+ private:
+  uint32_t new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
+  bool grow_table();
+  static uint64_t hash(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
+
+  RtNode* chunks_[kMaxChunks];
+  uint32_t count_;
+  uint32_t* table_;     // node index + 1, 0 = empty
+  uint32_t table_mask_; // capacity - 1
+};
+
+}  // namespace hpcrun

@@ -1,0 +1,36 @@
+// Reads the data symbols of one ELF file: STT_OBJECT and STT_TLS symbols with a size, from
+// .symtab, else .dynsym; for a stripped file, from its separate debug file found by build-id
+// under /usr/lib/debug/.build-id. Runs at start-up and after dlopen, never in a signal handler.
+// Memory comes from mmap so the program's allocator never sees it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcrun {
+
+struct DataSymbol {
+  uint64_t value;     // st_value: link-time address, or offset in the TLS block for TLS symbols
+  uint64_t size;
+  uint32_t name;      // offset in the module's name pool
+  uint32_t is_tls;
+};
+
+// Trivially constructible on purpose: module tables are zero-initialised globals that must be
+// ready before any constructor runs (a dynamic initialiser would run after the runtime's own
+// start-up and wipe what it read).
+struct SymbolTable {
+  DataSymbol* syms;   // sorted by value, overlapping duplicates removed
+  uint32_t count;
+  char* names;        // NUL-terminated names
+  size_t names_size;
+  char build_id[41];  // hex
+};
+
+// Reads `path`; false when the file cannot be read or is not ELF64 (the table is then empty).
+bool read_data_symbols(const char* path, SymbolTable* out);
+
+// Index of the symbol containing `value` among syms[lo, hi) (same TLS-ness), or -1.
+int64_t find_symbol(const SymbolTable& t, uint64_t value, bool tls);
+
+}  // namespace hpcrun

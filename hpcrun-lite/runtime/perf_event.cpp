@@ -1,0 +1,47 @@
+// See perf_event.h.
+#include "perf_event.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hpcrun {
+
+static PerfOpenHook g_hook = nullptr;
+void set_perf_open_hook(PerfOpenHook hook) { g_hook = hook; }
+
+perf_event_attr soft_clock_attr(uint64_t period_ns) {
+  perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.sample_period = period_ns;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.wakeup_events = 1;
+  return a;
+}
+
+int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags) {
+  if (g_hook) return g_hook(attr, tid, cpu, group_fd, flags);
+  long fd = syscall(SYS_perf_event_open, &attr, tid, cpu, group_fd, flags);
+  return fd < 0 ? -errno : int(fd);
+}
+
+int perf_arm_thread_signal(int fd, int signo, pid_t tid) {
+  if (fcntl(fd, F_SETSIG, signo) != 0) return -errno;
+  f_owner_ex owner{F_OWNER_TID, tid};
+  if (fcntl(fd, F_SETOWN_EX, &owner) != 0) return -errno;
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0) return -errno;
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) return -errno;
+  return 0;
+}
+
+}  // namespace hpcrun

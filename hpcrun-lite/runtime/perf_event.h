@@ -1,0 +1,28 @@
+// Every perf_event_open of the runtime goes through perf_open(), so tests can check the
+// attributes a source builds without a PMU, and the attribute builders are plain functions.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace hpcrun {
+
+// Software task-clock sampling of one thread: one overflow every period_ns of its CPU time, user
+// mode only (works with perf_event_paranoid=2), created disabled so the signal owner can be set
+// before the first overflow.
+perf_event_attr soft_clock_attr(uint64_t period_ns);
+
+// The single entry to the system call. Returns the fd or -errno.
+int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags);
+
+// Routes the event's overflow signal to thread `tid` as `signo` (F_SETSIG, then F_SETOWN_EX with
+// F_OWNER_TID, then O_ASYNC, in that order) and enables it. Returns 0 or -errno.
+int perf_arm_thread_signal(int fd, int signo, pid_t tid);
+
+// Test hook: when set, perf_open calls it instead of the system call.
+using PerfOpenHook = int (*)(const perf_event_attr&, pid_t, int, int, unsigned long);
+void set_perf_open_hook(PerfOpenHook hook);
+
+}  // namespace hpcrun

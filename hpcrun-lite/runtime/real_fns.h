@@ -1,0 +1,53 @@
+// The one typed table of the functions the runtime interposes, resolved once with
+// dlsym(RTLD_NEXT). dlsym itself may allocate; those early requests are served from a small
+// static bootstrap arena that free() and realloc() recognise, so no allocation is ever lost or
+// handed to the wrong allocator.
+#pragma once
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace hpcrun {
+
+struct RealFns {
+  void* (*malloc)(size_t);
+  void (*free)(void*);
+  void* (*calloc)(size_t, size_t);
+  void* (*realloc)(void*, size_t);
+  void* (*reallocarray)(void*, size_t, size_t);
+  void* (*memalign)(size_t, size_t);
+  int (*posix_memalign)(void**, size_t, size_t);
+  void* (*aligned_alloc)(size_t, size_t);
+  void* (*valloc)(size_t);
+  void* (*pvalloc)(size_t);
+  void* (*mmap)(void*, size_t, int, int, int, off_t);
+  int (*munmap)(void*, size_t);
+  void* (*mremap)(void*, size_t, size_t, int, ...);
+  int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  void* (*dlopen)(const char*, int);
+  // C++ operator new variants from libstdc++ (null when the program has no libstdc++).
+  void* (*op_new)(size_t);
+  void* (*op_new_array)(size_t);
+  void* (*op_new_nothrow)(size_t, const void*);
+  void* (*op_new_array_nothrow)(size_t, const void*);
+  void* (*op_new_aligned)(size_t, size_t);
+  void* (*op_new_array_aligned)(size_t, size_t);
+  void* (*op_new_aligned_nothrow)(size_t, size_t, const void*);
+  void* (*op_new_array_aligned_nothrow)(size_t, size_t, const void*);
+};
+
+extern RealFns real;
+
+// Resolves the table on first use; cheap after that. Safe to call from any wrapper.
+void ensure_real_fns();
+
+// Bootstrap arena for allocations made while the table is being resolved.
+bool in_bootstrap_arena(const void* p);
+void* bootstrap_alloc(size_t size, size_t align);
+size_t bootstrap_size(const void* p);
+// True until the table is resolved (wrappers then serve requests from the arena).
+bool real_fns_resolving();
+
+}  // namespace hpcrun

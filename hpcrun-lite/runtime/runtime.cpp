@@ -1,0 +1,256 @@
+// Start-up, thread life cycle, fork, dlopen and exit of the preloaded runtime.
+//
+// Order at start-up matters: the real functions first (every wrapper needs them), then options,
+// libunwind, the module scan (static variables), the sampler, and only then are allocations
+// tracked and the main thread sampled. A failure in any step is reported once on stderr and
+// measurement continues with what works: the program itself must run exactly as without us.
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "../common/options.h"
+#include "guard.h"
+#include "log.h"
+#include "modules.h"
+#include "real_fns.h"
+#include "sampler.h"
+#include "source_probe.h"
+#include "thread_state.h"
+#include "unwind.h"
+
+#define HPCL_EXPORT __attribute__((visibility("default")))
+
+namespace hpcrun {
+
+constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, kDefaultSoftRate, "soft", {}, {}, 0};
+constinit HeapMap g_heap;
+constinit AllocSites g_sites;
+constinit std::atomic<bool> g_tracking{false};
+
+namespace {
+
+pthread_key_t g_thread_key;
+std::atomic<bool> g_finished{false};
+std::atomic<int> g_scan_lock{0};
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+void read_cmdline() {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, g_config.cmdline, sizeof g_config.cmdline - 1);
+  close(fd);
+  if (n <= 0) return;
+  for (ssize_t i = 0; i < n - 1; ++i)
+    if (g_config.cmdline[i] == 0) g_config.cmdline[i] = ' ';
+  g_config.cmdline[n] = 0;
+}
+
+void read_options() {
+  if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
+  uint64_t value;
+  if (const char* v = getenv(kEnvMinBytes)) {
+    if (parse_size(v, &value)) g_config.min_bytes = value;
+    else log_warn("ignoring %s=%s: not a size", kEnvMinBytes, v);
+  }
+  if (const char* v = getenv(kEnvSmallEvery)) {
+    if (parse_size(v, &value)) g_config.small_every = value;
+    else log_warn("ignoring %s=%s: not a number", kEnvSmallEvery, v);
+  }
+  Options opts;
+  char err[256];
+  SourceSpec spec;
+  if (const char* v = getenv(kEnvEvents)) {
+    if (parse_sources(v, &opts, err, sizeof err) && opts.nsources > 0) spec = opts.sources[0];
+    else if (opts.nsources == 0 && v[0]) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
+  }
+  char why[256];
+  SourceKind kind = choose_source(spec.kind, probe_hardware("/sys/bus/event_source/devices"),
+                                  why, sizeof why);
+  g_config.source = source_name(kind);
+  g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
+  if (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::Ibs) log_warn("%s", why);
+  else log_info("sampling source %s", why);
+
+  const char* out = getenv(kEnvOut);
+  if (out && out[0]) {
+    snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", out);
+  } else {
+    // Same default as the launcher, for LD_PRELOAD set by hand.
+    char name[256];
+    size_t len = strcspn(g_config.cmdline, " ");
+    const char* exe = static_cast<const char*>(memrchr(g_config.cmdline, '/', len));
+    const char* start = exe ? exe + 1 : g_config.cmdline;
+    len -= size_t(start - g_config.cmdline);
+    if (len >= sizeof name) len = sizeof name - 1;
+    memcpy(name, start, len);
+    name[len] = 0;
+    snprintf(g_config.out_dir, sizeof g_config.out_dir, "hpcrun-lite-%s-measurements", name);
+  }
+}
+
+int sampling_signal() {
+  if (const char* v = getenv(kEnvSignal)) {
+    int s = atoi(v);
+    if (s > 0 && s < NSIG) return s;
+  }
+  return SIGRTMIN + 4;
+}
+
+void on_thread_exit(void* p) {
+  RuntimeGuard guard;
+  thread_end(static_cast<ThreadState*>(p));
+}
+
+void register_thread() {
+  rescan_modules_if_dirty();
+  ThreadState* ts = thread_begin();
+  if (ts) {
+    // The key's destructor runs at thread exit, also through pthread_exit.
+    pthread_setspecific(g_thread_key, ts);
+    ts->small_countdown = int64_t(1 + ts->rng % (2 * (g_config.small_every ? g_config.small_every : 1) - 1));
+  }
+}
+
+struct StartArgs {
+  void* (*fn)(void*);
+  void* arg;
+};
+
+void* start_trampoline(void* p) {
+  StartArgs args = *static_cast<StartArgs*>(p);
+  {
+    RuntimeGuard guard;
+    real.free(p);
+    register_thread();
+  }
+  return args.fn(args.arg);
+}
+
+void lock_scan() {
+  int expected = 0;
+  while (!g_scan_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) expected = 0;
+}
+void unlock_scan() { g_scan_lock.store(0, std::memory_order_release); }
+
+void prefork() {
+  g_sites.lock();
+  g_heap.lock();
+}
+void postfork_parent() {
+  g_heap.unlock();
+  g_sites.unlock();
+}
+void postfork_child() {
+  g_heap.unlock();
+  g_sites.unlock();
+  RuntimeGuard guard;
+  g_sites.reset_counts();
+  threads_after_fork_child();
+  g_config.start_ns = now_ns();
+}
+
+void runtime_fini() {
+  if (g_finished.exchange(true)) return;
+  RuntimeGuard guard;
+  rescan_modules_if_dirty();
+  g_tracking.store(false, std::memory_order_relaxed);
+  sampler_stop_all();
+  write_process_profile();
+}
+
+__attribute__((constructor)) void runtime_init() {
+  ensure_real_fns();
+  RuntimeGuard guard;
+  g_config.start_ns = now_ns();
+  read_cmdline();
+  read_options();
+  unwind_init();
+  lock_scan();
+  modules_scan();
+  unlock_scan();
+  sampler_init(g_config.rate, sampling_signal());
+  pthread_key_create(&g_thread_key, on_thread_exit);
+  pthread_atfork(prefork, postfork_parent, postfork_child);
+  atexit(runtime_fini);
+  g_tracking.store(true, std::memory_order_release);
+  register_thread();
+  log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %llu, output %s",
+           int(getpid()), g_config.source, (unsigned long long)g_config.rate,
+           (unsigned long long)g_config.min_bytes, (unsigned long long)g_config.small_every,
+           g_config.out_dir);
+}
+
+}  // namespace
+
+std::atomic<bool> g_modules_dirty{false};
+
+void rescan_modules_if_dirty() {
+  if (!g_modules_dirty.load(std::memory_order_acquire)) return;
+  if (g_scan_lock.exchange(1, std::memory_order_acquire) != 0) return;  // another thread scans
+  g_modules_dirty.store(false, std::memory_order_relaxed);
+  modules_scan();
+  unlock_scan();
+}
+
+}  // namespace hpcrun
+
+using namespace hpcrun;
+
+extern "C" {
+
+HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                               void* (*fn)(void*), void* arg) {
+  ensure_real_fns();
+  if (!g_tracking.load(std::memory_order_acquire) || g_finished.load(std::memory_order_relaxed))
+    return real.pthread_create(thread, attr, fn, arg);
+  StartArgs* args;
+  {
+    RuntimeGuard guard;
+    args = static_cast<StartArgs*>(real.malloc(sizeof(StartArgs)));
+  }
+  if (!args) return real.pthread_create(thread, attr, fn, arg);
+  args->fn = fn;
+  args->arg = arg;
+  int rc = real.pthread_create(thread, attr, start_trampoline, args);
+  if (rc != 0) real.free(args);
+  return rc;
+}
+
+// dlopen must see its real caller: glibc searches the calling object's RUNPATH, so a wrapper
+// that called the real dlopen would change which library a program loads. This stub marks the
+// module list as changed and jumps to the real dlopen with the caller's return address in place.
+// New modules are scanned at the next runtime entry point (tracked allocation, thread start,
+// exit); samples that hit a new module's data before then are counted as unknown data.
+extern "C" __attribute__((visibility("hidden"))) void* hpcrun_dlopen_target() {
+  ensure_real_fns();
+  g_modules_dirty.store(true, std::memory_order_release);
+  return reinterpret_cast<void*>(real.dlopen);
+}
+
+HPCL_EXPORT __attribute__((naked)) void* dlopen(const char*, int) {
+  __asm__(
+      "push %rdi\n\t"
+      "push %rsi\n\t"
+      "sub $8, %rsp\n\t"  // 16-byte alignment for the call
+      "call hpcrun_dlopen_target\n\t"
+      "add $8, %rsp\n\t"
+      "pop %rsi\n\t"
+      "pop %rdi\n\t"
+      "jmp *%rax\n\t");
+}
+
+}  // extern "C"

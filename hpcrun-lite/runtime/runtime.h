@@ -1,0 +1,37 @@
+// Process-wide state of the preloaded runtime and its life cycle: start-up in a constructor,
+// thread start and exit, fork, dlopen, and the profile written at normal exit.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "alloc_sites.h"
+#include "heap_map.h"
+
+namespace hpcrun {
+
+struct RuntimeConfig {
+  uint64_t min_bytes;
+  uint64_t small_every;  // 0: small allocations are never tracked
+  uint64_t rate;
+  const char* source;    // "soft"
+  char out_dir[1024];
+  char cmdline[2048];
+  uint64_t start_ns;
+};
+
+extern RuntimeConfig g_config;
+extern HeapMap g_heap;
+extern AllocSites g_sites;
+// True once start-up finished: allocations are tracked from then on.
+extern std::atomic<bool> g_tracking;
+
+// Set by the dlopen stub; the next runtime entry point scans the new modules' static variables.
+extern std::atomic<bool> g_modules_dirty;
+// Scans new modules if a dlopen happened since the last scan. Caller holds the runtime guard.
+void rescan_modules_if_dirty();
+
+// Builds the profile of this process and writes it (writer.cpp).
+void write_process_profile();
+
+}  // namespace hpcrun

@@ -1,0 +1,175 @@
+// See sampler.h. The handler obeys the signal-handler rules of guard.h: it allocates nothing
+// (the tree grows with mmap), takes no lock (the address map is read lock-free), saves and
+// restores errno, and does nothing when it interrupts the runtime itself.
+#include "sampler.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "access_decode.h"
+#include "guard.h"
+#include "heap_map.h"
+#include "hpcl/profile.h"
+#include "log.h"
+#include "modules.h"
+#include "perf_event.h"
+#include "runtime.h"
+#include "saved_regs.h"
+#include "thread_state.h"
+#include "unwind.h"
+
+namespace hpcrun {
+
+namespace {
+
+uint64_t g_period_ns = 0;
+int g_signo = 0;
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned_open{false};
+
+using hpcl::NodeKind;
+constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
+
+uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
+  BlockInfo blk;
+  if (g_heap.lookup(ea, &blk))
+    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  StaticHit hit;
+  if (modules_find_static(ea, ts->fs_base, &hit))
+    return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
+  auto cls = address_on_a_stack(ea, ts) ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
+  return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
+}
+
+void record_sample(ThreadState* ts, const ucontext_t* uc) {
+  SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
+  Access acc = resolve_sample(regs);
+  Cct& c = ts->cct;
+  uint32_t node;
+  uint64_t leaf = regs.rip;
+  switch (acc.kind) {
+    case AccessKind::Address:
+      node = classify(c, acc.ea, ts);
+      leaf = acc.insn;
+      break;
+    case AccessKind::Unresolvable:
+      ++ts->unresolved;
+      node = c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass),
+                     uint64_t(hpcl::UnknownClass::Other), 0);
+      leaf = acc.insn;
+      break;
+    default:
+      ++ts->nodata;
+      node = kNoDataRoot;
+      break;
+  }
+  uint64_t frames[kMaxSampleFrames];
+  int n = capture_sample_path(regs.rip, frames, kMaxSampleFrames);
+  // The tree runs from the outermost caller down to the sampled instruction.
+  for (int i = n - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(NodeKind::Frame), 0, frames[i]);
+  if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
+  if (node == Cct::kNone) {
+    ++ts->dropped;
+    return;
+  }
+  c.add_samples(node, 1);
+}
+
+void on_sample(int, siginfo_t*, void* ucv) {
+  int saved_errno = errno;
+  ThreadState* ts = t_state;
+  if (ts && !g_stopped.load(std::memory_order_relaxed)) {
+    ts->in_handler.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    ++ts->samples;
+    if (t_in_runtime) {
+      ++ts->busy;
+    } else {
+      t_in_runtime = 1;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      record_sample(ts, static_cast<const ucontext_t*>(ucv));
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_runtime = 0;
+    }
+    ts->in_handler.store(0, std::memory_order_release);
+  }
+  errno = saved_errno;
+}
+
+}  // namespace
+
+bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
+
+bool sampler_init(uint64_t rate, int signo) {
+  decode_init();
+  g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
+  g_signo = signo;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sample;
+  // SA_RESTART: a sample must never make the program's system calls fail with EINTR.
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(signo, &sa, nullptr) != 0) {
+    log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
+    return false;
+  }
+  g_enabled.store(true, std::memory_order_release);
+  return true;
+}
+
+void sampler_start_thread(ThreadState* ts) {
+  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
+    return;
+  int fd = perf_open(soft_clock_attr(g_period_ns), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    if (!g_warned_open.exchange(true))
+      log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "
+               "still tracked but the profile will have no samples", strerror(-fd));
+    return;
+  }
+  // Keep our descriptors out of the low numbers a program may assume are its own.
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  int err = perf_arm_thread_signal(fd, g_signo, ts->tid);
+  if (err != 0) {
+    if (!g_warned_open.exchange(true))
+      log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));
+    close(fd);
+    return;
+  }
+  ts->perf_fd = fd;
+}
+
+void sampler_stop_thread(ThreadState* ts) {
+  // Exchange: the exiting thread and the process-exit path may both stop the same thread.
+  int fd = __atomic_exchange_n(&ts->perf_fd, -1, __ATOMIC_ACQ_REL);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  close(fd);
+}
+
+void sampler_stop_all() {
+  g_stopped.store(true, std::memory_order_seq_cst);
+  for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
+  // A signal raised just before the events were closed may still be running its handler on
+  // another thread; wait for it (bounded) before the trees are read.
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
+      __builtin_ia32_pause();
+  }
+}
+
+}  // namespace hpcrun

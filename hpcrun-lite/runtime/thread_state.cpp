@@ -1,0 +1,104 @@
+// See thread_state.h.
+#include "thread_state.h"
+
+#include <pthread.h>
+#include "raw_sys.h"
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "sampler.h"
+#include "unwind.h"
+
+namespace hpcrun {
+
+__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+std::atomic<ThreadState*> g_head{nullptr};
+std::atomic<uint32_t> g_next_index{0};
+
+void find_stack(ThreadState* ts) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* addr = nullptr;
+  size_t size = 0;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    ts->stack_lo = reinterpret_cast<uint64_t>(addr);
+    ts->stack_hi = ts->stack_lo + size;
+  }
+  pthread_attr_destroy(&attr);
+}
+}  // namespace
+
+ThreadState* thread_begin() {
+  if (t_state) return t_state;
+  void* mem = raw_mmap(sizeof(ThreadState));
+  if (!mem) return nullptr;
+  auto* ts = static_cast<ThreadState*>(mem);
+  if (!ts->cct.init()) {
+    raw_munmap(mem, sizeof(ThreadState));
+    return nullptr;
+  }
+  ts->tid = pid_t(syscall(SYS_gettid));
+  ts->perf_fd = -1;
+  __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+  find_stack(ts);
+  ts->rng = (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts);
+  ts->small_countdown = -1;  // drawn on first use
+  ts->alive.store(1, std::memory_order_relaxed);
+  ts->index = g_next_index.fetch_add(1, std::memory_order_relaxed);
+  ThreadState* head = g_head.load(std::memory_order_relaxed);
+  do {
+    ts->next = head;
+  } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
+                                         std::memory_order_relaxed));
+  unwind_thread_init();
+  t_state = ts;
+  sampler_start_thread(ts);
+  return ts;
+}
+
+void thread_end(ThreadState* ts) {
+  if (!ts) return;
+  sampler_stop_thread(ts);
+  ts->alive.store(0, std::memory_order_release);
+}
+
+ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
+uint32_t threads_count() { return g_next_index.load(std::memory_order_relaxed); }
+
+bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
+  if (self && addr - self->stack_lo < self->stack_hi - self->stack_lo) return true;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (t != self && t->alive.load(std::memory_order_relaxed) &&
+        addr - t->stack_lo < t->stack_hi - t->stack_lo)
+      return true;
+  return false;
+}
+
+void threads_after_fork_child() {
+  ThreadState* self = t_state;
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t == self) continue;
+    t->stale = true;
+    t->alive.store(0, std::memory_order_relaxed);
+    if (t->perf_fd >= 0) {
+      close(t->perf_fd);  // inherited fd of a thread that does not exist here
+      t->perf_fd = -1;
+    }
+  }
+  if (self) {
+    self->tid = pid_t(syscall(SYS_gettid));
+    self->cct.reset();
+    self->samples = self->busy = self->dropped = self->nodata = self->unresolved = 0;
+    if (self->perf_fd >= 0) {
+      close(self->perf_fd);
+      self->perf_fd = -1;
+    }
+    sampler_start_thread(self);
+  }
+}
+
+}  // namespace hpcrun

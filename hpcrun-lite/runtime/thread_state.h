@@ -1,0 +1,52 @@
+// Per-thread measurement state. It lives in mmap'd memory reached through an initial-exec TLS
+// pointer (trivially destructible: a thread_local with a destructor would make the C++ runtime
+// call malloc at thread exit), and is linked into a push-only global list so the writer finds
+// the trees of every thread, including those that already exited.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "cct.h"
+
+namespace hpcrun {
+
+struct ThreadState {
+  ThreadState* next;         // global list, newest first
+  uint32_t index;            // 0 = the first thread measured (main)
+  pid_t tid;
+  int perf_fd;               // -1 when not sampling
+  uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
+  uint64_t stack_lo, stack_hi;
+  std::atomic<int> in_handler;
+  std::atomic<int> alive;
+  bool stale;                // fork child: a thread of the parent, not written
+  // Counters (only the owning thread's handler writes them).
+  uint64_t samples;          // every signal that reached the handler
+  uint64_t busy;             // landed inside the runtime: not attributed
+  uint64_t dropped;          // tree full: not recorded
+  uint64_t nodata;           // no memory operand
+  uint64_t unresolved;       // memory operand whose address could not be computed
+  // Small-allocation sampling: count down to the next tracked small block.
+  uint64_t rng;
+  int64_t small_countdown;
+  Cct cct;
+};
+
+extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+
+// Creates and registers the calling thread's state (idempotent) and starts sampling it.
+// Not signal-safe; the caller holds the runtime guard.
+ThreadState* thread_begin();
+// Stops sampling the calling thread; its tree stays for the writer.
+void thread_end(ThreadState* ts);
+ThreadState* threads_head();
+uint32_t threads_count();
+// Whether addr lies on the stack of some measured live thread (the caller's own first).
+bool address_on_a_stack(uint64_t addr, const ThreadState* self);
+// Fork child: keeps only the calling thread, with an empty tree.
+void threads_after_fork_child();
+
+}  // namespace hpcrun

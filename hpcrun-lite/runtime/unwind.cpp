@@ -1,0 +1,76 @@
+// See unwind.h.
+#include "unwind.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include "log.h"
+
+namespace hpcrun {
+
+namespace {
+using BacktraceFn = int (*)(void**, int);
+BacktraceFn g_backtrace = nullptr;
+uint64_t g_self_lo = 0, g_self_hi = 0;
+}  // namespace
+
+bool address_in_runtime(uint64_t addr) { return addr >= g_self_lo && addr < g_self_hi; }
+
+bool unwind_init() {
+  dl_find_object self{};
+  if (_dl_find_object(reinterpret_cast<void*>(&unwind_init), &self) == 0) {
+    g_self_lo = reinterpret_cast<uint64_t>(self.dlfo_map_start);
+    g_self_hi = reinterpret_cast<uint64_t>(self.dlfo_map_end);
+  }
+  void* h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    log_warn("cannot load libunwind (%s): call paths will hold only the sampled instruction",
+             dlerror());
+    return false;
+  }
+  g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
+  if (!g_backtrace) {
+    log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
+    return false;
+  }
+  return true;
+}
+
+void unwind_thread_init() {
+  if (!g_backtrace) return;
+  void* buf[4];
+  g_backtrace(buf, 4);
+}
+
+int capture_alloc_path(uint64_t* out, int max) {
+  if (!g_backtrace) return 0;
+  void* buf[kMaxSampleFrames + 16];
+  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  int k = 0;
+  for (int i = 0; i < n && k < max; ++i) {
+    auto a = reinterpret_cast<uint64_t>(buf[i]);
+    if (address_in_runtime(a)) continue;  // our wrappers, wherever they sit in the chain
+    out[k++] = a - 1;
+  }
+  return k;
+}
+
+int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {
+  if (!g_backtrace) return 0;
+  void* buf[kMaxSampleFrames + 16];
+  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  // buf = [handler frames..., signal trampoline, interrupted pc, its callers...]
+  int i = 0;
+  while (i < n && reinterpret_cast<uint64_t>(buf[i]) != interrupted_pc) ++i;
+  if (i == n) return 0;
+  int k = 0;
+  for (++i; i < n && k < max; ++i) {
+    auto a = reinterpret_cast<uint64_t>(buf[i]);
+    if (address_in_runtime(a)) continue;  // our thread-start trampoline
+    out[k++] = a - 1;
+  }
+  return k;
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,35 @@
+// Call paths for allocations and samples, through libunwind's unw_backtrace (the fast path that
+// caches unwind info; about 160 ns in a malloc wrapper, 0.4-2.5 us in a signal handler on our
+// machines, against ~10 us for an unw_step loop, see ../shared/FINDINGS.md).
+//
+// libunwind is loaded with dlopen(RTLD_LOCAL) instead of being linked: libunwind.so also defines
+// _Unwind_RaiseException and friends, and as a dependency of a preloaded library those would
+// come first in the global lookup order and replace libgcc's unwinder for the program's own C++
+// exceptions. Loaded locally, only we can see it.
+#pragma once
+
+#include <cstdint>
+
+namespace hpcrun {
+
+inline constexpr int kMaxSampleFrames = 64;
+
+// Loads libunwind and records our own code range. Not signal-safe; called once at start.
+bool unwind_init();
+// Call once on each thread before its first sample, outside any signal handler: libunwind
+// creates its per-thread cache lazily, and that first call is not async-signal-safe.
+void unwind_thread_init();
+
+// Allocation path of the caller: call sites (return address - 1), innermost first, with every
+// frame of this library removed. Returns the number of frames.
+int capture_alloc_path(uint64_t* out, int max);
+
+// Access path of an interrupted context, from inside the signal handler: the call sites of the
+// frames that called the interrupted function (return address - 1), innermost first. The
+// interrupted instruction itself is not included. Returns 0 when the unwind did not pass through
+// the signal frame to `interrupted_pc`.
+int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max);
+
+bool address_in_runtime(uint64_t addr);
+
+}  // namespace hpcrun

@@ -1,0 +1,210 @@
+// Writes this process's profile at exit: the runtime's raw tables (addresses, site ids,
+// module/symbol indices) are translated into the format model (hpcl::Profile) and written by
+// the format library, so the analyzer's reader is the one that checks what we wrote.
+// Runs once, under the runtime guard, after sampling stopped; it may allocate.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hpcl/io.h"
+#include "hpcl/profile.h"
+#include "hpcl/tree.h"
+#include "log.h"
+#include "modules.h"
+#include "runtime.h"
+#include "thread_state.h"
+
+namespace hpcrun {
+
+namespace {
+
+int mpi_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    const char* v = getenv(var);
+    if (v && *v) return atoi(v);
+  }
+  return -1;
+}
+
+std::string basename_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool make_dirs(const std::string& dir) {
+  std::string partial;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
+      partial = dir.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+  }
+  return true;
+}
+
+class ProfileBuilder {
+ public:
+  hpcl::Frame frame(uint64_t addr) const {
+    uint32_t m = modules_find_code(addr);
+    if (m == kNoModuleIndex) return hpcl::Frame{hpcl::kNoModule, addr};
+    return hpcl::Frame{m, addr - module_get(m)->bias};
+  }
+
+  uint32_t static_index(uint32_t module, int64_t symbol) {
+    auto key = std::make_pair(module, symbol);
+    auto it = statics_.find(key);
+    if (it != statics_.end()) return it->second;
+    hpcl::StaticVar v;
+    v.module = module;
+    const ModuleEntry* m = module_get(module);
+    if (symbol < 0 || !m || uint64_t(symbol) >= m->symbols.count) {
+      v.flags = hpcl::kStaticSection;
+      v.name = "[" + basename_of(m ? m->path : "?") + " data]";
+      if (m) v.size = m->hi - m->lo;
+    } else {
+      const DataSymbol& s = m->symbols.syms[symbol];
+      v.offset = s.value;
+      v.size = s.size;
+      v.flags = s.is_tls ? hpcl::kStaticTls : 0;
+      v.name = m->symbols.names + s.name;
+    }
+    uint32_t idx = uint32_t(profile.statics.size());
+    profile.statics.push_back(std::move(v));
+    statics_.emplace(key, idx);
+    return idx;
+  }
+
+  void add_modules() {
+    for (uint32_t i = 0; i < modules_count(); ++i) {
+      const ModuleEntry* m = module_get(i);
+      profile.modules.push_back(hpcl::Module{m->path, m->symbols.build_id, m->bias});
+    }
+  }
+
+  void add_sites() {
+    for (uint32_t id = 0; id < g_sites.size(); ++id) {
+      SiteRecord* r = g_sites.get(id);
+      hpcl::AllocSite s;
+      s.api = hpcl::AllocApi(r->api);
+      s.flags = r->flags;
+      s.allocations = r->allocations.load(std::memory_order_relaxed);
+      s.bytes = r->bytes.load(std::memory_order_relaxed);
+      for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
+      profile.sites.push_back(std::move(s));
+    }
+  }
+
+  void add_thread(const ThreadState* ts) {
+    hpcl::Tree tree;
+    tree.tid = uint32_t(ts->tid);
+    hpcl::TreeBuilder b(tree);
+    const Cct& c = ts->cct;
+    std::vector<uint32_t> map(c.size(), 0);
+    for (uint32_t i = 1; i < c.size(); ++i) {
+      const RtNode* n = c.at(i);
+      auto kind = hpcl::NodeKind(n->kind);
+      uint32_t a = 0;
+      uint64_t bb = 0;
+      switch (kind) {
+        case hpcl::NodeKind::Frame: {
+          hpcl::Frame f = frame(n->b);
+          a = f.module;
+          bb = f.offset;
+          break;
+        }
+        case hpcl::NodeKind::HeapVar: a = uint32_t(n->a); break;
+        case hpcl::NodeKind::StaticVarNode: a = static_index(uint32_t(n->a), int64_t(n->b)); break;
+        case hpcl::NodeKind::UnknownClass: a = uint32_t(n->a); break;
+        default: break;
+      }
+      map[i] = b.child(map[n->parent], kind, a, bb);
+      if (n->samples) tree.nodes[map[i]].add_metric(hpcl::kMetricSamples, n->samples);
+    }
+    profile.trees.push_back(std::move(tree));
+  }
+
+  hpcl::Profile profile;
+
+ private:
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_;
+};
+
+}  // namespace
+
+void write_process_profile() {
+  ProfileBuilder pb;
+  hpcl::Profile& p = pb.profile;
+  p.kind = hpcl::FileKind::Process;
+
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  int rank = mpi_rank();
+  const ModuleEntry* exe = module_get(0);
+  std::string exe_path = exe ? exe->path : "";
+
+  std::vector<const ThreadState*> threads;
+  uint64_t samples = 0, dropped = 0, busy = 0;
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t->stale) continue;
+    threads.push_back(t);
+    samples += t->samples;
+    dropped += t->dropped;
+    busy += t->busy;
+  }
+  std::sort(threads.begin(), threads.end(),
+            [](const ThreadState* a, const ThreadState* b) { return a->index < b->index; });
+
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  p.set_meta("tool", "hpcrun-lite");
+  p.set_meta("tool_version", HPCL_VERSION);
+  p.set_meta("host", host);
+  p.set_meta("pid", std::to_string(getpid()));
+  p.set_meta("rank", std::to_string(rank));
+  p.set_meta("exe", exe_path);
+  p.set_meta("cmdline", g_config.cmdline);
+  p.set_meta("source", g_config.source);
+  p.set_meta("rate", std::to_string(g_config.rate));
+  p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
+  p.set_meta("small_every", std::to_string(g_config.small_every));
+  p.set_meta("start_ns", std::to_string(g_config.start_ns));
+  p.set_meta("end_ns", std::to_string(uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec)));
+  p.set_meta("samples_total", std::to_string(samples));
+  p.set_meta("samples_dropped", std::to_string(dropped + busy));
+
+  pb.add_modules();
+  pb.add_sites();
+  for (const ThreadState* t : threads) pb.add_thread(t);
+
+  std::string dir = g_config.out_dir;
+  if (!make_dirs(dir)) {
+    log_warn("cannot create the measurement directory %s: %s; no profile written", dir.c_str(),
+             strerror(errno));
+    return;
+  }
+  std::string exe_name = basename_of(exe_path.empty() ? "program" : exe_path);
+  std::string path = dir + "/" + exe_name + "." + host + "." +
+                     (rank >= 0 ? std::to_string(rank) : std::string("norank")) + "." +
+                     std::to_string(getpid()) + ".hpcl";
+  std::string err;
+  if (!hpcl::write_profile_file(p, path, &err)) {
+    log_warn("cannot write the profile: %s", err.c_str());
+    return;
+  }
+  log_info("wrote %s: %zu threads, %llu samples (%llu not attributed), %u heap variables, "
+           "%zu static variables; address map %zu blocks, %zu KiB",
+           path.c_str(), threads.size(), (unsigned long long)samples,
+           (unsigned long long)(dropped + busy), g_sites.size(), p.statics.size(), g_heap.size(),
+           g_heap.footprint() / 1024);
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs to build, test, benchmark and demo.
+# Idempotent and non-interactive: packages already present are not fetched again, and
+# `apt-get update` runs only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libzydis-dev        # x86 decoder for the software address sampler (signal-safe, no allocation)
+  libdw-dev libelf-dev  # elfutils: symbolization (libdw) and symbol-table reading (libelf)
+  libunwind-dev       # unw_backtrace for allocation and sample call paths
+  libzstd-dev zstd    # profile compression
+  libboost-dev        # Boost.Container (flat maps in the tree model)
+  libgtest-dev libgmock-dev  # unit tests
+  libbenchmark-dev    # micro-benchmarks
+  libncurses-dev      # hpcviewer-tui
+  libpfm4-dev         # event names for hardware sources
+  libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
+  python3             # JSON checks in end-to-end tests
+  heaptrack           # benchmark peer
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
