@@ -43,6 +43,7 @@ uint32_t HeapMap::alloc_node() {
 }
 
 void HeapMap::free_node(uint32_t i) {
+  node(i)->version.fetch_add(1, std::memory_order_release);  // odd: readers reject it
   node(i)->next[0].store(free_list_, std::memory_order_relaxed);
   free_list_ = i;
 }
@@ -96,7 +97,6 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
     }
     pool_next_ = 1;
   }
-  seq_.fetch_add(1, std::memory_order_acq_rel);  // odd: writing
   uint32_t update[kMaxLevel];
   uint32_t cand = find_preds(start, update);
   if (cand != kNil && node(cand)->start == start) unlink(cand, update);
@@ -104,9 +104,15 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
   bool ok = idx != kNil;
   if (ok) {
     Node* n = node(idx);
-    n->start = start;
-    n->size = size;
-    n->site = site;
+    // A never-used node has version 0 and a recycled one an odd version; either way make it odd
+    // while its record is written, even once it is complete.
+    if ((n->version.load(std::memory_order_relaxed) & 1) == 0)
+      n->version.fetch_add(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    __atomic_store_n(&n->start, start, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->size, size, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->site, site, __ATOMIC_RELAXED);
+    n->version.fetch_add(1, std::memory_order_release);
     n->level = uint32_t(random_level());
     for (uint32_t l = 0; l < n->level; ++l)
       n->next[l].store(node(update[l])->next[l].load(std::memory_order_relaxed),
@@ -117,7 +123,6 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
     filter_[bucket(start)].fetch_add(1, std::memory_order_relaxed);
     count_.fetch_add(1, std::memory_order_relaxed);
   }
-  seq_.fetch_add(1, std::memory_order_release);
   unlock();
   return ok;
 }
@@ -125,7 +130,6 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
 bool HeapMap::remove(uint64_t start, BlockInfo* out) {
   if (!chunks_[0].load(std::memory_order_acquire)) return false;
   lock();
-  seq_.fetch_add(1, std::memory_order_acq_rel);
   uint32_t update[kMaxLevel];
   uint32_t cand = find_preds(start, update);
   bool found = cand != kNil && node(cand)->start == start;
@@ -133,7 +137,6 @@ bool HeapMap::remove(uint64_t start, BlockInfo* out) {
     if (out) *out = BlockInfo{node(cand)->start, node(cand)->size, node(cand)->site};
     unlink(cand, update);
   }
-  seq_.fetch_add(1, std::memory_order_release);
   unlock();
   return found;
 }
@@ -142,7 +145,6 @@ size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
   if (!chunks_[0].load(std::memory_order_acquire)) return 0;
   size_t removed = 0;
   lock();
-  seq_.fetch_add(1, std::memory_order_acq_rel);
   for (;;) {
     uint32_t update[kMaxLevel];
     uint32_t cand = find_preds(lo, update);
@@ -150,21 +152,15 @@ size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
     unlink(cand, update);
     ++removed;
   }
-  seq_.fetch_add(1, std::memory_order_release);
   unlock();
   return removed;
 }
 
 bool HeapMap::lookup(uint64_t addr, BlockInfo* out) const {
   if (!chunks_[0].load(std::memory_order_acquire)) return false;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    uint32_t s0 = seq_.load(std::memory_order_acquire);
-    if (s0 & 1) {
-      __builtin_ia32_pause();
-      continue;
-    }
-    // Find the last node with start <= addr. Steps are bounded: a reader that follows stale
-    // links through recycled nodes gives up and retries instead of looping.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    // The last node with start <= addr. Steps are bounded: a reader that follows stale links
+    // through recycled nodes gives up and retries instead of looping.
     uint32_t x = kNil;
     int steps = 0;
     bool bounded = true;
@@ -175,23 +171,24 @@ bool HeapMap::lookup(uint64_t addr, BlockInfo* out) const {
         uint32_t n = xn->next[l].load(std::memory_order_acquire);
         if (n == kNil) break;
         const Node* nn = node(n);
-        if (!nn || nn->start > addr) break;
+        if (!nn || __atomic_load_n(&nn->start, __ATOMIC_RELAXED) > addr) break;
         x = n;
         if (++steps > 4096) { bounded = false; break; }
       }
     }
-    BlockInfo found{};
-    bool hit = false;
-    if (bounded && x != kNil) {
-      const Node* xn = node(x);
-      found = BlockInfo{xn->start, xn->size, xn->site};
-      hit = addr - found.start < found.size;
-    }
+    if (!bounded) continue;
+    if (x == kNil) return false;
+    const Node* xn = node(x);
+    uint32_t v1 = xn->version.load(std::memory_order_acquire);
+    if (v1 & 1) continue;  // freed or being rewritten under us
+    BlockInfo found{__atomic_load_n(&xn->start, __ATOMIC_RELAXED),
+                    __atomic_load_n(&xn->size, __ATOMIC_RELAXED),
+                    __atomic_load_n(&xn->site, __ATOMIC_RELAXED)};
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (bounded && seq_.load(std::memory_order_relaxed) == s0) {
-      if (hit && out) *out = found;
-      return hit;
-    }
+    if (xn->version.load(std::memory_order_relaxed) != v1) continue;
+    if (addr - found.start >= found.size) return false;
+    if (out) *out = found;
+    return true;
   }
   races_.fetch_add(1, std::memory_order_relaxed);
   return false;

@@ -9,10 +9,13 @@
 //    received from malloc: the increment happens before the pointer is returned, so any thread
 //    that later frees it sees a non-zero count.
 //  - The blocks themselves are in a skip list ordered by start address, linked by 32-bit indices
-//    into a pool of nodes that is never unmapped. Writers serialise on a spinlock and bump a
-//    sequence counter (odd while writing); readers search without locking and retry if the
-//    sequence changed. Because nodes stay mapped and a search is bounded in steps, a reader that
-//    races with a writer can read stale links but never fault or loop forever.
+//    into a pool of nodes that is never unmapped. Writers serialise on a spinlock. Each node has a
+//    version, odd while the node is free or being written: a reader searches without locking,
+//    then reads the found node's (start, size, site) between two equal even versions, so it never
+//    returns a torn or recycled record. Validating the one node, not the whole map, keeps
+//    lookups succeeding while other threads malloc and free. Because nodes stay mapped and a
+//    search is bounded in steps, a reader that races with a writer can follow stale links (and
+//    at worst miss a block that was being inserted) but never fault or loop forever.
 #pragma once
 
 #include <atomic>
@@ -51,7 +54,7 @@ class HeapMap {
   }
 
   // Reader, async-signal-safe: the block containing addr. Returns false when no tracked block
-  // contains it, or when a concurrent writer kept changing the map (rare; counted in races()).
+  // contains it, or when concurrent writers kept recycling the node it found (counted in races()).
   bool lookup(uint64_t addr, BlockInfo* out) const;
 
   size_t size() const { return count_.load(std::memory_order_relaxed); }
@@ -65,6 +68,7 @@ class HeapMap {
 
  private:
   struct Node {
+    std::atomic<uint32_t> version;
     uint64_t start;
     uint64_t size;
     uint32_t site;
@@ -91,7 +95,6 @@ class HeapMap {
 
   std::atomic<Node*> chunks_[kMaxChunks] = {};
   std::atomic<uint32_t> filter_[1u << kFilterBits] = {};
-  std::atomic<uint32_t> seq_{0};
   std::atomic<int> lock_{0};
   std::atomic<size_t> count_{0};
   mutable std::atomic<uint64_t> races_{0};

@@ -1,6 +1,6 @@
 // The in-memory model of a hpcrun-lite profile: what one process measured (a "process profile")
 // or what the analyzer merged from many (a "database"). docs/FORMAT.md specifies the bytes;
-// read.h and write.h convert between the two. The runtime, the analyzer and the viewer all use
+// io.h converts between the two. The runtime, the analyzer and the viewer all use
 // this one model so that every writer is tested by the real reader.
 #pragma once
 

@@ -1,0 +1,209 @@
+// Parses the payload of docs/FORMAT.md into a Profile. Sections are read in whatever order they
+// come; unknown tags are skipped and bytes left at the end of a known section are ignored, which
+// is how a 1.x reader reads files of a later minor version. Cross-references between sections are
+// checked afterwards by validate.cpp, once every section is in.
+#include <cinttypes>
+
+#include "layout.h"
+#include "payload.h"
+#include "strf.h"
+#include "wire.h"
+
+namespace hpcl::payload {
+
+const char* section_name(uint32_t tag) {
+  switch (tag) {
+    case layout::kTagMeta: return "META";
+    case layout::kTagModules: return "MODULES";
+    case layout::kTagSites: return "SITES";
+    case layout::kTagStatics: return "STATICS";
+    case layout::kTagTree: return "TREE";
+    case layout::kTagSymbols: return "SYMBOLS";
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+std::string describe(uint32_t tag) {
+  const char* name = section_name(tag);
+  return name ? std::string(name) : strf("with unknown tag %" PRIu32, tag);
+}
+
+// One section body being parsed. Truncation is remembered by the Reader; a count that cannot
+// possibly fit is reported separately because it is more specific than "truncated".
+struct Section {
+  wire::Reader r;
+  size_t base;  // payload offset of the body, so messages give positions in the payload
+  const char* name;
+  std::string error;
+
+  bool fits(uint64_t count, size_t min_size, const char* what) {
+    if (r.ok() && !r.can_hold(count, min_size) && error.empty()) {
+      error = strf("section %s at payload byte %zu: %" PRIu64 " %s cannot fit in the %zu bytes left",
+                   name, base + r.pos(), count, what, r.remaining());
+    }
+    return r.ok() && error.empty();
+  }
+  std::string result() const {
+    if (!error.empty()) return error;
+    if (!r.ok()) return strf("truncated in section %s at payload byte %zu", name, base + r.failed_at());
+    return {};
+  }
+};
+
+Frame get_frame(wire::Reader& r) {
+  Frame f;
+  f.module = r.u32();
+  f.offset = r.u64();
+  return f;
+}
+
+void read_meta(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kMetaPairMin, "entries")) return;
+  p.meta.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    std::string key = s.r.str();
+    std::string value = s.r.str();
+    p.meta.emplace_back(std::move(key), std::move(value));
+  }
+}
+
+void read_modules(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kModuleMin, "modules")) return;
+  p.modules.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    Module& m = p.modules.emplace_back();
+    m.path = s.r.str();
+    m.build_id = s.r.str();
+    m.load_bias = s.r.u64();
+  }
+}
+
+void read_sites(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kSiteMin, "sites")) return;
+  p.sites.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    AllocSite& site = p.sites.emplace_back();
+    // Unknown api values are kept: alloc_api_name() shows them as "unknown".
+    site.api = static_cast<AllocApi>(s.r.u8());
+    site.flags = s.r.u8();
+    site.allocations = s.r.u64();
+    site.bytes = s.r.u64();
+    uint32_t nframes = s.r.u32();
+    if (!s.fits(nframes, layout::kFrameSize, "frames")) return;
+    site.frames.reserve(nframes);
+    for (uint32_t j = 0; j < nframes && s.r.ok(); ++j) site.frames.push_back(get_frame(s.r));
+  }
+}
+
+void read_statics(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kStaticMin, "statics")) return;
+  p.statics.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    StaticVar& v = p.statics.emplace_back();
+    v.module = s.r.u32();
+    v.offset = s.r.u64();
+    v.size = s.r.u64();
+    v.flags = s.r.u8();
+    v.name = s.r.str();
+  }
+}
+
+void read_tree(Section& s, Profile& p) {
+  Tree& t = p.trees.emplace_back();
+  t.tid = s.r.u32();
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kNodeMin, "nodes")) return;
+  t.nodes.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    Node& node = t.nodes.emplace_back();
+    node.parent = s.r.u32();
+    // Out-of-range kinds are stored as read and refused by validate(), which names the node.
+    node.kind = static_cast<NodeKind>(s.r.u8());
+    node.a = s.r.u32();
+    node.b = s.r.u64();
+    uint8_t nm = s.r.u8();
+    if (!s.fits(nm, layout::kMetricSize, "metrics")) return;
+    node.metrics.resize(nm);
+    for (Metric& m : node.metrics) {
+      m.id = s.r.u16();
+      m.value = s.r.u64();
+    }
+  }
+}
+
+void read_symbols(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kSymbolMin, "symbols")) return;
+  p.symbols.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    Symbolized& sym = p.symbols.emplace_back();
+    sym.frame = get_frame(s.r);
+    uint32_t nlocs = s.r.u32();
+    if (!s.fits(nlocs, layout::kSourceLocMin, "source locations")) return;
+    sym.locs.reserve(nlocs);
+    for (uint32_t j = 0; j < nlocs && s.r.ok(); ++j) {
+      SourceLoc& loc = sym.locs.emplace_back();
+      loc.function = s.r.str();
+      loc.file = s.r.str();
+      loc.line = s.r.u32();
+    }
+  }
+}
+
+}  // namespace
+
+std::string decode(const uint8_t* data, size_t size, Profile& out) {
+  wire::Reader r(data, size);
+  uint32_t seen = 0;  // bit per known tag, to refuse repeated sections
+  while (r.remaining() > 0) {
+    size_t at = r.pos();
+    if (r.remaining() < layout::kSectionHeaderSize) {
+      return strf("truncated section header at payload byte %zu (%zu of %zu bytes)", at,
+                  r.remaining(), layout::kSectionHeaderSize);
+    }
+    uint32_t tag = r.u32();
+    r.u32();  // reserved; ignored so that a later minor may use it
+    uint64_t length = r.u64();
+    if (length > r.remaining()) {
+      return strf("truncated in section %s at payload byte %zu: it is %" PRIu64
+                  " bytes long but only %zu bytes follow",
+                  describe(tag).c_str(), at, length, r.remaining());
+    }
+    Section s{wire::Reader(data + r.pos(), length), r.pos(), section_name(tag), {}};
+    r.skip(length);
+    if (s.name == nullptr) continue;  // a section of a later minor version
+
+    uint32_t bit = 1u << tag;
+    if (tag != layout::kTagTree && (seen & bit)) {
+      return strf("section %s appears twice (again at payload byte %zu)", s.name, at);
+    }
+    seen |= bit;
+    switch (tag) {
+      case layout::kTagMeta: read_meta(s, out); break;
+      case layout::kTagModules: read_modules(s, out); break;
+      case layout::kTagSites: read_sites(s, out); break;
+      case layout::kTagStatics: read_statics(s, out); break;
+      case layout::kTagTree: read_tree(s, out); break;
+      case layout::kTagSymbols:
+        if (out.kind != FileKind::Database) {
+          return strf("section SYMBOLS at payload byte %zu in a process profile "
+                      "(only databases are symbolized)", at);
+        }
+        read_symbols(s, out);
+        break;
+    }
+    if (std::string err = s.result(); !err.empty()) return err;
+  }
+  if (out.kind == FileKind::Database && out.trees.size() != 1) {
+    return strf("a database holds exactly one TREE section, this one has %zu", out.trees.size());
+  }
+  return validate(out);
+}
+
+}  // namespace hpcl::payload

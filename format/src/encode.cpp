@@ -1,0 +1,111 @@
+// Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
+// thread, then SYMBOLS. Every known section is written even when empty, so the bytes of a file
+// depend only on the Profile and golden tests stay stable.
+#include <algorithm>
+#include <utility>
+
+#include "layout.h"
+#include "payload.h"
+#include "wire.h"
+
+namespace hpcl::payload {
+namespace {
+
+// Writes the section header with a placeholder length, runs `body`, then patches the length.
+template <typename F>
+void section(wire::Writer& w, uint32_t tag, F&& body) {
+  w.u32(tag);
+  w.u32(0);
+  size_t length_pos = w.size();
+  w.u64(0);
+  size_t start = w.size();
+  body();
+  w.patch_u64(length_pos, w.size() - start);
+}
+
+void put_frame(wire::Writer& w, const Frame& f) {
+  w.u32(f.module);
+  w.u64(f.offset);
+}
+
+void put_tree(wire::Writer& w, const Tree& t) {
+  w.u32(t.tid);
+  w.u32(static_cast<uint32_t>(t.nodes.size()));
+  for (const Node& n : t.nodes) {
+    w.u32(n.parent);
+    w.u8(static_cast<uint8_t>(n.kind));
+    w.u32(n.a);
+    w.u64(n.b);
+    // nmetrics is a u8. Known ids stop at 31, so only a corrupt Node can have more; writing the
+    // first 255 keeps the file parseable rather than letting the count wrap.
+    size_t nm = std::min<size_t>(n.metrics.size(), 255);
+    w.u8(static_cast<uint8_t>(nm));
+    for (size_t i = 0; i < nm; ++i) {
+      w.u16(n.metrics[i].id);
+      w.u64(n.metrics[i].value);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode(const Profile& p) {
+  std::vector<uint8_t> out;
+  wire::Writer w(out);
+  section(w, layout::kTagMeta, [&] {
+    w.u32(static_cast<uint32_t>(p.meta.size()));
+    for (const auto& [key, value] : p.meta) {
+      w.str(key);
+      w.str(value);
+    }
+  });
+  section(w, layout::kTagModules, [&] {
+    w.u32(static_cast<uint32_t>(p.modules.size()));
+    for (const Module& m : p.modules) {
+      w.str(m.path);
+      w.str(m.build_id);
+      w.u64(m.load_bias);
+    }
+  });
+  section(w, layout::kTagSites, [&] {
+    w.u32(static_cast<uint32_t>(p.sites.size()));
+    for (const AllocSite& s : p.sites) {
+      w.u8(static_cast<uint8_t>(s.api));
+      w.u8(s.flags);
+      w.u64(s.allocations);
+      w.u64(s.bytes);
+      w.u32(static_cast<uint32_t>(s.frames.size()));
+      for (const Frame& f : s.frames) put_frame(w, f);
+    }
+  });
+  section(w, layout::kTagStatics, [&] {
+    w.u32(static_cast<uint32_t>(p.statics.size()));
+    for (const StaticVar& v : p.statics) {
+      w.u32(v.module);
+      w.u64(v.offset);
+      w.u64(v.size);
+      w.u8(v.flags);
+      w.str(v.name);
+    }
+  });
+  for (const Tree& t : p.trees) section(w, layout::kTagTree, [&] { put_tree(w, t); });
+  // A process profile with symbols is a caller's bug; writing them lets the reader report it
+  // instead of dropping data silently.
+  if (p.kind == FileKind::Database || !p.symbols.empty()) {
+    section(w, layout::kTagSymbols, [&] {
+      w.u32(static_cast<uint32_t>(p.symbols.size()));
+      for (const Symbolized& s : p.symbols) {
+        put_frame(w, s.frame);
+        w.u32(static_cast<uint32_t>(s.locs.size()));
+        for (const SourceLoc& l : s.locs) {
+          w.str(l.function);
+          w.str(l.file);
+          w.u32(l.line);
+        }
+      }
+    });
+  }
+  return out;
+}
+
+}  // namespace hpcl::payload

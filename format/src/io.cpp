@@ -1,0 +1,241 @@
+// The file container of docs/FORMAT.md: the 32-byte header, the optional zstd frame around the
+// payload, and reading and writing whole files. What is inside the payload is encode.cpp's and
+// decode.cpp's business. Every error is returned as "NAME: what is wrong" so that the analyzer
+// can report a damaged input and go on with the others.
+#include "hpcl/io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+#include <system_error>
+
+#include "layout.h"
+#include "payload.h"
+#include "strf.h"
+#include "wire.h"
+
+namespace hpcl {
+namespace {
+
+// A corrupt payload_size must not make the reader allocate without bound. Real profiles compress
+// by well under 100x; zstd's worst case (one repeated byte) is far above the ratio allowed here,
+// but no profile looks like that. Small files may always claim up to kPayloadFloor.
+constexpr uint64_t kMaxPayload = uint64_t{4} << 30;
+constexpr uint64_t kPayloadFloor = uint64_t{64} << 20;
+constexpr uint64_t kMaxRatio = 1024;
+
+std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+ReadResult fail(const std::string& name, const std::string& what) {
+  ReadResult r;
+  r.error = name + ": " + what;
+  return r;
+}
+
+// Returns "" and fills `out` with the decompressed payload, or says what is wrong.
+std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out) {
+  size_t frame = ZSTD_findFrameCompressedSize(src, size);
+  if (ZSTD_isError(frame)) {
+    return strf("damaged compressed payload (%s)", ZSTD_getErrorName(frame));
+  }
+  if (frame != size) {
+    return strf("%zu bytes after the end of the compressed payload", size - frame);
+  }
+  unsigned long long content = ZSTD_getFrameContentSize(src, size);
+  if (content == ZSTD_CONTENTSIZE_ERROR) return "damaged compressed payload (bad frame header)";
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != payload_size) {
+    return strf("header says the payload is %" PRIu64 " bytes, the compressed frame holds %llu",
+                payload_size, content);
+  }
+  if (payload_size > kMaxPayload) {
+    return strf("payload size %" PRIu64 " is larger than this reader accepts (%" PRIu64 " bytes)",
+                payload_size, kMaxPayload);
+  }
+  if (payload_size > kPayloadFloor && payload_size / kMaxRatio > size) {
+    return strf("payload size %" PRIu64 " is not plausible for %zu compressed bytes (damaged header?)",
+                payload_size, size);
+  }
+  out.resize(payload_size);
+  size_t got = ZSTD_decompress(out.data(), out.size(), src, size);
+  if (ZSTD_isError(got)) return strf("damaged compressed payload (%s)", ZSTD_getErrorName(got));
+  if (got != payload_size) {
+    return strf("header says the payload is %" PRIu64 " bytes, it decompressed to %zu", payload_size, got);
+  }
+  return {};
+}
+
+std::vector<uint8_t> compress(const std::vector<uint8_t>& src, int level) {
+  std::vector<uint8_t> out(ZSTD_compressBound(src.size()));
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  if (cctx == nullptr) return {};
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, std::min(level, ZSTD_maxCLevel()));
+  // The checksum turns most on-disk damage into a clear error instead of a plausible profile.
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  size_t n = ZSTD_compress2(cctx, out.data(), out.size(), src.data(), src.size());
+  ZSTD_freeCCtx(cctx);
+  if (ZSTD_isError(n)) return {};
+  out.resize(n);
+  return out;
+}
+
+bool write_all(int fd, const uint8_t* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
+  std::vector<uint8_t> payload = payload::encode(profile);
+  std::vector<uint8_t> packed;
+  // If compression fails (only on allocation failure) the file is still valid uncompressed.
+  if (zstd_level > 0) packed = compress(payload, zstd_level);
+  bool zstd = !packed.empty();
+
+  std::vector<uint8_t> out;
+  const std::vector<uint8_t>& body = zstd ? packed : payload;
+  out.reserve(layout::kHeaderSize + body.size());
+  wire::Writer w(out);
+  w.bytes(layout::kMagic, sizeof(layout::kMagic));
+  w.u16(kMajorVersion);
+  w.u16(kMinorVersion);
+  w.u32(static_cast<uint32_t>(profile.kind));
+  w.u64(payload.size());
+  w.u32(zstd ? layout::kFlagZstd : 0);
+  w.u32(0);
+  w.bytes(body.data(), body.size());
+  return out;
+}
+
+bool write_profile_file(const Profile& profile, const std::string& path, std::string* error,
+                        int zstd_level) {
+  auto report = [&](const std::string& what, int err) {
+    if (error) *error = path + ": " + what + ": " + errno_text(err);
+    return false;
+  };
+  std::vector<uint8_t> bytes = encode_profile(profile, zstd_level);
+
+  // A unique temporary name beside the target, so rename() is atomic (same file system) and two
+  // threads or processes writing at once never share one. O_EXCL retries on a stale leftover.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = strf("%s.tmp.%ld.%u", path.c_str(), static_cast<long>(::getpid()), counter++);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) return report("cannot create temporary file " + tmp, errno);
+
+  if (!write_all(fd, bytes.data(), bytes.size())) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return report("cannot write " + tmp, err);
+  }
+  // close() can report a deferred write error (NFS, quota); a file that failed then is not kept.
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return report("cannot write " + tmp, err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return report("cannot rename " + tmp + " to the final name", err);
+  }
+  return true;
+}
+
+ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::string& name) {
+  using namespace layout;
+  if (size == 0) return fail(name, "empty file (not a hpcrun-lite file)");
+  // A file shorter than the magic that starts like one is a truncated profile, not a stranger.
+  if (std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0) {
+    return fail(name, "not a hpcrun-lite file (bad magic)");
+  }
+  if (size < kHeaderSize) {
+    return fail(name, strf("truncated in the header (%zu of %zu bytes)", size, kHeaderSize));
+  }
+  auto major = static_cast<uint16_t>(wire::load_le(data + kOffMajor, 2));
+  auto minor = static_cast<uint16_t>(wire::load_le(data + kOffMinor, 2));
+  if (major > kMajorVersion) {
+    return fail(name, strf("written by a newer hpcrun-lite (format %u.%u); this reader understands format %u.x",
+                           major, minor, kMajorVersion));
+  }
+  if (major < kMajorVersion) {
+    return fail(name, strf("format %u.%u is not supported; this reader understands format %u.x", major,
+                           minor, kMajorVersion));
+  }
+  auto kind = static_cast<uint32_t>(wire::load_le(data + kOffKind, 4));
+  if (kind != static_cast<uint32_t>(FileKind::Process) && kind != static_cast<uint32_t>(FileKind::Database)) {
+    return fail(name, strf("unknown file kind %" PRIu32 " (1 = process profile, 2 = database)", kind));
+  }
+  uint64_t payload_size = wire::load_le(data + kOffPayloadSize, 8);
+  auto flags = static_cast<uint32_t>(wire::load_le(data + kOffFlags, 4));
+  if (flags & ~kKnownFlags) {
+    return fail(name, strf("unknown header flags 0x%" PRIx32, flags & ~kKnownFlags));
+  }
+
+  const uint8_t* body = data + kHeaderSize;
+  size_t body_size = size - kHeaderSize;
+  std::vector<uint8_t> inflated;
+  if (flags & kFlagZstd) {
+    if (std::string err = decompress(body, body_size, payload_size, inflated); !err.empty()) {
+      return fail(name, err);
+    }
+    body = inflated.data();
+    body_size = inflated.size();
+  } else if (payload_size != body_size) {
+    return fail(name, strf("%s: header says the payload is %" PRIu64 " bytes, the file holds %zu",
+                           payload_size > body_size ? "truncated" : "trailing bytes", payload_size,
+                           body_size));
+  }
+
+  ReadResult r;
+  r.profile.kind = static_cast<FileKind>(kind);
+  if (std::string err = payload::decode(body, body_size, r.profile); !err.empty()) {
+    return fail(name, err);
+  }
+  r.ok = true;
+  return r;
+}
+
+ReadResult read_profile_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(path, errno_text(errno));
+  std::vector<uint8_t> bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  uint8_t chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return fail(path, errno_text(err));
+    }
+    if (n == 0) break;
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  }
+  ::close(fd);
+  return read_profile_bytes(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace hpcl

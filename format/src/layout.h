@@ -1,0 +1,62 @@
+// The fixed numbers of docs/FORMAT.md in one place: magic, header field offsets, flags, section
+// tags and the smallest encoded size of each record. The sizes are static_asserted against the
+// field lists in the spec so that a field added to the spec without updating the reader's
+// allocation limits fails to compile.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcl::layout {
+
+inline constexpr uint8_t kMagic[8] = {0x48, 0x50, 0x43, 0x4c, 0x49, 0x54, 0x45, 0x1a};
+
+// Header: magic, u16 major, u16 minor, u32 kind, u64 payload_size, u32 flags, u32 reserved.
+inline constexpr size_t kOffMajor = 8;
+inline constexpr size_t kOffMinor = 10;
+inline constexpr size_t kOffKind = 12;
+inline constexpr size_t kOffPayloadSize = 16;
+inline constexpr size_t kOffFlags = 24;
+inline constexpr size_t kOffReserved = 28;
+inline constexpr size_t kHeaderSize = 32;
+static_assert(kOffMajor == sizeof(kMagic));
+static_assert(kOffMinor == kOffMajor + 2 && kOffKind == kOffMinor + 2);
+static_assert(kOffPayloadSize == kOffKind + 4 && kOffFlags == kOffPayloadSize + 8);
+static_assert(kOffReserved == kOffFlags + 4 && kHeaderSize == kOffReserved + 4);
+
+inline constexpr uint32_t kFlagZstd = 1;
+inline constexpr uint32_t kKnownFlags = kFlagZstd;
+
+// Section header: u32 tag, u32 reserved, u64 length.
+inline constexpr size_t kSectionHeaderSize = 4 + 4 + 8;
+static_assert(kSectionHeaderSize == 16);
+
+enum Tag : uint32_t {
+  kTagMeta = 1,
+  kTagModules = 2,
+  kTagSites = 3,
+  kTagStatics = 4,
+  kTagTree = 5,
+  kTagSymbols = 6,
+};
+inline constexpr uint32_t kLastKnownTag = kTagSymbols;
+
+// Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
+// that cannot fit in what is left of a section before reserving memory for it.
+inline constexpr size_t kStrMin = 4;
+inline constexpr size_t kMetaPairMin = kStrMin + kStrMin;
+inline constexpr size_t kModuleMin = kStrMin + kStrMin + 8;
+inline constexpr size_t kFrameSize = 4 + 8;
+inline constexpr size_t kSiteMin = 1 + 1 + 8 + 8 + 4;
+inline constexpr size_t kStaticMin = 4 + 8 + 8 + 1 + kStrMin;
+inline constexpr size_t kNodeMin = 4 + 1 + 4 + 8 + 1;
+inline constexpr size_t kMetricSize = 2 + 8;
+inline constexpr size_t kSymbolMin = 4 + 8 + 4;
+inline constexpr size_t kSourceLocMin = kStrMin + kStrMin + 4;
+static_assert(kModuleMin == 16 && kFrameSize == 12 && kSiteMin == 22 && kStaticMin == 25);
+static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
+
+// Largest node kind this version knows (NodeKind::UnknownClass).
+inline constexpr uint8_t kMaxNodeKind = 8;
+
+}  // namespace hpcl::layout

@@ -1,0 +1,28 @@
+// Internal interface between the container (io.cpp: header, compression, files) and the payload:
+// the sequence of sections that holds a Profile. Messages returned here do not carry the input's
+// name; io.cpp prefixes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+
+namespace hpcl::payload {
+
+// The uncompressed payload of `profile`: every section in spec order.
+std::vector<uint8_t> encode(const Profile& profile);
+
+// Parses a payload into `out` (whose kind is already set from the header) and validates it.
+// Returns "" on success, otherwise what is wrong.
+std::string decode(const uint8_t* data, size_t size, Profile& out);
+
+// Checks what the section parser cannot see locally: tree invariants and every index into
+// MODULES, SITES and STATICS. Returns "" when the profile is valid.
+std::string validate(const Profile& profile);
+
+const char* section_name(uint32_t tag);
+
+}  // namespace hpcl::payload

@@ -1,0 +1,74 @@
+// The small behaviours of the in-memory model (hpcl/profile.h): API names for reports, the sorted,
+// zero-free metric list of a node, and META lookup.
+#include "hpcl/profile.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace hpcl {
+
+const char* alloc_api_name(AllocApi api) {
+  switch (api) {
+    case AllocApi::Malloc: return "malloc";
+    case AllocApi::Calloc: return "calloc";
+    case AllocApi::Realloc: return "realloc";
+    case AllocApi::ReallocArray: return "reallocarray";
+    case AllocApi::Memalign: return "memalign";
+    case AllocApi::PosixMemalign: return "posix_memalign";
+    case AllocApi::AlignedAlloc: return "aligned_alloc";
+    case AllocApi::Valloc: return "valloc";
+    case AllocApi::Pvalloc: return "pvalloc";
+    case AllocApi::New: return "operator new";
+    case AllocApi::NewArray: return "operator new[]";
+    case AllocApi::NewAligned: return "operator new (aligned)";
+    case AllocApi::NewArrayAligned: return "operator new[] (aligned)";
+    case AllocApi::Mmap: return "mmap";
+  }
+  // Values from a newer writer (or a damaged file) are kept in the model and shown as unknown.
+  return "unknown";
+}
+
+namespace {
+template <typename Metrics>  // const or not
+auto find_metric(Metrics& metrics, uint16_t id) {
+  return std::lower_bound(metrics.begin(), metrics.end(), id,
+                          [](const Metric& m, uint16_t key) { return m.id < key; });
+}
+}  // namespace
+
+uint64_t Node::metric(uint16_t id) const {
+  auto it = find_metric(metrics, id);
+  return it != metrics.end() && it->id == id ? it->value : 0;
+}
+
+void Node::add_metric(uint16_t id, uint64_t value) {
+  if (value == 0) return;
+  auto it = find_metric(metrics, id);
+  if (it != metrics.end() && it->id == id) {
+    // Saturate rather than wrap: a wrapped sum could become zero, which the format forbids, and a
+    // pegged counter is a more honest answer than a small one.
+    uint64_t room = std::numeric_limits<uint64_t>::max() - it->value;
+    it->value += std::min(value, room);
+    return;
+  }
+  metrics.insert(it, Metric{id, value});
+}
+
+const std::string* Profile::find_meta(const std::string& key) const {
+  for (const auto& [k, v] : meta) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+void Profile::set_meta(const std::string& key, std::string value) {
+  for (auto& [k, v] : meta) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
+  meta.emplace_back(key, std::move(value));
+}
+
+}  // namespace hpcl

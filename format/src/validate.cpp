@@ -1,0 +1,133 @@
+// The invariants of docs/FORMAT.md that span records or sections: tree shape, indices into
+// MODULES, SITES and STATICS, metric order, symbol order. The reader refuses a file that breaks
+// one, so code working on a Profile from read_profile_*() can index without checking.
+#include <algorithm>
+#include <cinttypes>
+#include <tuple>
+
+#include "layout.h"
+#include "payload.h"
+#include "strf.h"
+
+namespace hpcl::payload {
+namespace {
+
+struct Checker {
+  const Profile& p;
+
+  bool module_ok(uint32_t m) const { return m == kNoModule || m < p.modules.size(); }
+  std::string bad_module(uint32_t m) const {
+    return strf("module index %" PRIu32 " out of range (%zu modules)", m, p.modules.size());
+  }
+
+  std::string node(const Tree& t, uint32_t i) const {
+    const Node& n = t.nodes[i];
+    auto kind = static_cast<uint8_t>(n.kind);
+    if (i > 0) {
+      if (n.parent >= i) {
+        return strf("node %" PRIu32 " has parent %" PRIu32 " (parents must come first)", i, n.parent);
+      }
+      if (n.kind == NodeKind::Root) return strf("node %" PRIu32 " is a second Root", i);
+    }
+    if (kind > layout::kMaxNodeKind) return strf("node %" PRIu32 " has unknown kind %u", i, kind);
+    switch (n.kind) {
+      case NodeKind::Frame:
+        if (!module_ok(n.a)) return strf("node %" PRIu32 ": ", i) + bad_module(n.a);
+        break;
+      case NodeKind::HeapVar:
+        if (n.a >= p.sites.size()) {
+          return strf("node %" PRIu32 ": site index %" PRIu32 " out of range (%zu sites)", i, n.a,
+                      p.sites.size());
+        }
+        break;
+      case NodeKind::StaticVarNode:
+        if (n.a >= p.statics.size()) {
+          return strf("node %" PRIu32 ": static index %" PRIu32 " out of range (%zu statics)", i,
+                      n.a, p.statics.size());
+        }
+        break;
+      default: break;
+    }
+    for (size_t j = 0; j < n.metrics.size(); ++j) {
+      const Metric& m = n.metrics[j];
+      if (j > 0 && m.id <= n.metrics[j - 1].id) {
+        return strf("node %" PRIu32 ": metric %u follows metric %u (metrics are sorted by id, "
+                    "each at most once)", i, m.id, n.metrics[j - 1].id);
+      }
+      if (m.value == 0) {
+        return strf("node %" PRIu32 ": metric %u is zero (zero values are left out)", i, m.id);
+      }
+    }
+    return {};
+  }
+
+  // Two children of one parent with the same (kind, a, b) would make TreeBuilder and the viewer
+  // disagree about which one a path leads to.
+  static std::string duplicate_children(const Tree& t) {
+    using Key = std::tuple<uint32_t, uint8_t, uint32_t, uint64_t, uint32_t>;
+    std::vector<Key> keys;
+    keys.reserve(t.nodes.size());
+    for (uint32_t i = 1; i < t.nodes.size(); ++i) {
+      const Node& n = t.nodes[i];
+      keys.emplace_back(n.parent, static_cast<uint8_t>(n.kind), n.a, n.b, i);
+    }
+    std::sort(keys.begin(), keys.end());
+    for (size_t k = 1; k < keys.size(); ++k) {
+      const Key& x = keys[k - 1];
+      const Key& y = keys[k];
+      if (std::get<0>(x) == std::get<0>(y) && std::get<1>(x) == std::get<1>(y) &&
+          std::get<2>(x) == std::get<2>(y) && std::get<3>(x) == std::get<3>(y)) {
+        return strf("nodes %" PRIu32 " and %" PRIu32 " are children of node %" PRIu32
+                    " with the same kind and payload", std::get<4>(x), std::get<4>(y), std::get<0>(x));
+      }
+    }
+    return {};
+  }
+
+  std::string tree(size_t ti) const {
+    const Tree& t = p.trees[ti];
+    std::string where = strf("tree %zu (tid %" PRIu32 "): ", ti, t.tid);
+    if (t.nodes.empty()) return where + "no nodes (node 0 must be the Root)";
+    const Node& root = t.nodes[0];
+    if (root.kind != NodeKind::Root || root.parent != kNoParent) {
+      return where + strf("node 0 must be the Root with parent 0xffffffff (found kind %u, parent %" PRIu32 ")",
+                          static_cast<unsigned>(root.kind), root.parent);
+    }
+    for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+      if (std::string err = node(t, i); !err.empty()) return where + err;
+    }
+    if (std::string err = duplicate_children(t); !err.empty()) return where + err;
+    return {};
+  }
+
+  std::string run() const {
+    for (size_t i = 0; i < p.sites.size(); ++i) {
+      for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
+        uint32_t m = p.sites[i].frames[j].module;
+        if (!module_ok(m)) return strf("site %zu frame %zu: ", i, j) + bad_module(m);
+      }
+    }
+    for (size_t i = 0; i < p.statics.size(); ++i) {
+      if (!module_ok(p.statics[i].module)) return strf("static %zu: ", i) + bad_module(p.statics[i].module);
+    }
+    for (size_t i = 0; i < p.trees.size(); ++i) {
+      if (std::string err = tree(i); !err.empty()) return err;
+    }
+    for (size_t i = 0; i < p.symbols.size(); ++i) {
+      const Frame& f = p.symbols[i].frame;
+      if (!module_ok(f.module)) return strf("symbol %zu: ", i) + bad_module(f.module);
+      // Sorted and distinct, so that consumers can binary-search by frame.
+      if (i > 0 && !(p.symbols[i - 1].frame < f)) {
+        return strf("symbol %zu is out of order (symbols are sorted by module and offset, "
+                    "each frame once)", i);
+      }
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+std::string validate(const Profile& profile) { return Checker{profile}.run(); }
+
+}  // namespace hpcl::payload

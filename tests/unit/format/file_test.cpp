@@ -1,0 +1,111 @@
+// write_profile_file and read_profile_file on a real file system: the rename leaves no temporary
+// file behind, and failures name the path and the system's reason.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
+
+namespace hpcl {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "hpcl-format-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << std::strerror(errno);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(dir_, ec)) {
+      fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+    fs::remove_all(dir_);
+  }
+  std::vector<std::string> entries(const fs::path& d) const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  fs::path dir_;
+};
+
+TEST_F(FileTest, WriteThenReadLeavesOnlyTheFile) {
+  Profile p = test::rich_process();
+  std::string path = (dir_ / "p.hpcl").string();
+  std::string error;
+  ASSERT_TRUE(write_profile_file(p, path, &error)) << error;
+  EXPECT_EQ(entries(dir_), std::vector<std::string>{"p.hpcl"});
+  ReadResult r = read_profile_file(path);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(test::dump(r.profile), test::dump(p));
+
+  // Overwriting replaces the file whole.
+  Profile small = test::small_process();
+  ASSERT_TRUE(write_profile_file(small, path, &error, 0)) << error;
+  EXPECT_EQ(entries(dir_), std::vector<std::string>{"p.hpcl"});
+  EXPECT_EQ(fs::file_size(path), encode_profile(small, 0).size());
+  r = read_profile_file(path);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(test::dump(r.profile), test::dump(small));
+}
+
+TEST_F(FileTest, MissingDirectoryFailsCleanly) {
+  std::string path = (dir_ / "no" / "p.hpcl").string();
+  std::string error;
+  EXPECT_FALSE(write_profile_file(test::small_process(), path, &error));
+  EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+  EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
+  EXPECT_TRUE(entries(dir_).empty());
+  // A null error pointer is allowed.
+  EXPECT_FALSE(write_profile_file(test::small_process(), path, nullptr));
+}
+
+TEST_F(FileTest, ReadOnlyDirectoryFailsCleanly) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  fs::path ro = dir_ / "ro";
+  fs::create_directory(ro);
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+  std::string path = (ro / "p.hpcl").string();
+  std::string error;
+  EXPECT_FALSE(write_profile_file(test::small_process(), path, &error));
+  EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+  EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
+  EXPECT_TRUE(entries(ro).empty());
+}
+
+// The rename fails after the temporary file was written: it must be removed.
+TEST_F(FileTest, FailedRenameRemovesTheTemporaryFile) {
+  fs::path target = dir_ / "taken";
+  fs::create_directory(target);
+  fs::create_directory(target / "child");  // a non-empty directory cannot be replaced
+  std::string error;
+  EXPECT_FALSE(write_profile_file(test::small_process(), target.string(), &error));
+  EXPECT_EQ(error.rfind(target.string() + ": cannot rename ", 0), 0u) << error;
+  EXPECT_EQ(entries(dir_), std::vector<std::string>{"taken"});
+}
+
+TEST_F(FileTest, ReadErrorsNameThePath) {
+  std::string dir = dir_.string();
+  ReadResult r = read_profile_file(dir);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, dir + ": Is a directory");
+
+  std::string path = (dir_ / "empty.hpcl").string();
+  { std::ofstream(path).flush(); }
+  r = read_profile_file(path);
+  EXPECT_EQ(r.error, path + ": empty file (not a hpcrun-lite file)");
+}
+
+}  // namespace
+}  // namespace hpcl

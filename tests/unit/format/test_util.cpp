@@ -1,0 +1,252 @@
+// Sample profiles, the canonical dump and the hand byte builder of test_util.h.
+#include "test_util.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <initializer_list>
+
+namespace hpcl::test {
+namespace {
+
+uint32_t add(Tree& t, uint32_t parent, NodeKind kind, uint32_t a, uint64_t b,
+             std::initializer_list<Metric> metrics = {}) {
+  Node n;
+  n.parent = parent;
+  n.kind = kind;
+  n.a = a;
+  n.b = b;
+  n.metrics = metrics;
+  t.nodes.push_back(n);
+  return static_cast<uint32_t>(t.nodes.size() - 1);
+}
+
+Tree root_only(uint32_t tid) {
+  Tree t;
+  t.tid = tid;
+  t.nodes.emplace_back();
+  return t;
+}
+
+// Every kind of node under one root: heap -> site -> access path, static, unknown, no-data.
+Tree full_tree(uint32_t tid, uint64_t scale) {
+  Tree t = root_only(tid);
+  uint32_t heap = add(t, 0, NodeKind::HeapRoot, 0, 0);
+  uint32_t var = add(t, heap, NodeKind::HeapVar, 1, 0);
+  uint32_t f = add(t, var, NodeKind::Frame, 0, 0x401000);
+  add(t, f, NodeKind::Frame, 1, 0x2233, {{kMetricSamples, 10 * scale}, {kMetricLatency, 900 * scale}});
+  add(t, f, NodeKind::Frame, kNoModule, 0xffffffffffffull,
+      {{kMetricSamples, 2 * scale}, {kMetricDataSrcBase + 3, scale}});
+  uint32_t var0 = add(t, heap, NodeKind::HeapVar, 0, 0);
+  add(t, var0, NodeKind::Frame, 0, 0x401010, {{kMetricSamples, 7 * scale}});
+  uint32_t stat = add(t, 0, NodeKind::StaticRoot, 0, 0);
+  uint32_t sv = add(t, stat, NodeKind::StaticVarNode, 1, 0);
+  add(t, sv, NodeKind::Frame, 0, 0x401234, {{kMetricSamples, 3 * scale}, {200, 5}});
+  uint32_t unk = add(t, 0, NodeKind::UnknownRoot, 0, 0);
+  uint32_t stack = add(t, unk, NodeKind::UnknownClass, static_cast<uint32_t>(UnknownClass::Stack), 0);
+  add(t, stack, NodeKind::Frame, 0, 0x401500, {{kMetricSamples, scale}});
+  uint32_t other = add(t, unk, NodeKind::UnknownClass, static_cast<uint32_t>(UnknownClass::Other), 0);
+  add(t, other, NodeKind::Frame, 1, 0x10, {{kMetricSamples, 4 * scale}});
+  uint32_t nodata = add(t, 0, NodeKind::NoDataRoot, 0, 0);
+  add(t, nodata, NodeKind::Frame, 0, 0x401600, {{kMetricSamples, 6 * scale}, {65535, 1}});
+  return t;
+}
+
+void common_tables(Profile& p) {
+  p.modules = {
+      {"/home/u/app", "0123456789abcdef0123456789abcdef01234567", 0x555555554000},
+      {"/usr/lib/x86_64-linux-gnu/libc.so.6", "", 0x7ffff7dd0000},
+  };
+  AllocSite s0;
+  s0.api = AllocApi::Malloc;
+  s0.frames = {{0, 0x401100}, {0, 0x401200}};
+  s0.allocations = 3;
+  s0.bytes = 3 << 20;
+  AllocSite s1;
+  s1.api = AllocApi::NewArrayAligned;
+  s1.flags = kSiteSampled;
+  s1.frames = {{1, 0x999}, {kNoModule, 0x7fff0000}, {0, 0x401300}};
+  s1.allocations = 1000;
+  s1.bytes = 64000;
+  AllocSite s2;  // no frames at all: allowed
+  s2.api = AllocApi::Mmap;
+  s2.allocations = 1;
+  s2.bytes = uint64_t{1} << 40;
+  p.sites = {s0, s1, s2};
+  p.statics = {
+      {0, 0x404040, 8000, 0, "_ZN3app5tableE"},
+      {1, 0x10, 8, kStaticTls, "errno_tls"},
+      {0, 0x403000, 4096, kStaticSection, "[app]"},
+      {kNoModule, 0, 0, 0, ""},
+  };
+}
+
+const char* kind_name(NodeKind k) {
+  static const char* names[] = {"Root", "HeapRoot", "StaticRoot", "UnknownRoot", "NoDataRoot",
+                                "Frame", "HeapVar", "StaticVar", "UnknownClass"};
+  auto i = static_cast<unsigned>(k);
+  return i < 9 ? names[i] : "?";
+}
+
+}  // namespace
+
+Profile rich_process() {
+  Profile p;
+  p.kind = FileKind::Process;
+  p.meta = {{"tool", "hpcrun-lite"}, {"tool_version", "0.1.0"}, {"pid", "4242"}, {"rank", "-1"},
+            {"cmdline", "./app --size 100 \"quoted\" \xc3\xa9t\xc3\xa9"}, {"empty", ""}};
+  common_tables(p);
+  p.trees.push_back(full_tree(4242, 1));
+  p.trees.push_back(full_tree(4243, 100));
+  p.trees.push_back(root_only(4244));  // a thread that was never sampled
+  return p;
+}
+
+Profile rich_database() {
+  Profile p;
+  p.kind = FileKind::Database;
+  p.meta = {{"tool", "hpcprof-lite"}, {"processes", "2"}, {"threads", "5"}, {"skipped", ""}};
+  common_tables(p);
+  p.trees.push_back(full_tree(0, 3));
+  p.symbols = {
+      {{0, 0x401000}, {{"main", "/src/app.cpp", 12}}},
+      {{0, 0x401234}, {{"std::vector<int>::operator[](unsigned long)", "/usr/include/c++/12/bits/stl_vector.h", 1123},
+                       {"compute(int)", "/src/app.cpp", 40},
+                       {"main", "/src/app.cpp", 55}}},
+      {{1, 0x10}, {{"", "", 0}}},
+      {{kNoModule, 0xffffffffffffull}, {}},
+  };
+  return p;
+}
+
+Profile small_process() {
+  Profile p;
+  p.kind = FileKind::Process;
+  p.meta = {{"tool", "hpcrun-lite"}, {"pid", "7"}};
+  p.modules = {{"/bin/a", "ab", 0x1000}};
+  AllocSite s;
+  s.api = AllocApi::Calloc;
+  s.frames = {{0, 0x10}};
+  s.allocations = 2;
+  s.bytes = 128;
+  p.sites = {s};
+  p.statics = {{0, 0x20, 4, 0, "g"}};
+  Tree t = root_only(7);
+  uint32_t heap = add(t, 0, NodeKind::HeapRoot, 0, 0);
+  uint32_t var = add(t, heap, NodeKind::HeapVar, 0, 0);
+  add(t, var, NodeKind::Frame, 0, 0x30, {{kMetricSamples, 5}});
+  uint32_t st = add(t, 0, NodeKind::StaticRoot, 0, 0);
+  uint32_t sv = add(t, st, NodeKind::StaticVarNode, 0, 0);
+  add(t, sv, NodeKind::Frame, 0, 0x34, {{kMetricSamples, 1}, {kMetricLatency, 300}});
+  p.trees.push_back(t);
+  return p;
+}
+
+Profile small_database() {
+  Profile p = small_process();
+  p.kind = FileKind::Database;
+  p.meta = {{"tool", "hpcprof-lite"}, {"processes", "1"}};
+  p.trees[0].tid = 0;
+  p.symbols = {{{0, 0x30}, {{"f", "a.c", 3}, {"main", "a.c", 9}}}, {{0, 0x34}, {{"g", "", 0}}}};
+  return p;
+}
+
+std::string dump(const Profile& p) {
+  std::string s;
+  char buf[512];
+  auto line = [&](const char* fmt, auto... args) {
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    s += buf;
+    s += '\n';
+  };
+  line("kind %u", static_cast<unsigned>(p.kind));
+  for (const auto& [k, v] : p.meta) s += "meta [" + k + "] = [" + v + "]\n";
+  for (const Module& m : p.modules) {
+    s += "module [" + m.path + "] [" + m.build_id + "]";
+    line(" bias %" PRIx64, m.load_bias);
+  }
+  for (const AllocSite& site : p.sites) {
+    line("site api %u flags %u allocs %" PRIu64 " bytes %" PRIu64, static_cast<unsigned>(site.api),
+         site.flags, site.allocations, site.bytes);
+    for (const Frame& f : site.frames) line("  frame %u:%" PRIx64, f.module, f.offset);
+  }
+  for (const StaticVar& v : p.statics) {
+    line("static %u:%" PRIx64 " size %" PRIu64 " flags %u", v.module, v.offset, v.size, v.flags);
+    s += "  name [" + v.name + "]\n";
+  }
+  for (const Tree& t : p.trees) {
+    line("tree tid %u nodes %zu", t.tid, t.nodes.size());
+    for (size_t i = 0; i < t.nodes.size(); ++i) {
+      const Node& n = t.nodes[i];
+      line("  %zu parent %d %s a %u b %" PRIx64, i, static_cast<int>(n.parent), kind_name(n.kind), n.a, n.b);
+      for (const Metric& m : n.metrics) line("    metric %u = %" PRIu64, m.id, m.value);
+    }
+  }
+  for (const Symbolized& sym : p.symbols) {
+    line("symbol %u:%" PRIx64, sym.frame.module, sym.frame.offset);
+    for (const SourceLoc& l : sym.locs) s += "  [" + l.function + "] [" + l.file + "]:" + std::to_string(l.line) + "\n";
+  }
+  return s;
+}
+
+ReadResult read(const std::vector<uint8_t>& bytes, const std::string& name) {
+  return read_profile_bytes(bytes.data(), bytes.size(), name);
+}
+
+Bytes& Bytes::u8(uint8_t x) {
+  v.push_back(x);
+  return *this;
+}
+Bytes& Bytes::u16(uint16_t x) {
+  for (int i = 0; i < 2; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u32(uint32_t x) {
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u64(uint64_t x) {
+  for (int i = 0; i < 8; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::str(std::string_view s) {
+  u32(static_cast<uint32_t>(s.size()));
+  v.insert(v.end(), s.begin(), s.end());
+  return *this;
+}
+Bytes& Bytes::raw(const std::vector<uint8_t>& b) {
+  v.insert(v.end(), b.begin(), b.end());
+  return *this;
+}
+Bytes& Bytes::section(uint32_t tag, const std::vector<uint8_t>& body) {
+  return u32(tag).u32(0).u64(body.size()).raw(body);
+}
+
+std::vector<uint8_t> file_with(const Header& h, const std::vector<uint8_t>& payload) {
+  Bytes b;
+  b.v = {0x48, 0x50, 0x43, 0x4c, 0x49, 0x54, 0x45, 0x1a};
+  b.u16(h.major).u16(h.minor).u32(h.kind).u64(payload.size()).u32(h.flags).u32(0).raw(payload);
+  return b.v;
+}
+
+std::vector<uint8_t> payload_of(const std::vector<uint8_t>& file) {
+  return std::vector<uint8_t>(file.begin() + 32, file.end());
+}
+
+std::vector<RawSection> split_sections(const std::vector<uint8_t>& payload) {
+  auto le = [&](size_t at, int n) {
+    uint64_t x = 0;
+    for (int i = n - 1; i >= 0; --i) x = x << 8 | payload[at + i];
+    return x;
+  };
+  std::vector<RawSection> out;
+  size_t at = 0;
+  while (at + 16 <= payload.size()) {
+    auto tag = static_cast<uint32_t>(le(at, 4));
+    size_t len = le(at + 8, 8);
+    out.push_back({tag, at, std::vector<uint8_t>(payload.begin() + at + 16, payload.begin() + at + 16 + len)});
+    at += 16 + len;
+  }
+  return out;
+}
+
+}  // namespace hpcl::test

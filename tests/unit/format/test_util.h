@@ -1,0 +1,63 @@
+// Shared fixtures of the format tests: sample profiles that use every feature of the format, a
+// canonical text dump so a failed comparison shows a readable diff, and a little-endian byte
+// builder that is independent of the library's own writer (hand-built files check the reader
+// against the spec, not against the writer).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hpcl/io.h"
+#include "hpcl/profile.h"
+
+namespace hpcl::test {
+
+// A process profile with two threads and every node kind, site api, static flag and metric kind.
+Profile rich_process();
+// A database: one tree, symbols with inlined frames.
+Profile rich_database();
+// A small process profile for golden bytes and truncation loops.
+Profile small_process();
+// A small database for golden bytes.
+Profile small_database();
+
+// Every field, one line per record; equal dumps mean equal profiles.
+std::string dump(const Profile& p);
+
+ReadResult read(const std::vector<uint8_t>& bytes, const std::string& name = "test.hpcl");
+
+// Builds bytes by hand, little-endian.
+struct Bytes {
+  std::vector<uint8_t> v;
+  Bytes& u8(uint8_t x);
+  Bytes& u16(uint16_t x);
+  Bytes& u32(uint32_t x);
+  Bytes& u64(uint64_t x);
+  Bytes& str(std::string_view s);
+  Bytes& raw(const std::vector<uint8_t>& b);
+  Bytes& section(uint32_t tag, const std::vector<uint8_t>& body);
+};
+
+struct Header {
+  uint16_t major = 1;
+  uint16_t minor = 0;
+  uint32_t kind = 1;
+  uint32_t flags = 0;
+};
+// A complete uncompressed file around `payload` (payload_size = payload.size()).
+std::vector<uint8_t> file_with(const Header& h, const std::vector<uint8_t>& payload);
+
+// The payload of an uncompressed file (bytes after the header).
+std::vector<uint8_t> payload_of(const std::vector<uint8_t>& file);
+
+struct RawSection {
+  uint32_t tag;
+  size_t offset;  // of the section header in the payload
+  std::vector<uint8_t> body;
+};
+// Splits a payload into sections (the test's own parser, trusting the input).
+std::vector<RawSection> split_sections(const std::vector<uint8_t>& payload);
+
+}  // namespace hpcl::test

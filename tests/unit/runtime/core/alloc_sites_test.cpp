@@ -1,0 +1,55 @@
+// Allocation sites: the same (API, flags, path) gets the same id, anything different a new one;
+// counts add up; concurrent interning from two threads agrees.
+#include "alloc_sites.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+using hpcrun::AllocSites;
+
+TEST(AllocSites, SamePathSameId) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t a[] = {0x1000, 0x2000, 0x3000};
+  uint64_t b[] = {0x1000, 0x2000, 0x3001};
+  uint32_t x = s->intern(1, 0, a, 3);
+  EXPECT_EQ(s->intern(1, 0, a, 3), x);
+  EXPECT_NE(s->intern(1, 0, b, 3), x);
+  EXPECT_NE(s->intern(2, 0, a, 3), x);  // another API
+  EXPECT_NE(s->intern(1, 1, a, 3), x);  // sampled
+  EXPECT_NE(s->intern(1, 0, a, 2), x);  // shorter path
+  EXPECT_EQ(s->size(), 5u);
+  ASSERT_NE(s->get(x), nullptr);
+  EXPECT_EQ(s->get(x)->nframes, 3u);
+  EXPECT_EQ(s->get(x)->frames[2], 0x3000u);
+}
+
+TEST(AllocSites, CountsAccumulate) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t a[] = {0x42};
+  uint32_t id = s->intern(1, 0, a, 1);
+  s->count(id, 100);
+  s->count(id, 28);
+  EXPECT_EQ(s->get(id)->allocations.load(), 2u);
+  EXPECT_EQ(s->get(id)->bytes.load(), 128u);
+  s->reset_counts();
+  EXPECT_EQ(s->get(id)->allocations.load(), 0u);
+}
+
+TEST(AllocSites, ConcurrentInterningAgrees) {
+  auto s = std::make_unique<AllocSites>();
+  std::vector<uint32_t> ids[2];
+  auto work = [&](int t) {
+    for (uint64_t i = 0; i < 5000; ++i) {
+      uint64_t path[] = {i, i * 7, 0x1234};
+      ids[t].push_back(s->intern(1, 0, path, 3));
+    }
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(ids[0], ids[1]);
+  EXPECT_EQ(s->size(), 5000u);
+}

@@ -1,0 +1,83 @@
+// Static variables: the ELF reader finds this test binary's own data symbols, and the module
+// registry maps addresses (plain, C++ namespaced, function-local static, TLS) to them.
+#include "elf_symbols.h"
+#include "modules.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+
+namespace probe_ns {
+double table[4096];
+}
+static int local_counts[777];
+__thread long tls_buffer[128];
+
+namespace {
+uint64_t thread_pointer() {
+  uint64_t tp;
+  __asm__("mov %%fs:0, %0" : "=r"(tp));
+  return tp;
+}
+
+std::string static_name(uint64_t addr) {
+  hpcrun::StaticHit hit;
+  if (!hpcrun::modules_find_static(addr, thread_pointer(), &hit)) return "<none>";
+  if (hit.symbol < 0) return "<section>";
+  const hpcrun::ModuleEntry* m = hpcrun::module_get(hit.module);
+  return m->symbols.names + m->symbols.syms[hit.symbol].name;
+}
+}  // namespace
+
+TEST(ElfSymbols, ReadsOwnDataSymbols) {
+  hpcrun::SymbolTable t{};
+  ASSERT_TRUE(hpcrun::read_data_symbols("/proc/self/exe", &t));
+  bool found = false;
+  for (uint32_t i = 0; i < t.count; ++i) {
+    if (strcmp(t.names + t.syms[i].name, "_ZN8probe_ns5tableE") == 0) {
+      found = true;
+      EXPECT_EQ(t.syms[i].size, sizeof probe_ns::table);
+      EXPECT_EQ(t.syms[i].is_tls, 0u);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(strlen(t.build_id) % 2, 0u);
+}
+
+TEST(ElfSymbols, MissingFileIsAnErrorNotACrash) {
+  hpcrun::SymbolTable t{};
+  EXPECT_FALSE(hpcrun::read_data_symbols("/nonexistent/lib.so", &t));
+  EXPECT_FALSE(hpcrun::read_data_symbols("/proc/self/status", &t));  // not ELF
+  EXPECT_EQ(t.count, 0u);
+}
+
+TEST(Modules, MapsAddressesToStaticVariables) {
+  hpcrun::modules_scan();
+  EXPECT_GT(hpcrun::modules_count(), 1u);
+  EXPECT_EQ(static_name(uint64_t(&probe_ns::table[0])), "_ZN8probe_ns5tableE");
+  EXPECT_EQ(static_name(uint64_t(&probe_ns::table[4095])), "_ZN8probe_ns5tableE");
+  EXPECT_EQ(static_name(uint64_t(&local_counts[500])), "_ZL12local_counts");
+  int on_stack = 0;
+  EXPECT_EQ(static_name(uint64_t(&on_stack)), "<none>");
+}
+
+TEST(Modules, FindsStaticTlsOfEveryThread) {
+  hpcrun::modules_scan();
+  EXPECT_EQ(static_name(uint64_t(&tls_buffer[3])), "tls_buffer");
+  std::string other;
+  std::thread t([&] { other = static_name(uint64_t(&tls_buffer[100])); });
+  t.join();
+  EXPECT_EQ(other, "tls_buffer");
+}
+
+TEST(Modules, CodeAddressesMapToTheirModule) {
+  hpcrun::modules_scan();
+  uint32_t self = hpcrun::modules_find_code(uint64_t(&thread_pointer));
+  ASSERT_NE(self, hpcrun::kNoModuleIndex);
+  EXPECT_EQ(self, 0u);  // the executable is registered first
+  uint32_t libc = hpcrun::modules_find_code(uint64_t(&strlen));
+  ASSERT_NE(libc, hpcrun::kNoModuleIndex);
+  EXPECT_NE(strstr(hpcrun::module_get(libc)->path, "libc"), nullptr);
+  EXPECT_EQ(hpcrun::modules_find_code(16), hpcrun::kNoModuleIndex);
+}

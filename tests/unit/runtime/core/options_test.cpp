@@ -1,0 +1,47 @@
+// Option parsing shared by the launcher and the runtime.
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace hpcrun;
+
+TEST(Options, ParsesSourcesAndRates) {
+  Options o;
+  char err[256];
+  ASSERT_TRUE(parse_sources("soft@500,auto", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 2);
+  EXPECT_EQ(o.sources[0].kind, SourceKind::Soft);
+  EXPECT_EQ(o.sources[0].rate, 500u);
+  EXPECT_EQ(o.sources[1].kind, SourceKind::Auto);
+  EXPECT_EQ(o.sources[1].rate, 0u);
+}
+
+TEST(Options, RejectsBadSources) {
+  Options o;
+  char err[256];
+  EXPECT_FALSE(parse_sources("bogus", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "unknown sampling source 'bogus'"), nullptr);
+  EXPECT_FALSE(parse_sources("soft@", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("soft@0", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("soft@12x", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("soft@99999999", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "above the maximum"), nullptr);
+}
+
+TEST(Options, ParsesSizes) {
+  uint64_t v;
+  ASSERT_TRUE(parse_size("4096", &v));
+  EXPECT_EQ(v, 4096u);
+  ASSERT_TRUE(parse_size("4k", &v));
+  EXPECT_EQ(v, 4096u);
+  ASSERT_TRUE(parse_size("2M", &v));
+  EXPECT_EQ(v, 2u << 20);
+  ASSERT_TRUE(parse_size("0", &v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_FALSE(parse_size("", &v));
+  EXPECT_FALSE(parse_size("-1", &v));
+  EXPECT_FALSE(parse_size("99999999999999999999", &v));
+  EXPECT_FALSE(parse_size("1t", &v));
+}
