@@ -70,7 +70,6 @@ inline bool pick_small() {
 __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, bool sampled) {
   RuntimeGuard guard;
   if (!guard.entered()) return;
-  rescan_modules_if_dirty();
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
   uint32_t site = g_sites.intern(uint8_t(api), sampled ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
@@ -79,8 +78,14 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, bo
   g_heap.insert(reinterpret_cast<uint64_t>(p), size, site);
 }
 
+__attribute__((noinline)) void rescan_after_dlopen() {
+  RuntimeGuard guard;
+  if (guard.entered()) rescan_modules_if_dirty();
+}
+
 inline void track(void* p, size_t size, AllocApi api) {
   if (!p || t_in_runtime || !g_tracking.load(std::memory_order_relaxed)) return;
+  if (__builtin_expect(g_modules_dirty.load(std::memory_order_relaxed), 0)) rescan_after_dlopen();
   bool sampled = false;
   if (size < g_config.min_bytes) {
     if (!pick_small()) return;

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -166,7 +167,7 @@ void postfork_child() {
 void runtime_fini() {
   if (g_finished.exchange(true)) return;
   RuntimeGuard guard;
-  rescan_modules_if_dirty();
+  if (g_modules_dirty.load(std::memory_order_acquire)) scan_now();
   g_tracking.store(false, std::memory_order_relaxed);
   sampler_stop_all();
   write_process_profile();
@@ -197,11 +198,29 @@ __attribute__((constructor)) void runtime_init() {
 }  // namespace
 
 std::atomic<bool> g_modules_dirty{false};
+std::atomic<bool> g_loader_added{false};
 
 void rescan_modules_if_dirty() {
   if (!g_modules_dirty.load(std::memory_order_acquire)) return;
+  // Allocations also happen inside dlopen: the loader's own (before and while it maps the new
+  // objects, with r_state RT_ADD) and the new library's constructors (after, RT_CONSISTENT).
+  // Scan once the loader was seen adding and is consistent again, so the new library and its
+  // dependencies are all in the list. _r_debug is the loader's debugger interface, read
+  // lock-free. A dlopen of a library already loaded adds nothing and leaves the flag set (one
+  // more load per allocation) until the next dlopen; the exit path scans regardless.
+  int state = __atomic_load_n(&_r_debug.r_state, __ATOMIC_ACQUIRE);
+  if (state == r_debug::RT_ADD) {
+    g_loader_added.store(true, std::memory_order_relaxed);
+    return;
+  }
+  if (state != r_debug::RT_CONSISTENT || !g_loader_added.load(std::memory_order_relaxed)) return;
+  scan_now();
+}
+
+void scan_now() {
   if (g_scan_lock.exchange(1, std::memory_order_acquire) != 0) return;  // another thread scans
   g_modules_dirty.store(false, std::memory_order_relaxed);
+  g_loader_added.store(false, std::memory_order_relaxed);
   modules_scan();
   unlock_scan();
 }
@@ -233,8 +252,8 @@ HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
 // dlopen must see its real caller: glibc searches the calling object's RUNPATH, so a wrapper
 // that called the real dlopen would change which library a program loads. This stub marks the
 // module list as changed and jumps to the real dlopen with the caller's return address in place.
-// New modules are scanned at the next runtime entry point (tracked allocation, thread start,
-// exit); samples that hit a new module's data before then are counted as unknown data.
+// New modules are scanned at the program's next allocation (or thread start, or exit) after
+// the loader finished; samples that hit a new module's data before then count as unknown data.
 extern "C" __attribute__((visibility("hidden"))) void* hpcrun_dlopen_target() {
   ensure_real_fns();
   g_modules_dirty.store(true, std::memory_order_release);

@@ -28,8 +28,11 @@ extern std::atomic<bool> g_tracking;
 
 // Set by the dlopen stub; the next runtime entry point scans the new modules' static variables.
 extern std::atomic<bool> g_modules_dirty;
-// Scans new modules if a dlopen happened since the last scan. Caller holds the runtime guard.
+// Scans new modules once a dlopen since the last scan has finished adding them; cheap when
+// nothing changed. Caller holds the runtime guard.
 void rescan_modules_if_dirty();
+// Scans new modules now (exit). Caller holds the runtime guard.
+void scan_now();
 
 // Builds the profile of this process and writes it (writer.cpp).
 void write_process_profile();
