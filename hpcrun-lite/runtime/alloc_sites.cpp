@@ -113,14 +113,4 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
   return result;
 }
 
-void AllocSites::reset_counts() {
-  uint32_t n = size();
-  for (uint32_t i = 0; i < n; ++i) {
-    if (SiteRecord* r = get(i)) {
-      r->allocations.store(0, std::memory_order_relaxed);
-      r->bytes.store(0, std::memory_order_relaxed);
-    }
-  }
-}
-
 }  // namespace hpcrun

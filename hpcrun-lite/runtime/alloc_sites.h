@@ -42,8 +42,6 @@ class AllocSites {
   }
   uint32_t size() const { return count_.load(std::memory_order_acquire); }
   SiteRecord* get(uint32_t id) const;
-  // Fork child: counts describe the parent's allocations, not the child's.
-  void reset_counts();
   void lock();
   void unlock();
 

@@ -159,7 +159,8 @@ void postfork_child() {
   g_heap.unlock();
   g_sites.unlock();
   RuntimeGuard guard;
-  g_sites.reset_counts();
+  // Allocation counts stay: the child has the parent's blocks in its own address space, and a
+  // variable's size describes it there too. Samples start from zero.
   threads_after_fork_child();
   g_config.start_ns = now_ns();
 }
