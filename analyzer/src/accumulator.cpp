@@ -1,0 +1,207 @@
+// Partial merges and their canonical form (see accumulator.h).
+#include "accumulator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+namespace hpcl::analysis {
+namespace {
+
+// META keys copied into the database; inputs that disagree give "mixed".
+constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "exe"};
+
+bool parse_u64(const std::string* s, uint64_t* out) {
+  if (s == nullptr) return false;
+  auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), *out);
+  return ec == std::errc() && p == s->data() + s->size();
+}
+
+bool parse_ll(const std::string* s, long long* out) {
+  if (s == nullptr) return false;
+  auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), *out);
+  return ec == std::errc() && p == s->data() + s->size();
+}
+
+// New position of each old index when `items` is sorted by `less`.
+template <typename T, typename Less>
+std::vector<uint32_t> sorted_order(std::vector<T>& items, Less less) {
+  std::vector<uint32_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t x, uint32_t y) { return less(items[x], items[y]); });
+  std::vector<T> sorted;
+  sorted.reserve(items.size());
+  std::vector<uint32_t> new_index(items.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    sorted.push_back(std::move(items[order[i]]));
+  }
+  items = std::move(sorted);
+  return new_index;
+}
+
+}  // namespace
+
+Accumulator::Accumulator()
+    : tree_(std::make_unique<Tree>()), builder_(std::make_unique<TreeBuilder>(*tree_)) {}
+
+void Accumulator::add_content(const Profile& p) {
+  std::vector<uint32_t> module_map(p.modules.size());
+  for (size_t i = 0; i < p.modules.size(); ++i) {
+    const Module& m = p.modules[i];
+    auto [it, fresh] = module_index_.try_emplace({m.path, m.build_id},
+                                                 static_cast<uint32_t>(modules_.size()));
+    // Offsets are link-time addresses, so one process's load bias means nothing in a database.
+    if (fresh) modules_.push_back(Module{m.path, m.build_id, 0});
+    module_map[i] = it->second;
+  }
+  auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : module_map[m]; };
+
+  std::vector<uint32_t> site_map(p.sites.size());
+  for (size_t i = 0; i < p.sites.size(); ++i) {
+    const AllocSite& s = p.sites[i];
+    AllocSite mapped{s.api, s.flags, s.frames, 0, 0};
+    for (Frame& f : mapped.frames) f.module = map_module(f.module);
+    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, s.flags, mapped.frames},
+                                               static_cast<uint32_t>(sites_.size()));
+    if (fresh) sites_.push_back(std::move(mapped));
+    sites_[it->second].allocations += s.allocations;
+    sites_[it->second].bytes += s.bytes;
+    site_map[i] = it->second;
+  }
+
+  std::vector<uint32_t> static_map(p.statics.size());
+  for (size_t i = 0; i < p.statics.size(); ++i) {
+    const StaticVar& v = p.statics[i];
+    uint32_t module = map_module(v.module);
+    auto [it, fresh] = static_index_.try_emplace(StaticKey{module, v.name, v.offset, v.flags},
+                                                 static_cast<uint32_t>(statics_.size()));
+    if (fresh) statics_.push_back(StaticVar{module, v.offset, 0, v.flags, v.name});
+    // Sizes agree unless the inputs are odd; the maximum keeps the result order-independent.
+    statics_[it->second].size = std::max(statics_[it->second].size, v.size);
+    static_map[i] = it->second;
+  }
+
+  for (const Tree& t : p.trees)
+    builder_->merge(t, [&](NodeKind kind, uint32_t& a, uint64_t&) {
+      if (kind == NodeKind::Frame) a = map_module(a);
+      else if (kind == NodeKind::HeapVar) a = site_map[a];
+      else if (kind == NodeKind::StaticVarNode) a = static_map[a];
+    });
+}
+
+void Accumulator::add_process(const Profile& p) {
+  add_content(p);
+  processes_ += 1;
+  threads_ += p.trees.size();
+  uint64_t n = 0;
+  if (parse_u64(p.find_meta("samples_total"), &n)) samples_total_ += n;
+  if (parse_u64(p.find_meta("samples_dropped"), &n)) samples_dropped_ += n;
+  long long rank = -1;
+  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
+  for (const char* key : kCopiedKeys)
+    if (const std::string* v = p.find_meta(key)) copied_[key].insert(*v);
+}
+
+void Accumulator::absorb(Accumulator& other) {
+  Profile content;
+  content.modules = std::move(other.modules_);
+  content.sites = std::move(other.sites_);
+  content.statics = std::move(other.statics_);
+  content.trees.push_back(std::move(*other.tree_));
+  add_content(content);
+  processes_ += other.processes_;
+  threads_ += other.threads_;
+  samples_total_ += other.samples_total_;
+  samples_dropped_ += other.samples_dropped_;
+  ranks_.merge(other.ranks_);
+  for (auto& [key, values] : other.copied_) copied_[key].merge(values);
+  for (auto& s : other.skipped_) skipped_.push_back(std::move(s));
+  other = Accumulator();
+}
+
+void Accumulator::skip(std::string path, std::string reason) {
+  skipped_.emplace_back(std::move(path), std::move(reason));
+}
+
+std::vector<std::pair<std::string, std::string>> Accumulator::skipped() const {
+  auto out = skipped_;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Profile Accumulator::finish() {
+  Profile db;
+  db.kind = FileKind::Database;
+
+  std::vector<uint32_t> new_module = sorted_order(modules_, [](const Module& x, const Module& y) {
+    return std::tie(x.path, x.build_id) < std::tie(y.path, y.build_id);
+  });
+  auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : new_module[m]; };
+  for (AllocSite& s : sites_)
+    for (Frame& f : s.frames) f.module = map_module(f.module);
+  for (StaticVar& v : statics_) v.module = map_module(v.module);
+  std::vector<uint32_t> new_site = sorted_order(sites_, [](const AllocSite& x, const AllocSite& y) {
+    return std::tie(x.api, x.flags, x.frames) < std::tie(y.api, y.flags, y.frames);
+  });
+  std::vector<uint32_t> new_static =
+      sorted_order(statics_, [](const StaticVar& x, const StaticVar& y) {
+        return std::tie(x.module, x.offset, x.name, x.flags) <
+               std::tie(y.module, y.offset, y.name, y.flags);
+      });
+
+  // Rebuild the tree in preorder with each node's children sorted by their remapped key.
+  const std::vector<Node>& old = tree_->nodes;
+  std::vector<Node> mapped = old;
+  for (Node& n : mapped) {
+    if (n.kind == NodeKind::Frame) n.a = map_module(n.a);
+    else if (n.kind == NodeKind::HeapVar) n.a = new_site[n.a];
+    else if (n.kind == NodeKind::StaticVarNode) n.a = new_static[n.a];
+  }
+  std::vector<std::vector<uint32_t>> children(old.size());
+  for (uint32_t i = 1; i < old.size(); ++i) children[old[i].parent].push_back(i);
+  auto key = [&](uint32_t i) { return std::tie(mapped[i].kind, mapped[i].a, mapped[i].b); };
+  Tree out;
+  out.tid = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> stack = {{0u, kNoParent}};  // (old index, new parent)
+  while (!stack.empty()) {
+    auto [i, parent] = stack.back();
+    stack.pop_back();
+    uint32_t self = static_cast<uint32_t>(out.nodes.size());
+    Node n = std::move(mapped[i]);
+    n.parent = parent;
+    out.nodes.push_back(std::move(n));
+    std::vector<uint32_t>& kids = children[i];
+    std::sort(kids.begin(), kids.end(), [&](uint32_t x, uint32_t y) { return key(x) > key(y); });
+    for (uint32_t k : kids) stack.emplace_back(k, self);  // reversed: smallest key pops first
+  }
+  db.trees.push_back(std::move(out));
+  db.modules = std::move(modules_);
+  db.sites = std::move(sites_);
+  db.statics = std::move(statics_);
+
+  std::string skipped_meta;
+  for (auto& [path, reason] : this->skipped()) {
+    if (!skipped_meta.empty()) skipped_meta += ";";
+    std::string entry = path + ": " + reason;
+    std::replace(entry.begin(), entry.end(), ';', ',');  // ';' separates entries
+    skipped_meta += entry;
+  }
+  db.set_meta("tool", "hpcprof-lite");
+  db.set_meta("tool_version", HPCL_VERSION);
+  db.set_meta("processes", std::to_string(processes_));
+  db.set_meta("threads", std::to_string(threads_));
+  db.set_meta("ranks", std::to_string(ranks_.size()));
+  db.set_meta("skipped", skipped_meta);
+  for (const char* k : kCopiedKeys) {
+    auto it = copied_.find(k);
+    if (it != copied_.end()) db.set_meta(k, it->second.size() == 1 ? *it->second.begin() : "mixed");
+  }
+  db.set_meta("samples_total", std::to_string(samples_total_));
+  db.set_meta("samples_dropped", std::to_string(samples_dropped_));
+  *this = Accumulator();
+  return db;
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,60 @@
+// A partial merge: the modules, sites, statics and tree of any number of process profiles (or of
+// other partial merges), deduplicated by the rules of docs/FORMAT.md, plus the META facts the
+// database reports. Each merge worker fills one; the partials are then absorbed into one and put
+// in canonical order so the database is the same whatever the split.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "hpcl/profile.h"
+#include "hpcl/tree.h"
+
+namespace hpcl::analysis {
+
+class Accumulator {
+ public:
+  Accumulator();
+
+  // Adds a validated process profile.
+  void add_process(const Profile& process);
+  // Adds everything another partial merge holds (it is left empty).
+  void absorb(Accumulator& other);
+  // Records an input that could not be merged.
+  void skip(std::string path, std::string reason);
+
+  uint64_t processes() const { return processes_; }
+  // (path, reason) of every input given to skip(), sorted by path.
+  std::vector<std::pair<std::string, std::string>> skipped() const;
+
+  // The database: canonical order of modules, sites, statics and tree nodes, and its META.
+  // The accumulator is empty afterwards.
+  Profile finish();
+
+ private:
+  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
+  using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
+
+  void add_content(const Profile& p);
+
+  std::vector<Module> modules_;
+  std::vector<AllocSite> sites_;
+  std::vector<StaticVar> statics_;
+  std::unique_ptr<Tree> tree_;  // owned apart so that builder_'s reference stays valid
+  std::unique_ptr<TreeBuilder> builder_;
+  std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
+  std::map<SiteKey, uint32_t> site_index_;
+  std::map<StaticKey, uint32_t> static_index_;
+
+  uint64_t processes_ = 0, threads_ = 0, samples_total_ = 0, samples_dropped_ = 0;
+  std::set<long long> ranks_;
+  std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
+  std::vector<std::pair<std::string, std::string>> skipped_;
+};
+
+}  // namespace hpcl::analysis

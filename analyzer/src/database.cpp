@@ -1,0 +1,32 @@
+// Loading and checking a database (see database.h).
+#include "database.h"
+
+#include "hpcl/io.h"
+#include "validate.h"
+
+namespace hpcl::analysis {
+
+bool load_database(const std::string& path, Profile* db, std::string* error) {
+  ReadResult r = read_profile_file(path);
+  if (!r.ok) {
+    *error = r.error.starts_with(path) ? r.error : path + ": " + r.error;
+    return false;
+  }
+  if (r.profile.kind != FileKind::Database) {
+    *error = path + ": a process profile, not a database; run 'hpcprof-lite merge' on its directory first";
+    return false;
+  }
+  if (r.profile.trees.size() != 1) {
+    *error = path + ": damaged database: " + std::to_string(r.profile.trees.size()) +
+             " trees instead of one";
+    return false;
+  }
+  if (std::string why = validate_profile(r.profile); !why.empty()) {
+    *error = path + ": damaged database: " + why;
+    return false;
+  }
+  *db = std::move(r.profile);
+  return true;
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,82 @@
+// Shared text helpers for the formatters (see format_common.h).
+#include "format_common.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace hpcl::analysis {
+namespace {
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
+
+// Byte offset after the first `cols` code points.
+size_t prefix_bytes(std::string_view s, size_t cols) {
+  size_t i = 0;
+  for (size_t seen = 0; i < s.size(); ++i) {
+    if (!is_continuation(s[i])) {
+      if (seen == cols) break;
+      ++seen;
+    }
+  }
+  return i;
+}
+
+}  // namespace
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
+  return buf;
+}
+
+std::string human_bytes(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes) / 1024.0;
+  size_t u = 0;
+  while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+size_t display_width(std::string_view s) {
+  size_t n = 0;
+  for (char c : s)
+    if (!is_continuation(c)) ++n;
+  return n;
+}
+
+std::string truncate_middle(std::string_view s, size_t width) {
+  size_t w = display_width(s);
+  if (w <= width) return std::string(s);
+  if (width <= 3) return std::string(s.substr(0, prefix_bytes(s, width)));
+  size_t keep = width - 3;
+  size_t tail = keep / 2;
+  // A label's " (file.c:12)" says where; keep it whole when the head still gets a few columns.
+  size_t paren = s.rfind(" (");
+  if (paren != std::string_view::npos && s.back() == ')') {
+    size_t where = display_width(s.substr(paren));
+    if (where + 8 <= keep) tail = where;
+  }
+  size_t head = keep - tail;
+  std::string out(s.substr(0, prefix_bytes(s, head)));
+  out += "...";
+  out += s.substr(prefix_bytes(s, w - tail));
+  return out;
+}
+
+std::string pad_left(std::string_view s, size_t width) {
+  size_t w = display_width(s);
+  return std::string(w < width ? width - w : 0, ' ') + std::string(s);
+}
+
+std::string pad_right(std::string_view s, size_t width) {
+  size_t w = display_width(s);
+  return std::string(s) + std::string(w < width ? width - w : 0, ' ');
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,27 @@
+// Small text helpers shared by the formatters: row limits, percentages, byte sizes, and
+// display-width-aware truncation for table cells.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hpcl::analysis {
+
+// Rows to print out of `available` for a --top value (0 = all).
+inline size_t rows_to_print(size_t available, size_t top) {
+  return top == 0 || top > available ? available : top;
+}
+
+std::string percent(double fraction);        // "12.3%"
+std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
+size_t display_width(std::string_view s);    // UTF-8 code points
+// Shortens to at most `width` columns by cutting the middle ("long_functi... (file.c:12)"), so
+// both the start of a name and its trailing " (file:line)" stay visible.
+std::string truncate_middle(std::string_view s, size_t width);
+// Adds spaces on the left (numbers) or the right (text) up to `width` columns.
+std::string pad_left(std::string_view s, size_t width);
+std::string pad_right(std::string_view s, size_t width);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,27 @@
+// A source-level location as the report shows it: one entry of a symbolized frame after inline
+// expansion, with the module it came from. Shared by the report model, the formatters and the
+// heap-naming rules, so every output labels a frame the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hpcl::analysis {
+
+struct Location {
+  std::string function;  // demangled; "" when unknown
+  std::string file;      // as recorded in the debug info (usually absolute); "" when unknown
+  uint32_t line = 0;
+  std::string module;    // path of the module; "" for no module (or the allocation API pseudo-frame)
+  uint64_t offset = 0;   // link-time address of the code frame this location was expanded from
+  bool has_address = false;  // false for the allocation API pseudo-frame
+};
+
+std::string_view basename_of(std::string_view path);
+
+// "function (file.c:12)", "function (file.c)", "function (libm.so.6)", or for an unsymbolized
+// frame "libm.so.6+0x1f2c"; files and modules are shown by their basename.
+std::string location_label(const Location& loc);
+
+}  // namespace hpcl::analysis

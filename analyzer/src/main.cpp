@@ -1,0 +1,191 @@
+// hpcprof-lite: the command line of the offline analyzer. `merge` turns a measurement directory
+// into a database; `report` prints a database as text, JSON or CSV. All the work is in the
+// hpcl_analysis library; this file only parses arguments and reports errors.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "database.h"
+#include "formatters.h"
+#include "hpcl/io.h"
+#include "merge.h"
+#include "report_model.h"
+
+namespace {
+
+using namespace hpcl::analysis;
+
+constexpr int kExitUsage = 2;
+
+const char kUsage[] =
+    "usage: hpcprof-lite merge DIR -o DB [-j N]\n"
+    "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
+    "\n"
+    "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
+    "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
+    "        -j N: worker threads (default: online CPUs). Damaged profiles are skipped.\n"
+    "report  prints the variables of DB by samples (--view data, default) or the source\n"
+    "        locations of the sampled instructions (--view code). --top N rows (default 20,\n"
+    "        0 = all). --format text (default), json (schema: docs/REPORT.md) or csv.\n";
+
+int usage_error(const std::string& message) {
+  std::cerr << "hpcprof-lite: " << message << "\n" << kUsage;
+  return kExitUsage;
+}
+
+std::optional<size_t> parse_count(const std::string& s) {
+  size_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// Splits "--name=value" and takes "--name value" / "-xvalue" / "-x value" forms.
+class Args {
+ public:
+  Args(int argc, char** argv) : args_(argv + 1, argv + argc) {}
+  bool done() const { return pos_ >= args_.size(); }
+  std::string next() { return args_[pos_++]; }
+  // If `arg` is one of the names, stores its value (from "=value" or the next argument).
+  bool option(const std::string& arg, std::initializer_list<const char*> names, std::string* value,
+              std::string* error) {
+    for (std::string name : names) {
+      if (arg == name) {
+        if (done()) {
+          *error = name + " needs a value";
+          return true;
+        }
+        *value = next();
+        return true;
+      }
+      bool long_form = name.starts_with("--");
+      if (long_form && arg.starts_with(name + "=")) {
+        *value = arg.substr(name.size() + 1);
+        return true;
+      }
+      if (!long_form && arg.size() > name.size() && arg.starts_with(name)) {
+        *value = arg.substr(name.size());
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::vector<std::string> args_;
+  size_t pos_ = 0;
+};
+
+int run_merge(Args& args) {
+  std::string dir, output, jobs_text, error;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (args.option(a, {"-o", "--output"}, &output, &error) ||
+        args.option(a, {"-j", "--jobs"}, &jobs_text, &error)) {
+      if (!error.empty()) return usage_error(error);
+    } else if (a.starts_with("-") && a != "-") {
+      return usage_error("merge: unknown option " + a);
+    } else if (dir.empty()) {
+      dir = a;
+    } else {
+      return usage_error("merge: one directory expected, got " + dir + " and " + a);
+    }
+  }
+  if (dir.empty()) return usage_error("merge: which directory? (merge DIR -o DB)");
+  if (output.empty()) return usage_error("merge: no output database (-o DB)");
+  MergeOptions options;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  options.jobs = cpus > 0 ? static_cast<unsigned>(cpus) : 1;
+  if (!jobs_text.empty()) {
+    auto j = parse_count(jobs_text);
+    if (!j || *j == 0 || *j > 1024) return usage_error("-j wants a number of threads, not " + jobs_text);
+    options.jobs = static_cast<unsigned>(*j);
+  }
+
+  MergeOutcome out = merge_directory(dir, options);
+  for (const SkippedInput& s : out.skipped)
+    std::cerr << "hpcprof-lite: skipping " << s.path << ": " << s.reason << "\n";
+  if (!out.error.empty()) {
+    std::cerr << "hpcprof-lite: " << out.error << "\n";
+    return 1;
+  }
+  for (const std::string& w : out.warnings) std::cerr << "hpcprof-lite: " << w << "\n";
+  std::string write_error;
+  if (!hpcl::write_profile_file(out.database, output, &write_error)) {
+    std::cerr << "hpcprof-lite: " << write_error << "\n";
+    return 1;
+  }
+  const std::string* threads = out.database.find_meta("threads");
+  std::cout << "merged " << out.merged << " of " << out.found << " profiles ("
+            << (threads ? *threads : "0") << " threads) into " << output << "\n";
+  return 0;
+}
+
+int run_report(Args& args) {
+  std::string db_path, format = "text", view = "data", top_text, error;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (args.option(a, {"--format", "-f"}, &format, &error) ||
+        args.option(a, {"--view"}, &view, &error) ||
+        args.option(a, {"--top", "-n"}, &top_text, &error)) {
+      if (!error.empty()) return usage_error(error);
+    } else if (a.starts_with("-") && a != "-") {
+      return usage_error("report: unknown option " + a);
+    } else if (db_path.empty()) {
+      db_path = a;
+    } else {
+      return usage_error("report: one database expected, got " + db_path + " and " + a);
+    }
+  }
+  if (db_path.empty()) return usage_error("report: which database? (report DB)");
+  if (format != "text" && format != "json" && format != "csv")
+    return usage_error("--format is text, json or csv, not " + format);
+  ReportOptions options;
+  if (view == "data") options.view = View::Data;
+  else if (view == "code") options.view = View::Code;
+  else return usage_error("--view is data or code, not " + view);
+  if (!top_text.empty()) {
+    auto t = parse_count(top_text);
+    if (!t) return usage_error("--top wants a number of rows (0 = all), not " + top_text);
+    options.top = *t;
+  }
+
+  hpcl::Profile db;
+  if (!load_database(db_path, &db, &error)) {
+    std::cerr << "hpcprof-lite: " << error << "\n";
+    return 1;
+  }
+  ReportModel model = build_report_model(db);
+  if (format == "text") write_text(model, options, std::cout);
+  else if (format == "json") write_json(model, options, std::cout);
+  else write_csv(model, options, std::cout);
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "hpcprof-lite: cannot write the report to standard output\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  Args args(argc, argv);
+  if (args.done()) return usage_error("no command");
+  std::string command = args.next();
+  if (command == "merge") return run_merge(args);
+  if (command == "report") return run_report(args);
+  return usage_error("unknown command " + command);
+}

@@ -1,0 +1,39 @@
+// Merging the process profiles of one measurement directory into a database: threads and ranks
+// become one tree, modules/sites/statics are deduplicated across files, and damaged files are
+// skipped with their reason. Work is split over threads by file; the result is put in a canonical
+// order afterwards, so the database does not depend on the number of threads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+
+namespace hpcl::analysis {
+
+struct MergeOptions {
+  unsigned jobs = 1;       // worker threads for reading/merging and for symbolization
+  bool symbolize = true;   // fill the SYMBOLS section with libdw
+};
+
+struct SkippedInput {
+  std::string path;
+  std::string reason;
+};
+
+struct MergeOutcome {
+  Profile database;                   // FileKind::Database, one tree, valid only if merged > 0
+  size_t found = 0;                   // input files considered
+  size_t merged = 0;                  // input files merged
+  std::vector<SkippedInput> skipped;  // sorted by path
+  std::vector<std::string> warnings;  // symbolization warnings (missing modules ...)
+  std::string error;                  // why nothing could be merged; "" when merged > 0
+};
+
+// Merges the given process-profile files (order does not matter).
+MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& options);
+
+// Merges every "*.hpcl" regular file directly in `dir`.
+MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,73 @@
+// The report model: what hpcprof-lite's reports say about a database, independent of any output
+// format. The data view lists variables (heap sites, static variables, unknown-data classes)
+// with their samples and access paths; the code view lists the source locations of the sampled
+// instructions. The text/JSON/CSV formatters and the ncurses viewer all render this model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+#include "location.h"
+
+namespace hpcl::analysis {
+
+enum class VariableKind { Heap, Static, Unknown };
+const char* kind_name(VariableKind kind);  // "heap", "static", "unknown"
+
+// One access path of a variable: the calling context of the sampled instruction.
+struct AccessPath {
+  std::vector<Location> path;  // innermost first: the sampled instruction, then its callers
+  uint64_t samples = 0;
+};
+
+struct Variable {
+  VariableKind kind = VariableKind::Unknown;
+  std::string name;          // heap: allocation-site label; static: source-level name; "[stack]" ...
+  uint64_t samples = 0;      // inclusive: every access path of the variable
+  double share = 0;          // samples / total samples of the database
+  uint64_t allocations = 0;  // heap only (tracked blocks)
+  uint64_t bytes = 0;        // heap: tracked bytes; static: symbol size
+
+  // Heap.
+  std::string allocator;                  // "calloc", "operator new[]", ...
+  bool sampled = false;                   // small allocations tracked one in `small_every`
+  std::vector<Location> allocation_path;  // innermost first, starting with the API pseudo-frame
+  std::string allocation_site;            // "calloc in make_grid (grid.c:41)"
+
+  // Static.
+  std::string symbol;  // raw symbol name
+  std::string module;  // module path
+  bool tls = false;
+
+  std::vector<AccessPath> accesses;  // samples descending
+  std::string hottest_access;        // label of the leaf of accesses[0]; "" without accesses
+};
+
+// A source location of sampled instructions (code view).
+struct CodeLocation {
+  Location where;             // offset/has_address only for unsymbolized frames
+  std::string label;         // location_label(where)
+  uint64_t samples = 0;      // every sample at this location
+  uint64_t data_samples = 0; // those attributed to a variable (heap, static or unknown data)
+  double share = 0;          // samples / total samples
+};
+
+struct ReportModel {
+  std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
+  uint64_t processes = 0, threads = 0, ranks = 0;
+  uint64_t total_samples = 0;  // inclusive samples of the root, no-data samples included
+  uint64_t data_samples = 0;   // under the heap, static and unknown roots
+  uint64_t samples_dropped = 0;
+  std::string skipped;         // META skipped
+  std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)
+
+  std::vector<Variable> variables;      // samples descending, ties by name
+  std::vector<CodeLocation> locations;  // samples descending, ties by label
+};
+
+// Builds both views. The database must have passed validate_profile and be a database.
+ReportModel build_report_model(const Profile& db);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,20 @@
+# Checks (cmake -P) that golden/profiles is what golden_gen.cpp writes today, so the golden
+# scenario and its checked-in bytes cannot drift apart. Inputs: GEN, GOLDEN, WORK.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${GEN} ${WORK} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "golden generator failed: ${rc}")
+endif()
+file(GLOB generated RELATIVE ${WORK} ${WORK}/*.hpcl)
+file(GLOB checked_in RELATIVE ${GOLDEN}/profiles ${GOLDEN}/profiles/*.hpcl)
+if(NOT generated STREQUAL checked_in)
+  message(FATAL_ERROR "golden profiles differ in names: ${generated} vs ${checked_in}")
+endif()
+foreach(f ${generated})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${f} ${GOLDEN}/profiles/${f}
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${f} differs from what golden_gen writes; run tests/unit/analyzer/golden/update.sh")
+  endif()
+endforeach()

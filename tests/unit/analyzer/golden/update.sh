@@ -1,0 +1,23 @@
+#!/bin/sh
+# Regenerates the golden test's inputs (profiles/, from golden_gen.cpp) and expected outputs
+# (expected/) with a built tree. Review the diff before committing: it is the point of the test.
+# usage: update.sh BUILD_DIR
+set -eu
+build=${1:?usage: update.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$build/bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+rm -f "$here"/profiles/*.hpcl
+"$bin/analyzer_golden_gen" "$here/profiles"
+"$bin/hpcprof-lite" merge "$here/profiles" -o "$work/stencil.hpcdb" -j 2 \
+  >/dev/null 2>"$here/expected/merge.stderr"
+for view in data code; do
+  for fmt in text json csv; do
+    "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --format $fmt --view $view --top 0 \
+      >"$here/expected/$view.$fmt"
+  done
+done
+"$bin/hpcprof-lite" report "$work/stencil.hpcdb" --top 3 >"$here/expected/top3.text"
+echo "updated $here; review with git diff"

@@ -1,0 +1,287 @@
+// The report model and its formatters on a small symbolized database built in code: variable
+// naming and order, access paths with inlined frames, the code view, and JSON/CSV/text output
+// checked field by field (JSON through a strict parser).
+#include <map>
+#include <sstream>
+
+#include "formatters.h"
+#include "json_parse.h"
+#include "profile_builder.h"
+#include "report_model.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+const std::string kSolver = "/opt/app/bin/solver";
+const std::string kStdcxx = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+const std::string kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+// Total 80 samples: site "Grid::Grid" 40 (two access paths), main::count 20, fill 5,
+// unknown data 3, no data 12 (at the same instruction as the hottest heap access).
+Profile make_database() {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("tool", "hpcprof-lite");
+  db.set_meta("processes", "2");
+  db.set_meta("threads", "4");
+  db.set_meta("ranks", "2");
+  db.set_meta("source", "soft");
+  db.set_meta("min_bytes", "4096");
+  db.set_meta("small_every", "16");
+  db.set_meta("samples_dropped", "0");
+  db.set_meta("skipped", "");
+  db.modules = {{kSolver, "", 0}, {kStdcxx, "", 0}, {kLibc, "", 0}};
+  db.sites = {
+      {AllocApi::New, 0, {{1, 0x9a000}, {0, 0x1234}, {0, 0x2000}}, 2, 16000},
+      {AllocApi::Malloc, kSiteSampled, {{2, 0x500}, {0, 0x3000}}, 3, 96},
+      {AllocApi::Calloc, 0, {{2, 0x600}}, 1, 10},
+  };
+  db.statics = {{0, 0x8000, 4096, 0, "_ZZ4mainE5count.0"}, {0, 0x9000, 8, kStaticTls, "tls_counter.2"}};
+  Tree t = new_tree(0);
+  heap_sample(t, 0, {{0, 0x2100}, {0, 0x2200}}, 30);
+  heap_sample(t, 0, {{0, 0x2100}, {0, 0x2300}}, 10);
+  heap_sample(t, 1, {{0, 0x2300}}, 5);
+  static_sample(t, 0, {{0, 0x2400}}, 20);
+  unknown_sample(t, UnknownClass::Other, {{0, 0x2500}}, 3);
+  nodata_sample(t, {{0, 0x2100}, {0, 0x2200}}, 12);
+  db.trees = {t};
+
+  std::map<Frame, std::vector<SourceLoc>> syms = {
+      {{0, 0x1234},
+       {{"std::__new_allocator<double>::allocate(unsigned long, void const*)",
+         "/usr/include/c++/12/bits/new_allocator.h", 137},
+        {"std::vector<double, std::allocator<double> >::_M_allocate(unsigned long)",
+         "/usr/include/c++/12/bits/stl_vector.h", 378},
+        {"Grid::Grid(int)", "/src/grid.cpp", 41}}},
+      {{0, 0x2000}, {{"main", "/src/main.cpp", 10}}},
+      {{0, 0x2100}, {{"main", "/src/main.cpp", 14}}},
+      {{0, 0x2200}, {{"axpy", "/src/kernel.h", 5}, {"compute(Grid&)", "/src/kernel.cpp", 20}}},
+      {{0, 0x2300}, {{"update", "/src/kernel.cpp", 30}}},
+      {{0, 0x2400}, {{"count_it", "/src/main.cpp", 7}}},
+      {{0, 0x2500}, {{"odd\"name\\with\ttab\x01", "/src/we,ird.c", 3}}},
+      {{0, 0x3000}, {{"fill(std::map<int, int>&)", "", 0}}},
+      {{1, 0x9a000}, {{}}},
+      {{2, 0x500}, {{"strdup", "", 0}}},
+      {{2, 0x600}, {{}}},
+  };
+  for (auto& [f, locs] : syms) db.symbols.push_back(Symbolized{f, locs});
+  return db;
+}
+
+TEST(ReportModel, VariablesNamedAndOrdered) {
+  ReportModel m = build_report_model(make_database());
+  EXPECT_EQ(m.total_samples, 80u);
+  EXPECT_EQ(m.data_samples, 68u);
+  EXPECT_EQ(m.processes, 2u);
+  EXPECT_EQ(m.threads, 4u);
+  ASSERT_EQ(m.variables.size(), 6u);
+
+  const Variable& grid = m.variables[0];
+  EXPECT_EQ(grid.kind, VariableKind::Heap);
+  EXPECT_EQ(grid.name, "Grid::Grid(int) (grid.cpp:41)");
+  EXPECT_EQ(grid.allocation_site, "operator new in Grid::Grid(int) (grid.cpp:41)");
+  EXPECT_EQ(grid.samples, 40u);
+  EXPECT_DOUBLE_EQ(grid.share, 0.5);
+  EXPECT_EQ(grid.bytes, 16000u);
+  EXPECT_EQ(grid.allocations, 2u);
+  ASSERT_EQ(grid.allocation_path.size(), 1u + 1u + 3u + 1u);
+  EXPECT_EQ(grid.allocation_path[0].function, "operator new");
+  EXPECT_FALSE(grid.allocation_path[0].has_address);
+  EXPECT_EQ(grid.allocation_path[1].module, kStdcxx);
+  EXPECT_EQ(grid.allocation_path[5].function, "main");
+  ASSERT_EQ(grid.accesses.size(), 2u);
+  EXPECT_EQ(grid.accesses[0].samples, 30u);
+  ASSERT_EQ(grid.accesses[0].path.size(), 3u);  // axpy inlined in compute, called from main
+  EXPECT_EQ(grid.accesses[0].path[0].function, "axpy");
+  EXPECT_EQ(grid.accesses[0].path[1].function, "compute(Grid&)");
+  EXPECT_EQ(grid.accesses[0].path[2].function, "main");
+  EXPECT_EQ(grid.accesses[1].samples, 10u);
+  EXPECT_EQ(grid.hottest_access, "axpy (kernel.h:5)");
+
+  EXPECT_EQ(m.variables[1].name, "main::count");
+  EXPECT_EQ(m.variables[1].symbol, "_ZZ4mainE5count.0");
+  EXPECT_EQ(m.variables[1].module, kSolver);
+  EXPECT_EQ(m.variables[1].bytes, 4096u);
+  EXPECT_EQ(m.variables[1].samples, 20u);
+
+  EXPECT_EQ(m.variables[2].name, "fill(std::map<int, int>&) (solver)");  // strdup in libc skipped
+  EXPECT_TRUE(m.variables[2].sampled);
+  EXPECT_EQ(m.variables[2].allocator, "malloc");
+
+  EXPECT_EQ(m.variables[3].name, "[unknown data]");
+  EXPECT_EQ(m.variables[3].kind, VariableKind::Unknown);
+  EXPECT_EQ(m.variables[3].samples, 3u);
+
+  // Zero-sample variables last, by name; a site inside libc only is named by its innermost frame.
+  EXPECT_EQ(m.variables[4].name, "libc.so.6+0x600");
+  EXPECT_EQ(m.variables[4].samples, 0u);
+  EXPECT_EQ(m.variables[5].name, "tls_counter");
+  EXPECT_TRUE(m.variables[5].tls);
+
+  bool sampled_note = false, time_note = false;
+  for (const std::string& n : m.notes) {
+    sampled_note |= n.find("fill(std::map<int, int>&) (solver)") != std::string::npos;
+    time_note |= n.find("time-weighted") != std::string::npos;
+  }
+  EXPECT_TRUE(sampled_note);
+  EXPECT_TRUE(time_note);
+}
+
+TEST(ReportModel, CodeViewAggregatesAllRoots) {
+  ReportModel m = build_report_model(make_database());
+  ASSERT_EQ(m.locations.size(), 4u);
+  EXPECT_EQ(m.locations[0].label, "axpy (kernel.h:5)");
+  EXPECT_EQ(m.locations[0].samples, 42u);
+  EXPECT_EQ(m.locations[0].data_samples, 30u);
+  EXPECT_EQ(m.locations[1].label, "count_it (main.cpp:7)");
+  EXPECT_EQ(m.locations[2].label, "update (kernel.cpp:30)");
+  EXPECT_EQ(m.locations[2].samples, 15u);  // two variables, one location
+  EXPECT_EQ(m.locations[2].data_samples, 15u);
+}
+
+TEST(ReportJson, FollowsTheSchema) {
+  ReportModel m = build_report_model(make_database());
+  std::ostringstream out;
+  write_json(m, ReportOptions{View::Data, 0}, out);
+  Json j = JsonParser::parse(out.str());
+  EXPECT_EQ(j["format"].text, "hpcprof-lite-report");
+  EXPECT_EQ(j["version"].u64(), 1u);
+  EXPECT_EQ(j["source"].text, "soft");
+  EXPECT_EQ(j["totals"]["samples"].u64(), 80u);
+  EXPECT_EQ(j["totals"]["data_samples"].u64(), 68u);
+  EXPECT_EQ(j["totals"]["processes"].u64(), 2u);
+  EXPECT_EQ(j["totals"]["threads"].u64(), 4u);
+  EXPECT_EQ(j["notes"].type, Json::Array);
+  const Json& vars = j["variables"];
+  ASSERT_EQ(vars.items.size(), 6u);
+  for (const Json& v : vars.items) {
+    for (const char* k : {"kind", "name", "allocations", "bytes", "metrics", "accesses", "share"})
+      EXPECT_TRUE(v.has(k)) << k;
+    EXPECT_EQ(v["share"].type, Json::Number);
+    for (const Json& a : v["accesses"].items) {
+      EXPECT_EQ(a["path"].type, Json::Array);
+      a["metrics"]["samples"].u64();
+    }
+  }
+  const Json& grid = vars[0];
+  EXPECT_EQ(grid["kind"].text, "heap");
+  EXPECT_EQ(grid["allocator"].text, "operator new");
+  EXPECT_FALSE(grid["sampled"].boolean);
+  EXPECT_EQ(grid["share"].number, 0.5);
+  const Json& api = grid["allocation_path"][0];
+  EXPECT_EQ(api["function"].text, "operator new");
+  EXPECT_EQ(api["file"].text, "");
+  EXPECT_EQ(api["line"].u64(), 0u);
+  EXPECT_EQ(api["module"].text, "");
+  EXPECT_EQ(grid["allocation_path"][4]["function"].text, "Grid::Grid(int)");
+  EXPECT_EQ(grid["allocation_path"][4]["file"].text, "/src/grid.cpp");
+  EXPECT_EQ(grid["allocation_path"][4]["line"].u64(), 41u);
+  EXPECT_EQ(grid["allocation_path"][4]["module"].text, kSolver);
+  EXPECT_EQ(grid["metrics"]["samples"].u64(), 40u);
+  EXPECT_EQ(grid["accesses"][0]["metrics"]["samples"].u64(), 30u);
+  EXPECT_EQ(grid["accesses"][0]["path"][0]["function"].text, "axpy");
+  EXPECT_EQ(grid["accesses"][0]["path"][1]["line"].u64(), 20u);
+  EXPECT_EQ(vars[1]["kind"].text, "static");
+  EXPECT_EQ(vars[1]["symbol"].text, "_ZZ4mainE5count.0");
+  EXPECT_EQ(vars[1]["module"].text, kSolver);
+  EXPECT_TRUE(vars[2]["sampled"].boolean);
+  // Escaping: quotes, backslashes, tabs and control characters come back intact.
+  EXPECT_EQ(vars[3]["accesses"][0]["path"][0]["function"].text, "odd\"name\\with\ttab\x01");
+}
+
+TEST(ReportJson, TopLimitsVariablesNotAccesses) {
+  ReportModel m = build_report_model(make_database());
+  std::ostringstream out;
+  write_json(m, ReportOptions{View::Data, 1}, out);
+  Json j = JsonParser::parse(out.str());
+  ASSERT_EQ(j["variables"].items.size(), 1u);
+  EXPECT_EQ(j["variables"][0]["accesses"].items.size(), 2u);
+}
+
+TEST(ReportJson, CodeView) {
+  ReportModel m = build_report_model(make_database());
+  std::ostringstream out;
+  write_json(m, ReportOptions{View::Code, 0}, out);
+  Json j = JsonParser::parse(out.str());
+  EXPECT_EQ(j["view"].text, "code");
+  EXPECT_EQ(j["totals"]["samples"].u64(), 80u);
+  const Json& l = j["locations"][0];
+  EXPECT_EQ(l["function"].text, "axpy");
+  EXPECT_EQ(l["file"].text, "/src/kernel.h");
+  EXPECT_EQ(l["line"].u64(), 5u);
+  EXPECT_EQ(l["module"].text, kSolver);
+  EXPECT_EQ(l["metrics"]["samples"].u64(), 42u);
+  EXPECT_EQ(l["metrics"]["data_samples"].u64(), 30u);
+}
+
+TEST(ReportJson, InvalidUtf8IsReplaced) {
+  Profile db = make_database();
+  db.symbols[0].locs[0].function = "bad\xff\xc3(";  // not UTF-8
+  ReportModel m = build_report_model(db);
+  std::ostringstream out;
+  write_json(m, ReportOptions{View::Data, 0}, out);
+  EXPECT_NO_THROW(JsonParser::parse(out.str()));
+  EXPECT_NE(out.str().find("bad\xef\xbf\xbd\xef\xbf\xbd("), std::string::npos);
+}
+
+TEST(ReportCsv, QuotesFieldsPerRfc4180) {
+  ReportModel m = build_report_model(make_database());
+  std::ostringstream out;
+  write_csv(m, ReportOptions{View::Data, 0}, out);
+  std::istringstream lines(out.str());
+  std::string header, row1, row2, row3;
+  std::getline(lines, header);
+  std::getline(lines, row1);
+  std::getline(lines, row2);
+  std::getline(lines, row3);
+  EXPECT_EQ(header, "rank,variable,kind,share,samples,bytes,allocations,sampled,allocation_site,module,hottest_access");
+  EXPECT_EQ(row1, "1,Grid::Grid(int) (grid.cpp:41),heap,0.500000,40,16000,2,0,"
+                  "operator new in Grid::Grid(int) (grid.cpp:41),,axpy (kernel.h:5)");
+  EXPECT_EQ(row3, "3,\"fill(std::map<int, int>&) (solver)\",heap,0.062500,5,96,3,1,"
+                  "\"malloc in fill(std::map<int, int>&) (solver)\",,update (kernel.cpp:30)");
+  std::ostringstream code;
+  write_csv(m, ReportOptions{View::Code, 0}, code);
+  EXPECT_NE(code.str().find("\"odd\"\"name\\with\ttab\x01\",\"/src/we,ird.c\""), std::string::npos)
+      << "a quote doubled inside a quoted field";
+}
+
+TEST(ReportText, AlignedTableWithHeader) {
+  ReportModel m = build_report_model(make_database());
+  std::ostringstream out;
+  write_text(m, ReportOptions{View::Data, 3}, out);
+  std::string s = out.str();
+  EXPECT_NE(s.find("source: soft   processes: 2   threads: 4"), std::string::npos) << s;
+  EXPECT_NE(s.find("time-weighted"), std::string::npos);
+  EXPECT_NE(s.find("(3 of 6 variables shown; --top 0 shows all)"), std::string::npos) << s;
+  std::istringstream lines(s);
+  std::string line;
+  size_t share_end = std::string::npos;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("#") || line.find("  # ") == 0 || line.find("# variable") != std::string::npos) {
+      share_end = line.find("share") + 5;
+      continue;
+    }
+    if (share_end == std::string::npos || line.empty() || line[0] == '(' || line[0] == '*') continue;
+    ++rows;
+    EXPECT_EQ(line[share_end - 1], '%') << line;
+    EXPECT_NE(line.back(), ' ') << "no trailing spaces: " << line;
+  }
+  EXPECT_EQ(rows, 3);
+  EXPECT_NE(s.find("operator new in Grid::Grid(int) (grid.cpp:41)"), std::string::npos);
+}
+
+TEST(ReportText, LongNamesAreShortenedInTheMiddle) {
+  Profile db = make_database();
+  db.symbols[0].locs[2].function = "Grid::Grid(" + std::string(200, 'x') + ")";
+  ReportModel m = build_report_model(db);
+  std::ostringstream out;
+  write_text(m, ReportOptions{View::Data, 1}, out);
+  EXPECT_NE(out.str().find("1  Grid::Grid(xxxxxxxxxxxx... (grid.cpp:41)  heap"), std::string::npos)
+      << out.str();
+}
+
+}  // namespace
+}  // namespace hpcl::analysis

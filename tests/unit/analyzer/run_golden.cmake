@@ -1,0 +1,40 @@
+# Golden test driver (cmake -P): merges golden/profiles with the real hpcprof-lite, renders every
+# format of both views, and diffs each against golden/expected. Inputs: HPCPROF, GOLDEN, WORK.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+
+function(run_and_capture name)
+  execute_process(COMMAND ${ARGN}
+    OUTPUT_FILE ${WORK}/${name}.out ERROR_FILE ${WORK}/${name}.err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    file(READ ${WORK}/${name}.err err)
+    message(FATAL_ERROR "${name}: exit status ${rc}\n${err}")
+  endif()
+endfunction()
+
+set(failed "")
+function(compare actual expected)
+  execute_process(COMMAND diff -u ${expected} ${actual} OUTPUT_VARIABLE d RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message("${d}")
+    set(failed "${failed} ${expected}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# -j 2 on purpose: the output must not depend on the split.
+run_and_capture(merge ${HPCPROF} merge ${GOLDEN}/profiles -o ${WORK}/stencil.hpcdb -j 2)
+compare(${WORK}/merge.err ${GOLDEN}/expected/merge.stderr)
+
+foreach(view data code)
+  foreach(fmt text json csv)
+    run_and_capture(${view}.${fmt} ${HPCPROF} report ${WORK}/stencil.hpcdb --format ${fmt} --view ${view} --top 0)
+    compare(${WORK}/${view}.${fmt}.out ${GOLDEN}/expected/${view}.${fmt})
+  endforeach()
+endforeach()
+# The default report (text, data view, top 20) exactly as a user first sees it.
+run_and_capture(default ${HPCPROF} report ${WORK}/stencil.hpcdb --top 3)
+compare(${WORK}/default.out ${GOLDEN}/expected/top3.text)
+
+if(failed)
+  message(FATAL_ERROR "golden outputs differ:${failed}\n(if the change is intended: tests/unit/analyzer/golden/update.sh)")
+endif()

@@ -1,0 +1,157 @@
+// The libdw symbolizer on a real binary built with -g -O2 (inline_target.c): the frame recorded
+// inside an always-inlined function expands to the inlined function and then its caller, with the
+// lines the MARK comments point at; a copy without DWARF falls back to the ELF symbol table, and
+// .dynsym-only libc is named too. Missing modules and build-id mismatches are refused.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "merge.h"
+#include "naming.h"
+#include "profile_builder.h"
+#include "report_model.h"
+#include "symbolize.h"
+
+namespace hpcl::analysis {
+namespace {
+
+// Line number of the line containing `marker` in `path`, or 0.
+uint32_t marker_line(const std::string& path, const std::string& marker) {
+  std::ifstream in(path);
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n)
+    if (line.find(marker) != std::string::npos) return n;
+  return 0;
+}
+
+// Runs the target and returns the call-site offset it prints.
+uint64_t probe_offset() {
+  FILE* p = popen(INLINE_TARGET, "r");
+  if (p == nullptr) return 0;
+  unsigned long offset = 0;
+  int n = std::fscanf(p, "%lx", &offset);
+  pclose(p);
+  return n == 1 ? offset : 0;
+}
+
+TEST(Symbolize, InlinedFunctionThenCaller) {
+  const uint32_t probe_line = marker_line(INLINE_TARGET_SOURCE, "MARK: probe-call");
+  const uint32_t call_line = marker_line(INLINE_TARGET_SOURCE, "MARK: inlined-call");
+  ASSERT_NE(probe_line, 0u);
+  ASSERT_NE(call_line, 0u);
+  const uint64_t offset = probe_offset();
+  ASSERT_NE(offset, 0u);
+
+  ModuleSymbols syms(INLINE_TARGET, "");
+  ASSERT_TRUE(syms.ok()) << syms.error();
+  std::vector<SourceLoc> locs = syms.lookup(offset);
+  ASSERT_EQ(locs.size(), 2u);
+  EXPECT_EQ(locs[0].function, "scale_inlined");
+  EXPECT_EQ(basename_of(locs[0].file), "inline_target.c");
+  EXPECT_EQ(locs[0].line, probe_line);
+  EXPECT_EQ(locs[1].function, "main");
+  EXPECT_EQ(basename_of(locs[1].file), "inline_target.c");
+  EXPECT_EQ(locs[1].line, call_line);
+}
+
+TEST(Symbolize, ElfSymbolsWithoutDwarf) {
+  const uint64_t offset = probe_offset();
+  ASSERT_NE(offset, 0u);
+  ModuleSymbols syms(INLINE_TARGET_STRIPPED, "");
+  ASSERT_TRUE(syms.ok()) << syms.error();
+  std::vector<SourceLoc> locs = syms.lookup(offset);
+  ASSERT_EQ(locs.size(), 1u);
+  EXPECT_EQ(locs[0].function, "main");  // the inlined code lives in main's symbol
+  EXPECT_EQ(locs[0].file, "");
+  EXPECT_EQ(locs[0].line, 0u);
+}
+
+TEST(Symbolize, DynsymOfSharedLibrary) {
+  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(libc, nullptr);
+  void* fn = dlsym(libc, "getpid");  // libc's own, whatever the sanitizers interpose
+  ASSERT_NE(fn, nullptr);
+  Dl_info info;
+  ASSERT_NE(dladdr(fn, &info), 0);
+  // libc's first segment is at link-time address 0, so the offset from its base is link-time.
+  uint64_t offset = reinterpret_cast<uintptr_t>(fn) - reinterpret_cast<uintptr_t>(info.dli_fbase);
+  ModuleSymbols syms(info.dli_fname, "");
+  ASSERT_TRUE(syms.ok()) << syms.error();
+  std::vector<SourceLoc> locs = syms.lookup(offset);
+  ASSERT_FALSE(locs.empty());
+  EXPECT_NE(locs.back().function.find("getpid"), std::string::npos) << locs.back().function;
+  dlclose(libc);
+}
+
+TEST(Symbolize, MissingModuleAndWrongBuild) {
+  ModuleSymbols missing("/nonexistent/hpcl/libnothing.so", "");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.missing());
+  ModuleSymbols wrong(INLINE_TARGET, "00112233445566778899aabbccddeeff00112233");
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_FALSE(wrong.missing());
+  EXPECT_NE(wrong.error().find("build id"), std::string::npos) << wrong.error();
+}
+
+TEST(Symbolize, FramesOfManyModulesInParallel) {
+  const uint64_t offset = probe_offset();
+  ASSERT_NE(offset, 0u);
+  std::vector<Module> modules = {{INLINE_TARGET, "", 0},
+                                 {"/nonexistent/hpcl/libgone.so", "", 0},
+                                 {INLINE_TARGET_STRIPPED, "", 0},
+                                 {"[vdso]", "", 0}};
+  std::vector<Frame> frames = {{0, offset}, {1, 0x10}, {1, 0x20}, {2, offset}, {3, 0x5}, {kNoModule, 0x99}};
+  SymbolizeResult one = symbolize_frames(modules, frames, 1);
+  SymbolizeResult four = symbolize_frames(modules, frames, 4);
+  ASSERT_EQ(one.symbols.size(), frames.size());
+  ASSERT_EQ(one.warnings.size(), 1u);
+  EXPECT_EQ(one.warnings[0], "/nonexistent/hpcl/libgone.so not found; its frames keep module+offset");
+  EXPECT_EQ(one.symbols[0].locs.size(), 2u);
+  EXPECT_EQ(one.symbols[1].locs.size(), 1u);
+  EXPECT_EQ(one.symbols[1].locs[0].function, "");
+  EXPECT_EQ(one.symbols[3].locs[0].function, "main");
+  EXPECT_EQ(one.symbols[5].locs[0].function, "");
+  ASSERT_EQ(four.symbols.size(), one.symbols.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ(four.symbols[i].frame, frames[i]);
+    ASSERT_EQ(four.symbols[i].locs.size(), one.symbols[i].locs.size());
+    for (size_t k = 0; k < one.symbols[i].locs.size(); ++k) {
+      EXPECT_EQ(four.symbols[i].locs[k].function, one.symbols[i].locs[k].function);
+      EXPECT_EQ(four.symbols[i].locs[k].line, one.symbols[i].locs[k].line);
+    }
+  }
+  EXPECT_EQ(four.warnings, one.warnings);
+}
+
+// Merge -> symbolize -> report on a profile whose module is the real target: the heap site is
+// named by the inlined function with its file and line, the caller follows in the path.
+TEST(Symbolize, MergedDatabaseNamesSitesFromDebugInfo) {
+  const uint64_t offset = probe_offset();
+  ASSERT_NE(offset, 0u);
+  const uint32_t probe_line = marker_line(INLINE_TARGET_SOURCE, "MARK: probe-call");
+  hpcl::testing::TempDir dir;
+  Profile p = hpcl::testing::new_process(0);
+  p.modules = {{INLINE_TARGET, "", 0x555555554000}};
+  p.sites = {{AllocApi::Malloc, 0, {{0, offset}}, 1, 64}};
+  Tree t = hpcl::testing::new_tree(1);
+  hpcl::testing::heap_sample(t, 0, {{0, offset}}, 3);
+  p.trees = {t};
+  hpcl::testing::write_or_fail(p, dir.file("p.hpcl"));
+  MergeOptions options;
+  options.jobs = 2;
+  MergeOutcome out = merge_directory(dir.path(), options);
+  ASSERT_EQ(out.error, "");
+  EXPECT_TRUE(out.warnings.empty());
+  ReportModel m = build_report_model(out.database);
+  ASSERT_EQ(m.variables.size(), 1u);
+  EXPECT_EQ(m.variables[0].name, "scale_inlined (inline_target.c:" + std::to_string(probe_line) + ")");
+  ASSERT_EQ(m.variables[0].allocation_path.size(), 3u);  // malloc, scale_inlined, main
+  EXPECT_EQ(m.variables[0].allocation_path[2].function, "main");
+  EXPECT_EQ(m.variables[0].hottest_access, m.variables[0].name);
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
