@@ -70,10 +70,35 @@ bool take_value(int argc, char** argv, int* i, const char* name, const char** ou
   return true;
 }
 
+// Each option's environment variable is its default, so a job script can set them once.
+bool defaults_from_environment(LaunchRequest* req) {
+  char err[256];
+  if (const char* v = getenv(kEnvOut); v && *v) req->out_dir = v;
+  if (const char* v = getenv(kEnvEvents); v && *v) {
+    if (!parse_sources(v, &req->opts, err, sizeof err)) {
+      fprintf(stderr, "hpcrun-lite: %s=%s: %s\n", kEnvEvents, v, err);
+      return false;
+    }
+  }
+  struct { const char* var; uint64_t* slot; } sizes[] = {
+      {kEnvMinBytes, &req->opts.min_bytes}, {kEnvSmallEvery, &req->opts.small_every}};
+  for (auto& s : sizes) {
+    const char* v = getenv(s.var);
+    if (v && *v && !parse_size(v, s.slot)) {
+      fprintf(stderr, "hpcrun-lite: %s=%s is not a number\n", s.var, v);
+      return false;
+    }
+  }
+  if (const char* v = getenv(kEnvVerbose); v && *v && strcmp(v, "0") != 0) req->opts.verbose = true;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   LaunchRequest req;
+  if (!defaults_from_environment(&req)) return 2;
+  bool events_from_command_line = false;
   int i = 1;
   for (; i < argc; ++i) {
     const char* a = argv[i];
@@ -90,6 +115,8 @@ int main(int argc, char** argv) {
       req.out_dir = v;
     } else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
       if (!take_value(argc, argv, &i, a, &v)) return 2;
+      if (!events_from_command_line) req.opts.nsources = 0;  // -e replaces the environment's list
+      events_from_command_line = true;
       if (req.opts.nsources == kMaxSources) {
         fprintf(stderr, "hpcrun-lite: at most %d sources\n", kMaxSources);
         return 2;
@@ -97,12 +124,6 @@ int main(int argc, char** argv) {
       SourceSpec spec;
       if (!parse_source(v, strlen(v), &spec, err, sizeof err)) {
         fprintf(stderr, "hpcrun-lite: %s\n", err);
-        return 2;
-      }
-      if (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::Ibs) {
-        HardwareProbe hw = probe_hardware("/sys/bus/event_source/devices");
-        choose_source(spec.kind, hw, err, sizeof err);
-        fprintf(stderr, "hpcrun-lite: cannot use %s: %s (try -e soft)\n", source_name(spec.kind), err);
         return 2;
       }
       req.opts.sources[req.opts.nsources++] = spec;
@@ -123,6 +144,15 @@ int main(int argc, char** argv) {
     fprintf(stderr, "hpcrun-lite: no program to measure\n");
     usage(stderr);
     return 2;
+  }
+  for (int k = 0; k < req.opts.nsources; ++k) {
+    SourceKind kind = req.opts.sources[k].kind;
+    if (kind == SourceKind::Pebs || kind == SourceKind::Ibs) {
+      char why[256];
+      choose_source(kind, probe_hardware("/sys/bus/event_source/devices"), why, sizeof why);
+      fprintf(stderr, "hpcrun-lite: cannot use %s: %s (try -e soft)\n", source_name(kind), why);
+      return 2;
+    }
   }
   for (; i < argc; ++i) req.argv.emplace_back(argv[i]);
   return launch(req);
