@@ -39,10 +39,14 @@ SourceKind choose_source(SourceKind requested, const HardwareProbe& hw, char* wh
                (hw.pebs || hw.ibs_op) ? ", but this version has no reader for it yet" : "");
       return SourceKind::Soft;
     case SourceKind::Pebs:
-    case SourceKind::Ibs:
-      snprintf(why, whylen, "soft: %s was requested; %s, and this version has no reader for it yet",
-               source_name(requested), hwdesc);
+    case SourceKind::Ibs: {
+      bool present = requested == SourceKind::Pebs ? hw.pebs : hw.ibs_op;
+      snprintf(why, whylen, "%s; this version has no reader for %s records yet",
+               present ? hwdesc : (requested == SourceKind::Pebs ? "no PEBS load-latency sampling on this machine"
+                                                                 : "no AMD IBS op sampling on this machine"),
+               requested == SourceKind::Pebs ? "PEBS" : "IBS");
       return SourceKind::Soft;
+    }
   }
   return SourceKind::Soft;
 }
