@@ -60,7 +60,9 @@ void print_note(const std::string& note, std::ostream& out) {
 void print_header(const ReportModel& m, const char* view, std::ostream& out) {
   out << "hpcprof-lite report, " << view << " view\n";
   out << "source: " << (m.source.empty() ? "unknown" : m.source) << "   processes: " << m.processes
-      << "   threads: " << m.threads << "   ranks: " << m.ranks << '\n';
+      << "   threads: " << m.threads;
+  if (m.ranks > 0) out << "   ranks: " << m.ranks;  // 0 without MPI
+  out << '\n';
   double data = m.total_samples > 0 ? static_cast<double>(m.data_samples) / m.total_samples : 0;
   out << "samples: " << m.total_samples << "   with a data address: " << m.data_samples << " ("
       << percent(data) << ")\n";

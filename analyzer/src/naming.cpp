@@ -104,7 +104,7 @@ std::string location_label(const Location& loc) {
   if (!loc.file.empty()) {
     out += " (";
     out += basename_of(loc.file);
-    if (loc.line != 0) out += ":" + std::to_string(loc.line);
+    if (loc.line != 0) out.append(":").append(std::to_string(loc.line));
     out += ")";
   } else if (!loc.module.empty()) {
     out += " (";

@@ -92,11 +92,18 @@ void add_notes(ReportModel& m, const Profile& db) {
         "Soft samples are time-weighted: a variable's share is its share of the time spent "
         "accessing memory, not of the accesses. Data that stays in cache gets fewer samples than "
         "its share of accesses.");
+  // Name only the hottest few: an MPI program has hundreds of small sampled sites.
+  constexpr size_t kNamed = 3;
   std::string sampled;
-  for (const Variable& v : m.variables)
-    if (v.sampled) sampled += (sampled.empty() ? "" : "; ") + v.name;
-  if (!sampled.empty())
-    m.notes.push_back("Sampled small allocations (blocks under " + meta_str(db, "min_bytes") +
+  size_t nsampled = 0;
+  for (const Variable& v : m.variables) {  // sorted hottest first
+    if (!v.sampled) continue;
+    if (nsampled++ < kNamed) sampled += (sampled.empty() ? "" : "; ") + v.name;
+  }
+  if (nsampled > kNamed) sampled += "; and " + std::to_string(nsampled - kNamed) + " more";
+  if (nsampled > 0)
+    m.notes.push_back("Sampled small allocations, " + std::to_string(nsampled) + " variable" +
+                      (nsampled == 1 ? "" : "s") + " (blocks under " + meta_str(db, "min_bytes") +
                       " bytes, one in " + meta_str(db, "small_every") +
                       " tracked; their samples, bytes and allocations cover only the tracked "
                       "blocks): " + sampled + ".");

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,13 @@ class Writer {
   void u32(uint32_t v) { put(v, 4); }
   void u64(uint64_t v) { put(v, 8); }
   void str(std::string_view s);
-  void bytes(const uint8_t* data, size_t n) { out_.insert(out_.end(), data, data + n); }
+  // resize + memcpy rather than insert: gcc 12 at -O3 misreports insert of a small constant
+  // array as an overflow (-Wstringop-overflow), which breaks Release builds with -Werror.
+  void bytes(const uint8_t* data, size_t n) {
+    size_t old = out_.size();
+    out_.resize(old + n);
+    if (n) std::memcpy(out_.data() + old, data, n);
+  }
 
   size_t size() const { return out_.size(); }
   // Overwrites a u64 written earlier at `pos`: section lengths are known only after the body.

@@ -110,14 +110,14 @@ int launch(const LaunchRequest& req) {
   }
 
   std::string preload = lib;
-  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  if (const char* old = getenv("LD_PRELOAD"); old && *old) preload.append(":").append(old);
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv(kEnvOut, dir.c_str(), 1);
   std::string events;
   for (int i = 0; i < req.opts.nsources; ++i) {
     if (i) events += ",";
     events += source_name(req.opts.sources[i].kind);
-    if (req.opts.sources[i].rate) events += "@" + std::to_string(req.opts.sources[i].rate);
+    if (req.opts.sources[i].rate) events.append("@").append(std::to_string(req.opts.sources[i].rate));
   }
   if (!events.empty()) setenv(kEnvEvents, events.c_str(), 1);
   setenv(kEnvMinBytes, std::to_string(req.opts.min_bytes).c_str(), 1);

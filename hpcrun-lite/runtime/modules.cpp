@@ -2,6 +2,7 @@
 #include "modules.h"
 
 #include <link.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,6 +46,9 @@ int on_object(dl_phdr_info* info, size_t, void*) {
       ssize_t len = readlink("/proc/self/exe", m.path, sizeof m.path - 1);
       if (len > 0) m.path[len] = 0;
     }
+  } else if (info->dlpi_addr != 0 && info->dlpi_addr == getauxval(AT_SYSINFO_EHDR)) {
+    // The kernel's vDSO has no file: name it like /proc/self/maps does, so nobody looks for one.
+    strncpy(m.path, "[vdso]", sizeof m.path - 1);
   } else {
     strncpy(m.path, name, sizeof m.path - 1);
   }

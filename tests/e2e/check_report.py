@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Checks what an hpcprof-lite JSON report (data view) says about a test program.
+
+The test programs read equal-size arrays through one kernel in known proportions, so each
+array's share of the samples that fall on the known arrays must match its weight. Shares are
+taken among the known arrays only: OpenMP barrier spinning, MPI progress loops and the fill phase
+also take samples, and they are not what is being checked.
+
+Subcommands:
+  proportions REPORT --program NAME [--processes N]   shares within 5 points of the weights
+  heat2d REPORT [--processes N]                       the example's story holds
+  hottest REPORT                                      prints the first (hottest) variable's name
+  selftest SAMPLE                                     the checker rejects broken reports
+
+Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
+"""
+
+import argparse
+import copy
+import json
+import sys
+
+# What each test program allocates, and how often it reads each array (kernel calls per round).
+# A heap array is identified by its allocator and a function on its allocation path; the static
+# arrays by their source-level name; the stack array by the runtime's "[stack]" class.
+PROGRAMS = {
+    "alloc_apis": {
+        "arrays": [
+            {"label": "malloc", "kind": "heap", "allocator": "malloc", "site": "alloc_with_malloc", "weight": 4},
+            {"label": "calloc", "kind": "heap", "allocator": "calloc", "site": "alloc_with_calloc", "weight": 7},
+            {"label": "realloc", "kind": "heap", "allocator": "realloc", "site": "alloc_with_realloc", "weight": 2},
+            {"label": "posix_memalign", "kind": "heap", "allocator": "posix_memalign",
+             "site": "alloc_with_posix_memalign", "weight": 9},
+            {"label": "aligned_alloc", "kind": "heap", "allocator": "aligned_alloc",
+             "site": "alloc_with_aligned_alloc", "weight": 1},
+            {"label": "memalign", "kind": "heap", "allocator": "memalign", "site": "alloc_with_memalign", "weight": 6},
+            {"label": "valloc", "kind": "heap", "allocator": "valloc", "site": "alloc_with_valloc", "weight": 3},
+            {"label": "mmap", "kind": "heap", "allocator": "mmap", "site": "alloc_with_mmap", "weight": 8},
+            {"label": "static_array", "kind": "static", "name": "static_array", "weight": 5},
+            {"label": "[stack]", "kind": "unknown", "name": "[stack]", "weight": 10},
+        ],
+        "cold": [
+            {"label": "never read", "kind": "heap", "allocator": "malloc", "site": "alloc_never_read"},
+        ],
+        "array_bytes": 4 << 20,
+    },
+    "cxx_new": {
+        "arrays": [
+            {"label": "new[]", "kind": "heap", "allocator": "operator new[]", "site": "main", "weight": 3},
+            {"label": "std::vector", "kind": "heap", "allocator": "operator new", "site": "main", "weight": 1},
+            {"label": "tables::lookup", "kind": "static", "name": "tables::lookup", "weight": 2},
+        ],
+        "cold": [],
+        "array_bytes": 4 << 20,
+    },
+}
+PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
+
+TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
+RELATIVE = 0.5  # and within 50% of the expected share, so a light array cannot vanish unnoticed
+MIN_SAMPLES = 300  # fewer samples on the known arrays than this and the check means nothing
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"check_report: cannot read {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+    if report.get("format") != "hpcprof-lite-report" or report.get("version") != 1:
+        raise CheckFailed(f"{path}: not an hpcprof-lite-report version 1 "
+                          f"(format={report.get('format')!r}, version={report.get('version')!r})")
+    if not isinstance(report.get("variables"), list):
+        raise CheckFailed(f"{path}: no 'variables' list")
+    return report
+
+
+def samples(var):
+    return int(var.get("metrics", {}).get("samples", 0))
+
+
+def frame_functions(var):
+    return [f.get("function", "") for f in var.get("allocation_path", [])]
+
+
+def same_function(name, wanted):
+    # GCC clones carry suffixes such as ".constprop.0" or ".isra.0".
+    return name == wanted or name.startswith(wanted + ".")
+
+
+def matches(var, spec):
+    if var.get("kind") != spec["kind"]:
+        return False
+    if spec["kind"] == "heap":
+        if var.get("allocator") != spec["allocator"]:
+            return False
+        return any(same_function(fn, spec["site"]) for fn in frame_functions(var))
+    return var.get("name") == spec["name"]
+
+
+def describe(var):
+    text = f"{var.get('kind')} {var.get('name')!r}"
+    if var.get("kind") == "heap":
+        text += f" via {var.get('allocator')} path {frame_functions(var)[:4]}"
+    return text + f": {samples(var)} samples"
+
+
+def find(report, spec, required):
+    found = [v for v in report["variables"] if matches(v, spec)]
+    if len(found) > 1:
+        raise CheckFailed(f"{spec['label']}: {len(found)} variables match, expected one:\n  " +
+                          "\n  ".join(describe(v) for v in found))
+    if not found:
+        if required:
+            raise CheckFailed(f"{spec['label']}: no variable matches {spec}")
+        return None
+    return found[0]
+
+
+def listing(report, limit=25):
+    return "\n".join("  " + describe(v) for v in report["variables"][:limit])
+
+
+def check_totals(report, processes):
+    totals = report.get("totals", {})
+    if processes is not None and totals.get("processes") != processes:
+        raise CheckFailed(f"totals.processes is {totals.get('processes')}, expected {processes}")
+    if totals.get("samples", 0) <= 0:
+        raise CheckFailed("totals.samples is not positive")
+
+
+def check_proportions(report, program, processes, verbose=True):
+    say = print if verbose else (lambda *a, **k: None)
+    check_totals(report, processes)
+    spec = PROGRAMS[program]
+    try:
+        found = [(a, find(report, a, required=True)) for a in spec["arrays"]]
+    except CheckFailed as e:
+        raise CheckFailed(f"{e}\nvariables in the report:\n{listing(report)}") from None
+
+    known = sum(samples(v) for _, v in found)
+    if known < MIN_SAMPLES:
+        raise CheckFailed(f"only {known} samples on the known arrays (need {MIN_SAMPLES})")
+    weights = sum(a["weight"] for a in spec["arrays"])
+    ranks = processes or 1
+    errors = []
+    say(f"{'array':<16} {'samples':>8} {'share':>7} {'expected':>8}")
+    for array, var in found:
+        share = samples(var) / known
+        expected = array["weight"] / weights
+        say(f"{array['label']:<16} {samples(var):>8} {share:7.3f} {expected:8.3f}")
+        if abs(share - expected) > TOLERANCE or abs(share - expected) > RELATIVE * expected:
+            errors.append(f"{array['label']}: share {share:.3f}, expected {expected:.3f}")
+        if array["kind"] == "heap":
+            if var.get("sampled"):
+                errors.append(f"{array['label']}: flagged as sampled, but it is above --min-bytes")
+            if var.get("allocations") != ranks or var.get("bytes") != ranks * spec["array_bytes"]:
+                errors.append(f"{array['label']}: {var.get('allocations')} allocations, "
+                              f"{var.get('bytes')} bytes; expected {ranks} of {spec['array_bytes']}")
+            path = var.get("allocation_path", [])
+            if not path or array["allocator"] not in path[0].get("function", ""):
+                errors.append(f"{array['label']}: allocation_path[0] is "
+                              f"{path[0] if path else None}, expected the allocation API")
+
+    hottest = max(samples(v) for _, v in found)
+    for cold in spec["cold"]:
+        var = find(report, cold, required=False)
+        n = samples(var) if var else 0
+        say(f"{cold['label']:<16} {n:>8}  (must stay under {hottest / 10:.0f})")
+        if n * 10 >= hottest:
+            errors.append(f"{cold['label']}: {n} samples, not under a tenth of the hottest ({hottest})")
+    if errors:
+        raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
+
+
+def check_heat2d(report, processes):
+    """The example's story: the temperature field (one block per rank from alloc_field) is the
+    hottest variable, and most of its samples come from column_means_bad."""
+    check_totals(report, processes)
+    variables = sorted(report["variables"], key=samples, reverse=True)
+    field = find(report, {"label": "field", "kind": "heap", "allocator": "malloc", "site": "alloc_field"},
+                 required=True)
+    find(report, {"label": "coefficients", "kind": "heap", "allocator": "calloc",
+                  "site": "make_coefficients"}, required=True)
+    if variables[0] is not field:
+        raise CheckFailed(f"hottest variable is not the field:\n{listing(report)}")
+    if field.get("allocations") != (processes or 1):
+        raise CheckFailed(f"field: {field.get('allocations')} allocations, expected 1 per rank")
+    bad = 0
+    for access in field.get("accesses", []):
+        if any(same_function(f.get("function", ""), "column_means_bad") for f in access.get("path", [])):
+            bad += int(access.get("metrics", {}).get("samples", 0))
+    print(f"field: {samples(field)} samples, {bad} of them in column_means_bad")
+    if bad * 2 < samples(field):
+        raise CheckFailed("column_means_bad does not account for most of the field's samples")
+
+
+def selftest(path):
+    """Runs the proportions check on a hand-written good report, then on broken copies of it."""
+    good = load(path)
+    check_proportions(good, "alloc_apis", 1, verbose=False)
+
+    def expect_failure(what, mutate):
+        broken = copy.deepcopy(good)
+        mutate(broken)
+        try:
+            check_proportions(broken, "alloc_apis", 1, verbose=False)
+        except CheckFailed:
+            return
+        raise CheckFailed(f"selftest: a report with {what} passed")
+
+    def var(report, kind, key, value):
+        return next(v for v in report["variables"] if v["kind"] == kind and v.get(key) == value)
+
+    def shift(report):  # moves 8 points of share from calloc to malloc
+        a, b = var(report, "heap", "allocator", "malloc"), var(report, "heap", "allocator", "calloc")
+        moved = int(0.08 * sum(samples(v) for v in report["variables"]))
+        a["metrics"]["samples"] += moved
+        b["metrics"]["samples"] -= moved
+
+    def split_stack(report):  # the workers' reads of main's stack classed as unknown data
+        s = var(report, "unknown", "name", "[stack]")
+        s["metrics"]["samples"] //= 2
+
+    def cold_hot(report):
+        cold = next(v for v in report["variables"] if "alloc_never_read" in frame_functions(v))
+        cold["metrics"]["samples"] = 10 ** 6
+
+    expect_failure("shares shifted by 8 points", shift)
+    expect_failure("half of the stack's samples missing", split_stack)
+    expect_failure("a hot never-read array", cold_hot)
+    expect_failure("a missing array", lambda r: r["variables"].remove(var(r, "static", "name", "static_array")))
+    expect_failure("a wrong allocator", lambda r: var(r, "heap", "allocator", "valloc").update(allocator="malloc"))
+    expect_failure("two processes", lambda r: r["totals"].update(processes=2))
+    expect_failure("a lost light array", lambda r: var(r, "heap", "allocator", "aligned_alloc")["metrics"].update(samples=1))
+    print("selftest: good report passes, 7 broken ones fail")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("proportions")
+    p.add_argument("report")
+    p.add_argument("--program", required=True, choices=sorted(PROGRAMS))
+    p.add_argument("--processes", type=int)
+    h = sub.add_parser("heat2d")
+    h.add_argument("report")
+    h.add_argument("--processes", type=int)
+    t = sub.add_parser("hottest")
+    t.add_argument("report")
+    s = sub.add_parser("selftest")
+    s.add_argument("sample")
+    args = parser.parse_args()
+
+    try:
+        if args.command == "proportions":
+            check_proportions(load(args.report), args.program, args.processes)
+        elif args.command == "heat2d":
+            check_heat2d(load(args.report), args.processes)
+        elif args.command == "hottest":
+            report = load(args.report)
+            if not report["variables"]:
+                raise CheckFailed("the report has no variables")
+            # The first variable in report order, which must also have the most samples: the
+            # text report's row 1 is the same variable.
+            first = report["variables"][0]
+            if samples(first) != max(samples(v) for v in report["variables"]):
+                raise CheckFailed("the variables are not sorted by samples")
+            print(first["name"])
+        else:
+            selftest(args.sample)
+    except CheckFailed as e:
+        print(f"check_report: FAIL: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The bundled example under `mpirun -np 2`: the output is unchanged, and the report tells the
+# story the README tells (the field is the hottest variable, made hot by column_means_bad).
+# Usage: heat2d.sh PROGRAM [ARGS...]
+source "$(dirname "$0")/lib.sh"
+setup_mpi
+prog=$1
+shift
+[ -x "$prog" ] || skip "the example was not built (no MPI?): $prog"
+
+run_to native "${MPIRUN[@]}" -np 2 "$prog" "$@"
+run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$prog" "$@"
+cat tool.err >&2
+same_as_native native tool
+expect_profiles meas 2
+merge_and_report meas db.hpcdb report.json
+check heat2d report.json --processes 2

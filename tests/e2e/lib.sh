@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Shared helpers of the end-to-end tests; sourced by every tests/e2e/*.sh driver.
+#
+# ctest passes the tools through the environment (see CMakeLists.txt):
+#   HPCL_RUN     the launcher, hpcrun-lite
+#   HPCL_PROF    the analyzer, hpcprof-lite
+#   HPCL_PYTHON  python3, for check_report.py
+#   HPCL_WORK    a scratch directory for this test; emptied before the test runs
+# A driver exits 0 on pass, 1 on failure and 77 when something it needs is missing (ctest
+# reports that as skipped, never as passed).
+set -euo pipefail
+
+: "${HPCL_RUN:?HPCL_RUN must name the hpcrun-lite launcher}"
+: "${HPCL_PROF:?HPCL_PROF must name hpcprof-lite}"
+: "${HPCL_PYTHON:=python3}"
+: "${HPCL_WORK:?HPCL_WORK must name a scratch directory}"
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CHECK="$E2E_DIR/check_report.py"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+step() { echo "+ $*" >&2; }
+
+# The measured programs are OpenMP codes with known proportions for two threads. No job id may
+# leak in from the environment (it would change the default output directory name), nor an MPI
+# rank (it would change the profile names and the launcher's reuse check).
+export OMP_NUM_THREADS=2
+# Idle OpenMP threads sleep instead of spinning. The shares checked here are among variables and
+# do not depend on it, but a spinning barrier on a machine busy with other work (a parallel build,
+# other tests) can stretch a 3 s run to a minute.
+export OMP_WAIT_POLICY=passive
+unset SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID HPCRUN_LITE_OUT HPCRUN_LITE_EVENTS \
+  HPCRUN_LITE_MIN_BYTES HPCRUN_LITE_SMALL_EVERY HPCRUN_LITE_VERBOSE \
+  OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID
+
+rm -rf "$HPCL_WORK"
+mkdir -p "$HPCL_WORK"
+cd "$HPCL_WORK"
+
+[ -x "$HPCL_RUN" ] || skip "launcher not built: $HPCL_RUN"
+[ -x "$HPCL_PROF" ] || skip "analyzer not built: $HPCL_PROF"
+
+# Makes mpirun usable here: as root Open MPI refuses to start without these, and a machine with
+# fewer cores than ranks needs oversubscription. Skips the test when there is no mpirun.
+setup_mpi() {
+  command -v mpirun >/dev/null 2>&1 || skip "mpirun not found"
+  if [ "$(id -u)" -eq 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  fi
+  # shellcheck disable=SC2034  # used by the drivers that source this file
+  MPIRUN=(mpirun --oversubscribe)
+}
+
+# run_to NAME CMD...: runs CMD with stdout, stderr and exit status saved as NAME.out, NAME.err,
+# NAME.status in the work directory. Never fails itself.
+run_to() {
+  local name=$1
+  shift
+  step "$* > $name.out 2> $name.err"
+  local status=0
+  "$@" >"$name.out" 2>"$name.err" || status=$?
+  echo "$status" >"$name.status"
+}
+
+# same_as_native NATIVE TOOL: the program's stdout, stderr and exit status under the tool are
+# byte-for-byte those of the native run.
+same_as_native() {
+  local a=$1 b=$2 what
+  for what in status out err; do
+    if ! cmp -s "$a.$what" "$b.$what"; then
+      echo "--- $what of the native run vs under hpcrun-lite:" >&2
+      diff "$a.$what" "$b.$what" >&2 || true
+      fail "the program's $what differs under the tool"
+    fi
+  done
+}
+
+# profiles DIR: lists the process profiles in DIR, one per line.
+profiles() { find "$1" -maxdepth 1 -name '*.hpcl' -type f | sort; }
+
+# expect_profiles DIR N: DIR holds exactly N profiles.
+expect_profiles() {
+  local n
+  n=$(profiles "$1" | wc -l)
+  if [ "$n" -ne "$2" ]; then
+    ls -la "$1" >&2 || true
+    fail "$1 holds $n profiles, expected $2"
+  fi
+}
+
+# merge_and_report DIR DB JSON: the analyzer's two steps, failing the test if either fails.
+merge_and_report() {
+  step "$HPCL_PROF merge $1 -o $2"
+  "$HPCL_PROF" merge "$1" -o "$2" || fail "hpcprof-lite merge failed (status $?)"
+  step "$HPCL_PROF report $2 --format json --top 0 > $3"
+  "$HPCL_PROF" report "$2" --format json --top 0 >"$3" || fail "hpcprof-lite report failed (status $?)"
+}
+
+check() { "$HPCL_PYTHON" "$CHECK" "$@"; }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Measures a test program with known access proportions, natively and under the tool, and checks
+# that the program behaves the same and that the report's shares match the known weights.
+# Usage: proportions.sh [--mpi NP] NAME PROGRAM [ARGS...]   (NAME selects the weights in check_report.py)
+source "$(dirname "$0")/lib.sh"
+
+launch=()
+np=""
+if [ "${1:-}" = "--mpi" ]; then
+  np=$2
+  shift 2
+  setup_mpi
+  launch=("${MPIRUN[@]}" -np "$np")
+fi
+name=$1
+prog=$2
+shift 2
+[ -x "$prog" ] || skip "$name was not built: $prog"
+
+run_to native "${launch[@]}" "$prog" "$@"
+run_to tool "${launch[@]}" "$HPCL_RUN" -o meas -- "$prog" "$@"
+cat tool.err >&2
+same_as_native native tool
+expect_profiles meas "${np:-1}"
+
+merge_and_report meas db.hpcdb report.json
+step "check_report.py proportions report.json --program $name --processes ${np:-1}"
+check proportions report.json --program "$name" --processes "${np:-1}"

@@ -1,0 +1,60 @@
+/* Fill and weighted-read helpers shared by the test programs (see workload.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "workload.h"
+
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void fill_array(double *a, size_t n, double seed) {
+  for (size_t i = 0; i < n; i++)
+    a[i] = seed + (double)(i % 1024) * 0.001;
+}
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+double run_weighted(const struct test_array *arrays, int count, int rounds) {
+  const char *env = getenv("HPCL_TEST_TIMING");
+  int timing = env != NULL && strcmp(env, "1") == 0;
+  double seconds[64] = {0};
+  long calls[64] = {0};
+  double total = 0.0;
+
+  for (int r = 0; r < rounds; r++) {
+    for (int i = 0; i < count; i++) {
+      for (int k = 0; k < arrays[i].weight; k++) {
+        double t0 = timing ? now_seconds() : 0.0;
+        total += sum_array(arrays[i].data, TEST_ARRAY_DOUBLES);
+        if (timing && i < 64) {
+          seconds[i] += now_seconds() - t0;
+          calls[i]++;
+        }
+      }
+    }
+  }
+  if (timing) {
+    for (int i = 0; i < count && i < 64; i++)
+      fprintf(stderr, "timing: %-16s weight %2d  %8.1f us/call  %6.3f s total\n", arrays[i].label,
+              arrays[i].weight, calls[i] ? seconds[i] / (double)calls[i] * 1e6 : 0.0, seconds[i]);
+  }
+  return total;
+}
+
+int rounds_from_args(int argc, char **argv, int fallback) {
+  if (argc < 2)
+    return fallback;
+  char *end = NULL;
+  long v = strtol(argv[1], &end, 10);
+  if (end == argv[1] || *end != '\0' || v <= 0 || v > 1000000) {
+    fprintf(stderr, "usage: %s [ROUNDS]\n", argv[0]);
+    exit(2);
+  }
+  return (int)v;
+}

@@ -1,0 +1,35 @@
+/* Fill and weighted-read helpers shared by the test programs. */
+#ifndef HPCL_TEST_WORKLOAD_H
+#define HPCL_TEST_WORKLOAD_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every test array holds this many doubles: 4 MiB, small enough for main's stack. */
+#define TEST_ARRAY_DOUBLES ((size_t)4 << 20 >> 3)
+
+struct test_array {
+  const char *label; /* what allocated it, for the timing report */
+  double *data;
+  int weight; /* kernel calls per round */
+};
+
+/* Writes distinct values into a[0..n) from the calling thread (first touch happens here). */
+void fill_array(double *a, size_t n, double seed);
+
+/* Runs `rounds` rounds; in each, array i is passed to sum_array weight[i] times.
+ * Returns the sum of all results. With HPCL_TEST_TIMING=1 in the environment, prints the mean
+ * time of one kernel call per array to stderr (to check that every array costs the same). */
+double run_weighted(const struct test_array *arrays, int count, int rounds);
+
+/* Reads a positive round count from argv[1], else returns `fallback`. Exits 2 on garbage. */
+int rounds_from_args(int argc, char **argv, int fallback);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
