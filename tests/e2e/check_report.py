@@ -54,6 +54,14 @@ PROGRAMS = {
         "array_bytes": 4 << 20,
     },
 }
+PROGRAMS["dlopen_static"] = {
+    "arrays": [
+        {"label": "plugin_table", "kind": "static", "name": "plugin_table", "weight": 2},
+        {"label": "malloc", "kind": "heap", "allocator": "malloc", "site": "alloc_heap_array", "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 4 << 20,
+}
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
 
 TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
