@@ -1,97 +1,162 @@
-// Rough cost of resolve_sample on a cache hit and on a miss (printed; only sanity-checked).
-#include <gtest/gtest.h>
+// The decoder's cost (access_decode.h), moved out of the unit tests: resolve_sample on a cache
+// hit, the work of one miss (function bounds + forward decode + the access), and a cold pass of
+// resolve_sample over every instruction of a few libc functions, whose misses also decide and
+// cache their neighbours. Linked into bm_runtime.
+#include <Zydis/Zydis.h>
+#include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <set>
 #include <vector>
 
 #include "access_decode.h"
-#include "pc_corpus.h"
-
-extern "C" const char hpcl_t_chain_after[];
-extern "C" double hpcl_stream_sum(const double* a, size_t n);
+#include "bench_asm.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+struct Pc {
+  uint64_t pc, start, end;
+};
 
-double ns_per(Clock::duration d, size_t n) {
-  return std::chrono::duration<double, std::nano>(d).count() / static_cast<double>(n);
+// Every instruction boundary of some libc functions and the functions that follow them.
+const std::vector<Pc>& corpus() {
+  static const std::vector<Pc> pcs = [] {
+    const void* seeds[] = {reinterpret_cast<const void*>(&qsort),  reinterpret_cast<const void*>(&strtod),
+                           reinterpret_cast<const void*>(&getenv), reinterpret_cast<const void*>(&malloc),
+                           reinterpret_cast<const void*>(&fopen),  reinterpret_cast<const void*>(&snprintf),
+                           reinterpret_cast<const void*>(&mktime), reinterpret_cast<const void*>(&strftime)};
+    ZydisDecoder dec;
+    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    std::vector<Pc> out;
+    std::set<uint64_t> seen;
+    for (const void* fn : seeds) {
+      uint64_t s = 0, e = 0;
+      if (!hpcrun::function_bounds(reinterpret_cast<uint64_t>(fn), &s, &e)) continue;
+      for (int k = 0; k < 6; ++k) {
+        if (seen.insert(s).second)
+          for (uint64_t at = s; at < e;) {
+            ZydisDecodedInstruction in;
+            if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, nullptr, reinterpret_cast<const uint8_t*>(at),
+                                                            e - at, &in)))
+              break;
+            out.push_back({at, s, e});
+            at += in.length;
+          }
+        uint64_t q = e, ns = 0, ne = 0;  // the next function in the module
+        while (q < e + 256 && !(hpcrun::function_bounds(q, &ns, &ne) && ns == q)) ++q;
+        if (q == e + 256) break;
+        s = ns;
+        e = ne;
+      }
+    }
+    return out;
+  }();
+  return pcs;
 }
 
-TEST(DecodeTiming, HitAndMiss) {
+hpcrun::SavedRegs regs_for(uint64_t pc) {
+  hpcrun::SavedRegs r{};
+  for (unsigned i = 0; i < 16; ++i) r.gpr[i] = 0x100000ull * (i + 1);
+  r.rip = pc;
+  r.fs_base = 0x7f0000000000ull;
+  return r;
+}
+
+// Runs first (registration order): the cache is still cold for the corpus.
+void BM_DecodeColdPass(benchmark::State& state) {
   hpcrun::decode_init();
-  // Hit: the same pc over and over.
-  hpcrun::SavedRegs r = hpcl_test::regs_for(reinterpret_cast<uint64_t>(hpcl_t_chain_after));
-  (void)hpcrun::resolve_sample(r);
-  constexpr size_t kHits = 200000;
-  uint64_t sink = 0;
-  auto t0 = Clock::now();
-  for (size_t i = 0; i < kHits; ++i) sink += hpcrun::resolve_sample(r).ea;
-  const double hit_ns = ns_per(Clock::now() - t0, kHits);
-
-  // One pc alone, without the cache: bounds + forward decode + access.
-  const std::vector<hpcl_test::Pc> pcs = hpcl_test::pc_corpus();
-  ASSERT_FALSE(pcs.empty());
-  t0 = Clock::now();
-  for (const auto& p : pcs) {
-    uint64_t s = 0, e = 0;
-    if (!hpcrun::function_bounds(p.pc, &s, &e)) continue;
-    const auto d = hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(s), e - s, s, p.pc);
-    sink += d.prev_len;
-    sink += hpcrun::access_at(p.pc, hpcl_test::regs_for(p.pc)).ea;
+  const auto& pcs = corpus();
+  uint64_t misses = 0, sink = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto before = hpcrun::decode_stats();
+    auto t0 = std::chrono::steady_clock::now();
+    for (const Pc& p : pcs) sink += hpcrun::resolve_sample(regs_for(p.pc)).ea;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto after = hpcrun::decode_stats();
+    misses = (after.lookups - before.lookups) - (after.hits - before.hits);
+    state.SetIterationTime(seconds);
   }
-  const double single_ns = ns_per(Clock::now() - t0, pcs.size());
-  uint64_t bytes = 0;
-  for (const auto& p : pcs) bytes += p.end - p.start;
-
-  // resolve_sample over every pc of the corpus in order, from a cold cache (when this test runs
-  // in its own process, as under ctest): the misses decide their neighbours too.
-  const auto before = hpcrun::decode_stats();
-  t0 = Clock::now();
-  for (const auto& p : pcs) sink += hpcrun::resolve_sample(hpcl_test::regs_for(p.pc)).ea;
-  const auto pass = Clock::now() - t0;
-  const auto after = hpcrun::decode_stats();
-  const uint64_t misses = (after.lookups - before.lookups) - (after.hits - before.hits);
-  const double miss_ns = misses ? ns_per(pass, misses) : 0.0;
-  const double pass_ns = ns_per(pass, pcs.size());
-
-  // A small function (the streaming loop of sampling_test, about 40 bytes): one uncached decision.
-  uint64_t ss = 0, se = 0;
-  ASSERT_TRUE(hpcrun::function_bounds(reinterpret_cast<uint64_t>(&hpcl_stream_sum), &ss, &se));
-  constexpr size_t kSmall = 20000;
-  t0 = Clock::now();
-  for (size_t i = 0; i < kSmall; ++i) {
-    uint64_t s = 0, e = 0;
-    (void)hpcrun::function_bounds(ss + 0x14, &s, &e);
-    sink += hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(s), e - s, s, ss + 0x14).prev_len;
-  }
-  const double small_ns = ns_per(Clock::now() - t0, kSmall);
-
-  // Components.
-  t0 = Clock::now();
-  for (const auto& p : pcs) {
-    uint64_t s = 0, e = 0;
-    sink += hpcrun::function_bounds(p.pc, &s, &e) ? s : 0;
-  }
-  const double bounds_ns = ns_per(Clock::now() - t0, pcs.size());
-  t0 = Clock::now();
-  for (const auto& p : pcs) sink += hpcrun::access_at(p.pc, r).ea;
-  const double access_ns = ns_per(Clock::now() - t0, pcs.size());
-
-  std::printf("[timing] resolve_sample hit: %.0f ns\n", hit_ns);
-  std::printf("[timing] one pc without cache (bounds+decide_from_code+access_at): %.0f ns avg over %zu pcs "
-              "(functions of %.0f bytes on average)\n",
-              single_ns, pcs.size(), static_cast<double>(bytes) / static_cast<double>(pcs.size()));
-  std::printf("[timing] cold pass of resolve_sample over the same pcs: %lu misses, %.0f ns per miss "
-              "(%.0f ns per call)\n",
-              (unsigned long)misses, miss_ns, pass_ns);
-  std::printf("[timing] one uncached decision in a %lu-byte function: %.0f ns\n", (unsigned long)(se - ss),
-              small_ns);
-  std::printf("[timing] function_bounds %.0f ns; access_at %.0f ns (sink %lu)\n", bounds_ns, access_ns,
-              (unsigned long)(sink & 1));
-  EXPECT_LT(hit_ns, 20000.0);
+  benchmark::DoNotOptimize(sink);
+  state.counters["pcs"] = double(pcs.size());
+  state.counters["misses"] = double(misses);
+  state.counters["ns_per_miss"] = misses ? seconds * 1e9 / double(misses) : 0.0;
+  state.counters["ns_per_call"] = seconds * 1e9 / double(pcs.size());
 }
+// One repetition only: the cache is warm after it.
+BENCHMARK(BM_DecodeColdPass)->Iterations(1)->Repetitions(1)->UseManualTime();
+
+void BM_DecodeHit(benchmark::State& state) {
+  hpcrun::decode_init();
+  hpcrun::SavedRegs r = regs_for(reinterpret_cast<uint64_t>(hpcl_bench_stream_after_load));
+  benchmark::DoNotOptimize(hpcrun::resolve_sample(r));
+  for (auto _ : state) benchmark::DoNotOptimize(hpcrun::resolve_sample(r).ea);
+}
+BENCHMARK(BM_DecodeHit);
+
+// What a miss costs without the cache: bounds + decision by forward decode + the access.
+void BM_DecodeUncached(benchmark::State& state) {
+  hpcrun::decode_init();
+  const auto& pcs = corpus();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Pc& p = pcs[i];
+    i = (i + 97) % pcs.size();
+    uint64_t s = 0, e = 0;
+    if (hpcrun::function_bounds(p.pc, &s, &e)) {
+      auto d = hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(s), e - s, s, p.pc);
+      benchmark::DoNotOptimize(d);
+    }
+    benchmark::DoNotOptimize(hpcrun::access_at(p.pc, regs_for(p.pc)).ea);
+  }
+  uint64_t bytes = 0;
+  for (const Pc& p : pcs) bytes += p.end - p.start;
+  state.counters["avg_function_bytes"] = double(bytes) / double(pcs.size());
+}
+BENCHMARK(BM_DecodeUncached);
+
+// One uncached decision in a small function (the 40-byte streaming loop of bench_asm.h).
+void BM_DecodeUncachedSmall(benchmark::State& state) {
+  hpcrun::decode_init();
+  const auto pc = reinterpret_cast<uint64_t>(hpcl_bench_stream_after_load);
+  uint64_t s = 0, e = 0;
+  if (!hpcrun::function_bounds(pc, &s, &e)) {
+    state.SkipWithError("no bounds for the streaming loop");
+    return;
+  }
+  for (auto _ : state) {
+    uint64_t fs = 0, fe = 0;
+    (void)hpcrun::function_bounds(pc, &fs, &fe);
+    benchmark::DoNotOptimize(hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(fs), fe - fs, fs, pc));
+  }
+  state.counters["function_bytes"] = double(e - s);
+}
+BENCHMARK(BM_DecodeUncachedSmall);
+
+void BM_FunctionBounds(benchmark::State& state) {
+  const auto& pcs = corpus();
+  size_t i = 0;
+  for (auto _ : state) {
+    uint64_t s = 0, e = 0;
+    benchmark::DoNotOptimize(hpcrun::function_bounds(pcs[i].pc, &s, &e));
+    i = (i + 97) % pcs.size();
+  }
+}
+BENCHMARK(BM_FunctionBounds);
+
+void BM_AccessAt(benchmark::State& state) {
+  const auto& pcs = corpus();
+  const hpcrun::SavedRegs r = regs_for(0);
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(hpcrun::access_at(pcs[i].pc, r).ea);
+    i = (i + 97) % pcs.size();
+  }
+}
+BENCHMARK(BM_AccessAt);
 
 }  // namespace

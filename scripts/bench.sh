@@ -37,7 +37,7 @@ mkdir -p "$results"
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-bench.XXXXXX")
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
-raw=$work/raw.tsv     # part workload config pair seconds max_rss_kib samples
+raw=$work/raw.tsv     # part workload config pair seconds max_rss_kib samples cpu_seconds
 : >"$raw"
 
 say "installing dependencies"
@@ -60,6 +60,9 @@ fi
 have_heaptrack=0
 if command -v heaptrack >/dev/null; then have_heaptrack=1; fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+# Passive OpenMP barriers: on a shared 2-core machine a spinning barrier turns other processes'
+# time slices into CPU time of the workload, which makes CPU-time ratios meaningless.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 run_id=0
 
 # timed PART WORKLOAD CONFIG PAIR CMD...: runs CMD once (output discarded), appends a raw line.
@@ -70,7 +73,7 @@ timed() {
   local log=$work/run.$run_id.log rss=$work/run.$run_id.rss
   local t0 t1
   t0=$(date +%s%N)
-  if ! /usr/bin/time -f '%M' -o "$rss" "$@" >"$log.out" 2>"$log"; then
+  if ! /usr/bin/time -f '%M %U %S' -o "$rss" "$@" >"$log.out" 2>"$log"; then
     echo "bench.sh: $wl/$cfg failed:" >&2
     tail -5 "$log" >&2
     exit 1
@@ -78,8 +81,10 @@ timed() {
   t1=$(date +%s%N)
   local samples
   samples=$({ grep -ho 'threads, [0-9]* samples' "$log" || true; } | awk '{s += $2} END {print s + 0}')
-  printf '%s\t%s\t%s\t%s\t%.4f\t%s\t%s\n' "$part" "$wl" "$cfg" "$pair" \
-    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')" "$(tail -1 "$rss")" "$samples" >>"$raw"
+  local rss_kib cpu
+  read -r rss_kib cpu < <(tail -1 "$rss" | awk '{print $1, $2 + $3}')
+  printf '%s\t%s\t%s\t%s\t%.4f\t%s\t%s\t%s\n' "$part" "$wl" "$cfg" "$pair" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')" "$rss_kib" "$samples" "$cpu" >>"$raw"
   rm -f "$log" "$log.out" "$rss"
 }
 
@@ -117,7 +122,7 @@ if wants workloads; then
     say "  $wl done"
   done
   if [ -x "$bin/wl_halo_mpi" ]; then
-    mpi=(mpirun --oversubscribe -np 2 -x OMP_NUM_THREADS=1)
+    mpi=(mpirun --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY)
     "${mpi[@]}" "$bin/wl_halo_mpi" >/dev/null
     for ((p = 1; p <= pairs; p++)); do
       timed wl halo_mpi native "$p" "${mpi[@]}" "$bin/wl_halo_mpi"
@@ -147,15 +152,15 @@ fi
 if wants micro; then
   say "micro-benchmarks (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   gb=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_out_format=json)
-  "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.native.json" >/dev/null
+  "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.native.json" >/dev/null 2>>"$work/gbench.err"
   mkdir -p "$work/bm-out1" "$work/bm-out2"
   LD_PRELOAD=$build/lib/libhpcrun-lite.so HPCRUN_LITE_OUT=$work/bm-out1 \
-    "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.tool.json" >/dev/null
+    "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.tool.json" >/dev/null 2>>"$work/gbench.err"
   LD_PRELOAD=$build/lib/libhpcrun-lite.so HPCRUN_LITE_OUT=$work/bm-out2 HPCRUN_LITE_SMALL_EVERY=0 \
-    "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.nosmall.json" >/dev/null
-  "$bin/bm_runtime" "${gb[@]}" --benchmark_out="$work/bm_runtime.json" >/dev/null
+    "$bin/bm_alloc" "${gb[@]}" --benchmark_out="$work/bm_alloc.nosmall.json" >/dev/null 2>>"$work/gbench.err"
+  "$bin/bm_runtime" "${gb[@]}" --benchmark_out="$work/bm_runtime.json" >/dev/null 2>>"$work/gbench.err"
   "$bin/bm_analyzer" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_out_format=json --benchmark_out="$work/bm_analyzer.json" >/dev/null
+    --benchmark_out_format=json --benchmark_out="$work/bm_analyzer.json" >/dev/null 2>>"$work/gbench.err"
 fi
 
 if wants analyzer; then
@@ -178,7 +183,7 @@ if wants analyzer; then
     timed report 1024 json-all "$rep" "$prof" report "$work/db.1024.2.hpcdb" --format json --top 0
   done
   du -sb "$work/p1024" | cut -f1 >"$work/p1024.bytes"
-  ls -l "$work/db.1024.2.hpcdb" | awk '{print $5}' >"$work/db1024.bytes"
+  stat -c %s "$work/db.1024.2.hpcdb" >"$work/db1024.bytes"
 fi
 
 say "summarising"

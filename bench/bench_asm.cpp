@@ -1,0 +1,25 @@
+// See bench_asm.h. The CFI directives give the function an FDE, which function_bounds needs.
+#include "bench_asm.h"
+
+__asm__(
+    ".text\n"
+    ".globl hpcl_bench_stream_sum\n"
+    ".type hpcl_bench_stream_sum, @function\n"
+    "hpcl_bench_stream_sum:\n"
+    ".cfi_startproc\n"
+    "  pxor %xmm0, %xmm0\n"
+    "  xor %eax, %eax\n"
+    "  test %rsi, %rsi\n"
+    "  je 2f\n"
+    "1:\n"
+    "  movsd (%rdi,%rax,8), %xmm1\n"
+    ".globl hpcl_bench_stream_after_load\n"
+    "hpcl_bench_stream_after_load:\n"
+    "  addsd %xmm1, %xmm0\n"
+    "  add $1, %rax\n"
+    "  cmp %rsi, %rax\n"
+    "  jb 1b\n"
+    "2:\n"
+    "  ret\n"
+    ".cfi_endproc\n"
+    ".size hpcl_bench_stream_sum, .-hpcl_bench_stream_sum\n");
