@@ -103,8 +103,10 @@ inline bool untrack(void* p, BlockInfo* out = nullptr) {
   return g_heap.remove(a, out);
 }
 
+// One load on the fast path; the table is resolved once, on the first call of any wrapper.
 inline bool early() {
-  ensure_real_fns();
+  if (__builtin_expect(g_real_state.load(std::memory_order_acquire) == 2, 1)) return false;
+  resolve_real_fns();
   return real_fns_resolving();
 }
 
@@ -150,14 +152,18 @@ HPCL_EXPORT void* realloc(void* old, size_t size) {
     }
     return p;
   }
+  AllocApi api = take_api(AllocApi::Realloc);
   BlockInfo was{};
   bool tracked = old && untrack(old, &was);
   void* p = real.realloc(old, size);
-  if (!p && size != 0 && tracked) {
-    RuntimeGuard guard;  // the old block is still valid: keep it tracked
-    g_heap.insert(was.start, was.size, was.site);
+  if (tracked && (p == old || (!p && size != 0))) {
+    // Resized in place, the same variable: no new call path. Failed: the old block is still
+    // valid and stays tracked as it was.
+    RuntimeGuard guard;
+    g_heap.insert(was.start, p ? size : was.size, was.site);
+    return p;
   }
-  track(p, size, take_api(AllocApi::Realloc));
+  track(p, size, api);
   return p;
 }
 

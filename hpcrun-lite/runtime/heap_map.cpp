@@ -24,6 +24,19 @@ void HeapMap::lock() {
 
 void HeapMap::unlock() { lock_.store(0, std::memory_order_release); }
 
+// Writers hold the lock, so plain read-modify-write of a counter is enough; readers only load.
+void HeapMap::filter_add(uint64_t start) {
+  auto& c = filter_[bucket(start)];
+  uint16_t v = c.load(std::memory_order_relaxed);
+  if (v != kFilterSaturated) c.store(uint16_t(v + 1), std::memory_order_relaxed);
+}
+
+void HeapMap::filter_sub(uint64_t start) {
+  auto& c = filter_[bucket(start)];
+  uint16_t v = c.load(std::memory_order_relaxed);
+  if (v != kFilterSaturated && v != 0) c.store(uint16_t(v - 1), std::memory_order_relaxed);
+}
+
 uint32_t HeapMap::alloc_node() {
   if (free_list_ != kNil) {
     uint32_t i = free_list_;
@@ -82,7 +95,7 @@ void HeapMap::unlink(uint32_t idx, const uint32_t update[kMaxLevel]) {
     if (p->next[l].load(std::memory_order_relaxed) == idx)
       p->next[l].store(n->next[l].load(std::memory_order_relaxed), std::memory_order_release);
   }
-  filter_[bucket(n->start)].fetch_sub(1, std::memory_order_relaxed);
+  filter_sub(n->start);
   count_.fetch_sub(1, std::memory_order_relaxed);
   free_node(idx);
 }
@@ -120,7 +133,7 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
     // Publish bottom-up so a reader that sees the node at level l also sees it below.
     for (uint32_t l = 0; l < n->level; ++l)
       node(update[l])->next[l].store(idx, std::memory_order_release);
-    filter_[bucket(start)].fetch_add(1, std::memory_order_relaxed);
+    filter_add(start);
     count_.fetch_add(1, std::memory_order_relaxed);
   }
   unlock();

@@ -4,10 +4,12 @@
 // interrupted code may hold. Writers are the allocation wrappers of tracked blocks only (blocks
 // of at least --min-bytes, and the sampled small ones); untracked frees never lock.
 //
-//  - A counting filter (one atomic counter per hash bucket of the block start) tells free() in
-//    one load whether the pointer can be tracked at all. It is exact for a pointer the program
-//    received from malloc: the increment happens before the pointer is returned, so any thread
-//    that later frees it sees a non-zero count.
+//  - A counting filter (one atomic counter per bucket of block starts) tells free() in one load
+//    whether the pointer can be tracked at all. It is exact for a pointer the program received
+//    from malloc: the increment happens before the pointer is returned, so any thread that later
+//    frees it sees a non-zero count. Buckets are consecutive 16-byte granules, not a hash, so
+//    neighbouring frees touch the same cache lines; a counter that saturates stays saturated
+//    (always "maybe"), which is safe.
 //  - The blocks themselves are in a skip list ordered by start address, linked by 32-bit indices
 //    into a pool of nodes that is never unmapped. Writers serialise on a spinlock. Each node has a
 //    version, odd while the node is free or being written: a reader searches without locking,
@@ -52,6 +54,7 @@ class HeapMap {
   bool maybe_tracked(uint64_t start) const {
     return filter_[bucket(start)].load(std::memory_order_relaxed) != 0;
   }
+  static constexpr uint16_t kFilterSaturated = 0xffff;
 
   // Reader, async-signal-safe: the block containing addr. Returns false when no tracked block
   // contains it, or when concurrent writers kept recycling the node it found (counted in races()).
@@ -77,11 +80,11 @@ class HeapMap {
   };
   static constexpr int kChunkBits = 14;  // 16384 nodes per chunk
   static constexpr int kMaxChunks = 4096;
-  static constexpr int kFilterBits = 16;
+  static constexpr int kFilterBits = 18;  // 256K buckets of 16-bit counters: 512 KiB
 
-  static size_t bucket(uint64_t start) {
-    return size_t(((start >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - kFilterBits));
-  }
+  static size_t bucket(uint64_t start) { return size_t(start >> 4) & ((1u << kFilterBits) - 1); }
+  void filter_add(uint64_t start);
+  void filter_sub(uint64_t start);
   Node* node(uint32_t i) const {
     Node* c = chunks_[i >> kChunkBits].load(std::memory_order_acquire);
     return c ? &c[i & ((1u << kChunkBits) - 1)] : nullptr;
@@ -94,7 +97,7 @@ class HeapMap {
   void unlink(uint32_t idx, const uint32_t update[kMaxLevel]);
 
   std::atomic<Node*> chunks_[kMaxChunks] = {};
-  std::atomic<uint32_t> filter_[1u << kFilterBits] = {};
+  std::atomic<uint16_t> filter_[1u << kFilterBits] = {};
   std::atomic<int> lock_{0};
   std::atomic<size_t> count_{0};
   mutable std::atomic<uint64_t> races_{0};

@@ -14,12 +14,12 @@
 namespace hpcrun {
 
 RealFns real;
+constinit std::atomic<int> g_real_state{0};
+alignas(64) unsigned char g_bootstrap_arena[kBootstrapArenaSize];
 
 namespace {
 
-alignas(64) unsigned char g_arena[256 * 1024];
 std::atomic<size_t> g_arena_used{0};
-std::atomic<int> g_state{0};  // 0 unresolved, 1 resolving, 2 resolved
 
 void die(const char* what) {
   static const char prefix[] = "hpcrun-lite: cannot find the real ";
@@ -40,12 +40,6 @@ void resolve(F& slot, const char* name, bool required, void* own) {
 
 }  // namespace
 
-bool in_bootstrap_arena(const void* p) {
-  auto a = reinterpret_cast<uintptr_t>(p);
-  auto lo = reinterpret_cast<uintptr_t>(g_arena);
-  return a >= lo && a < lo + sizeof g_arena;
-}
-
 // Each block is preceded by its size so realloc can copy it out.
 void* bootstrap_alloc(size_t size, size_t align) {
   if (align < 16) align = 16;
@@ -53,10 +47,10 @@ void* bootstrap_alloc(size_t size, size_t align) {
   for (;;) {
     size_t start = (old + sizeof(size_t) + align - 1) & ~(align - 1);
     size_t end = start + size;
-    if (end > sizeof g_arena) return nullptr;
+    if (end > kBootstrapArenaSize) return nullptr;
     if (g_arena_used.compare_exchange_weak(old, end, std::memory_order_relaxed)) {
-      memcpy(g_arena + start - sizeof(size_t), &size, sizeof size);
-      return g_arena + start;
+      memcpy(g_bootstrap_arena + start - sizeof(size_t), &size, sizeof size);
+      return g_bootstrap_arena + start;
     }
   }
 }
@@ -69,10 +63,9 @@ size_t bootstrap_size(const void* p) {
 
 extern "C" void* malloc(size_t);  // our own wrappers, to detect self-resolution
 
-void ensure_real_fns() {
-  if (g_state.load(std::memory_order_acquire) == 2) return;
+void resolve_real_fns() {
   int expected = 0;
-  if (!g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+  if (!g_real_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
     // Another thread is resolving (or this thread re-entered from dlsym): wait for the other
     // thread; a re-entering caller sees state 1 and is served from the arena by the wrapper.
     return;
@@ -100,9 +93,7 @@ void ensure_real_fns() {
   resolve(real.op_new_array_aligned, "_ZnamSt11align_val_t", false, nullptr);
   resolve(real.op_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t", false, nullptr);
   resolve(real.op_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t", false, nullptr);
-  g_state.store(2, std::memory_order_release);
+  g_real_state.store(2, std::memory_order_release);
 }
-
-bool real_fns_resolving() { return g_state.load(std::memory_order_acquire) != 2; }
 
 }  // namespace hpcrun

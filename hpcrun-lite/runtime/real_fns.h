@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace hpcrun {
 
@@ -40,14 +42,25 @@ struct RealFns {
 
 extern RealFns real;
 
-// Resolves the table on first use; cheap after that. Safe to call from any wrapper.
-void ensure_real_fns();
+// 0 unresolved, 1 resolving, 2 resolved. Wrappers test it inline: one load on the fast path.
+extern std::atomic<int> g_real_state;
+void resolve_real_fns();  // out of line, first use only
+
+// Resolves the table on first use.
+inline void ensure_real_fns() {
+  if (__builtin_expect(g_real_state.load(std::memory_order_acquire) != 2, 0)) resolve_real_fns();
+}
+// True until the table is resolved (wrappers then serve requests from the arena).
+inline bool real_fns_resolving() { return g_real_state.load(std::memory_order_acquire) != 2; }
 
 // Bootstrap arena for allocations made while the table is being resolved.
-bool in_bootstrap_arena(const void* p);
+inline constexpr size_t kBootstrapArenaSize = 256 * 1024;
+extern unsigned char g_bootstrap_arena[kBootstrapArenaSize];
+inline bool in_bootstrap_arena(const void* p) {
+  auto a = reinterpret_cast<uintptr_t>(p), lo = reinterpret_cast<uintptr_t>(g_bootstrap_arena);
+  return a - lo < kBootstrapArenaSize;
+}
 void* bootstrap_alloc(size_t size, size_t align);
 size_t bootstrap_size(const void* p);
-// True until the table is resolved (wrappers then serve requests from the arena).
-bool real_fns_resolving();
 
 }  // namespace hpcrun

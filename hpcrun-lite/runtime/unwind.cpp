@@ -5,6 +5,7 @@
 #include <link.h>
 
 #include "log.h"
+#include "real_fns.h"
 
 namespace hpcrun {
 
@@ -22,8 +23,9 @@ bool unwind_init() {
     g_self_lo = reinterpret_cast<uint64_t>(self.dlfo_map_start);
     g_self_hi = reinterpret_cast<uint64_t>(self.dlfo_map_end);
   }
-  void* h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-  if (!h) h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+  // Through the real dlopen: our own exported stub would mark the module list as changed.
+  void* h = real.dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+  if (!h) h = real.dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     log_warn("cannot load libunwind (%s): call paths will hold only the sampled instruction",
              dlerror());
@@ -45,8 +47,11 @@ void unwind_thread_init() {
 
 int capture_alloc_path(uint64_t* out, int max) {
   if (!g_backtrace) return 0;
-  void* buf[kMaxSampleFrames + 16];
-  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  // A few more than max: our own wrapper frames are dropped below.
+  constexpr int kSlack = 6;
+  void* buf[kMaxSampleFrames + kSlack];
+  int want = max + kSlack < kMaxSampleFrames + kSlack ? max + kSlack : kMaxSampleFrames + kSlack;
+  int n = g_backtrace(buf, want);
   int k = 0;
   for (int i = 0; i < n && k < max; ++i) {
     auto a = reinterpret_cast<uint64_t>(buf[i]);
