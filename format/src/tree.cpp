@@ -1,40 +1,64 @@
 // Find-or-create and merge over calling-context trees (hpcl/tree.h). Children are found through
-// one hash index keyed by (parent, kind, a, b) instead of per-node child lists, so a Tree stays a
-// flat vector that the format writes as is.
+// one open-addressing index keyed by (parent, kind, a, b) instead of per-node child lists, so a
+// Tree stays a flat vector that the format writes as is.
 #include "hpcl/tree.h"
 
 namespace hpcl {
 
-size_t TreeBuilder::KeyHash::operator()(const Key& k) const noexcept {
+uint64_t TreeBuilder::hash(uint32_t parent, NodeKind kind, uint32_t a, uint64_t b) {
   // Mix the fields with a 64-bit multiplicative hash; (a, b) alone repeat a lot across parents.
-  uint64_t h = k.parent;
-  h = h * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(k.a) << 8 | static_cast<uint8_t>(k.kind));
-  h = h * 0x9e3779b97f4a7c15ull ^ k.b;
+  uint64_t h = parent;
+  h = h * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(a) << 8 | static_cast<uint8_t>(kind));
+  h = h * 0x9e3779b97f4a7c15ull ^ b;
   h ^= h >> 29;
-  return static_cast<size_t>(h * 0xbf58476d1ce4e5b9ull);
+  return h * 0xbf58476d1ce4e5b9ull;
+}
+
+void TreeBuilder::insert_slot(uint32_t node, uint64_t h) {
+  size_t mask = slots_.size() - 1;
+  size_t i = static_cast<size_t>(h) & mask;
+  while (slots_[i].node_plus_1 != 0) i = (i + 1) & mask;
+  slots_[i] = Slot{node + 1, static_cast<uint32_t>(h >> 32)};
+}
+
+void TreeBuilder::grow() {
+  size_t size = slots_.empty() ? 1024 : slots_.size() * 2;
+  slots_.assign(size, Slot{0, 0});
+  for (uint32_t i = 1; i < tree_.nodes.size(); ++i) {
+    const Node& n = tree_.nodes[i];
+    insert_slot(i, hash(n.parent, n.kind, n.a, n.b));
+  }
 }
 
 TreeBuilder::TreeBuilder(Tree& tree) : tree_(tree) {
   if (tree_.nodes.empty()) tree_.nodes.push_back(Node{});  // the Root, parent kNoParent
-  index_.reserve(tree_.nodes.size());
-  for (uint32_t i = 1; i < tree_.nodes.size(); ++i) {
-    const Node& n = tree_.nodes[i];
-    index_.emplace(Key{n.parent, n.a, n.b, n.kind}, i);
-  }
+  size_t size = 1024;
+  while (size < tree_.nodes.size() * 2) size *= 2;
+  slots_.assign(size / 2, Slot{0, 0});  // grow() doubles it and indexes the existing nodes
+  grow();
 }
 
 uint32_t TreeBuilder::child(uint32_t parent, NodeKind kind, uint32_t a, uint64_t b) {
-  auto [it, inserted] = index_.try_emplace(Key{parent, a, b, kind}, 0);
-  if (inserted) {
-    it->second = static_cast<uint32_t>(tree_.nodes.size());
-    Node n;
-    n.parent = parent;
-    n.kind = kind;
-    n.a = a;
-    n.b = b;
-    tree_.nodes.push_back(std::move(n));
+  uint64_t h = hash(parent, kind, a, b);
+  uint32_t tag = static_cast<uint32_t>(h >> 32);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.node_plus_1 == 0) break;
+    if (s.tag != tag) continue;
+    const Node& n = tree_.nodes[s.node_plus_1 - 1];
+    if (n.parent == parent && n.kind == kind && n.a == a && n.b == b) return s.node_plus_1 - 1;
   }
-  return it->second;
+  auto id = static_cast<uint32_t>(tree_.nodes.size());
+  Node n;
+  n.parent = parent;
+  n.kind = kind;
+  n.a = a;
+  n.b = b;
+  tree_.nodes.push_back(std::move(n));
+  if ((tree_.nodes.size() - 1) * 2 > slots_.size()) grow();  // re-indexes the new node too
+  else insert_slot(id, h);
+  return id;
 }
 
 void TreeBuilder::merge(const Tree& src, const std::function<void(NodeKind, uint32_t&, uint64_t&)>& remap) {

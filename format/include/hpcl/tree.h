@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
+#include <vector>
 
 #include "hpcl/profile.h"
 
@@ -26,18 +26,19 @@ class TreeBuilder {
   Tree& tree() { return tree_; }
 
  private:
-  struct Key {
-    uint32_t parent;
-    uint32_t a;
-    uint64_t b;
-    NodeKind kind;
-    bool operator==(const Key&) const = default;
+  // Open addressing over node indices, with a tag of the hash so most probes of other keys are
+  // rejected without touching the node: a merge of many profiles does millions of lookups in an
+  // index far larger than the caches, where a node-based map spent most of the merge time.
+  struct Slot {
+    uint32_t node_plus_1;  // 0 = empty
+    uint32_t tag;
   };
-  struct KeyHash {
-    size_t operator()(const Key& k) const noexcept;
-  };
+  static uint64_t hash(uint32_t parent, NodeKind kind, uint32_t a, uint64_t b);
+  void insert_slot(uint32_t node, uint64_t h);
+  void grow();
+
   Tree& tree_;
-  std::unordered_map<Key, uint32_t, KeyHash> index_;
+  std::vector<Slot> slots_;  // power-of-two size, at most half full
 };
 
 // Sum of one metric over a node and all its descendants, for every node (index = node).
