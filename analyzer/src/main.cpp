@@ -160,7 +160,10 @@ int run_report(Args& args) {
     std::cerr << "hpcprof-lite: " << error << "\n";
     return 1;
   }
-  ReportModel model = build_report_model(db);
+  // Text and CSV print one access per variable (its hottest); JSON prints them all.
+  ReportModelOptions model_options;
+  if (format != "json") model_options.max_access_paths = 1;
+  ReportModel model = build_report_model(db, model_options);
   if (format == "text") write_text(model, options, std::cout);
   else if (format == "json") write_json(model, options, std::cout);
   else write_csv(model, options, std::cout);

@@ -124,7 +124,7 @@ const char* kind_name(VariableKind kind) {
   return "unknown";
 }
 
-ReportModel build_report_model(const Profile& db) {
+ReportModel build_report_model(const Profile& db, const ReportModelOptions& options) {
   ReportModel m;
   m.source = meta_str(db, "source");
   m.processes = meta_u64(db, "processes");
@@ -193,20 +193,26 @@ ReportModel build_report_model(const Profile& db) {
     }
 
     if (var[i] == kNone) continue;
+    // Only the leaf and its samples for now: paths are expanded after sorting, and only as many
+    // as the report prints.
     AccessPath path;
     path.samples = samples;
-    path.path = std::move(leaf);
-    for (size_t j = node.parent; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
-         j = tree.nodes[j].parent)
-      expand.append(Frame{tree.nodes[j].a, tree.nodes[j].b}, path.path);
+    path.leaf = static_cast<uint32_t>(i);
     m.variables[var[i]].accesses.push_back(std::move(path));
   }
 
   const double total = static_cast<double>(m.total_samples);
   for (Variable& v : m.variables) {
     v.share = total > 0 ? static_cast<double>(v.samples) / total : 0;
+    // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
     std::stable_sort(v.accesses.begin(), v.accesses.end(),
                      [](const AccessPath& x, const AccessPath& y) { return x.samples > y.samples; });
+    if (v.accesses.size() > options.max_access_paths) v.accesses.resize(options.max_access_paths);
+    for (AccessPath& a : v.accesses) {
+      for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
+           j = tree.nodes[j].parent)
+        expand.append(Frame{tree.nodes[j].a, tree.nodes[j].b}, a.path);
+    }
     if (!v.accesses.empty() && !v.accesses[0].path.empty())
       v.hottest_access = location_label(v.accesses[0].path[0]);
   }

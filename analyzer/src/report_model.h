@@ -4,6 +4,7 @@
 // instructions. The text/JSON/CSV formatters and the ncurses viewer all render this model.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ const char* kind_name(VariableKind kind);  // "heap", "static", "unknown"
 struct AccessPath {
   std::vector<Location> path;  // innermost first: the sampled instruction, then its callers
   uint64_t samples = 0;
+  uint32_t leaf = 0;           // the leaf's node in the database tree
 };
 
 struct Variable {
@@ -41,7 +43,7 @@ struct Variable {
   std::string module;  // module path
   bool tls = false;
 
-  std::vector<AccessPath> accesses;  // samples descending
+  std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
   std::string hottest_access;        // label of the leaf of accesses[0]; "" without accesses
 };
 
@@ -67,7 +69,14 @@ struct ReportModel {
   std::vector<CodeLocation> locations;  // samples descending, ties by label
 };
 
+struct ReportModelOptions {
+  // Access paths expanded per variable, hottest first. Counting and sorting need no strings; a
+  // report that prints only the hottest access (text, CSV) asks for 1, so a large database is not
+  // materialised as millions of location strings.
+  size_t max_access_paths = SIZE_MAX;
+};
+
 // Builds both views. The database must have passed validate_profile and be a database.
-ReportModel build_report_model(const Profile& db);
+ReportModel build_report_model(const Profile& db, const ReportModelOptions& options = {});
 
 }  // namespace hpcl::analysis
