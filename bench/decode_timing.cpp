@@ -14,47 +14,17 @@
 #include <vector>
 
 #include "access_decode.h"
+#include "pc_corpus.h"
 #include "bench_asm.h"
 
 namespace {
 
-struct Pc {
-  uint64_t pc, start, end;
-};
+using hpcl_test::Pc;
 
-// Every instruction boundary of some libc functions and the functions that follow them.
+// Every instruction boundary of some libc functions and the functions that follow them: the
+// same corpus the decoder's concurrency test uses.
 const std::vector<Pc>& corpus() {
-  static const std::vector<Pc> pcs = [] {
-    const void* seeds[] = {reinterpret_cast<const void*>(&qsort),  reinterpret_cast<const void*>(&strtod),
-                           reinterpret_cast<const void*>(&getenv), reinterpret_cast<const void*>(&malloc),
-                           reinterpret_cast<const void*>(&fopen),  reinterpret_cast<const void*>(&snprintf),
-                           reinterpret_cast<const void*>(&mktime), reinterpret_cast<const void*>(&strftime)};
-    ZydisDecoder dec;
-    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-    std::vector<Pc> out;
-    std::set<uint64_t> seen;
-    for (const void* fn : seeds) {
-      uint64_t s = 0, e = 0;
-      if (!hpcrun::function_bounds(reinterpret_cast<uint64_t>(fn), &s, &e)) continue;
-      for (int k = 0; k < 6; ++k) {
-        if (seen.insert(s).second)
-          for (uint64_t at = s; at < e;) {
-            ZydisDecodedInstruction in;
-            if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, nullptr, reinterpret_cast<const uint8_t*>(at),
-                                                            e - at, &in)))
-              break;
-            out.push_back({at, s, e});
-            at += in.length;
-          }
-        uint64_t q = e, ns = 0, ne = 0;  // the next function in the module
-        while (q < e + 256 && !(hpcrun::function_bounds(q, &ns, &ne) && ns == q)) ++q;
-        if (q == e + 256) break;
-        s = ns;
-        e = ne;
-      }
-    }
-    return out;
-  }();
+  static const std::vector<Pc> pcs = hpcl_test::pc_corpus(6);
   return pcs;
 }
 
