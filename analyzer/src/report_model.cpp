@@ -96,11 +96,19 @@ void add_notes(ReportModel& m, const Profile& db) {
   constexpr size_t kNamed = 3;
   std::string sampled;
   size_t nsampled = 0;
+  size_t named = 0;
   for (const Variable& v : m.variables) {  // sorted hottest first
     if (!v.sampled) continue;
-    if (nsampled++ < kNamed) sampled += (sampled.empty() ? "" : "; ") + v.name;
+    ++nsampled;
+    // Those that took samples are worth naming; the rest are only counted.
+    if (v.samples > 0 && named < kNamed) {
+      sampled += (sampled.empty() ? "" : "; ") + v.name;
+      ++named;
+    }
   }
-  if (nsampled > kNamed) sampled += "; and " + std::to_string(nsampled - kNamed) + " more";
+  if (nsampled > named)
+    sampled += (named ? "; and " : "") + std::to_string(nsampled - named) +
+               (named ? " more" : " without samples");
   if (nsampled > 0)
     m.notes.push_back("Sampled small allocations, " + std::to_string(nsampled) + " variable" +
                       (nsampled == 1 ? "" : "s") + " (blocks under " + meta_str(db, "min_bytes") +
