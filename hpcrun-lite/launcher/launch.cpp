@@ -1,6 +1,9 @@
 // See launch.h.
 #include "launch.h"
 
+#include <elf.h>
+#include <fcntl.h>
+
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -38,6 +41,22 @@ bool make_dirs(const std::string& dir) {
   return true;
 }
 
+// The path execvp would run, for a quick look at the file before exec.
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = (end > start ? dirs.substr(start, end - start) : ".") + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
 bool holds_profiles(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
   if (!d) return false;
@@ -54,6 +73,28 @@ bool holds_profiles(const std::string& dir) {
 }
 
 }  // namespace
+
+bool is_static_elf(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  Elf64_Ehdr eh;
+  bool is_static = false;
+  if (pread(fd, &eh, sizeof eh, 0) == ssize_t(sizeof eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+    // Dynamically linked executables (and PIEs) name their loader in PT_INTERP.
+    is_static = true;
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, off_t(eh.e_phoff + i * sizeof ph)) != ssize_t(sizeof ph)) break;
+      if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC) {
+        is_static = false;
+        break;
+      }
+    }
+  }
+  close(fd);
+  return is_static;
+}
 
 std::string default_out_dir(const std::string& program, const char* (*get)(const char*)) {
   std::string exe = program;
@@ -123,6 +164,13 @@ int launch(const LaunchRequest& req) {
   setenv(kEnvMinBytes, std::to_string(req.opts.min_bytes).c_str(), 1);
   setenv(kEnvSmallEvery, std::to_string(req.opts.small_every).c_str(), 1);
   if (req.opts.verbose) setenv(kEnvVerbose, "1", 1);
+
+  // A statically linked program never loads the runtime: say so rather than leave an empty
+  // measurement directory to be discovered later. It still runs, as asked.
+  std::string program = resolve_program(req.argv[0]);
+  if (!program.empty() && is_static_elf(program.c_str()))
+    fprintf(stderr, "hpcrun-lite: %s is statically linked: LD_PRELOAD cannot load the runtime "
+                    "into it, so it will not be measured\n", program.c_str());
 
   std::vector<char*> argv;
   for (const std::string& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));

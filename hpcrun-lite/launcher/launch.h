@@ -22,6 +22,10 @@ std::string default_out_dir(const std::string& program, const char* (*get)(const
 // The runtime library beside the launcher (../lib/libhpcrun-lite.so), or "" if missing.
 std::string find_runtime_library();
 
+// True for an ELF executable without a program interpreter or dynamic section: LD_PRELOAD cannot
+// reach it. False for anything else (scripts, dynamic executables, unreadable files).
+bool is_static_elf(const char* path);
+
 // Prepares and execs; returns only on failure with the exit status to use (message printed).
 int launch(const LaunchRequest& req);
 
