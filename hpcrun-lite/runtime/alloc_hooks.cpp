@@ -51,8 +51,7 @@ inline void hint(AllocApi api) {
   if (!t_api_hint && !t_in_runtime) t_api_hint = uint8_t(api);
 }
 
-// One in small_every small allocations is tracked, at random intervals so that a periodic
-// allocation pattern cannot alias with the sampling.
+// One in small_every small allocations is tracked, at random intervals (draw_small_countdown).
 inline bool pick_small() {
   uint64_t every = g_config.small_every;
   if (every == 0) return false;
@@ -60,10 +59,7 @@ inline bool pick_small() {
   if (!ts)
     return g_small_counter_no_state.fetch_add(1, std::memory_order_relaxed) % every == 0;
   if (--ts->small_countdown > 0) return false;
-  ts->rng ^= ts->rng << 13;
-  ts->rng ^= ts->rng >> 7;
-  ts->rng ^= ts->rng << 17;
-  ts->small_countdown = int64_t(1 + ts->rng % (2 * every - 1));
+  draw_small_countdown(ts, every);
   return true;
 }
 

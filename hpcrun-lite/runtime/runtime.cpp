@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -119,11 +120,8 @@ void on_thread_exit(void* p) {
 void register_thread() {
   rescan_modules_if_dirty();
   ThreadState* ts = thread_begin();
-  if (ts) {
-    // The key's destructor runs at thread exit, also through pthread_exit.
-    pthread_setspecific(g_thread_key, ts);
-    ts->small_countdown = int64_t(1 + ts->rng % (2 * (g_config.small_every ? g_config.small_every : 1) - 1));
-  }
+  // The key's destructor runs at thread exit, also through pthread_exit.
+  if (ts) pthread_setspecific(g_thread_key, ts);
 }
 
 struct StartArgs {
@@ -142,8 +140,12 @@ void* start_trampoline(void* p) {
 }
 
 void lock_scan() {
+  // Held while ELF files are read (milliseconds): wait by yielding, not spinning.
   int expected = 0;
-  while (!g_scan_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) expected = 0;
+  while (!g_scan_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) {
+    expected = 0;
+    sched_yield();
+  }
 }
 void unlock_scan() { g_scan_lock.store(0, std::memory_order_release); }
 

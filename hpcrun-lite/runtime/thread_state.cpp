@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "runtime.h"
 #include "sampler.h"
 #include "unwind.h"
 
@@ -46,7 +47,7 @@ ThreadState* thread_begin() {
   __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
   find_stack(ts);
   ts->rng = (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts);
-  ts->small_countdown = -1;  // drawn on first use
+  draw_small_countdown(ts, g_config.small_every);
   ts->alive.store(1, std::memory_order_relaxed);
   ts->index = g_next_index.fetch_add(1, std::memory_order_relaxed);
   ThreadState* head = g_head.load(std::memory_order_relaxed);

@@ -37,6 +37,15 @@ struct ThreadState {
 
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 
+// Draws the number of small allocations until the next tracked one: uniform in [1, 2*every-1],
+// mean `every`, so a periodic allocation pattern cannot alias with the sampling.
+inline void draw_small_countdown(ThreadState* ts, uint64_t every) {
+  ts->rng ^= ts->rng << 13;
+  ts->rng ^= ts->rng >> 7;
+  ts->rng ^= ts->rng << 17;
+  ts->small_countdown = int64_t(1 + ts->rng % (2 * (every ? every : 1) - 1));
+}
+
 // Creates and registers the calling thread's state (idempotent) and starts sampling it.
 // Not signal-safe; the caller holds the runtime guard.
 ThreadState* thread_begin();
