@@ -94,8 +94,10 @@ void Accumulator::add_content(const Profile& p) {
 void Accumulator::add_process(const Profile& p) {
   add_content(p);
   processes_ += 1;
-  threads_ += p.trees.size();
+  // A process's META threads counts every thread it measured; its trees can be fewer (the
+  // runtime hands an exited thread's tree to the next thread). Older profiles have no META.
   uint64_t n = 0;
+  threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : p.trees.size();
   if (parse_u64(p.find_meta("samples_total"), &n)) samples_total_ += n;
   if (parse_u64(p.find_meta("samples_dropped"), &n)) samples_dropped_ += n;
   long long rank = -1;

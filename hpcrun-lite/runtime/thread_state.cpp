@@ -2,12 +2,13 @@
 #include "thread_state.h"
 
 #include <pthread.h>
-#include "raw_sys.h"
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
 
+#include "raw_sys.h"
 #include "runtime.h"
 #include "sampler.h"
 #include "unwind.h"
@@ -19,6 +20,26 @@ __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullp
 namespace {
 std::atomic<ThreadState*> g_head{nullptr};
 std::atomic<uint32_t> g_next_index{0};
+// States of exited threads. Thread start and exit are not signal context, so a spinlock is fine.
+std::atomic<int> g_free_lock{0};
+ThreadState* g_free_head = nullptr;
+
+void lock_free_list() {
+  int expected = 0;
+  while (!g_free_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) {
+    expected = 0;
+    sched_yield();
+  }
+}
+void unlock_free_list() { g_free_lock.store(0, std::memory_order_release); }
+
+ThreadState* take_free_state() {
+  lock_free_list();
+  ThreadState* ts = g_free_head;
+  if (ts) g_free_head = ts->next_free;
+  unlock_free_list();
+  return ts;
+}
 
 void find_stack(ThreadState* ts) {
   pthread_attr_t attr;
@@ -31,30 +52,43 @@ void find_stack(ThreadState* ts) {
   }
   pthread_attr_destroy(&attr);
 }
+
+// Fills in what belongs to the calling thread, on a new or a reused state.
+void adopt(ThreadState* ts) {
+  ts->tid = pid_t(syscall(SYS_gettid));
+  ts->perf_fd = -1;
+  __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+  ts->stack_lo = ts->stack_hi = 0;
+  find_stack(ts);
+  ts->alive.store(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 ThreadState* thread_begin() {
   if (t_state) return t_state;
-  void* mem = raw_mmap(sizeof(ThreadState));
-  if (!mem) return nullptr;
-  auto* ts = static_cast<ThreadState*>(mem);
-  if (!ts->cct.init()) {
-    raw_munmap(mem, sizeof(ThreadState));
-    return nullptr;
+  g_next_index.fetch_add(1, std::memory_order_relaxed);
+  ThreadState* ts = take_free_state();
+  if (ts) {
+    adopt(ts);  // keeps the tree, the counters and the small-allocation countdown
+  } else {
+    void* mem = raw_mmap(sizeof(ThreadState));
+    if (!mem) return nullptr;
+    ts = static_cast<ThreadState*>(mem);
+    if (!ts->cct.init()) {
+      raw_munmap(mem, sizeof(ThreadState));
+      return nullptr;
+    }
+    adopt(ts);
+    ts->rng = (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts);
+    draw_small_countdown(ts, g_config.small_every);
+    ts->index = g_next_index.load(std::memory_order_relaxed) - 1;
+    ThreadState* head = g_head.load(std::memory_order_relaxed);
+    do {
+      ts->next = head;
+    } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
+                                           std::memory_order_relaxed));
   }
-  ts->tid = pid_t(syscall(SYS_gettid));
-  ts->perf_fd = -1;
-  __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
-  find_stack(ts);
-  ts->rng = (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts);
-  draw_small_countdown(ts, g_config.small_every);
-  ts->alive.store(1, std::memory_order_relaxed);
-  ts->index = g_next_index.fetch_add(1, std::memory_order_relaxed);
-  ThreadState* head = g_head.load(std::memory_order_relaxed);
-  do {
-    ts->next = head;
-  } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
-                                         std::memory_order_relaxed));
   unwind_thread_init();
   t_state = ts;
   sampler_start_thread(ts);
@@ -64,7 +98,17 @@ ThreadState* thread_begin() {
 void thread_end(ThreadState* ts) {
   if (!ts) return;
   sampler_stop_thread(ts);
+  // From here on a sampling signal still pending for this thread finds no state: the next
+  // owner of `ts` must be the only thread that inserts into its tree.
+  if (t_state == ts) {
+    t_state = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
   ts->alive.store(0, std::memory_order_release);
+  lock_free_list();
+  ts->next_free = g_free_head;
+  g_free_head = ts;
+  unlock_free_list();
 }
 
 ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
@@ -81,6 +125,9 @@ bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
 
 void threads_after_fork_child() {
   ThreadState* self = t_state;
+  // States of the parent's exited threads hold the parent's samples: never reuse them here.
+  g_free_lock.store(0, std::memory_order_relaxed);
+  g_free_head = nullptr;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t == self) continue;
     t->stale = true;

@@ -2,6 +2,11 @@
 // pointer (trivially destructible: a thread_local with a destructor would make the C++ runtime
 // call malloc at thread exit), and is linked into a push-only global list so the writer finds
 // the trees of every thread, including those that already exited.
+//
+// The state of an exited thread, tree included, is handed to the next thread that starts: the
+// analyzer merges all threads' trees anyway, and a program that runs thousands of short threads
+// one after another would otherwise keep thousands of trees (20,000 threads: 340 MiB). Memory is
+// then bounded by the most threads alive at once; META `threads` still counts every thread.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +20,7 @@ namespace hpcrun {
 
 struct ThreadState {
   ThreadState* next;         // global list, newest first
+  ThreadState* next_free;    // list of states of exited threads, ready for reuse
   uint32_t index;            // 0 = the first thread measured (main)
   pid_t tid;
   int perf_fd;               // -1 when not sampling
@@ -49,10 +55,11 @@ inline void draw_small_countdown(ThreadState* ts, uint64_t every) {
 // Creates and registers the calling thread's state (idempotent) and starts sampling it.
 // Not signal-safe; the caller holds the runtime guard.
 ThreadState* thread_begin();
-// Stops sampling the calling thread; its tree stays for the writer.
+// Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
+// the state goes to the next thread that starts.
 void thread_end(ThreadState* ts);
 ThreadState* threads_head();
-uint32_t threads_count();
+uint32_t threads_count();  // threads measured so far, including exited ones
 // Whether addr lies on the stack of some measured live thread (the caller's own first).
 bool address_on_a_stack(uint64_t addr, const ThreadState* self);
 // Fork child: keeps only the calling thread, with an empty tree.

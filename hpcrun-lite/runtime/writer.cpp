@@ -178,6 +178,7 @@ void write_process_profile() {
   p.set_meta("small_every", std::to_string(g_config.small_every));
   p.set_meta("start_ns", std::to_string(g_config.start_ns));
   p.set_meta("end_ns", std::to_string(uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec)));
+  p.set_meta("threads", std::to_string(threads_count()));
   p.set_meta("samples_total", std::to_string(samples));
   p.set_meta("samples_dropped", std::to_string(dropped + busy));
 
@@ -200,9 +201,9 @@ void write_process_profile() {
     log_warn("cannot write the profile: %s", err.c_str());
     return;
   }
-  log_info("wrote %s: %zu threads, %llu samples (%llu not attributed), %u heap variables, "
+  log_info("wrote %s: %u threads in %zu trees, %llu samples (%llu not attributed), %u heap variables, "
            "%zu static variables; address map %zu blocks, %zu KiB",
-           path.c_str(), threads.size(), (unsigned long long)samples,
+           path.c_str(), threads_count(), threads.size(), (unsigned long long)samples,
            (unsigned long long)(dropped + busy), g_sites.size(), p.statics.size(), g_heap.size(),
            g_heap.footprint() / 1024);
 }

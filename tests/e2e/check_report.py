@@ -62,6 +62,14 @@ PROGRAMS["dlopen_static"] = {
     "cold": [],
     "array_bytes": 4 << 20,
 }
+PROGRAMS["short_threads"] = {
+    "arrays": [
+        {"label": "worker array", "kind": "heap", "allocator": "malloc", "site": "alloc_worker_array", "weight": 1},
+        {"label": "main array", "kind": "heap", "allocator": "malloc", "site": "alloc_main_array", "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 4 << 20,
+}
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
 
 TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
