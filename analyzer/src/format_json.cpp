@@ -11,17 +11,12 @@ constexpr int kShareDecimals = 6;
 
 void write_location(JsonWriter& w, const Location& l) {
   w.begin_object(/*inline_=*/true);
-  w.key("function");
-  w.value(l.function);
-  w.key("file");
-  w.value(l.file);
-  w.key("line");
-  w.value(l.line);
-  w.key("module");
-  w.value(l.module);
+  w.field("function", l.function);
+  w.field("file", l.file);
+  w.field("line", l.line);
+  w.field("module", l.module);
   if (l.has_address) {
-    w.key("offset");
-    w.value(l.offset);
+    w.field("offset", l.offset);
   }
   w.end_object();
 }
@@ -35,47 +30,34 @@ void write_path(JsonWriter& w, const std::vector<Location>& path) {
 void write_samples(JsonWriter& w, uint64_t samples, const uint64_t* data_samples = nullptr) {
   w.key("metrics");
   w.begin_object(true);
-  w.key("samples");
-  w.value(samples);
+  w.field("samples", samples);
   if (data_samples != nullptr) {
-    w.key("data_samples");
-    w.value(*data_samples);
+    w.field("data_samples", *data_samples);
   }
   w.end_object();
 }
 
 void write_variable(JsonWriter& w, const Variable& v) {
   w.begin_object();
-  w.key("kind");
-  w.value(kind_name(v.kind));
-  w.key("name");
-  w.value(v.name);
+  w.field("kind", kind_name(v.kind));
+  w.field("name", v.name);
   if (v.kind == VariableKind::Heap) {
-    w.key("allocator");
-    w.value(v.allocator);
-    w.key("sampled");
-    w.value(v.sampled);
-    w.key("allocation_site");
-    w.value(v.allocation_site);
+    w.field("allocator", v.allocator);
+    w.field("sampled", v.sampled);
+    w.field("allocation_site", v.allocation_site);
     w.key("allocation_path");
     write_path(w, v.allocation_path);
   } else if (v.kind == VariableKind::Static) {
-    w.key("symbol");
-    w.value(v.symbol);
-    w.key("module");
-    w.value(v.module);
-    w.key("tls");
-    w.value(v.tls);
+    w.field("symbol", v.symbol);
+    w.field("module", v.module);
+    w.field("tls", v.tls);
   }
-  w.key("allocations");
-  w.value(v.allocations);
-  w.key("bytes");
-  w.value(v.bytes);
+  w.field("allocations", v.allocations);
+  w.field("bytes", v.bytes);
   w.key("share");
   w.value_fixed(v.share, kShareDecimals);
   write_samples(w, v.samples);
-  w.key("hottest_access");
-  w.value(v.hottest_access);
+  w.field("hottest_access", v.hottest_access);
   w.key("accesses");
   w.begin_array();
   for (const AccessPath& a : v.accesses) {
@@ -90,28 +72,18 @@ void write_variable(JsonWriter& w, const Variable& v) {
 }
 
 void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
-  w.key("format");
-  w.value("hpcprof-lite-report");
-  w.key("version");
-  w.value(1);
-  w.key("view");
-  w.value(view);
-  w.key("source");
-  w.value(m.source);
+  w.field("format", "hpcprof-lite-report");
+  w.field("version", 1);
+  w.field("view", view);
+  w.field("source", m.source);
   w.key("totals");
   w.begin_object();
-  w.key("samples");
-  w.value(m.total_samples);
-  w.key("data_samples");
-  w.value(m.data_samples);
-  w.key("processes");
-  w.value(m.processes);
-  w.key("threads");
-  w.value(m.threads);
-  w.key("ranks");
-  w.value(m.ranks);
-  w.key("samples_dropped");
-  w.value(m.samples_dropped);
+  w.field("samples", m.total_samples);
+  w.field("data_samples", m.data_samples);
+  w.field("processes", m.processes);
+  w.field("threads", m.threads);
+  w.field("ranks", m.ranks);
+  w.field("samples_dropped", m.samples_dropped);
   w.end_object();
   w.key("notes");
   w.begin_array();
@@ -139,19 +111,13 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
     for (size_t i = 0; i < n; ++i) {
       const CodeLocation& c = m.locations[i];
       w.begin_object();
-      w.key("label");
-      w.value(c.label);
-      w.key("function");
-      w.value(c.where.function);
-      w.key("file");
-      w.value(c.where.file);
-      w.key("line");
-      w.value(c.where.line);
-      w.key("module");
-      w.value(c.where.module);
+      w.field("label", c.label);
+      w.field("function", c.where.function);
+      w.field("file", c.where.file);
+      w.field("line", c.where.line);
+      w.field("module", c.where.module);
       if (c.where.has_address) {
-        w.key("offset");
-        w.value(c.where.offset);
+        w.field("offset", c.where.offset);
       }
       w.key("share");
       w.value_fixed(c.share, kShareDecimals);
