@@ -37,6 +37,14 @@ void HeapMap::filter_sub(uint64_t start) {
   if (v != kFilterSaturated && v != 0) c.store(uint16_t(v - 1), std::memory_order_relaxed);
 }
 
+bool HeapMap::ensure_chunk(uint32_t c) {
+  if (chunks_[c].load(std::memory_order_relaxed)) return true;
+  void* mem = raw_mmap(sizeof(Node) << kChunkBits);
+  if (!mem) return false;
+  chunks_[c].store(static_cast<Node*>(mem), std::memory_order_release);
+  return true;
+}
+
 uint32_t HeapMap::alloc_node() {
   if (free_list_ != kNil) {
     uint32_t i = free_list_;
@@ -45,12 +53,7 @@ uint32_t HeapMap::alloc_node() {
   }
   uint32_t i = pool_next_;
   uint32_t c = i >> kChunkBits;
-  if (c >= uint32_t(kMaxChunks)) return kNil;
-  if (!chunks_[c].load(std::memory_order_relaxed)) {
-    void* mem = raw_mmap(sizeof(Node) << kChunkBits);
-    if (!mem) return kNil;
-    chunks_[c].store(static_cast<Node*>(mem), std::memory_order_release);
-  }
+  if (c >= uint32_t(kMaxChunks) || !ensure_chunk(c)) return kNil;
   ++pool_next_;
   return i;
 }
@@ -102,13 +105,10 @@ void HeapMap::unlink(uint32_t idx, const uint32_t update[kMaxLevel]) {
 
 bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
   lock();
-  if (!chunks_[0].load(std::memory_order_relaxed)) {
-    // Head sentinel: node 0, start 0, links all nil.
-    if (alloc_node() == kNil && !chunks_[0].load(std::memory_order_relaxed)) {
-      unlock();
-      return false;
-    }
-    pool_next_ = 1;
+  // Chunk 0 holds the head sentinel, node 0: start 0 and all links nil, as mapped.
+  if (!ensure_chunk(0)) {
+    unlock();
+    return false;
   }
   uint32_t update[kMaxLevel];
   uint32_t cand = find_preds(start, update);

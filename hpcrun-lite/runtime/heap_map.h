@@ -89,6 +89,7 @@ class HeapMap {
     Node* c = chunks_[i >> kChunkBits].load(std::memory_order_acquire);
     return c ? &c[i & ((1u << kChunkBits) - 1)] : nullptr;
   }
+  bool ensure_chunk(uint32_t c);
   uint32_t alloc_node();
   void free_node(uint32_t i);
   int random_level();
