@@ -1,5 +1,6 @@
 // See launch.h.
 #include "launch.h"
+#include "process_env.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -18,27 +19,11 @@ namespace hpcrun {
 
 namespace {
 
-bool under_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
-    if (getenv(v)) return true;
-  return false;
-}
-
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) return path;
   return std::string(cwd) + "/" + path;
-}
-
-bool make_dirs(const std::string& dir) {
-  for (size_t i = 1; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') {
-      std::string part = dir.substr(0, i);
-      if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-  }
-  return true;
 }
 
 // The path execvp would run, for a quick look at the file before exec.
@@ -96,22 +81,6 @@ bool is_static_elf(const char* path) {
   return is_static;
 }
 
-std::string default_out_dir(const std::string& program, const char* (*get)(const char*)) {
-  std::string exe = program;
-  size_t slash = exe.rfind('/');
-  if (slash != std::string::npos) exe = exe.substr(slash + 1);
-  std::string dir = "hpcrun-lite-" + exe + "-measurements";
-  for (const char* var : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
-    const char* id = get(var);
-    if (id && *id) {
-      dir += "-";
-      dir += id;
-      break;
-    }
-  }
-  return dir;
-}
-
 std::string find_runtime_library() {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -133,13 +102,11 @@ int launch(const LaunchRequest& req) {
     fprintf(stderr, "hpcrun-lite: cannot find libhpcrun-lite.so next to the launcher (../lib/)\n");
     return 127;
   }
-  std::string dir = req.out_dir.empty()
-                        ? default_out_dir(req.argv[0], [](const char* v) -> const char* { return getenv(v); })
-                        : req.out_dir;
+  std::string dir = req.out_dir.empty() ? default_out_dir(req.argv[0]) : req.out_dir;
   dir = absolute(dir);
   // Without MPI, a directory that already holds profiles is a previous run: merging would mix
   // the two. Under MPI every rank starts at once and the directory is shared on purpose.
-  if (!under_mpi() && holds_profiles(dir)) {
+  if (mpi_rank_from_environment() < 0 && holds_profiles(dir)) {
     fprintf(stderr,
             "hpcrun-lite: %s already holds profiles of an earlier run; choose another -o DIR "
             "or remove it\n", dir.c_str());

@@ -16,9 +16,6 @@ struct LaunchRequest {
   std::vector<std::string> argv;   // the program and its arguments
 };
 
-// The default directory name: hpcrun-lite-<exe>-measurements[-<jobid>].
-std::string default_out_dir(const std::string& program, const char* (*get)(const char*));
-
 // The runtime library beside the launcher (../lib/libhpcrun-lite.so), or "" if missing.
 std::string find_runtime_library();
 

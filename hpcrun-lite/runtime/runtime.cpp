@@ -18,8 +18,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "../common/options.h"
+#include "../common/process_env.h"
 #include "guard.h"
 #include "log.h"
 #include "modules.h"
@@ -91,16 +93,10 @@ void read_options() {
   if (out && out[0]) {
     snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", out);
   } else {
-    // Same default as the launcher, for LD_PRELOAD set by hand.
-    char name[256];
-    size_t len = strcspn(g_config.cmdline, " ");
-    const char* exe = static_cast<const char*>(memrchr(g_config.cmdline, '/', len));
-    const char* start = exe ? exe + 1 : g_config.cmdline;
-    len -= size_t(start - g_config.cmdline);
-    if (len >= sizeof name) len = sizeof name - 1;
-    memcpy(name, start, len);
-    name[len] = 0;
-    snprintf(g_config.out_dir, sizeof g_config.out_dir, "hpcrun-lite-%s-measurements", name);
+    // Same default as the launcher, for LD_PRELOAD set by hand: the program is the first word
+    // of the command line.
+    std::string program(g_config.cmdline, strcspn(g_config.cmdline, " "));
+    snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", default_out_dir(program).c_str());
   }
 }
 

@@ -2,7 +2,6 @@
 // module/symbol indices) are translated into the format model (hpcl::Profile) and written by
 // the format library, so the analyzer's reader is the one that checks what we wrote.
 // Runs once, under the runtime guard, after sampling stopped; it may allocate.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include "hpcl/tree.h"
 #include "log.h"
 #include "modules.h"
+#include "process_env.h"
 #include "runtime.h"
 #include "thread_state.h"
 
@@ -27,28 +27,9 @@ namespace hpcrun {
 
 namespace {
 
-int mpi_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    const char* v = getenv(var);
-    if (v && *v) return atoi(v);
-  }
-  return -1;
-}
-
 std::string basename_of(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-bool make_dirs(const std::string& dir) {
-  std::string partial;
-  for (size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
-      partial = dir.substr(0, i);
-      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-  }
-  return true;
 }
 
 class ProfileBuilder {
@@ -147,7 +128,7 @@ void write_process_profile() {
 
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
-  int rank = mpi_rank();
+  int rank = mpi_rank_from_environment();
   const ModuleEntry* exe = module_get(0);
   std::string exe_path = exe ? exe->path : "";
 
