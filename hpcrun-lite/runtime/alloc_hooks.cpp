@@ -205,10 +205,11 @@ HPCL_EXPORT void* valloc(size_t size) {
 }
 
 HPCL_EXPORT void* pvalloc(size_t size) {
-  if (__builtin_expect(early(), 0)) return bootstrap_alloc((size + 4095) & ~size_t(4095), 4096);
-  if (!real.pvalloc) return valloc((size + 4095) & ~size_t(4095));
+  size_t rounded = (size + 4095) & ~size_t(4095);  // pvalloc's size: whole pages
+  if (__builtin_expect(early(), 0)) return bootstrap_alloc(rounded, 4096);
+  if (!real.pvalloc) return valloc(rounded);
   void* p = real.pvalloc(size);
-  track(p, (size + 4095) & ~size_t(4095), take_api(AllocApi::Pvalloc));
+  track(p, rounded, take_api(AllocApi::Pvalloc));
   return p;
 }
 
