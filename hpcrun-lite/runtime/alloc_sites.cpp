@@ -1,7 +1,6 @@
 // See alloc_sites.h.
 #include "alloc_sites.h"
 
-#include <sched.h>
 #include "raw_sys.h"
 
 #include <cstring>
@@ -21,20 +20,6 @@ uint64_t hash_frames(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_
   }
   return h ^ n;
 }
-
-void AllocSites::lock() {
-  int spins = 0;
-  int expected = 0;
-  while (!lock_.compare_exchange_weak(expected, 1, std::memory_order_acquire)) {
-    expected = 0;
-    if (++spins > 64) {
-      spins = 0;
-      sched_yield();
-    }
-  }
-}
-
-void AllocSites::unlock() { lock_.store(0, std::memory_order_release); }
 
 SiteRecord* AllocSites::get(uint32_t id) const {
   if (id >= count_.load(std::memory_order_acquire)) return nullptr;
@@ -77,7 +62,7 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
       if (matches(v - 1)) return v - 1;
     }
   }
-  lock();
+  lock_.lock();
   uint32_t result = kNoSite;
   if (ensure_storage()) {
     for (uint32_t i = 0; i < 64; ++i) {
@@ -109,7 +94,7 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
       break;
     }
   }
-  unlock();
+  lock_.unlock();
   return result;
 }
 

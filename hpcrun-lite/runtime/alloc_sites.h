@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "spinlock.h"
+
 namespace hpcrun {
 
 // Deeper allocation paths are cut at the outer end: unw_backtrace costs ~8 ns a frame and the
@@ -44,8 +46,9 @@ class AllocSites {
   }
   uint32_t size() const { return count_.load(std::memory_order_acquire); }
   SiteRecord* get(uint32_t id) const;
-  void lock();
-  void unlock();
+  // Fork support: held across fork() so the child never inherits a half-inserted site.
+  void lock() { lock_.lock(); }
+  void unlock() { lock_.unlock(); }
 
  private:
   static constexpr int kChunkBits = 12;
@@ -58,7 +61,7 @@ class AllocSites {
   std::atomic<SiteRecord*> chunks_[kMaxSites >> kChunkBits] = {};
   std::atomic<uint32_t>* slots_ = nullptr;  // site id + 1, 0 = empty
   std::atomic<uint32_t> count_{0};
-  std::atomic<int> lock_{0};
+  SpinLock lock_;
   uint8_t* frame_chunk_ = nullptr;
   size_t frame_used_ = kFrameChunk;
 };

@@ -1,28 +1,9 @@
 // See heap_map.h for the concurrency design.
 #include "heap_map.h"
 
-#include <sched.h>
 #include "raw_sys.h"
 
 namespace hpcrun {
-
-void HeapMap::lock() {
-  int spins = 0;
-  for (;;) {
-    int expected = 0;
-    if (lock_.load(std::memory_order_relaxed) == 0 &&
-        lock_.compare_exchange_weak(expected, 1, std::memory_order_acquire))
-      return;
-    if (++spins < 64) {
-      __builtin_ia32_pause();
-    } else {
-      spins = 0;
-      sched_yield();  // the holder may be preempted; don't burn its CPU
-    }
-  }
-}
-
-void HeapMap::unlock() { lock_.store(0, std::memory_order_release); }
 
 // Writers hold the lock, so plain read-modify-write of a counter is enough; readers only load.
 void HeapMap::filter_add(uint64_t start) {
@@ -104,10 +85,10 @@ void HeapMap::unlink(uint32_t idx, const uint32_t update[kMaxLevel]) {
 }
 
 bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
-  lock();
+  lock_.lock();
   // Chunk 0 holds the head sentinel, node 0: start 0 and all links nil, as mapped.
   if (!ensure_chunk(0)) {
-    unlock();
+    lock_.unlock();
     return false;
   }
   uint32_t update[kMaxLevel];
@@ -136,13 +117,13 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site) {
     filter_add(start);
     count_.fetch_add(1, std::memory_order_relaxed);
   }
-  unlock();
+  lock_.unlock();
   return ok;
 }
 
 bool HeapMap::remove(uint64_t start, BlockInfo* out) {
   if (!chunks_[0].load(std::memory_order_acquire)) return false;
-  lock();
+  lock_.lock();
   uint32_t update[kMaxLevel];
   uint32_t cand = find_preds(start, update);
   bool found = cand != kNil && node(cand)->start == start;
@@ -150,14 +131,14 @@ bool HeapMap::remove(uint64_t start, BlockInfo* out) {
     if (out) *out = BlockInfo{node(cand)->start, node(cand)->size, node(cand)->site};
     unlink(cand, update);
   }
-  unlock();
+  lock_.unlock();
   return found;
 }
 
 size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
   if (!chunks_[0].load(std::memory_order_acquire)) return 0;
   size_t removed = 0;
-  lock();
+  lock_.lock();
   for (;;) {
     uint32_t update[kMaxLevel];
     uint32_t cand = find_preds(lo, update);
@@ -165,7 +146,7 @@ size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
     unlink(cand, update);
     ++removed;
   }
-  unlock();
+  lock_.unlock();
   return removed;
 }
 

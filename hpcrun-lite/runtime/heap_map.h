@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "spinlock.h"
+
 namespace hpcrun {
 
 struct BlockInfo {
@@ -65,9 +67,9 @@ class HeapMap {
   // Bytes of memory the map itself holds (pool chunks and filter).
   size_t footprint() const;
 
-  // Fork support: the child takes the lock state as the parent left it at fork.
-  void lock();
-  void unlock();
+  // Fork support: held across fork() so the child never inherits a half-written map.
+  void lock() { lock_.lock(); }
+  void unlock() { lock_.unlock(); }
 
  private:
   struct Node {
@@ -99,7 +101,7 @@ class HeapMap {
 
   std::atomic<Node*> chunks_[kMaxChunks] = {};
   std::atomic<uint16_t> filter_[1u << kFilterBits] = {};
-  std::atomic<int> lock_{0};
+  SpinLock lock_;
   std::atomic<size_t> count_{0};
   mutable std::atomic<uint64_t> races_{0};
   uint32_t pool_next_ = 1;   // next never-used index (0 is the head)

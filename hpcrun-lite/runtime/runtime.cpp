@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,6 +26,7 @@
 #include "modules.h"
 #include "real_fns.h"
 #include "sampler.h"
+#include "spinlock.h"
 #include "source_probe.h"
 #include "thread_state.h"
 #include "unwind.h"
@@ -44,7 +44,8 @@ namespace {
 
 pthread_key_t g_thread_key;
 std::atomic<bool> g_finished{false};
-std::atomic<int> g_scan_lock{0};
+// Held while ELF files are read (milliseconds).
+constinit SpinLock g_scan_lock;
 
 uint64_t now_ns() {
   timespec ts;
@@ -135,16 +136,6 @@ void* start_trampoline(void* p) {
   return args.fn(args.arg);
 }
 
-void lock_scan() {
-  // Held while ELF files are read (milliseconds): wait by yielding, not spinning.
-  int expected = 0;
-  while (!g_scan_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) {
-    expected = 0;
-    sched_yield();
-  }
-}
-void unlock_scan() { g_scan_lock.store(0, std::memory_order_release); }
-
 void prefork() {
   g_sites.lock();
   g_heap.lock();
@@ -179,9 +170,9 @@ __attribute__((constructor)) void runtime_init() {
   read_cmdline();
   read_options();
   unwind_init();
-  lock_scan();
+  g_scan_lock.lock();
   modules_scan();
-  unlock_scan();
+  g_scan_lock.unlock();
   sampler_init(g_config.rate, sampling_signal());
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);
@@ -217,11 +208,11 @@ void rescan_modules_if_dirty() {
 }
 
 void scan_now() {
-  if (g_scan_lock.exchange(1, std::memory_order_acquire) != 0) return;  // another thread scans
+  if (!g_scan_lock.try_lock()) return;  // another thread scans
   g_modules_dirty.store(false, std::memory_order_relaxed);
   g_loader_added.store(false, std::memory_order_relaxed);
   modules_scan();
-  unlock_scan();
+  g_scan_lock.unlock();
 }
 
 }  // namespace hpcrun

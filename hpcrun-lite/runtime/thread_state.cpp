@@ -2,7 +2,6 @@
 #include "thread_state.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "raw_sys.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "spinlock.h"
 #include "unwind.h"
 
 namespace hpcrun {
@@ -21,23 +21,14 @@ namespace {
 std::atomic<ThreadState*> g_head{nullptr};
 std::atomic<uint32_t> g_next_index{0};
 // States of exited threads. Thread start and exit are not signal context, so a spinlock is fine.
-std::atomic<int> g_free_lock{0};
+constinit SpinLock g_free_lock;
 ThreadState* g_free_head = nullptr;
 
-void lock_free_list() {
-  int expected = 0;
-  while (!g_free_lock.compare_exchange_weak(expected, 1, std::memory_order_acquire)) {
-    expected = 0;
-    sched_yield();
-  }
-}
-void unlock_free_list() { g_free_lock.store(0, std::memory_order_release); }
-
 ThreadState* take_free_state() {
-  lock_free_list();
+  g_free_lock.lock();
   ThreadState* ts = g_free_head;
   if (ts) g_free_head = ts->next_free;
-  unlock_free_list();
+  g_free_lock.unlock();
   return ts;
 }
 
@@ -105,10 +96,10 @@ void thread_end(ThreadState* ts) {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
   ts->alive.store(0, std::memory_order_release);
-  lock_free_list();
+  g_free_lock.lock();
   ts->next_free = g_free_head;
   g_free_head = ts;
-  unlock_free_list();
+  g_free_lock.unlock();
 }
 
 ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
@@ -126,7 +117,7 @@ bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
 void threads_after_fork_child() {
   ThreadState* self = t_state;
   // States of the parent's exited threads hold the parent's samples: never reuse them here.
-  g_free_lock.store(0, std::memory_order_relaxed);
+  g_free_lock.unlock();  // a parent thread may have held it at fork
   g_free_head = nullptr;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t == self) continue;
