@@ -45,20 +45,28 @@ void unwind_thread_init() {
   g_backtrace(buf, 4);
 }
 
+namespace {
+// Return addresses buf[from, n) as call sites (return address - 1), without our own frames: the
+// allocation wrappers anywhere in an allocation path, the thread-start trampoline at the bottom
+// of every thread's access paths.
+int call_sites(void* const* buf, int from, int n, uint64_t* out, int max) {
+  int k = 0;
+  for (int i = from; i < n && k < max; ++i) {
+    auto a = reinterpret_cast<uint64_t>(buf[i]);
+    if (!address_in_runtime(a)) out[k++] = a - 1;
+  }
+  return k;
+}
+}  // namespace
+
 int capture_alloc_path(uint64_t* out, int max) {
   if (!g_backtrace) return 0;
-  // A few more than max: our own wrapper frames are dropped below.
+  // A few more than max: our own wrapper frames are dropped.
   constexpr int kSlack = 6;
   void* buf[kMaxSampleFrames + kSlack];
   int want = max + kSlack < kMaxSampleFrames + kSlack ? max + kSlack : kMaxSampleFrames + kSlack;
   int n = g_backtrace(buf, want);
-  int k = 0;
-  for (int i = 0; i < n && k < max; ++i) {
-    auto a = reinterpret_cast<uint64_t>(buf[i]);
-    if (address_in_runtime(a)) continue;  // our wrappers, wherever they sit in the chain
-    out[k++] = a - 1;
-  }
-  return k;
+  return call_sites(buf, 0, n, out, max);
 }
 
 int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {
@@ -69,13 +77,7 @@ int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {
   int i = 0;
   while (i < n && reinterpret_cast<uint64_t>(buf[i]) != interrupted_pc) ++i;
   if (i == n) return 0;
-  int k = 0;
-  for (++i; i < n && k < max; ++i) {
-    auto a = reinterpret_cast<uint64_t>(buf[i]);
-    if (address_in_runtime(a)) continue;  // our thread-start trampoline
-    out[k++] = a - 1;
-  }
-  return k;
+  return call_sites(buf, i + 1, n, out, max);
 }
 
 }  // namespace hpcrun
