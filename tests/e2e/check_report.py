@@ -7,7 +7,10 @@ taken among the known arrays only: OpenMP barrier spinning, MPI progress loops a
 also take samples, and they are not what is being checked.
 
 Subcommands:
-  proportions REPORT --program NAME [--processes N]   shares within 5 points of the weights
+  proportions REPORT --program NAME [--processes N] [--timing PREFIX]
+                                                      shares within 5 points of the truth: the
+                                                      weights, or with --timing the time shares
+                                                      the program measured itself (PREFIX.<pid>)
   heat2d REPORT [--processes N]                       the example's story holds
   hottest REPORT                                      prints the first (hottest) variable's name
   selftest SAMPLE                                     the checker rejects broken reports
@@ -17,7 +20,9 @@ Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadab
 
 import argparse
 import copy
+import glob
 import json
+import re
 import sys
 
 # What each test program allocates, and how often it reads each array (kernel calls per round).
@@ -154,7 +159,36 @@ def check_totals(report, processes):
         raise CheckFailed("totals.samples is not positive")
 
 
-def check_proportions(report, program, processes, verbose=True):
+TIMING_LINE = re.compile(r"timing: (?P<label>.*?)\s+weight\s+(?P<weight>\d+)\s+[\d.]+ us/call\s+"
+                         r"(?P<seconds>[\d.]+) s total")
+
+
+def measured_time_shares(prefix, spec):
+    """The time share of each array as the measured program timed it (workload.c writes one line
+    per array to PREFIX.<pid>, in the program's order): the truth a time-weighted profile must
+    match. Calls of one array do not all cost the same on every CPU (an array read rarely misses
+    in the caches and TLBs more), so the weights are only the expected order of magnitude."""
+    files = sorted(glob.glob(glob.escape(prefix) + ".*"))
+    if not files:
+        raise CheckFailed(f"no timing files {prefix}.*: the program did not write its timing")
+    seconds = [0.0] * len(spec["arrays"])
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            rows = [TIMING_LINE.match(line) for line in f if line.startswith("timing:")]
+        if len(rows) != len(spec["arrays"]):
+            raise CheckFailed(f"{path}: {len(rows)} timing lines, expected {len(spec['arrays'])}")
+        for i, (row, array) in enumerate(zip(rows, spec["arrays"])):
+            if row is None or int(row["weight"]) != array["weight"]:
+                raise CheckFailed(f"{path}: timing line {i + 1} is not {array['label']}'s (weight "
+                                  f"{array['weight']})")
+            seconds[i] += float(row["seconds"])
+    total = sum(seconds)
+    if total <= 0:
+        raise CheckFailed(f"{prefix}.*: no time measured")
+    return [t / total for t in seconds]
+
+
+def check_proportions(report, program, processes, verbose=True, timing=None):
     say = print if verbose else (lambda *a, **k: None)
     check_totals(report, processes)
     spec = PROGRAMS[program]
@@ -167,12 +201,12 @@ def check_proportions(report, program, processes, verbose=True):
     if known < MIN_SAMPLES:
         raise CheckFailed(f"only {known} samples on the known arrays (need {MIN_SAMPLES})")
     weights = sum(a["weight"] for a in spec["arrays"])
+    truth = measured_time_shares(timing, spec) if timing else [a["weight"] / weights for a in spec["arrays"]]
     ranks = processes or 1
     errors = []
-    say(f"{'array':<16} {'samples':>8} {'share':>7} {'expected':>8}")
-    for array, var in found:
+    say(f"{'array':<16} {'samples':>8} {'share':>7} {'expected':>8}" + ("  (measured time)" if timing else ""))
+    for (array, var), expected in zip(found, truth):
         share = samples(var) / known
-        expected = array["weight"] / weights
         say(f"{array['label']:<16} {samples(var):>8} {share:7.3f} {expected:8.3f}")
         if abs(share - expected) > TOLERANCE or abs(share - expected) > RELATIVE * expected:
             errors.append(f"{array['label']}: share {share:.3f}, expected {expected:.3f}")
@@ -268,6 +302,7 @@ def main():
     p.add_argument("report")
     p.add_argument("--program", required=True, choices=sorted(PROGRAMS))
     p.add_argument("--processes", type=int)
+    p.add_argument("--timing", help="prefix of the timing files the measured program wrote")
     h = sub.add_parser("heat2d")
     h.add_argument("report")
     h.add_argument("--processes", type=int)
@@ -279,7 +314,7 @@ def main():
 
     try:
         if args.command == "proportions":
-            check_proportions(load(args.report), args.program, args.processes)
+            check_proportions(load(args.report), args.program, args.processes, timing=args.timing)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

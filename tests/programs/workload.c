@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void fill_array(double *a, size_t n, double seed) {
   for (size_t i = 0; i < n; i++)
@@ -20,9 +21,28 @@ static double now_seconds(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-double run_weighted(const struct test_array *arrays, int count, int rounds) {
+/* Where the per-array timing goes: HPCL_TEST_TIMING=1 prints it to stderr; HPCL_TEST_TIMING_FILE=P
+ * appends it to P.<pid> (one file per process), which leaves the program's own output untouched. */
+static FILE *timing_stream(int *must_close) {
+  *must_close = 0;
+  const char *file = getenv("HPCL_TEST_TIMING_FILE");
+  if (file != NULL && *file != '\0') {
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%ld", file, (long)getpid());
+    FILE *f = fopen(path, "a");
+    if (f != NULL) {
+      *must_close = 1;
+      return f;
+    }
+  }
   const char *env = getenv("HPCL_TEST_TIMING");
-  int timing = env != NULL && strcmp(env, "1") == 0;
+  return env != NULL && strcmp(env, "1") == 0 ? stderr : NULL;
+}
+
+double run_weighted(const struct test_array *arrays, int count, int rounds) {
+  int must_close = 0;
+  FILE *out = timing_stream(&must_close);
+  int timing = out != NULL;
   double seconds[64] = {0};
   long calls[64] = {0};
   double total = 0.0;
@@ -41,8 +61,10 @@ double run_weighted(const struct test_array *arrays, int count, int rounds) {
   }
   if (timing) {
     for (int i = 0; i < count && i < 64; i++)
-      fprintf(stderr, "timing: %-16s weight %2d  %8.1f us/call  %6.3f s total\n", arrays[i].label,
+      fprintf(out, "timing: %-16s weight %2d  %8.1f us/call  %6.3f s total\n", arrays[i].label,
               arrays[i].weight, calls[i] ? seconds[i] / (double)calls[i] * 1e6 : 0.0, seconds[i]);
+    if (must_close)
+      fclose(out);
   }
   return total;
 }
