@@ -21,8 +21,8 @@ struct test_array {
 void fill_array(double *a, size_t n, double seed);
 
 /* Runs `rounds` rounds; in each, array i is passed to sum_array weight[i] times.
- * Returns the sum of all results. With HPCL_TEST_TIMING=1 in the environment, prints the mean
- * time of one kernel call per array and each array's total to stderr; with
+ * Returns the sum of all results. With HPCL_TEST_TIMING=1 in the environment, prints the mean CPU
+ * time (all threads) of one kernel call per array and each array's total to stderr; with
  * HPCL_TEST_TIMING_FILE=PATH, appends the same lines to PATH.<pid>. The end-to-end tests take
  * the measured totals as the truth: a call's cost depends on the CPU's caches and TLBs (an array
  * read rarely misses more), so the weights alone are not the time shares on every machine. */
