@@ -63,9 +63,19 @@ PROGRAMS["dlopen_static"] = {
     "arrays": [
         {"label": "plugin_table", "kind": "static", "name": "plugin_table", "weight": 2},
         {"label": "malloc", "kind": "heap", "allocator": "malloc", "site": "alloc_heap_array", "weight": 1},
+        {"label": "plugin_tls", "kind": "static", "name": "plugin_tls", "weight": 2},
     ],
     "cold": [],
     "array_bytes": 4 << 20,
+}
+# Thread-local arrays of the executable: each thread's own block, then another thread's.
+PROGRAMS["tls_threads"] = {
+    "arrays": [
+        {"label": "own_tls", "kind": "static", "name": "own_tls", "weight": 2},
+        {"label": "peer_tls", "kind": "static", "name": "peer_tls", "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 512 << 10,
 }
 PROGRAMS["short_threads"] = {
     "arrays": [
