@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "location.h"
+
 namespace hpcl::analysis {
 namespace {
 
@@ -68,22 +70,27 @@ std::string missing_debug_info_message(const std::vector<std::string>& modules,
   std::string msg = "no debug information for " + std::to_string(modules.size()) +
                     (modules.size() == 1 ? " module: its" : " modules: their") +
                     " frames are named by symbols, or by the start of their function in the "
-                    "code (module!0xADDR), without file and line:";
-  bool any_package = false;
+                    "code (module!0xADDR), without file and line.";
+  // One line per package (an MPI stack is dozens of libraries from a few packages), then one
+  // per module that no package owns.
+  std::map<std::string, std::string> by_package;  // package -> module basenames
+  std::string install;
   for (const std::string& m : modules) {
     auto it = packages.find(m);
-    msg += "\n  " + m;
-    if (it != packages.end()) {
-      msg += " (package " + it->second + ": apt install " + it->second +
-             "-dbgsym, from the debian-debug archive)";
-      any_package = true;
-    } else {
-      msg += " (rebuild it with -g, or put its debug file where merge --debug-dir looks)";
-    }
+    if (it == packages.end()) continue;
+    std::string& names = by_package[it->second];
+    names += (names.empty() ? "" : ", ") + std::string(basename_of(m));
   }
-  if (any_package)
-    msg += "\n  -dbgsym packages come from 'deb http://deb.debian.org/debian-debug/ "
-           "<suite>-debug main' in the apt sources.";
+  for (const auto& [pkg, names] : by_package) {
+    msg += "\n  " + pkg + ": " + names;
+    install += " " + pkg + "-dbgsym";
+  }
+  for (const std::string& m : modules)
+    if (packages.find(m) == packages.end())
+      msg += "\n  " + m + ": rebuild it with -g, or give merge --debug-dir where its debug file is";
+  if (!install.empty())
+    msg += "\n  Install the debug packages (from 'deb http://deb.debian.org/debian-debug/ "
+           "<suite>-debug main' in the apt sources): apt install" + install;
   msg += "\n  With network access, libdw can fetch debug files instead: "
          "export DEBUGINFOD_URLS=https://debuginfod.debian.net before merging.";
   return msg;

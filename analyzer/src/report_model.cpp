@@ -161,12 +161,17 @@ void add_notes(ReportModel& m, const Profile& db) {
                       " samples were dropped by the runtime and are not in this report.");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
+    // An MPI stack is dozens of libraries: name a few, count the rest.
+    constexpr size_t kNamedModules = 6;
     std::string names;
-    for (size_t at = 0; at <= nodebug.size();) {
+    size_t count = 0;
+    for (size_t at = 0; at <= nodebug.size(); ++count) {
       size_t end = std::min(nodebug.find(';', at), nodebug.size());
-      names += (names.empty() ? "" : ", ") + std::string(basename_of(nodebug.substr(at, end - at)));
+      if (count < kNamedModules)
+        names += (names.empty() ? "" : ", ") + std::string(basename_of(nodebug.substr(at, end - at)));
       at = end + 1;
     }
+    if (count > kNamedModules) names += " and " + std::to_string(count - kNamedModules) + " more";
     m.notes.push_back("No debug information for " + names +
                       ": their frames have no file and line (hpcprof-lite merge says how to "
                       "get it).");

@@ -33,14 +33,14 @@ step "$HPCL_PROF merge meas -o bare.hpcdb"
 "$HPCL_PROF" merge meas -o bare.hpcdb 2>merge.err || fail "merge failed"
 cat merge.err >&2
 [ "$(grep -c 'no debug information for' merge.err)" = 1 ] || fail "merge did not say once which modules lack debug information"
-grep -qF "  $PWD/app (" merge.err || fail "merge's message does not name $PWD/app"
+grep -qF "  $PWD/app: " merge.err || fail "merge's message does not name $PWD/app"
 "$HPCL_PROF" report bare.hpcdb --format json --top 0 >bare.json || fail "report failed"
 check unnamed_sites bare.json --module app --timing timing
 
 step "$HPCL_PROF merge meas -o debug.hpcdb --debug-dir debug"
 "$HPCL_PROF" merge meas -o debug.hpcdb --debug-dir "$PWD/debug" 2>merge-debug.err || fail "merge failed"
 cat merge-debug.err >&2
-if grep -qF "  $PWD/app (" merge-debug.err; then
+if grep -qF "  $PWD/app: " merge-debug.err; then
   fail "with --debug-dir, merge still says app has no debug information"
 fi
 "$HPCL_PROF" report debug.hpcdb --format json --top 0 >debug.json || fail "report failed"

@@ -10,14 +10,17 @@ namespace {
 
 TEST(DebugHints, MessageNamesEachModuleAndHowToGetDebugFiles) {
   std::string msg = missing_debug_info_message(
-      {"/usr/lib/x86_64-linux-gnu/libgomp.so.1", "/home/me/app"},
-      {{"/usr/lib/x86_64-linux-gnu/libgomp.so.1", "libgomp1"}});
-  EXPECT_EQ(msg.rfind("no debug information for 2 modules", 0), 0u) << msg;
-  EXPECT_NE(msg.find("\n  /usr/lib/x86_64-linux-gnu/libgomp.so.1 (package libgomp1: apt install "
-                     "libgomp1-dbgsym"),
+      {"/usr/lib/libmpi.so.40", "/home/me/app", "/usr/lib/libgomp.so.1", "/usr/lib/libopen-pal.so.40"},
+      {{"/usr/lib/libgomp.so.1", "libgomp1"},
+       {"/usr/lib/libmpi.so.40", "libopenmpi3"},
+       {"/usr/lib/libopen-pal.so.40", "libopenmpi3"}});
+  EXPECT_EQ(msg.rfind("no debug information for 4 modules", 0), 0u) << msg;
+  // One line per package, one per module without a package, one install command.
+  EXPECT_NE(msg.find("\n  libgomp1: libgomp.so.1\n  libopenmpi3: libmpi.so.40, libopen-pal.so.40\n"),
             std::string::npos)
       << msg;
-  EXPECT_NE(msg.find("\n  /home/me/app (rebuild it with -g"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\n  /home/me/app: rebuild it with -g"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("apt install libgomp1-dbgsym libopenmpi3-dbgsym\n"), std::string::npos) << msg;
   EXPECT_NE(msg.find("debian-debug"), std::string::npos) << msg;
   EXPECT_NE(msg.find("DEBUGINFOD_URLS"), std::string::npos) << msg;
   EXPECT_EQ(missing_debug_info_message({}, {}), "");
