@@ -74,9 +74,10 @@ int on_object(dl_phdr_info* info, size_t, void*) {
       m.has_static_tls = true;
       m.tls_offset = tp - reinterpret_cast<uint64_t>(info->dlpi_tls_data);
       m.tls_size = ph.p_memsz;
-    } else if (ph.p_type == PT_TLS && g_initial_scan_done && info->dlpi_tls_modid != 0) {
-      // Later dlopen'd modules get dynamic TLS (allocated per thread on first use, no fixed
-      // offset): it is found through each thread's DTV under the module id.
+    } else if (ph.p_type == PT_TLS && info->dlpi_tls_modid != 0) {
+      // Later dlopen'd modules (and one already dlopen'd whose block this thread has not
+      // touched) get dynamic TLS, allocated per thread on first use at no fixed offset: it is
+      // found through each thread's DTV under the module id.
       m.tls_size = ph.p_memsz;
       m.tls_align = ph.p_align;
       m.tls_modid = info->dlpi_tls_modid;
