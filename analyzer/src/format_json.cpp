@@ -18,6 +18,9 @@ void write_location(JsonWriter& w, const Location& l) {
   if (l.has_address) {
     w.field("offset", l.offset);
   }
+  if (l.tail_call) {
+    w.field("tail_call", true);
+  }
   w.end_object();
 }
 

@@ -16,12 +16,20 @@ struct Location {
   std::string module;    // path of the module; "" for no module (or the allocation API pseudo-frame)
   uint64_t offset = 0;   // link-time address of the code frame this location was expanded from
   bool has_address = false;  // false for the allocation API pseudo-frame
+  // Recovered, not on the stack: the caller's call went to this function, which tail-called
+  // the next frame inward (or the allocator) and so left no frame of its own.
+  bool tail_call = false;
+  // A function known only by its code bounds (no symbol, no DWARF): named "module!0xSTART",
+  // and labelled with the frame's offset into it so two call sites in it stay apart.
+  bool unnamed_function = false;
+  uint64_t function_start = 0;
 };
 
 std::string_view basename_of(std::string_view path);
 
-// "function (file.c:12)", "function (file.c)", "function (libm.so.6)", or for an unsymbolized
-// frame "libm.so.6+0x1f2c"; files and modules are shown by their basename.
+// "function (file.c:12)", "function (file.c)", "function (libm.so.6)", for a function known only
+// by its bounds "app!0x3f100+0x15d", or for an unsymbolized frame "libm.so.6+0x1f2c"; files and
+// modules are shown by their basename.
 std::string location_label(const Location& loc);
 
 }  // namespace hpcl::analysis

@@ -23,12 +23,14 @@ using namespace hpcl::analysis;
 constexpr int kExitUsage = 2;
 
 const char kUsage[] =
-    "usage: hpcprof-lite merge DIR -o DB [-j N]\n"
+    "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR]\n"
     "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
     "\n"
     "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
     "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
     "        -j N: worker threads (default: online CPUs). Damaged profiles are skipped.\n"
+    "        --debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
+    "        (and DIR/<module path>), before /usr/lib/debug.\n"
     "report  prints the variables of DB by samples (--view data, default) or the source\n"
     "        locations of the sampled instructions (--view code). --top N rows (default 20,\n"
     "        0 = all). --format text (default), json (schema: docs/REPORT.md) or csv.\n";
@@ -82,11 +84,12 @@ class Args {
 };
 
 int run_merge(Args& args) {
-  std::string dir, output, jobs_text, error;
+  std::string dir, output, jobs_text, debug_dir, error;
   while (!args.done()) {
     std::string a = args.next();
     if (args.option(a, {"-o", "--output"}, &output, &error) ||
-        args.option(a, {"-j", "--jobs"}, &jobs_text, &error)) {
+        args.option(a, {"-j", "--jobs"}, &jobs_text, &error) ||
+        args.option(a, {"--debug-dir"}, &debug_dir, &error)) {
       if (!error.empty()) return usage_error(error);
     } else if (a.starts_with("-") && a != "-") {
       return usage_error("merge: unknown option " + a);
@@ -99,6 +102,7 @@ int run_merge(Args& args) {
   if (dir.empty()) return usage_error("merge: which directory? (merge DIR -o DB)");
   if (output.empty()) return usage_error("merge: no output database (-o DB)");
   MergeOptions options;
+  options.debug_dir = debug_dir;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   options.jobs = cpus > 0 ? static_cast<unsigned>(cpus) : 1;
   if (!jobs_text.empty()) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "accumulator.h"
+#include "debug_hints.h"
 #include "hpcl/io.h"
 #include "symbolize.h"
 #include "validate.h"
@@ -73,10 +74,20 @@ MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& opt
     return out;
   }
   if (options.symbolize) {
+    set_debug_root(options.debug_dir);
     SymbolizeResult sym = symbolize_frames(out.database.modules,
                                            frames_to_symbolize(out.database), options.jobs);
     out.database.symbols = std::move(sym.symbols);
     out.warnings = std::move(sym.warnings);
+    // Said once, here; the database keeps the list so that every report can repeat it.
+    if (!sym.no_debug_info.empty()) {
+      std::string list;
+      for (const std::string& m : sym.no_debug_info) list += (list.empty() ? "" : ";") + m;
+      out.database.set_meta(kMetaNoDebugInfo, list);
+      auto packages = options.package_hints ? debian_packages(sym.no_debug_info)
+                                            : std::map<std::string, std::string>{};
+      out.warnings.push_back(missing_debug_info_message(sym.no_debug_info, packages));
+    }
   }
   return out;
 }

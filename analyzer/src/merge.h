@@ -14,6 +14,8 @@ namespace hpcl::analysis {
 struct MergeOptions {
   unsigned jobs = 1;       // worker threads for reading/merging and for symbolization
   bool symbolize = true;   // fill the SYMBOLS section with libdw
+  std::string debug_dir;   // searched for separate debug files before /usr/lib/debug
+  bool package_hints = true;  // name the Debian packages of modules without debug info (dpkg -S)
 };
 
 struct SkippedInput {
@@ -26,7 +28,7 @@ struct MergeOutcome {
   size_t found = 0;                   // input files considered
   size_t merged = 0;                  // input files merged
   std::vector<SkippedInput> skipped;  // sorted by path
-  std::vector<std::string> warnings;  // symbolization warnings (missing modules ...)
+  std::vector<std::string> warnings;  // symbolization warnings (missing modules, no debug info)
   std::string error;                  // why nothing could be merged; "" when merged > 0
 };
 

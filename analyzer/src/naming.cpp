@@ -101,6 +101,15 @@ std::string location_label(const Location& loc) {
     return std::string(basename_of(loc.module)) + "+" + off;
   }
   std::string out = loc.function;
+  if (loc.unnamed_function) {
+    if (loc.has_address && loc.offset >= loc.function_start) {
+      char off[32];
+      std::snprintf(off, sizeof off, "+0x%llx",
+                    static_cast<unsigned long long>(loc.offset - loc.function_start));
+      out += off;
+    }
+    return out;
+  }
   if (!loc.file.empty()) {
     out += " (";
     out += basename_of(loc.file);

@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "hpcl/tree.h"
+#include "debug_hints.h"
 #include "naming.h"
+#include "symbolize.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -33,16 +35,55 @@ class Expander {
 
   void append(const Frame& f, std::vector<Location>& out) const {
     std::string module = f.module < db_.modules.size() ? db_.modules[f.module].path : std::string();
-    auto it = index_.find(f);
-    if (it == index_.end() || it->second->locs.empty()) {
+    const Symbolized* s = find(f);
+    if (s == nullptr || s->locs.empty()) {
       out.push_back(Location{{}, {}, 0, module, f.offset, true});
       return;
     }
-    for (const SourceLoc& l : it->second->locs)
-      out.push_back(Location{l.function, l.file, l.line, module, f.offset, true});
+    for (const SourceLoc& l : s->locs) {
+      Location loc{l.function, l.file, l.line, module, f.offset, true};
+      loc.unnamed_function = unnamed_function_start(l.function, &loc.function_start);
+      out.push_back(std::move(loc));
+    }
+  }
+
+  // A path of frames, innermost first, with the frames of tail calls recovered: when a call
+  // site's callee (known from its call instruction) is not the function of the next frame
+  // inward, the callee ran and tail-called onward, leaving no frame. For an allocation path
+  // the next frame inward of frames[0] is the allocator itself.
+  void append_path(const std::vector<Frame>& frames, bool allocation,
+                   std::vector<Location>& out) const {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const Location* inward = i > 0 && !out.empty() ? &out.back() : nullptr;
+      if (i > 0 || allocation) add_tail_call(frames[i], inward, out);
+      append(frames[i], out);
+    }
   }
 
  private:
+  const Symbolized* find(const Frame& f) const {
+    auto it = index_.find(f);
+    return it == index_.end() ? nullptr : it->second;
+  }
+
+  // `inward` is the outermost location of the next frame inward (its physical function), or
+  // nullptr for the allocator.
+  void add_tail_call(const Frame& caller, const Location* inward, std::vector<Location>& out) const {
+    const Symbolized* s = find(caller);
+    if (s == nullptr || s->callee.function.empty()) return;
+    const std::string& callee = s->callee.function;
+    std::string module =
+        caller.module < db_.modules.size() ? db_.modules[caller.module].path : std::string();
+    if (inward == nullptr) {
+      if (is_allocation_function(callee)) return;
+    } else if (inward->module == module && inward->function == callee) {
+      return;
+    }
+    Location loc{callee, s->callee.file, s->callee.line, module, 0, false};
+    loc.tail_call = true;
+    out.push_back(std::move(loc));
+  }
+
   const Profile& db_;
   std::map<Frame, const Symbolized*> index_;
 };
@@ -61,7 +102,7 @@ Variable heap_variable(const AllocSite& site, const Expander& expand) {
   v.allocations = site.allocations;
   v.bytes = site.bytes;
   std::vector<Location> frames;
-  for (const Frame& f : site.frames) expand.append(f, frames);
+  expand.append_path(site.frames, /*allocation=*/true, frames);
   size_t named = heap_site_frame(frames);
   v.name = named < frames.size() ? location_label(frames[named])
                                  : "[" + v.allocator + " from an unknown context]";
@@ -119,6 +160,22 @@ void add_notes(ReportModel& m, const Profile& db) {
     m.notes.push_back(std::to_string(m.samples_dropped) +
                       " samples were dropped by the runtime and are not in this report.");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
+  if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
+    // An MPI stack is dozens of libraries: name a few, count the rest.
+    constexpr size_t kNamedModules = 6;
+    std::string names;
+    size_t count = 0;
+    for (size_t at = 0; at <= nodebug.size(); ++count) {
+      size_t end = std::min(nodebug.find(';', at), nodebug.size());
+      if (count < kNamedModules)
+        names += (names.empty() ? "" : ", ") + std::string(basename_of(nodebug.substr(at, end - at)));
+      at = end + 1;
+    }
+    if (count > kNamedModules) names += " and " + std::to_string(count - kNamedModules) + " more";
+    m.notes.push_back("No debug information for " + names +
+                      ": their frames have no file and line (hpcprof-lite merge says how to "
+                      "get it).");
+  }
 }
 
 }  // namespace
@@ -217,9 +274,11 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
                      [](const AccessPath& x, const AccessPath& y) { return x.samples > y.samples; });
     if (v.accesses.size() > options.max_access_paths) v.accesses.resize(options.max_access_paths);
     for (AccessPath& a : v.accesses) {
+      std::vector<Frame> frames;
       for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
            j = tree.nodes[j].parent)
-        expand.append(Frame{tree.nodes[j].a, tree.nodes[j].b}, a.path);
+        frames.push_back(Frame{tree.nodes[j].a, tree.nodes[j].b});
+      expand.append_path(frames, /*allocation=*/false, a.path);
     }
     if (!v.accesses.empty() && !v.accesses[0].path.empty())
       v.hottest_access = location_label(v.accesses[0].path[0]);

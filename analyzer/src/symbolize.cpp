@@ -10,16 +10,22 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
+#include "call_sites.h"
+#include "function_starts.h"
 #include "location.h"
 #include "naming.h"
 
 namespace hpcl::analysis {
 namespace {
 
-char* g_debuginfo_path = nullptr;  // libdw's default search path for separate debug files
+// Where libdw looks for separate debug files: beside the file, in .debug/, then under each root
+// (ROOT/.build-id/xx/yyyy.debug and ROOT/<path of the file>). Set by set_debug_root.
+char* g_debuginfo_path = nullptr;  // nullptr: libdw's default, ":.debug:/usr/lib/debug"
+std::string g_debuginfo_storage;
 
 const Dwfl_Callbacks kOfflineCallbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -42,19 +48,6 @@ std::string lower(std::string s) {
   for (char& c : s)
     if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
   return s;
-}
-
-// Function name of a subprogram or inlined instance: the linkage name (demangled) when there is
-// one, because DW_AT_name of a C++ member lacks its class; attributes are followed through
-// DW_AT_abstract_origin and DW_AT_specification.
-std::string die_function(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  const char* name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-  if (name == nullptr)
-    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-  if (name != nullptr) return demangle(name);
-  name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-  return name != nullptr ? name : "";
 }
 
 // File named by an inlined instance's DW_AT_call_file, from its compile unit's file table.
@@ -84,6 +77,9 @@ struct ModuleSymbols::Session {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
   Dwarf_Addr bias = 0;  // Dwfl address = link-time address + bias
+  std::string name;     // basename of the module, for functions known only by their bounds
+  // Every function's bounds, with or without a symbol, from the unwind tables.
+  std::unique_ptr<FunctionStarts> functions;
   ~Session() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
@@ -122,7 +118,41 @@ ModuleSymbols::ModuleSymbols(const std::string& path, const std::string& build_i
     error_ = "build id " + hex(bits, n) + " differs from the profiled " + build_id;
     return;
   }
+  s->name = std::string(basename_of(path));
+  Dwarf_Addr elf_bias = 0;
+  s->functions = std::make_unique<FunctionStarts>(dwfl_module_getelf(s->mod, &elf_bias));
+  has_debug_info_ = dwfl_module_getdwarf(s->mod, &vaddr) != nullptr;
   session_ = std::move(s);
+}
+
+bool ModuleSymbols::function_bounds(uint64_t offset, uint64_t* start, uint64_t* end) const {
+  return session_->functions->find(offset, start, end);
+}
+
+SourceLoc ModuleSymbols::callee(uint64_t offset) const {
+  const Dwarf_Addr ret = offset + 1 + session_->bias;
+  DirectCall call;
+  bool direct = direct_call_before(session_->mod, ret, &call) && !call.to_plt &&
+                call.target >= session_->bias;
+  SourceLoc out;
+  out.function = dwarf_call_origin(session_->mod, ret);
+  if (!out.function.empty() && !direct) return out;
+  if (!direct) return {};
+  // Five bytes that merely look like a call (the tail of an indirect call) must land on the
+  // start of a function to count.
+  const uint64_t target = call.target - session_->bias;
+  uint64_t start = 0, end = 0;
+  GElf_Off sym_off = 1;
+  GElf_Sym sym;
+  bool starts_function = (function_bounds(target, &start, &end) && start == target) ||
+                         (dwfl_module_addrinfo(session_->mod, call.target, &sym_off, &sym, nullptr,
+                                               nullptr, nullptr) != nullptr && sym_off == 0);
+  if (!starts_function) return out;  // DWARF's name alone, if it gave one
+  std::vector<SourceLoc> at = lookup(target);
+  if (out.function.empty()) out.function = at.back().function;
+  out.file = at.back().file;
+  out.line = at.back().line;
+  return out;
 }
 
 ModuleSymbols::~ModuleSymbols() = default;
@@ -173,7 +203,40 @@ std::vector<SourceLoc> ModuleSymbols::lookup(uint64_t offset) const {
   if (locs.back().function.empty()) {
     if (const char* sym = dwfl_module_addrname(mod, addr)) locs.back().function = demangle(sym);
   }
+  // No symbol either (stripped): the function the call-frame information bounds, named by its
+  // start, so that the addresses of one function share one name.
+  uint64_t start = 0, end = 0;
+  if (locs.back().function.empty() && function_bounds(offset, &start, &end))
+    locs.back().function = unnamed_function_name(session_->name, start);
   return locs;
+}
+
+std::string unnamed_function_name(std::string_view module, uint64_t start) {
+  char hexstart[24];
+  std::snprintf(hexstart, sizeof hexstart, "0x%llx", static_cast<unsigned long long>(start));
+  return std::string(module) + "!" + hexstart;
+}
+
+bool unnamed_function_start(std::string_view function, uint64_t* start) {
+  size_t bang = function.rfind("!0x");
+  if (bang == std::string_view::npos || bang == 0 || bang + 3 == function.size()) return false;
+  uint64_t v = 0;
+  for (char c : function.substr(bang + 3)) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0 || v >> 60) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *start = v;
+  return true;
+}
+
+void set_debug_root(const std::string& root) {
+  if (root.empty()) {
+    g_debuginfo_path = nullptr;
+    return;
+  }
+  g_debuginfo_storage = ":.debug:" + root + ":/usr/lib/debug";
+  g_debuginfo_path = g_debuginfo_storage.data();
 }
 
 std::vector<Frame> frames_to_symbolize(const Profile& db) {
@@ -193,12 +256,13 @@ SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
   struct Run {
     size_t begin, end;
     std::string warning;
+    std::string no_debug;
   };
   std::vector<Run> runs;
   for (size_t i = 0; i < frames.size();) {
     size_t j = i;
     while (j < frames.size() && frames[j].module == frames[i].module) ++j;
-    runs.push_back(Run{i, j, {}});
+    runs.push_back(Run{i, j, {}, {}});
     i = j;
   }
 
@@ -222,8 +286,11 @@ SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
         }
       }
     }
-    for (size_t i = run.begin; i < run.end; ++i)
+    for (size_t i = run.begin; i < run.end; ++i) {
       result.symbols[i].locs = syms ? syms->lookup(frames[i].offset) : std::vector<SourceLoc>{SourceLoc{}};
+      if (syms) result.symbols[i].callee = syms->callee(frames[i].offset);
+    }
+    if (syms && !syms->has_debug_info()) run.no_debug = modules[m].path;
   };
 
   unsigned nthreads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(runs.size())));
@@ -243,6 +310,10 @@ SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
     if (!r.warning.empty() && std::find(result.warnings.begin(), result.warnings.end(),
                                         r.warning) == result.warnings.end())
       result.warnings.push_back(std::move(r.warning));
+  for (Run& r : runs)
+    if (!r.no_debug.empty() && std::find(result.no_debug_info.begin(), result.no_debug_info.end(),
+                                         r.no_debug) == result.no_debug_info.end())
+      result.no_debug_info.push_back(std::move(r.no_debug));
   return result;
 }
 

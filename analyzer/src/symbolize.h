@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hpcl/profile.h"
@@ -26,13 +27,23 @@ class ModuleSymbols {
   bool missing() const { return missing_; }  // the file does not exist
   const std::string& error() const { return error_; }
 
-  // Innermost first; never empty. Unknown parts are "" / 0. Call only when ok().
+  // Innermost first; never empty. Unknown parts are "" / 0. A function without DWARF or symbol
+  // is named by the bounds of its call-frame information (unnamed_function_name). Call only
+  // when ok().
   std::vector<SourceLoc> lookup(uint64_t offset) const;
+  // For a call-site frame (offset = return address - 1): the function its call instruction
+  // calls when that is known and defined in this module (see call_sites.h); function "" else.
+  SourceLoc callee(uint64_t offset) const;
+  // The function holding `offset` by the module's unwind tables: [start, end) link-time.
+  bool function_bounds(uint64_t offset, uint64_t* start, uint64_t* end) const;
+  // DWARF was found, in the file or in a separate debug file (build-id, .gnu_debuglink).
+  bool has_debug_info() const { return has_debug_info_; }
 
  private:
   struct Session;
   std::unique_ptr<Session> session_;
   bool missing_ = false;
+  bool has_debug_info_ = false;
   std::string error_;
 };
 
@@ -42,7 +53,18 @@ std::vector<Frame> frames_to_symbolize(const Profile& db);
 struct SymbolizeResult {
   std::vector<Symbolized> symbols;    // same order as the frames given
   std::vector<std::string> warnings;  // one per unusable module, in module order
+  std::vector<std::string> no_debug_info;  // paths of the opened modules without DWARF
 };
+
+// The name of a function known only by its code bounds: "app!0x3f100" (module basename, link-time
+// start). unnamed_function_start parses it back; false for any other name.
+std::string unnamed_function_name(std::string_view module, uint64_t start);
+bool unnamed_function_start(std::string_view function, uint64_t* start);
+
+// An extra root directory searched for separate debug files before /usr/lib/debug
+// (ROOT/.build-id/xx/yyyy.debug, ROOT/<module path>); "" restores the default. Not thread-safe:
+// call before symbolizing.
+void set_debug_root(const std::string& root);
 
 // Looks up each frame once; `jobs` threads work on different modules. Frames of modules that
 // cannot be opened (and of no module) get a single empty location.

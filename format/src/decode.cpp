@@ -2,6 +2,7 @@
 // come; unknown tags are skipped and bytes left at the end of a known section are ignored, which
 // is how a 1.x reader reads files of a later minor version. Cross-references between sections are
 // checked afterwards by validate.cpp, once every section is in.
+#include <algorithm>
 #include <cinttypes>
 
 #include "layout.h"
@@ -19,6 +20,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagStatics: return "STATICS";
     case layout::kTagTree: return "TREE";
     case layout::kTagSymbols: return "SYMBOLS";
+    case layout::kTagCallees: return "CALLEES";
     default: return nullptr;
   }
 }
@@ -156,6 +158,28 @@ void read_symbols(Section& s, Profile& p) {
   }
 }
 
+// CALLEES (1.1): each entry names a frame of SYMBOLS (both sorted by frame).
+void read_callees(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kCalleeMin, "callees")) return;
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    Frame f = get_frame(s.r);
+    SourceLoc callee;
+    callee.function = s.r.str();
+    callee.file = s.r.str();
+    callee.line = s.r.u32();
+    auto it = std::lower_bound(p.symbols.begin(), p.symbols.end(), f,
+                               [](const Symbolized& sym, const Frame& fr) { return sym.frame < fr; });
+    if (it == p.symbols.end() || it->frame != f) {
+      if (s.error.empty())
+        s.error = strf("section CALLEES: entry %u names frame %u:%" PRIx64 ", which has no symbol",
+                       i, f.module, f.offset);
+      return;
+    }
+    it->callee = std::move(callee);
+  }
+}
+
 }  // namespace
 
 std::string decode(const uint8_t* data, size_t size, Profile& out) {
@@ -196,6 +220,12 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
                       "(only databases are symbolized)", at);
         }
         read_symbols(s, out);
+        break;
+      case layout::kTagCallees:
+        if (out.kind != FileKind::Database || !(seen & (1u << layout::kTagSymbols))) {
+          return strf("section CALLEES at payload byte %zu without SYMBOLS before it", at);
+        }
+        read_callees(s, out);
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

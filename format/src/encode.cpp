@@ -1,5 +1,6 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
-// thread, then SYMBOLS. Every known section is written even when empty, so the bytes of a file
+// thread, then SYMBOLS and (1.1, only when there are any) CALLEES. Every 1.0 section is written
+// even when empty, so the bytes of a file
 // depend only on the Profile and golden tests stay stable.
 #include <algorithm>
 #include <utility>
@@ -48,6 +49,12 @@ void put_tree(wire::Writer& w, const Tree& t) {
 }
 
 }  // namespace
+
+uint32_t callee_count(const Profile& p) {
+  uint32_t n = 0;
+  for (const Symbolized& s : p.symbols) n += !s.callee.function.empty();
+  return n;
+}
 
 std::vector<uint8_t> encode(const Profile& p) {
   std::vector<uint8_t> out;
@@ -102,6 +109,18 @@ std::vector<uint8_t> encode(const Profile& p) {
           w.str(l.file);
           w.u32(l.line);
         }
+      }
+    });
+  }
+  if (uint32_t n = callee_count(p); n > 0) {
+    section(w, layout::kTagCallees, [&] {
+      w.u32(n);
+      for (const Symbolized& s : p.symbols) {
+        if (s.callee.function.empty()) continue;
+        put_frame(w, s.frame);
+        w.str(s.callee.function);
+        w.str(s.callee.file);
+        w.u32(s.callee.line);
       }
     });
   }

@@ -38,8 +38,9 @@ enum Tag : uint32_t {
   kTagStatics = 4,
   kTagTree = 5,
   kTagSymbols = 6,
+  kTagCallees = 7,  // since 1.1
 };
-inline constexpr uint32_t kLastKnownTag = kTagSymbols;
+inline constexpr uint32_t kLastKnownTag = kTagCallees;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -53,6 +54,7 @@ inline constexpr size_t kNodeMin = 4 + 1 + 4 + 8 + 1;
 inline constexpr size_t kMetricSize = 2 + 8;
 inline constexpr size_t kSymbolMin = 4 + 8 + 4;
 inline constexpr size_t kSourceLocMin = kStrMin + kStrMin + 4;
+inline constexpr size_t kCalleeMin = 4 + 8 + kSourceLocMin;
 static_assert(kModuleMin == 16 && kFrameSize == 12 && kSiteMin == 22 && kStaticMin == 25);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 

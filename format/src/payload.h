@@ -25,4 +25,7 @@ std::string validate(const Profile& profile);
 
 const char* section_name(uint32_t tag);
 
+// Symbols with a known callee: the entries of the CALLEES section (1.1).
+uint32_t callee_count(const Profile& profile);
+
 }  // namespace hpcl::payload

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "dynamic_tls.h"
 #include "log.h"
 
 namespace hpcrun {
@@ -67,15 +68,28 @@ int on_object(dl_phdr_info* info, size_t, void*) {
       if (hi > m.hi) m.hi = hi;
     } else if (ph.p_type == PT_TLS && !g_initial_scan_done && info->dlpi_tls_data) {
       // Modules present at start-up use static TLS: the block sits at a fixed distance below
-      // the thread pointer in every thread. Later dlopen'd modules may get dynamic TLS, whose
-      // blocks have no fixed offset; their TLS variables are not resolved.
+      // the thread pointer in every thread.
       uint64_t tp;
       __asm__("mov %%fs:0, %0" : "=r"(tp));
       m.has_static_tls = true;
       m.tls_offset = tp - reinterpret_cast<uint64_t>(info->dlpi_tls_data);
       m.tls_size = ph.p_memsz;
+    } else if (ph.p_type == PT_TLS && info->dlpi_tls_modid != 0) {
+      // Later dlopen'd modules (and one already dlopen'd whose block this thread has not
+      // touched) get dynamic TLS, allocated per thread on first use at no fixed offset: it is
+      // found through each thread's DTV under the module id.
+      m.tls_size = ph.p_memsz;
+      m.tls_align = ph.p_align;
+      m.tls_modid = info->dlpi_tls_modid;
+      m.dynamic_tls = 1;
     }
   }
+  // A module id freed by dlclose is given to the next module with TLS: the older entry must no
+  // longer claim the blocks found under it.
+  if (m.dynamic_tls)
+    for (uint32_t i = 0; i < n; ++i)
+      if (g_modules[i].tls_modid == m.tls_modid)
+        __atomic_store_n(&g_modules[i].dynamic_tls, 0u, __ATOMIC_RELAXED);
   if (m.nsegs == 0) m.lo = m.hi = 0;
   if (m.path[0]) read_data_symbols(m.path, &m.symbols);
   g_count.store(n + 1, std::memory_order_release);
@@ -101,17 +115,23 @@ const ModuleEntry* module_get(uint32_t i) {
   return i < modules_count() ? &g_modules[i] : nullptr;
 }
 
+namespace {
+// `addr` in module i's static TLS block of the thread with thread pointer `tp`.
+bool static_tls_hit(uint32_t i, uint64_t addr, uint64_t tp, StaticHit* out) {
+  const ModuleEntry& m = g_modules[i];
+  if (!m.has_static_tls || tp == 0) return false;
+  uint64_t block = tp - m.tls_offset;
+  if (addr - block >= m.tls_size) return false;
+  *out = StaticHit{i, find_symbol(m.symbols, addr - block, true)};
+  return true;
+}
+}  // namespace
+
 bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out) {
   uint32_t n = g_count.load(std::memory_order_acquire);
   for (uint32_t i = 0; i < n; ++i) {
     const ModuleEntry& m = g_modules[i];
-    if (m.has_static_tls && tp) {
-      uint64_t block = tp - m.tls_offset;
-      if (addr - block < m.tls_size) {
-        *out = StaticHit{i, find_symbol(m.symbols, addr - block, true)};
-        return true;
-      }
-    }
+    if (static_tls_hit(i, addr, tp, out)) return true;
     if (addr < m.lo || addr >= m.hi) continue;
     for (uint32_t s = 0; s < m.nsegs; ++s) {
       if (addr >= m.seg_lo[s] && addr < m.seg_hi[s]) {
@@ -119,6 +139,36 @@ bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out) {
         return true;
       }
     }
+  }
+  return false;
+}
+
+bool modules_find_tls(uint64_t addr, uint64_t tp, bool dynamic, StaticHit* out) {
+  uint32_t n = g_count.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n; ++i)
+    if (static_tls_hit(i, addr, tp, out)) return true;
+  if (!dynamic) return false;
+  // Newest first: after a dlclose the newest module with an id owns the blocks under it.
+  for (uint32_t i = n; i-- > 0;) {
+    const ModuleEntry& m = g_modules[i];
+    if (!__atomic_load_n(&m.dynamic_tls, __ATOMIC_RELAXED)) continue;
+    uint64_t block = dtv_block(tp, m.tls_modid);
+    if (block != 0 && addr - block < m.tls_size) {
+      *out = StaticHit{i, find_symbol(m.symbols, addr - block, true)};
+      return true;
+    }
+  }
+  return false;
+}
+
+bool modules_maybe_dynamic_tls_block(uint64_t size) {
+  uint32_t n = g_count.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n; ++i) {
+    const ModuleEntry& m = g_modules[i];
+    // glibc's allocate_dtv_entry: malloc(size), or size + alignment to align by hand.
+    if (__atomic_load_n(&m.dynamic_tls, __ATOMIC_RELAXED) && size >= m.tls_size &&
+        size <= m.tls_size + m.tls_align)
+      return true;
   }
   return false;
 }

@@ -3,8 +3,10 @@
 //
 // It answers two questions:
 //  - in the signal handler: which static variable holds a data address, looked up in every
-//    module, not only the module of the sampled instruction; TLS variables of modules loaded at
-//    start-up are found through this thread's FS base (static TLS has a fixed offset from it);
+//    module, not only the module of the sampled instruction. TLS variables are found per thread
+//    from its thread pointer (FS base): those of modules loaded at start-up at a fixed offset
+//    below it (static TLS), those of modules loaded later through the thread's DTV (dynamic
+//    TLS, see dynamic_tls.h);
 //  - at write time: which module and link-time offset a code address has.
 // Entries are appended (never removed, so a dlclose'd module keeps its frames nameable) and
 // published with a release store of the count; readers use only published entries.
@@ -28,7 +30,12 @@ struct ModuleEntry {
   uint32_t nsegs;
   bool has_static_tls;           // PT_TLS at a fixed offset from the thread pointer
   uint64_t tls_offset;           // thread pointer - TLS block start
-  uint64_t tls_size;
+  uint64_t tls_size;             // PT_TLS p_memsz
+  uint64_t tls_align;            // PT_TLS p_align
+  // Loaded after start-up with a PT_TLS: blocks found through each thread's DTV under this id.
+  // Cleared (atomically) when a newer module takes over the same id after a dlclose.
+  uint32_t dynamic_tls;
+  uint64_t tls_modid;
   SymbolTable symbols;
 };
 
@@ -47,6 +54,16 @@ const ModuleEntry* module_get(uint32_t i);
 // Signal-safe: the static variable holding `addr`, with `tp` the thread pointer (FS base) of the
 // current thread for TLS.
 bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out);
+
+// Signal-safe: the TLS variable holding `addr` in the thread with thread pointer `tp` (any
+// thread): static TLS by arithmetic only; with `dynamic`, also the TLS blocks of modules loaded
+// later, read from that thread's DTV (a few system calls, see dynamic_tls.h).
+bool modules_find_tls(uint64_t addr, uint64_t tp, bool dynamic, StaticHit* out);
+
+// Signal-safe, no memory reads: whether a heap block of `size` bytes could be the TLS block of a
+// module loaded after start-up (glibc allocates those with malloc, so the address map may have
+// tracked one as a heap block).
+bool modules_maybe_dynamic_tls_block(uint64_t size);
 
 // The module containing a code address, or kNoModuleIndex.
 inline constexpr uint32_t kNoModuleIndex = 0xffffffffu;

@@ -38,14 +38,26 @@ std::atomic<bool> g_warned_open{false};
 using hpcl::NodeKind;
 constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
 
+// The order matters: a thread's static TLS lies inside its stack mapping, so TLS is looked up
+// before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
+// nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
+// block of a TLS block's size is checked against the threads' DTVs first.
 uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
   BlockInfo blk;
-  if (g_heap.lookup(ea, &blk))
-    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
   StaticHit hit;
-  if (modules_find_static(ea, ts->fs_base, &hit))
+  auto static_node = [&] {
     return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
-  auto cls = address_on_a_stack(ea, ts) ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
+  };
+  if (g_heap.lookup(ea, &blk)) {
+    if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
+      return static_node();
+    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  }
+  if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
+    return static_node();
+  bool stack = address_on_a_stack(ea, ts);
+  if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
+  auto cls = stack ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
   return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
 }
 

@@ -114,6 +114,18 @@ bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
   return false;
 }
 
+bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, StaticHit* out) {
+  if (self && modules_find_tls(addr, self->fs_base, dynamic, out)) return true;
+  // The list only grows (states are reused, never unlinked), so the walk ends; the bound
+  // guards against a corrupted link all the same.
+  uint32_t budget = threads_count() + 1;
+  for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget)
+    if (t != self && t->alive.load(std::memory_order_relaxed) &&
+        modules_find_tls(addr, t->fs_base, dynamic, out))
+      return true;
+  return false;
+}
+
 void threads_after_fork_child() {
   ThreadState* self = t_state;
   // States of the parent's exited threads hold the parent's samples: never reuse them here.

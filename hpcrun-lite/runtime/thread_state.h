@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "cct.h"
+#include "modules.h"
 
 namespace hpcrun {
 
@@ -62,6 +63,10 @@ ThreadState* threads_head();
 uint32_t threads_count();  // threads measured so far, including exited ones
 // Whether addr lies on the stack of some measured live thread (the caller's own first).
 bool address_on_a_stack(uint64_t addr, const ThreadState* self);
+// Whether addr is a TLS variable of some measured live thread (see modules_find_tls): `self`
+// first, then the others through the FS base each recorded at its start. Async-signal-safe;
+// the list walk is bounded, and a thread that exits meanwhile costs at most a failed read.
+bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, StaticHit* out);
 // Fork child: keeps only the calling thread, with an empty tree.
 void threads_after_fork_child();
 

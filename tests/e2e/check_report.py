@@ -13,6 +13,15 @@ Subcommands:
                                                       the program measured itself (PREFIX.<pid>)
   heat2d REPORT [--processes N]                       the example's story holds
   hottest REPORT                                      prints the first (hottest) variable's name
+  tail_calls REPORT --wrapper F --callers A B [--reader R]
+                                                      each caller's heap variable has F, marked
+                                                      tail_call, between malloc and the caller;
+                                                      with --reader, the first caller's array is
+                                                      read through R, marked tail_call
+  unnamed_sites REPORT --module M [--timing PREFIX]   two malloc sites labelled M!0xF+0xA and
+                                                      M!0xF+0xB: one function, two labels; their
+                                                      shares match the program's measured time
+  debug_sites REPORT --function F --lines L1 L2       two malloc sites named F (file:L1), (file:L2)
   selftest SAMPLE                                     the checker rejects broken reports
 
 Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
@@ -63,9 +72,19 @@ PROGRAMS["dlopen_static"] = {
     "arrays": [
         {"label": "plugin_table", "kind": "static", "name": "plugin_table", "weight": 2},
         {"label": "malloc", "kind": "heap", "allocator": "malloc", "site": "alloc_heap_array", "weight": 1},
+        {"label": "plugin_tls", "kind": "static", "name": "plugin_tls", "weight": 2},
     ],
     "cold": [],
     "array_bytes": 4 << 20,
+}
+# Thread-local arrays of the executable: each thread's own block, then another thread's.
+PROGRAMS["tls_threads"] = {
+    "arrays": [
+        {"label": "own_tls", "kind": "static", "name": "own_tls", "weight": 2},
+        {"label": "peer_tls", "kind": "static", "name": "peer_tls", "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 512 << 10,
 }
 PROGRAMS["short_threads"] = {
     "arrays": [
@@ -254,6 +273,97 @@ def check_heat2d(report, processes):
         raise CheckFailed("column_means_bad does not account for most of the field's samples")
 
 
+def check_tail_calls(report, wrapper, callers, reader=None):
+    """Tail-called wrappers recovered (tests/programs/tail_alloc.c): the allocation path of each
+    caller's array is malloc, then the wrapper marked tail_call, then the caller."""
+    found = {}
+    for var in report["variables"]:
+        path = var.get("allocation_path", [])
+        if var.get("kind") != "heap" or len(path) < 3:
+            continue
+        for caller in callers:
+            if same_function(path[2].get("function", ""), caller):
+                found.setdefault(caller, []).append(var)
+    for caller in callers:
+        hits = found.get(caller, [])
+        if len(hits) != 1:
+            raise CheckFailed(f"{len(hits)} heap variables allocated from {caller}, expected one:\n"
+                              f"{listing(report)}")
+        path = hits[0]["allocation_path"]
+        print(f"{caller}: {[(f.get('function'), f.get('tail_call', False)) for f in path[:4]]}")
+        if path[0].get("function") != "malloc":
+            raise CheckFailed(f"{caller}: allocation_path[0] is {path[0]}, expected malloc")
+        if not same_function(path[1].get("function", ""), wrapper) or path[1].get("tail_call") is not True:
+            raise CheckFailed(f"{caller}: allocation_path[1] is {path[1]}, expected {wrapper} "
+                              f"marked tail_call")
+        if any(f.get("tail_call") for f in path[2:]):
+            raise CheckFailed(f"{caller}: a frame after the wrapper is marked tail_call: {path}")
+    if reader:
+        grid = found[callers[0]][0]
+        through = sum(int(a.get("metrics", {}).get("samples", 0)) for a in grid.get("accesses", [])
+                      if any(same_function(f.get("function", ""), reader) and f.get("tail_call")
+                             for f in a.get("path", [])))
+        other = found[callers[1]][0]
+        wrong = [a for a in other.get("accesses", [])
+                 if any(same_function(f.get("function", ""), reader) for f in a.get("path", []))]
+        print(f"{callers[0]}: {through} of {samples(grid)} samples read through {reader} (tail call)")
+        if through == 0:
+            raise CheckFailed(f"no access path of {callers[0]}'s array holds {reader} marked tail_call")
+        if wrong:
+            raise CheckFailed(f"{callers[1]}'s array is never read through {reader}, yet: {wrong[0]}")
+
+
+UNNAMED_LABEL = re.compile(r"^(?P<function>(?P<module>[^!]+)!0x[0-9a-f]+)\+0x[0-9a-f]+$")
+
+
+def malloc_sites(report, count):
+    sites = [v for v in report["variables"] if v.get("kind") == "heap" and v.get("allocator") == "malloc"
+             and v.get("bytes") == 4 << 20]
+    if len(sites) != count:
+        raise CheckFailed(f"{len(sites)} heap variables of 4 MiB from malloc, expected {count}:\n"
+                          f"{listing(report)}")
+    return sites
+
+
+def check_unnamed_sites(report, module, timing):
+    """A stripped program's two malloc sites in one function (tests/programs/split_sites.c)."""
+    sites = malloc_sites(report, 2)
+    labels = [v["name"] for v in sites]
+    print(f"sites: {labels}")
+    found = [UNNAMED_LABEL.match(label) for label in labels]
+    if not all(found) or any(m["module"] != module for m in found):
+        raise CheckFailed(f"site labels {labels} are not {module}!0xSTART+0xOFFSET")
+    if found[0]["function"] != found[1]["function"]:
+        raise CheckFailed(f"the two sites of one function are named after different functions: {labels}")
+    if labels[0] == labels[1]:
+        raise CheckFailed(f"the two sites share one label: {labels}")
+    if timing:
+        spec = {"arrays": [{"label": "first", "weight": 2}, {"label": "second", "weight": 1}]}
+        truth = sorted(measured_time_shares(timing, spec))
+        known = sum(samples(v) for v in sites)
+        if known < MIN_SAMPLES:
+            raise CheckFailed(f"only {known} samples on the two arrays (need {MIN_SAMPLES})")
+        # Which label is which array depends on code layout; the shares, sorted, must match.
+        shares = sorted(samples(v) / known for v in sites)
+        print(f"shares {[f'{s:.3f}' for s in shares]}, measured time {[f'{t:.3f}' for t in truth]}")
+        for share, expected in zip(shares, truth):
+            if abs(share - expected) > TOLERANCE:
+                raise CheckFailed(f"share {share:.3f}, expected {expected:.3f}")
+    notes = " ".join(report.get("notes", []))
+    if module not in notes or "debug information" not in notes:
+        raise CheckFailed(f"the report's notes do not repeat that {module} lacks debug information: {notes}")
+
+
+def check_debug_sites(report, function, lines):
+    """The same sites with the debug information found by build-id: function, file and line."""
+    sites = malloc_sites(report, 2)
+    labels = sorted(v["name"] for v in sites)
+    print(f"sites: {labels}")
+    wanted = sorted(f"{function} (split_sites.c:{line})" for line in lines)
+    if labels != wanted:
+        raise CheckFailed(f"site labels {labels}, expected {wanted}")
+
+
 def selftest(path):
     """Runs the proportions check on a hand-written good report, then on broken copies of it."""
     good = load(path)
@@ -308,6 +418,19 @@ def main():
     h.add_argument("--processes", type=int)
     t = sub.add_parser("hottest")
     t.add_argument("report")
+    c = sub.add_parser("tail_calls")
+    c.add_argument("report")
+    c.add_argument("--wrapper", required=True)
+    c.add_argument("--callers", nargs=2, required=True)
+    c.add_argument("--reader")
+    u = sub.add_parser("unnamed_sites")
+    u.add_argument("report")
+    u.add_argument("--module", required=True)
+    u.add_argument("--timing")
+    d = sub.add_parser("debug_sites")
+    d.add_argument("report")
+    d.add_argument("--function", required=True)
+    d.add_argument("--lines", nargs=2, type=int, required=True)
     s = sub.add_parser("selftest")
     s.add_argument("sample")
     args = parser.parse_args()
@@ -315,6 +438,12 @@ def main():
     try:
         if args.command == "proportions":
             check_proportions(load(args.report), args.program, args.processes, timing=args.timing)
+        elif args.command == "tail_calls":
+            check_tail_calls(load(args.report), args.wrapper, args.callers, args.reader)
+        elif args.command == "unnamed_sites":
+            check_unnamed_sites(load(args.report), args.module, args.timing)
+        elif args.command == "debug_sites":
+            check_debug_sites(load(args.report), args.function, args.lines)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

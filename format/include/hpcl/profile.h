@@ -17,7 +17,9 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 0;
+// 1.1 added the CALLEES section. A writer stamps the lowest minor that describes its file, so a
+// file without callees stays a 1.0 file byte for byte.
+inline constexpr uint16_t kMinorVersion = 1;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -126,6 +128,10 @@ struct SourceLoc {
 struct Symbolized {
   Frame frame;
   std::vector<SourceLoc> locs;  // at least one entry
+  // For a call-site frame whose call instruction names its target (a direct call, or DWARF call
+  // site information): the called function and the source location of its entry; function ""
+  // when unknown. A report compares it with the next frame inward to recover tail calls.
+  SourceLoc callee{};
 };
 
 struct Profile {

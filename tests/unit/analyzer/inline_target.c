@@ -16,7 +16,7 @@ static int first_bias(struct dl_phdr_info* info, size_t size, void* out) {
   return 1;
 }
 
-__attribute__((noinline)) static void probe(void) {
+__attribute__((noinline)) static void probe(void) { /* MARK: probe-entry */
   uintptr_t bias = 0;
   dl_iterate_phdr(first_bias, &bias);
   uintptr_t ra = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));

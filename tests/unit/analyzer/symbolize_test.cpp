@@ -147,10 +147,62 @@ TEST(Symbolize, MergedDatabaseNamesSitesFromDebugInfo) {
   EXPECT_TRUE(out.warnings.empty());
   ReportModel m = build_report_model(out.database);
   ASSERT_EQ(m.variables.size(), 1u);
-  EXPECT_EQ(m.variables[0].name, "scale_inlined (inline_target.c:" + std::to_string(probe_line) + ")");
-  ASSERT_EQ(m.variables[0].allocation_path.size(), 3u);  // malloc, scale_inlined, main
-  EXPECT_EQ(m.variables[0].allocation_path[2].function, "main");
-  EXPECT_EQ(m.variables[0].hottest_access, m.variables[0].name);
+  // The recorded call goes to probe, not to malloc: so probe ran and tail-called the allocator,
+  // and its frame is recovered (marked) and names the variable.
+  const uint32_t entry_line = marker_line(INLINE_TARGET_SOURCE, "MARK: probe-entry");
+  EXPECT_EQ(m.variables[0].name, "probe (inline_target.c:" + std::to_string(entry_line) + ")");
+  const std::vector<Location>& path = m.variables[0].allocation_path;
+  ASSERT_EQ(path.size(), 4u);  // malloc, probe (tail call), scale_inlined, main
+  EXPECT_TRUE(path[1].tail_call);
+  EXPECT_FALSE(path[1].has_address);
+  EXPECT_EQ(path[2].function, "scale_inlined");
+  EXPECT_EQ(path[2].line, probe_line);
+  EXPECT_FALSE(path[2].tail_call);
+  EXPECT_EQ(path[3].function, "main");
+  // The access path's leaf is the sampled instruction itself: no callee is looked at there.
+  ASSERT_FALSE(m.variables[0].accesses.empty());
+  EXPECT_EQ(m.variables[0].accesses[0].path.size(), 2u);
+}
+
+// A call site's callee: from DWARF call-site entries with debug information, from the call
+// instruction and the symbol table without.
+TEST(Symbolize, CalleeOfACallSite) {
+  const uint64_t offset = probe_offset();
+  ASSERT_NE(offset, 0u);
+  const uint32_t entry_line = marker_line(INLINE_TARGET_SOURCE, "MARK: probe-entry");
+  ModuleSymbols dwarf(INLINE_TARGET, "");
+  ASSERT_TRUE(dwarf.ok()) << dwarf.error();
+  SourceLoc c = dwarf.callee(offset);
+  EXPECT_EQ(c.function, "probe");
+  EXPECT_EQ(basename_of(c.file), "inline_target.c");
+  EXPECT_EQ(c.line, entry_line);
+  ModuleSymbols bare(INLINE_TARGET_STRIPPED, "");
+  ASSERT_TRUE(bare.ok()) << bare.error();
+  EXPECT_FALSE(bare.has_debug_info());
+  EXPECT_TRUE(dwarf.has_debug_info());
+  EXPECT_EQ(bare.callee(offset).function, "probe");
+  // Not a call site (the first byte of main's code): no callee.
+  uint64_t start = 0, end = 0;
+  ASSERT_TRUE(bare.function_bounds(offset, &start, &end));
+  EXPECT_LE(start, offset);
+  EXPECT_LT(offset, end);
+  EXPECT_EQ(bare.callee(start).function, "");
+}
+
+TEST(Symbolize, UnnamedFunctionNames) {
+  EXPECT_EQ(unnamed_function_name("app", 0x3f100), "app!0x3f100");
+  uint64_t start = 0;
+  EXPECT_TRUE(unnamed_function_start("libgomp.so.1!0x1cc40", &start));
+  EXPECT_EQ(start, 0x1cc40u);
+  EXPECT_FALSE(unnamed_function_start("main", &start));
+  EXPECT_FALSE(unnamed_function_start("a!0x", &start));
+  EXPECT_FALSE(unnamed_function_start("a!0xzz", &start));
+  Location loc{"app!0x3f100", "", 0, "/bin/app", 0x3f25d, true};
+  loc.unnamed_function = true;
+  loc.function_start = 0x3f100;
+  EXPECT_EQ(location_label(loc), "app!0x3f100+0x15d");
+  loc.has_address = false;  // the code view aggregates a function's addresses
+  EXPECT_EQ(location_label(loc), "app!0x3f100");
 }
 
 }  // namespace

@@ -184,6 +184,8 @@ std::string dump(const Profile& p) {
   for (const Symbolized& sym : p.symbols) {
     line("symbol %u:%" PRIx64, sym.frame.module, sym.frame.offset);
     for (const SourceLoc& l : sym.locs) s += "  [" + l.function + "] [" + l.file + "]:" + std::to_string(l.line) + "\n";
+    if (!sym.callee.function.empty())
+      s += "  calls [" + sym.callee.function + "] [" + sym.callee.file + "]:" + std::to_string(sym.callee.line) + "\n";
   }
   return s;
 }

@@ -7,10 +7,41 @@
 namespace hpcl {
 namespace {
 
-TEST(Version, WriterStampsCurrentVersion) {
+TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   EXPECT_EQ(b[8] | b[9] << 8, kMajorVersion);
+  EXPECT_EQ(b[10] | b[11] << 8, 0) << "nothing of 1.1 in it: a 1.0 file";
+  Profile db = test::rich_database();
+  db.symbols[0].callee = {"make_x", "/src/app.cpp", 3};
+  b = encode_profile(db, 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorVersion);
+  EXPECT_EQ(kMinorVersion, 1);
+}
+
+// 1.1: the callee of a call-site frame survives the round trip; one naming no symbol is refused.
+TEST(Version, CalleesRoundTripAndMustNameASymbol) {
+  Profile db = test::rich_database();
+  db.symbols[1].callee = {"make_x(unsigned long)", "/src/app.cpp", 3};
+  ReadResult r = test::read(encode_profile(db, 3));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(test::dump(r.profile), test::dump(db));
+  EXPECT_EQ(r.profile.symbols[1].callee.function, "make_x(unsigned long)");
+  EXPECT_EQ(r.profile.symbols[1].callee.line, 3u);
+  EXPECT_TRUE(r.profile.symbols[0].callee.function.empty());
+
+  std::vector<test::RawSection> sections = test::split_sections(test::payload_of(encode_profile(db, 0)));
+  test::Bytes payload;
+  for (test::RawSection& s : sections) {
+    if (s.tag == 7) {  // point the entry at a frame that has no symbol
+      test::Bytes body;
+      body.u32(1).u32(0).u64(0x999).str("f").str("").u32(0);
+      s.body = body.v;
+    }
+    payload.u32(s.tag).u32(0).u64(s.body.size()).raw(s.body);
+  }
+  r = test::read(test::file_with({1, 1, 2, 0}, payload.v), "db");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("CALLEES"), std::string::npos) << r.error;
 }
 
 TEST(Version, NewerMajorIsRefusedInPlainWords) {
