@@ -22,9 +22,11 @@
 __thread double own_tls[TLS_DOUBLES];
 __thread double peer_tls[TLS_DOUBLES];
 
+/* The calling thread's CPU time: samples are taken per millisecond of thread CPU time, and on a
+ * busy machine wall time would also count the time a thread waited to run. */
 static double now_seconds(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
