@@ -16,6 +16,8 @@ struct Location {
   std::string module;    // path of the module; "" for no module (or the allocation API pseudo-frame)
   uint64_t offset = 0;   // link-time address of the code frame this location was expanded from
   bool has_address = false;  // false for the allocation API pseudo-frame
+  bool omp_region = false;   // an OpenMP outlined region, named after its parent (naming.h)
+  bool wrapper = false;      // allocation paths: a frame of the program's allocation wrappers
 };
 
 std::string_view basename_of(std::string_view path);

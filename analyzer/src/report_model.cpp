@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -38,8 +39,11 @@ class Expander {
       out.push_back(Location{{}, {}, 0, module, f.offset, true});
       return;
     }
-    for (const SourceLoc& l : it->second->locs)
-      out.push_back(Location{l.function, l.file, l.line, module, f.offset, true});
+    for (const SourceLoc& l : it->second->locs) {
+      FunctionName name = display_function_name(l.function);
+      out.push_back(Location{std::move(name.name), l.file, l.line, module, f.offset, true});
+      out.back().omp_region = name.omp_region;
+    }
   }
 
  private:
@@ -53,28 +57,73 @@ std::string unknown_class_name(uint32_t a) {
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
-Variable heap_variable(const AllocSite& site, const Expander& expand) {
-  Variable v;
-  v.kind = VariableKind::Heap;
-  v.allocator = alloc_api_name(site.api);
-  v.sampled = (site.flags & kSiteSampled) != 0;
-  v.allocations = site.allocations;
-  v.bytes = site.bytes;
-  std::vector<Location> frames;
-  for (const Frame& f : site.frames) expand.append(f, frames);
-  size_t named = heap_site_frame(frames);
-  v.name = named < frames.size() ? location_label(frames[named])
-                                 : "[" + v.allocator + " from an unknown context]";
-  v.allocation_site = v.allocator + " in " + v.name;
-  v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
-  v.allocation_path.insert(v.allocation_path.end(), frames.begin(), frames.end());
-  return v;
+// Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
+// and making labels distinct needs all labels.
+void add_heap_variables(const Profile& db, const Expander& expand, const ReportModelOptions& options,
+                        std::vector<Variable>& out) {
+  std::vector<std::vector<Location>> paths(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s)
+    for (const Frame& f : db.sites[s].frames) expand.append(f, paths[s]);
+  AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
+  wrappers.learn(paths);
+
+  std::vector<std::string> labels(db.sites.size()), callers(db.sites.size());
+  std::vector<size_t> named(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    std::vector<Location>& frames = paths[s];
+    named[s] = heap_site_frame(frames, &wrappers);
+    for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
+      frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
+    if (named[s] < frames.size()) {
+      labels[s] = heap_site_label(frames[named[s]]);
+      if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
+    } else {
+      labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
+    }
+  }
+  disambiguate_labels(labels, callers);
+
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    const AllocSite& site = db.sites[s];
+    Variable v;
+    v.kind = VariableKind::Heap;
+    v.allocator = alloc_api_name(site.api);
+    v.sampled = (site.flags & kSiteSampled) != 0;
+    v.allocations = site.allocations;
+    v.bytes = site.bytes;
+    v.name = std::move(labels[s]);
+    v.allocation_site = v.allocator + " in " + v.name;
+    v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
+    v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
+    v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
+                             std::make_move_iterator(paths[s].end()));
+    out.push_back(std::move(v));
+  }
 }
 
-Variable static_variable(const StaticVar& s, const Profile& db) {
+// Modules whose code is Fortran: a symbolized frame in a Fortran source file, or a gfortran
+// module symbol among their statics. Their `name_` statics are shown as COMMON blocks.
+std::vector<bool> fortran_modules(const Profile& db) {
+  std::vector<bool> fortran(db.modules.size(), false);
+  for (const Symbolized& s : db.symbols)
+    if (s.frame.module < fortran.size() && !fortran[s.frame.module])
+      for (const SourceLoc& l : s.locs)
+        if (is_fortran_source(l.file)) fortran[s.frame.module] = true;
+  for (const StaticVar& v : db.statics)
+    if (v.module < fortran.size() && v.name.starts_with("__") &&
+        v.name.find("_MOD_") != std::string::npos)
+      fortran[v.module] = true;
+  return fortran;
+}
+
+Variable static_variable(const StaticVar& s, const Profile& db, const std::vector<bool>& fortran) {
   Variable v;
   v.kind = VariableKind::Static;
   v.name = static_display_name(s.name);
+  if (s.module < fortran.size() && fortran[s.module]) {
+    std::string common = fortran_common_block_name(s.name);
+    if (!common.empty()) v.name = std::move(common);
+  }
   v.symbol = s.name;
   v.module = s.module < db.modules.size() ? db.modules[s.module].path : std::string();
   v.bytes = s.size;
@@ -142,8 +191,9 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.skipped = meta_str(db, "skipped");
 
   const Expander expand(db);
-  for (const AllocSite& s : db.sites) m.variables.push_back(heap_variable(s, expand));
-  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db));
+  add_heap_variables(db, expand, options, m.variables);
+  const std::vector<bool> fortran = fortran_modules(db);
+  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db, fortran));
   std::map<uint32_t, size_t> unknown_var;
 
   if (db.trees.empty()) return m;
