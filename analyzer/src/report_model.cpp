@@ -81,7 +81,21 @@ void add_heap_variables(const Profile& db, const Expander& expand, const ReportM
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
   }
-  disambiguate_labels(labels, callers);
+  // Sites with the same frames (they differ in API or sampling only) are one place of the
+  // program: they keep one label, and only distinct places are told apart.
+  std::map<std::vector<Frame>, size_t> place;
+  std::vector<size_t> first(db.sites.size());
+  std::vector<std::string> place_labels, place_callers;
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    auto [it, fresh] = place.try_emplace(db.sites[s].frames, place_labels.size());
+    if (fresh) {
+      place_labels.push_back(labels[s]);
+      place_callers.push_back(callers[s]);
+    }
+    first[s] = it->second;
+  }
+  disambiguate_labels(place_labels, place_callers);
+  for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
 
   for (size_t s = 0; s < db.sites.size(); ++s) {
     const AllocSite& site = db.sites[s];
