@@ -141,7 +141,8 @@ int run_report(Args& args) {
       try {
         model_options.alloc_wrappers.emplace_back(wrapper);
       } catch (const std::regex_error& e) {
-        return usage_error("--alloc-wrapper: not a regular expression: " + wrapper + " (" + e.what() + ")");
+        return usage_error("--alloc-wrapper: not a regular expression: " + wrapper + " (" +
+                           e.what() + ")");
       }
     } else if (args.option(a, {"--format", "-f"}, &format, &error) ||
         args.option(a, {"--view"}, &view, &error) ||

@@ -43,10 +43,12 @@ std::string fortran_common_block_name(std::string_view raw_symbol);
 // .f .for .ftn .f77 .f90 .f95 .f03 .f08 and their upper-case (preprocessed) forms.
 bool is_fortran_source(std::string_view file);
 
-// "void std::vector<int>::_M_realloc_insert<int>(...)" -> "std::vector<int>::_M_realloc_insert<int>":
-// the qualified name of a demangled function, without return type, parameters or qualifiers.
+// The qualified name of a demangled function, without return type, parameters or qualifiers:
+// "void std::vector<int>::_M_realloc_insert<int>(...)"
+//   -> "std::vector<int>::_M_realloc_insert<int>".
 std::string_view qualified_name(std::string_view demangled);
-// The qualified name without template arguments: "std::vector<int>::push_back" -> "std::vector::push_back".
+// The qualified name without template arguments:
+// "std::vector<int>::push_back(int const&)" -> "std::vector::push_back".
 std::string qualified_base_name(std::string_view demangled);
 
 // malloc, calloc, operator new(unsigned long), std::allocator<int>::allocate(...), ...
@@ -95,7 +97,8 @@ class AllocWrappers {
 
 // Index into `path` (innermost first, inline-expanded, without the API pseudo-frame) of the
 // frame that names the heap variable: the innermost one that is neither allocator/runtime nor a
-// wrapper; else the innermost wrapper; else 0. Returns 0 when the path is empty.
+// wrapper; else the outermost wrapper (nearest the program); else 0. Returns 0 when the path
+// is empty.
 size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers = nullptr);
 
 // The label of a heap variable's naming frame: "function (file:line)" with line information;

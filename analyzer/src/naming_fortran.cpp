@@ -52,7 +52,7 @@ FunctionName display_function_name(std::string_view f) {
   size_t clone = f.find(kCxxClone);
   size_t omp = f.find(kOmp);
   if (clone != std::string_view::npos || omp != std::string_view::npos) {
-    std::string_view parent = clone != std::string_view::npos ? f.substr(0, clone) : f.substr(0, omp);
+    std::string_view parent = f.substr(0, clone != std::string_view::npos ? clone : omp);
     size_t num = clone != std::string_view::npos ? clone + kCxxClone.size() : omp + kOmp.size();
     size_t end = num;
     while (end < f.size() && f[end] >= '0' && f[end] <= '9') ++end;
@@ -78,7 +78,8 @@ bool is_fortran_source(std::string_view file) {
   size_t dot = file.rfind('.');
   if (dot == std::string_view::npos || file.find('/', dot) != std::string_view::npos) return false;
   std::string ext;
-  for (char c : file.substr(dot + 1)) ext.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (char c : file.substr(dot + 1))
+    ext.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   for (const char* e : {"f", "for", "ftn", "f77", "f90", "f95", "f03", "f08"})
     if (ext == e) return true;
   return false;

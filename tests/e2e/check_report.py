@@ -113,8 +113,9 @@ def frame_functions(var):
 
 
 def same_function(name, wanted):
-    # GCC clones carry suffixes such as ".constprop.0" or ".isra.0".
-    return name == wanted or name.startswith(wanted + ".")
+    # GCC clones carry suffixes such as ".constprop.0" or ".isra.0"; the report names an OpenMP
+    # region outlined from `wanted` "wanted [omp region N]".
+    return name == wanted or name.startswith(wanted + ".") or name.startswith(wanted + " [omp region ")
 
 
 def matches(var, spec):
