@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -42,6 +43,10 @@ FunctionName display_function_name(std::string_view function);
 std::string fortran_common_block_name(std::string_view raw_symbol);
 // .f .for .ftn .f77 .f90 .f95 .f03 .f08 and their upper-case (preprocessed) forms.
 bool is_fortran_source(std::string_view file);
+// The symbols of the COMMON blocks the DWARF of the module file at `path` declares
+// (DW_TAG_common_block: linkage name, else name + "_"), or nullopt when the file cannot be
+// opened or has no DWARF. Then fortran_common_block_name's heuristic is all there is.
+std::optional<std::set<std::string>> dwarf_common_blocks(const std::string& path);
 
 // The qualified name of a demangled function, without return type, parameters or qualifiers:
 // "void std::vector<int>::_M_realloc_insert<int>(...)"

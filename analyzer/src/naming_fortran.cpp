@@ -1,6 +1,12 @@
 // Source-level names of Fortran symbols and OpenMP outlined regions (see naming.h): gfortran
 // spells a module entity `__module_MOD_name`, flang `_QMmoduleEname` / `_QMmodulePname`, a COMMON
-// block `name_`; GCC outlines an OpenMP construct of `f` into `f._omp_fn.N`.
+// block `name_`; GCC outlines an OpenMP construct of `f` into `f._omp_fn.N`. COMMON blocks are
+// certain when the module's DWARF declares them.
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <string>
 
@@ -72,6 +78,51 @@ std::string fortran_common_block_name(std::string_view s) {
   for (char c : s)
     if (!is_lower_name_char(c)) return "";
   return "/" + std::string(s.substr(0, s.size() - 1)) + "/";
+}
+
+namespace {
+
+// COMMON blocks are declared in the program unit (or module) that uses them: walks the scopes a
+// Fortran compile unit nests them in.
+void collect_common_blocks(Dwarf_Die* parent, std::set<std::string>& names) {
+  Dwarf_Die die;
+  if (dwarf_child(parent, &die) != 0) return;
+  do {
+    const int tag = dwarf_tag(&die);
+    if (tag == DW_TAG_common_block) {
+      Dwarf_Attribute attr;
+      if (const char* linkage = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_linkage_name, &attr)))
+        names.insert(linkage);
+      else if (const char* name = dwarf_diename(&die))
+        names.insert(std::string(name) + "_");
+    } else if (tag == DW_TAG_subprogram || tag == DW_TAG_module || tag == DW_TAG_lexical_block ||
+               tag == DW_TAG_namespace) {
+      collect_common_blocks(&die, names);
+    }
+  } while (dwarf_siblingof(&die, &die) == 0);
+}
+
+}  // namespace
+
+std::optional<std::set<std::string>> dwarf_common_blocks(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  Dwarf* dwarf = dwarf_begin(fd, DWARF_C_READ);
+  if (dwarf == nullptr) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::set<std::string> names;
+  Dwarf_Off offset = 0, next = 0;
+  size_t header = 0;
+  while (dwarf_nextcu(dwarf, offset, &next, &header, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    if (dwarf_offdie(dwarf, offset + header, &cu) != nullptr) collect_common_blocks(&cu, names);
+    offset = next;
+  }
+  dwarf_end(dwarf);
+  ::close(fd);
+  return names;
 }
 
 bool is_fortran_source(std::string_view file) {

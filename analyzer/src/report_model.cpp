@@ -5,6 +5,8 @@
 #include <charconv>
 #include <iterator>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include "hpcl/tree.h"
@@ -130,12 +132,27 @@ std::vector<bool> fortran_modules(const Profile& db) {
   return fortran;
 }
 
-Variable static_variable(const StaticVar& s, const Profile& db, const std::vector<bool>& fortran) {
+// Per Fortran module: the COMMON blocks its DWARF declares, or nullopt (no DWARF, no file, or
+// not Fortran), when the `name_` heuristic decides alone.
+using CommonBlocks = std::vector<std::optional<std::set<std::string>>>;
+CommonBlocks common_blocks(const Profile& db, const std::vector<bool>& fortran) {
+  CommonBlocks blocks(db.modules.size());
+  for (size_t m = 0; m < db.modules.size(); ++m)
+    if (fortran[m]) blocks[m] = dwarf_common_blocks(db.modules[m].path);
+  return blocks;
+}
+
+Variable static_variable(const StaticVar& s, const Profile& db, const std::vector<bool>& fortran,
+                         const CommonBlocks& blocks) {
   Variable v;
   v.kind = VariableKind::Static;
   v.name = static_display_name(s.name);
   if (s.module < fortran.size() && fortran[s.module]) {
+    const std::optional<std::set<std::string>>& declared = blocks[s.module];
     std::string common = fortran_common_block_name(s.name);
+    if (declared && declared->count(s.name) != 0 && common.empty())
+      common = "/" + s.name.substr(0, s.name.size() - (s.name.ends_with('_') ? 1 : 0)) + "/";
+    if (declared && declared->count(s.name) == 0) common.clear();
     if (!common.empty()) v.name = std::move(common);
   }
   v.symbol = s.name;
@@ -207,7 +224,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Expander expand(db);
   add_heap_variables(db, expand, options, m.variables);
   const std::vector<bool> fortran = fortran_modules(db);
-  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db, fortran));
+  const CommonBlocks blocks = common_blocks(db, fortran);
+  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db, fortran, blocks));
   std::map<uint32_t, size_t> unknown_var;
 
   if (db.trees.empty()) return m;

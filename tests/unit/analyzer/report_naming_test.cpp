@@ -1,11 +1,15 @@
 // Heap and static names in the report model on a synthetic database: allocation wrappers
 // skipped (and marked in JSON with label_frame), libstdc++ frames without sources skipped,
 // distinct labels for distinct sites, Fortran module variables, COMMON blocks and OpenMP regions.
+#include <unistd.h>
+
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "formatters.h"
 #include "json_parse.h"
+#include "naming.h"
 #include "profile_builder.h"
 #include "report_model.h"
 
@@ -174,6 +178,33 @@ TEST(ReportNaming, JsonMarksWrappersRegionsAndTheLabelFrame) {
   for (const Json& l : c["locations"].items)
     region |= l["label"].text == "fields::total [omp region 0] (prog.f90:20)" && l["omp_region"].boolean;
   EXPECT_TRUE(region);
+}
+
+TEST(ReportNaming, DwarfCommonBlocks) {
+  EXPECT_FALSE(dwarf_common_blocks("/nonexistent/fprog").has_value());
+  EXPECT_FALSE(dwarf_common_blocks(INLINE_TARGET_STRIPPED).has_value());  // no DWARF
+  std::optional<std::set<std::string>> c = dwarf_common_blocks(INLINE_TARGET);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(c->empty());
+  if (::access(FORTRAN_NAMES_PROGRAM, R_OK) != 0) GTEST_SKIP() << FORTRAN_NAMES_PROGRAM << " not built";
+  c = dwarf_common_blocks(FORTRAN_NAMES_PROGRAM);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(*c, std::set<std::string>{"legacy_"});
+}
+
+TEST(ReportNaming, DwarfDecidesWhichStaticsAreCommonBlocks) {
+  if (::access(FORTRAN_NAMES_PROGRAM, R_OK) != 0) GTEST_SKIP() << FORTRAN_NAMES_PROGRAM << " not built";
+  Profile db;
+  db.kind = FileKind::Database;
+  db.modules = {{FORTRAN_NAMES_PROGRAM, "", 0}};
+  // legacy_ is declared COMMON in the DWARF; other_ looks like one but is not.
+  db.statics = {{0, 0x1000, 8, 0, "legacy_"}, {0, 0x2000, 8, 0, "other_"},
+                {0, 0x3000, 8, 0, "__fields_MOD_mod_table"}};
+  db.trees = {new_tree(0)};
+  ReportModel m = build_report_model(db);
+  std::set<std::string> names;
+  for (const Variable& v : m.variables) names.insert(v.name);
+  EXPECT_EQ(names, (std::set<std::string>{"/legacy/", "other_", "fields::mod_table"}));
 }
 
 }  // namespace
