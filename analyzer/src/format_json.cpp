@@ -21,6 +21,12 @@ void write_location(JsonWriter& w, const Location& l) {
   if (l.tail_call) {
     w.field("tail_call", true);
   }
+  if (l.omp_region) {
+    w.field("omp_region", true);
+  }
+  if (l.wrapper) {
+    w.field("wrapper", true);
+  }
   w.end_object();
 }
 
@@ -50,6 +56,7 @@ void write_variable(JsonWriter& w, const Variable& v) {
     w.field("allocation_site", v.allocation_site);
     w.key("allocation_path");
     write_path(w, v.allocation_path);
+    w.field("label_frame", static_cast<uint64_t>(v.label_frame));
   } else if (v.kind == VariableKind::Static) {
     w.field("symbol", v.symbol);
     w.field("module", v.module);
@@ -121,6 +128,9 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
       w.field("module", c.where.module);
       if (c.where.has_address) {
         w.field("offset", c.where.offset);
+      }
+      if (c.where.omp_region) {
+        w.field("omp_region", true);
       }
       w.key("share");
       w.value_fixed(c.share, kShareDecimals);

@@ -23,6 +23,8 @@ struct Location {
   // and labelled with the frame's offset into it so two call sites in it stay apart.
   bool unnamed_function = false;
   uint64_t function_start = 0;
+  bool omp_region = false;   // an OpenMP outlined region, named after its parent (naming.h)
+  bool wrapper = false;      // allocation paths: a frame of the program's allocation wrappers
 };
 
 std::string_view basename_of(std::string_view path);

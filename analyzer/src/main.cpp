@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ constexpr int kExitUsage = 2;
 const char kUsage[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR]\n"
     "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
+    "                             [--alloc-wrapper REGEX]...\n"
     "\n"
     "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
     "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
@@ -33,7 +35,10 @@ const char kUsage[] =
     "        (and DIR/<module path>), before /usr/lib/debug.\n"
     "report  prints the variables of DB by samples (--view data, default) or the source\n"
     "        locations of the sampled instructions (--view code). --top N rows (default 20,\n"
-    "        0 = all). --format text (default), json (schema: docs/REPORT.md) or csv.\n";
+    "        0 = all). --format text (default), json (schema: docs/REPORT.md) or csv.\n"
+    "        --alloc-wrapper REGEX (repeatable): functions whose demangled name matches are\n"
+    "        the program's allocation wrappers, so heap variables are named after their\n"
+    "        callers; wrappers with allocating names are also recognised automatically.\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "hpcprof-lite: " << message << "\n" << kUsage;
@@ -131,10 +136,19 @@ int run_merge(Args& args) {
 }
 
 int run_report(Args& args) {
-  std::string db_path, format = "text", view = "data", top_text, error;
+  std::string db_path, format = "text", view = "data", top_text, wrapper, error;
+  ReportModelOptions model_options;
   while (!args.done()) {
     std::string a = args.next();
-    if (args.option(a, {"--format", "-f"}, &format, &error) ||
+    if (args.option(a, {"--alloc-wrapper"}, &wrapper, &error)) {
+      if (!error.empty()) return usage_error(error);
+      try {
+        model_options.alloc_wrappers.emplace_back(wrapper);
+      } catch (const std::regex_error& e) {
+        return usage_error("--alloc-wrapper: not a regular expression: " + wrapper + " (" +
+                           e.what() + ")");
+      }
+    } else if (args.option(a, {"--format", "-f"}, &format, &error) ||
         args.option(a, {"--view"}, &view, &error) ||
         args.option(a, {"--top", "-n"}, &top_text, &error)) {
       if (!error.empty()) return usage_error(error);
@@ -165,7 +179,6 @@ int run_report(Args& args) {
     return 1;
   }
   // Text and CSV print one access per variable (its hottest); JSON prints them all.
-  ReportModelOptions model_options;
   if (format != "json") model_options.max_access_paths = 1;
   ReportModel model = build_report_model(db, model_options);
   if (format == "text") write_text(model, options, std::cout);

@@ -1,9 +1,13 @@
-// Demangling, static-variable names and the heap allocation-site rule (see naming.h).
+// Demangling, C++ name parsing, static-variable names and which frames belong to the allocator
+// or the C++ runtime (see naming.h). Fortran and OpenMP names are in naming_fortran.cpp, the
+// allocation-wrapper and label rules in naming_sites.cpp.
 #include "naming.h"
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -54,7 +58,9 @@ std::string demangle(std::string_view symbol) {
 std::string static_display_name(std::string_view raw_symbol) {
   // Section entries are named "[libfoo.so]" by the runtime and are not symbols.
   if (raw_symbol.starts_with("[")) return std::string(raw_symbol);
-  return demangle(strip_gcc_suffixes(raw_symbol));
+  std::string_view stripped = strip_gcc_suffixes(raw_symbol);
+  if (!stripped.starts_with("_Z")) return display_function_name(stripped).name;
+  return demangle(stripped);
 }
 
 bool is_allocation_function(std::string_view f) {
@@ -73,19 +79,98 @@ bool is_allocation_function(std::string_view f) {
                              "std::__allocated_ptr<", "std::__allocate_guarded<"});
 }
 
+bool is_cxx_library_function(std::string_view f) {
+  std::string_view q = qualified_name(f);
+  return starts_with_any(q, {"std::", "__gnu_cxx::", "__cxxabiv1::", "__gnu_debug::"});
+}
+
 bool is_allocator_or_runtime(const Location& loc) {
   std::string_view mod = basename_of(loc.module);
   if (starts_with_any(mod, {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
                             "libhpcrun-lite"}))
     return true;
   if (loc.file.find("/usr/include/c++/") != std::string::npos) return true;
-  return !loc.function.empty() && is_allocation_function(loc.function);
+  return !loc.function.empty() &&
+         (is_allocation_function(loc.function) || is_cxx_library_function(loc.function));
 }
 
-size_t heap_site_frame(const std::vector<Location>& path) {
-  for (size_t i = 0; i < path.size(); ++i)
-    if (!is_allocator_or_runtime(path[i])) return i;
-  return path.empty() ? path.size() : 0;
+namespace {
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$';
+}
+
+// Whether `s` has the keyword "operator" at `i` (not part of a longer identifier).
+bool operator_at(std::string_view s, size_t i) {
+  return s.substr(i).starts_with("operator") && (i == 0 || !is_identifier_char(s[i - 1])) &&
+         (i + 8 >= s.size() || !is_identifier_char(s[i + 8]));
+}
+
+// Index of the bracket closing the one at `open`, or s.size().
+size_t matching_close(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == '>' || c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return s.size();
+}
+
+constexpr std::string_view kAnonymous = "(anonymous namespace)";
+
+}  // namespace
+
+std::string_view qualified_name(std::string_view s) {
+  size_t start = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (s.substr(i).starts_with(kAnonymous)) {
+      i += kAnonymous.size();
+    } else if (operator_at(s, i)) {
+      // "operator()", "operator<<", "operator new[]", "operator std::string": up to the
+      // parameter list, whose '(' then ends the name below.
+      i += 8;
+      if (s.substr(i).starts_with("()")) i += 2;
+      while (i < s.size() && s[i] != '(') ++i;
+    } else if (c == ' ') {
+      start = ++i;  // what came before was a return type ("void", "LAMMPS_NS::Pair*")
+    } else if (c == '(') {
+      size_t close = matching_close(s, i);
+      // "f(int)::Local::g()": a parameter list followed by "::" belongs to an enclosing scope.
+      if (close < s.size() && s.substr(close + 1).starts_with("::")) {
+        i = close + 1;
+      } else {
+        return s.substr(start, i - start);
+      }
+    } else if (c == '<' || c == '[' || c == '{') {
+      i = std::min(matching_close(s, i) + 1, s.size());
+    } else {
+      ++i;
+    }
+  }
+  return s.substr(start);
+}
+
+std::string qualified_base_name(std::string_view demangled) {
+  std::string_view q = qualified_name(demangled);
+  std::string out;
+  size_t i = 0;
+  while (i < q.size()) {
+    if (operator_at(q, i)) {  // "operator<" is a name, not template arguments
+      size_t end = q.find('(', i + 8);
+      if (end == std::string_view::npos) end = q.size();
+      if (q.substr(i + 8).starts_with("()")) end = i + 10;
+      out.append(q.substr(i, end - i));
+      i = end;
+    } else if (q[i] == '<') {
+      i = std::min(matching_close(q, i) + 1, q.size());
+    } else {
+      out.push_back(q[i++]);
+    }
+  }
+  return out;
 }
 
 std::string_view basename_of(std::string_view path) {

@@ -1,9 +1,15 @@
 // Naming rules that turn raw profile data into what a programmer recognizes: demangling, the
-// source-level name of a static variable, and the allocation site that names a heap variable
-// (the innermost frame of the allocation path that is the program's own code rather than the
-// allocator or the C++ runtime).
+// source-level names of functions and static variables (C++, Fortran modules and COMMON blocks,
+// OpenMP outlined regions), and the allocation site that names a heap variable: the innermost
+// frame of the allocation path that is neither the allocator, the C++ runtime, nor one of the
+// program's own allocation wrappers (recognised from all sites of a database, see AllocWrappers).
+// The rules are documented for users in docs/REPORT.md ("Heap names").
 #pragma once
 
+#include <cstddef>
+#include <optional>
+#include <regex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,19 +22,98 @@ namespace hpcl::analysis {
 std::string demangle(std::string_view symbol);
 
 // Demangled symbol without GCC's local-static and clone suffixes: "counter.3" -> "counter",
-// "_ZZ4mainE5count.0" -> "main::count", "table.lto_priv.0" -> "table".
+// "_ZZ4mainE5count.0" -> "main::count", "table.lto_priv.0" -> "table"; Fortran module variables
+// as the source names them: "__fields_MOD_mod_table" -> "fields::mod_table" (gfortran),
+// "_QMfieldsEmod_table" -> "fields::mod_table" (flang).
 std::string static_display_name(std::string_view raw_symbol);
+
+// A function name as the source names it, and whether it is an OpenMP outlined region:
+// "__fields_MOD_total" -> "fields::total"; "total._omp_fn.0" -> "total [omp region 0]";
+// "__fields_MOD_x._omp_fn.1" -> "fields::x [omp region 1]". Others are returned unchanged.
+struct FunctionName {
+  std::string name;
+  bool omp_region = false;
+};
+FunctionName display_function_name(std::string_view function);
+
+// The Fortran COMMON block a static symbol is, shown as "/name/" ("//" for blank COMMON), or ""
+// when the symbol does not look like one: `name_` (lower-case letters, digits and single
+// underscores, one trailing underscore) or `__BLNK__`. Only meaningful for symbols of a module
+// known to be Fortran (see is_fortran_source).
+std::string fortran_common_block_name(std::string_view raw_symbol);
+// .f .for .ftn .f77 .f90 .f95 .f03 .f08 and their upper-case (preprocessed) forms.
+bool is_fortran_source(std::string_view file);
+// The symbols of the COMMON blocks the DWARF of the module file at `path` declares
+// (DW_TAG_common_block: linkage name, else name + "_"), or nullopt when the file cannot be
+// opened or has no DWARF. Then fortran_common_block_name's heuristic is all there is.
+std::optional<std::set<std::string>> dwarf_common_blocks(const std::string& path);
+
+// The qualified name of a demangled function, without return type, parameters or qualifiers:
+// "void std::vector<int>::_M_realloc_insert<int>(...)"
+//   -> "std::vector<int>::_M_realloc_insert<int>".
+std::string_view qualified_name(std::string_view demangled);
+// The qualified name without template arguments:
+// "std::vector<int>::push_back(int const&)" -> "std::vector::push_back".
+std::string qualified_base_name(std::string_view demangled);
 
 // malloc, calloc, operator new(unsigned long), std::allocator<int>::allocate(...), ...
 bool is_allocation_function(std::string_view demangled);
 
+// Functions of the C++ standard library (namespaces std, __gnu_cxx, __cxxabiv1), whatever their
+// source file: vector growth, string creation, hashtable and tree nodes, make_shared ...
+bool is_cxx_library_function(std::string_view demangled);
+
 // A frame of libc, libstdc++, libgcc_s, the dynamic loader or our runtime, a libstdc++ header
-// inlined into user code, or an allocation function wherever it lives.
+// inlined into user code, a C++ standard-library function, or an allocation function wherever it
+// lives.
 bool is_allocator_or_runtime(const Location& loc);
 
+// A function name that says "I allocate": the last component of its qualified base name
+// contains "alloc" or ends in "dup", or an enclosing class/namespace contains "alloc" or is
+// "Memory" (case-insensitive): LAMMPS_NS::Memory::smalloc, gmx::AlignedAllocationPolicy::malloc,
+// save_calloc, fftwf_malloc_plain, xstrdup.
+bool has_allocating_name(std::string_view function);
+
+// The program's own allocation wrappers. A function is one when
+//  - it matches a user pattern (--alloc-wrapper REGEX, searched in the demangled name), or
+//  - automatically: it has an allocating name (above) and, over all allocation sites of the
+//    database, it is the naming frame (innermost frame that is not allocator/runtime/wrapper)
+//    of sites reached from at least kMinCallers distinct calling locations. This is repeated
+//    until nothing changes, so a wrapper called only through another wrapper is found too.
+// Functions are compared by qualified base name, so every instance of a template counts as one.
+class AllocWrappers {
+ public:
+  static constexpr size_t kMinCallers = 3;
+
+  AllocWrappers() = default;
+  explicit AllocWrappers(std::vector<std::regex> user_patterns, bool automatic = true)
+      : user_(std::move(user_patterns)), automatic_(automatic) {}
+
+  // `paths`: every site's allocation path, innermost first, without the API pseudo-frame.
+  void learn(const std::vector<std::vector<Location>>& paths);
+  bool is_wrapper(const Location& loc) const;
+  const std::set<std::string>& detected() const { return detected_; }  // qualified base names
+
+ private:
+  std::vector<std::regex> user_;
+  bool automatic_ = true;
+  std::set<std::string> detected_;
+};
+
 // Index into `path` (innermost first, inline-expanded, without the API pseudo-frame) of the
-// frame that names the heap variable: the innermost one that is not allocator/runtime, else 0.
-// Returns path.size() when the path is empty.
-size_t heap_site_frame(const std::vector<Location>& path);
+// frame that names the heap variable: the innermost one that is neither allocator/runtime nor a
+// wrapper; else the outermost wrapper (nearest the program); else 0. Returns 0 when the path
+// is empty.
+size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers = nullptr);
+
+// The label of a heap variable's naming frame: "function (file:line)" with line information;
+// "function (module+0xOFFSET)" without (the link-time offset, so two sites in one function
+// differ); otherwise location_label.
+std::string heap_site_label(const Location& loc);
+
+// Makes equal labels distinct (rule 3 of docs/REPORT.md): labels shared by several sites get
+// " ← " and their caller's label (`callers[i]`, "" when there is none); labels still shared get
+// " #2", " #3" ... in input order (the first keeps its label).
+void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers);
 
 }  // namespace hpcl::analysis

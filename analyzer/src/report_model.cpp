@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 #include "hpcl/tree.h"
@@ -41,7 +44,9 @@ class Expander {
       return;
     }
     for (const SourceLoc& l : s->locs) {
-      Location loc{l.function, l.file, l.line, module, f.offset, true};
+      FunctionName name = display_function_name(l.function);
+      Location loc{std::move(name.name), l.file, l.line, module, f.offset, true};
+      loc.omp_region = name.omp_region;
       loc.unnamed_function = unnamed_function_start(l.function, &loc.function_start);
       out.push_back(std::move(loc));
     }
@@ -71,15 +76,14 @@ class Expander {
   void add_tail_call(const Frame& caller, const Location* inward, std::vector<Location>& out) const {
     const Symbolized* s = find(caller);
     if (s == nullptr || s->callee.function.empty()) return;
-    const std::string& callee = s->callee.function;
+    if (inward == nullptr && is_allocation_function(s->callee.function)) return;
+    // Compared and shown as the other frames are: with Fortran and OpenMP names made readable.
+    FunctionName callee = display_function_name(s->callee.function);
     std::string module =
         caller.module < db_.modules.size() ? db_.modules[caller.module].path : std::string();
-    if (inward == nullptr) {
-      if (is_allocation_function(callee)) return;
-    } else if (inward->module == module && inward->function == callee) {
-      return;
-    }
-    Location loc{callee, s->callee.file, s->callee.line, module, 0, false};
+    if (inward != nullptr && inward->module == module && inward->function == callee.name) return;
+    Location loc{std::move(callee.name), s->callee.file, s->callee.line, module, 0, false};
+    loc.omp_region = callee.omp_region;
     loc.tail_call = true;
     out.push_back(std::move(loc));
   }
@@ -94,28 +98,102 @@ std::string unknown_class_name(uint32_t a) {
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
-Variable heap_variable(const AllocSite& site, const Expander& expand) {
-  Variable v;
-  v.kind = VariableKind::Heap;
-  v.allocator = alloc_api_name(site.api);
-  v.sampled = (site.flags & kSiteSampled) != 0;
-  v.allocations = site.allocations;
-  v.bytes = site.bytes;
-  std::vector<Location> frames;
-  expand.append_path(site.frames, /*allocation=*/true, frames);
-  size_t named = heap_site_frame(frames);
-  v.name = named < frames.size() ? location_label(frames[named])
-                                 : "[" + v.allocator + " from an unknown context]";
-  v.allocation_site = v.allocator + " in " + v.name;
-  v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
-  v.allocation_path.insert(v.allocation_path.end(), frames.begin(), frames.end());
-  return v;
+// Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
+// and making labels distinct needs all labels.
+void add_heap_variables(const Profile& db, const Expander& expand, const ReportModelOptions& options,
+                        std::vector<Variable>& out) {
+  std::vector<std::vector<Location>> paths(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s)
+    expand.append_path(db.sites[s].frames, /*allocation=*/true, paths[s]);
+  AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
+  wrappers.learn(paths);
+
+  std::vector<std::string> labels(db.sites.size()), callers(db.sites.size());
+  std::vector<size_t> named(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    std::vector<Location>& frames = paths[s];
+    named[s] = heap_site_frame(frames, &wrappers);
+    for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
+      frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
+    if (named[s] < frames.size()) {
+      labels[s] = heap_site_label(frames[named[s]]);
+      if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
+    } else {
+      labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
+    }
+  }
+  // Sites with the same frames (they differ in API or sampling only) are one place of the
+  // program: they keep one label, and only distinct places are told apart.
+  std::map<std::vector<Frame>, size_t> place;
+  std::vector<size_t> first(db.sites.size());
+  std::vector<std::string> place_labels, place_callers;
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    auto [it, fresh] = place.try_emplace(db.sites[s].frames, place_labels.size());
+    if (fresh) {
+      place_labels.push_back(labels[s]);
+      place_callers.push_back(callers[s]);
+    }
+    first[s] = it->second;
+  }
+  disambiguate_labels(place_labels, place_callers);
+  for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
+
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    const AllocSite& site = db.sites[s];
+    Variable v;
+    v.kind = VariableKind::Heap;
+    v.allocator = alloc_api_name(site.api);
+    v.sampled = (site.flags & kSiteSampled) != 0;
+    v.allocations = site.allocations;
+    v.bytes = site.bytes;
+    v.name = std::move(labels[s]);
+    v.allocation_site = v.allocator + " in " + v.name;
+    v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
+    v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
+    v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
+                             std::make_move_iterator(paths[s].end()));
+    out.push_back(std::move(v));
+  }
 }
 
-Variable static_variable(const StaticVar& s, const Profile& db) {
+// Modules whose code is Fortran: a symbolized frame in a Fortran source file, or a gfortran
+// module symbol among their statics. Their `name_` statics are shown as COMMON blocks.
+std::vector<bool> fortran_modules(const Profile& db) {
+  std::vector<bool> fortran(db.modules.size(), false);
+  for (const Symbolized& s : db.symbols)
+    if (s.frame.module < fortran.size() && !fortran[s.frame.module])
+      for (const SourceLoc& l : s.locs)
+        if (is_fortran_source(l.file)) fortran[s.frame.module] = true;
+  for (const StaticVar& v : db.statics)
+    if (v.module < fortran.size() && v.name.starts_with("__") &&
+        v.name.find("_MOD_") != std::string::npos)
+      fortran[v.module] = true;
+  return fortran;
+}
+
+// Per Fortran module: the COMMON blocks its DWARF declares, or nullopt (no DWARF, no file, or
+// not Fortran), when the `name_` heuristic decides alone.
+using CommonBlocks = std::vector<std::optional<std::set<std::string>>>;
+CommonBlocks common_blocks(const Profile& db, const std::vector<bool>& fortran) {
+  CommonBlocks blocks(db.modules.size());
+  for (size_t m = 0; m < db.modules.size(); ++m)
+    if (fortran[m]) blocks[m] = dwarf_common_blocks(db.modules[m].path);
+  return blocks;
+}
+
+Variable static_variable(const StaticVar& s, const Profile& db, const std::vector<bool>& fortran,
+                         const CommonBlocks& blocks) {
   Variable v;
   v.kind = VariableKind::Static;
   v.name = static_display_name(s.name);
+  if (s.module < fortran.size() && fortran[s.module]) {
+    const std::optional<std::set<std::string>>& declared = blocks[s.module];
+    std::string common = fortran_common_block_name(s.name);
+    if (declared && declared->count(s.name) != 0 && common.empty())
+      common = "/" + s.name.substr(0, s.name.size() - (s.name.ends_with('_') ? 1 : 0)) + "/";
+    if (declared && declared->count(s.name) == 0) common.clear();
+    if (!common.empty()) v.name = std::move(common);
+  }
   v.symbol = s.name;
   v.module = s.module < db.modules.size() ? db.modules[s.module].path : std::string();
   v.bytes = s.size;
@@ -199,8 +277,10 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.skipped = meta_str(db, "skipped");
 
   const Expander expand(db);
-  for (const AllocSite& s : db.sites) m.variables.push_back(heap_variable(s, expand));
-  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db));
+  add_heap_variables(db, expand, options, m.variables);
+  const std::vector<bool> fortran = fortran_modules(db);
+  const CommonBlocks blocks = common_blocks(db, fortran);
+  for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db, fortran, blocks));
   std::map<uint32_t, size_t> unknown_var;
 
   if (db.trees.empty()) return m;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct Variable {
   std::string allocator;                  // "calloc", "operator new[]", ...
   bool sampled = false;                   // small allocations tracked one in `small_every`
   std::vector<Location> allocation_path;  // innermost first, starting with the API pseudo-frame
+  size_t label_frame = 0;                 // index of the frame in allocation_path that names it
   std::string allocation_site;            // "calloc in make_grid (grid.c:41)"
 
   // Static.
@@ -74,6 +76,10 @@ struct ReportModelOptions {
   // report that prints only the hottest access (text, CSV) asks for 1, so a large database is not
   // materialised as millions of location strings.
   size_t max_access_paths = SIZE_MAX;
+  // Functions to treat as the program's allocation wrappers (--alloc-wrapper), searched in the
+  // demangled name, in addition to those recognised automatically (naming.h, AllocWrappers).
+  std::vector<std::regex> alloc_wrappers;
+  bool detect_alloc_wrappers = true;
 };
 
 // Builds both views. The database must have passed validate_profile and be a database.

@@ -12,6 +12,9 @@ Subcommands:
                                                       weights, or with --timing the time shares
                                                       the program measured itself (PREFIX.<pid>)
   heat2d REPORT [--processes N]                       the example's story holds
+  names REPORT --source FILE [options]                heap variables are named after the
+                                                      `site: FUNCTION` lines of FILE (see
+                                                      check_names), statics and regions as given
   hottest REPORT                                      prints the first (hottest) variable's name
   tail_calls REPORT --wrapper F --callers A B [--reader R]
                                                       each caller's heap variable has F, marked
@@ -129,8 +132,9 @@ def frame_functions(var):
 
 
 def same_function(name, wanted):
-    # GCC clones carry suffixes such as ".constprop.0" or ".isra.0".
-    return name == wanted or name.startswith(wanted + ".")
+    # GCC clones carry suffixes such as ".constprop.0" or ".isra.0"; the report names an OpenMP
+    # region outlined from `wanted` "wanted [omp region N]".
+    return name == wanted or name.startswith(wanted + ".") or name.startswith(wanted + " [omp region ")
 
 
 def matches(var, spec):
@@ -364,6 +368,93 @@ def check_debug_sites(report, function, lines):
         raise CheckFailed(f"site labels {labels}, expected {wanted}")
 
 
+SITE_MARK = re.compile(r"^\s*[^/!\s].*(?://|!)\s*site:\s*([\w:]+)\s*$")
+
+
+def site_markers(source):
+    """(line, function) of every `// site: FUNCTION` (C/C++) or `! site: FUNCTION` (Fortran)
+    comment: the line whose allocation names a heap variable, and the function it is in."""
+    with open(source, encoding="utf-8") as f:
+        return [(n, m.group(1)) for n, text in enumerate(f, 1) for m in [SITE_MARK.search(text)] if m]
+
+
+def all_paths(var):
+    yield var.get("allocation_path", [])
+    for access in var.get("accesses", []):
+        yield access.get("path", [])
+
+
+def check_names(report, source, one_per_site, wrappers, top_distinct, statics, regions, frames, forbid,
+                forbid_frames):
+    """Heap variables allocated from `source` are named after its code, never after a wrapper or
+    the C++ runtime: for each `site:` line, a variable `FUNCTION(...) (FILE:LINE)` (a ` #N` or
+    ` <- caller` suffix allowed) whose label_frame is that line; every frame of `source` before
+    the label frame is marked "wrapper" (with --wrappers there must be one); no variable name
+    matches a --forbid pattern, no frame function of any path a --forbid-frame pattern."""
+    base = source.rsplit("/", 1)[-1]
+    heap = [v for v in report["variables"] if v.get("kind") == "heap"]
+    errors = []
+    for line, func in site_markers(source):
+        label = re.compile(rf"^{re.escape(func)}(\(.*\))? \({re.escape(base)}:{line}\)( \u2190 .*)?( #\d+)?$")
+        named = [v for v in heap if label.match(v.get("name", ""))]
+        print(f"{base}:{line} {func}: {[v['name'] for v in named]}")
+        if not named or (one_per_site and len(named) != 1):
+            errors.append(f"{base}:{line}: {len(named)} heap variables named after {func} at this line")
+        for v in named:
+            path, i = v.get("allocation_path", []), v.get("label_frame", -1)
+            frame = path[i] if 0 <= i < len(path) else {}
+            if not frame.get("function", "").startswith(func) or frame.get("line") != line:
+                errors.append(f"{v['name']}: label_frame {i} is {frame}, not {func} at line {line}")
+            if wrappers and not any(f.get("wrapper") for f in path[:max(i, 0)]):
+                errors.append(f"{v['name']}: no allocation-path frame before the label is marked wrapper")
+    for v in heap:
+        path, i = v.get("allocation_path", []), v.get("label_frame", 0)
+        ours = [k for k, f in enumerate(path) if f.get("file", "").endswith("/" + base)]
+        if not ours:
+            continue
+        if i not in ours:
+            errors.append(f"{v['name']}: allocated from {base} but named after frame {i}, {path[i] if i < len(path) else None}")
+        for k in ours:
+            if k < i and not path[k].get("wrapper"):
+                errors.append(f"{v['name']}: frame {k} of {base} ({path[k].get('function')}) skipped but not marked wrapper")
+    if top_distinct:
+        hottest = sorted(heap, key=samples, reverse=True)[:10]
+        distinct = len({v["name"] for v in hottest})
+        print(f"ten hottest heap variables: {distinct} distinct names")
+        if distinct < top_distinct or any(samples(v) == 0 for v in hottest):
+            errors.append(f"the ten hottest heap variables have {distinct} distinct names (need "
+                          f"{top_distinct}) or some have no samples")
+    for name in statics:
+        if not any(v.get("kind") == "static" and v.get("name") == name for v in report["variables"]):
+            errors.append(f"no static variable named {name!r}")
+    for name in regions:
+        ok = False
+        for v in report["variables"]:
+            for access in v.get("accesses", []):
+                p = access.get("path", [])
+                for k, f in enumerate(p):
+                    parent = name.split(" [omp region")[0]
+                    if f.get("function") == name and f.get("omp_region") is True and \
+                            any(g.get("function") == parent for g in p[k + 1:]):
+                        ok = True
+        if not ok:
+            errors.append(f"no access path has the OpenMP region {name!r} (omp_region true) below its parent")
+    functions = {f.get("function", "") for v in report["variables"] for p in all_paths(v) for f in p}
+    for name in frames:
+        if name not in functions:
+            errors.append(f"no frame of any path is the function {name!r}")
+    for pattern in forbid:
+        bad = sorted(v.get("name", "") for v in report["variables"] if re.search(pattern, v.get("name", "")))
+        if bad:
+            errors.append(f"variable names matching {pattern!r}: {bad[:5]}")
+    for pattern in forbid_frames:
+        bad = sorted(f for f in functions if re.search(pattern, f))
+        if bad:
+            errors.append(f"frame functions matching {pattern!r}: {bad[:5]}")
+    if errors:
+        raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
+
+
 def selftest(path):
     """Runs the proportions check on a hand-written good report, then on broken copies of it."""
     good = load(path)
@@ -416,6 +507,17 @@ def main():
     h = sub.add_parser("heat2d")
     h.add_argument("report")
     h.add_argument("--processes", type=int)
+    n = sub.add_parser("names")
+    n.add_argument("report")
+    n.add_argument("--source", required=True, help="the program's source, with `site:` comments")
+    n.add_argument("--one-per-site", action="store_true", help="each site line names one variable")
+    n.add_argument("--wrappers", action="store_true", help="each site is reached through wrappers")
+    n.add_argument("--top-distinct", type=int, default=0, help="distinct names among the ten hottest heap variables")
+    n.add_argument("--static", action="append", default=[], help="a static variable with this name exists")
+    n.add_argument("--omp-region", action="append", default=[], help="an access path has this OpenMP region")
+    n.add_argument("--frame", action="append", default=[], help="some path has a frame of this function")
+    n.add_argument("--forbid", action="append", default=[], help="no variable name matches this regex")
+    n.add_argument("--forbid-frame", action="append", default=[], help="no frame function matches this regex")
     t = sub.add_parser("hottest")
     t.add_argument("report")
     c = sub.add_parser("tail_calls")
@@ -444,6 +546,9 @@ def main():
             check_unnamed_sites(load(args.report), args.module, args.timing)
         elif args.command == "debug_sites":
             check_debug_sites(load(args.report), args.function, args.lines)
+        elif args.command == "names":
+            check_names(load(args.report), args.source, args.one_per_site, args.wrappers, args.top_distinct,
+                        args.static, args.omp_region, args.frame, args.forbid, args.forbid_frame)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

@@ -1,0 +1,122 @@
+// Which frame names a heap variable, and how: the program's allocation wrappers (recognised
+// from all allocation sites of a database), the naming frame of one site, its label, and the
+// rule that keeps labels of distinct sites distinct (see naming.h and docs/REPORT.md).
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "naming.h"
+
+namespace hpcl::analysis {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
+}  // namespace
+
+bool has_allocating_name(std::string_view function) {
+  const std::string base = qualified_base_name(function);
+  size_t begin = 0;
+  for (;;) {
+    size_t sep = base.find("::", begin);
+    const std::string part = lower(std::string_view(base).substr(begin, sep - begin));
+    if (sep == std::string::npos)  // the function itself
+      return part.find("alloc") != std::string::npos || part.ends_with("dup");
+    if (part.find("alloc") != std::string::npos || part == "memory") return true;
+    begin = sep + 2;
+  }
+}
+
+bool AllocWrappers::is_wrapper(const Location& loc) const {
+  if (loc.function.empty()) return false;
+  for (const std::regex& r : user_)
+    if (std::regex_search(loc.function, r)) return true;
+  return !detected_.empty() && detected_.count(qualified_base_name(loc.function)) != 0;
+}
+
+void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
+  if (!automatic_) return;
+  using Caller = std::tuple<std::string, std::string, uint32_t, uint64_t>;
+  // Each round can only add wrappers; a chain of wrappers needs one round per link.
+  for (int round = 0; round < 16; ++round) {
+    std::map<std::string, std::set<Caller>> callers;
+    for (const std::vector<Location>& path : paths) {
+      size_t i = 0;
+      while (i < path.size() && (is_allocator_or_runtime(path[i]) || is_wrapper(path[i]))) ++i;
+      // A chain of allocating names (save_calloc_aligned -> save_malloc_aligned) is judged by the
+      // callers of the chain: every link is credited with the first frame past it.
+      size_t past = i;
+      while (past < path.size() &&
+             (is_allocator_or_runtime(path[past]) || is_wrapper(path[past]) ||
+              (!path[past].function.empty() && has_allocating_name(path[past].function))))
+        ++past;
+      Caller caller;
+      if (past < path.size()) {
+        const Location& c = path[past];
+        caller = Caller{c.function, c.file, c.line, c.offset};
+      }
+      for (size_t j = i; j < past; ++j)
+        if (!path[j].function.empty() && !is_allocator_or_runtime(path[j]) && !is_wrapper(path[j]) &&
+            has_allocating_name(path[j].function))
+          callers[qualified_base_name(path[j].function)].insert(caller);
+    }
+    bool grew = false;
+    for (const auto& [name, from] : callers)
+      if (from.size() >= kMinCallers && detected_.insert(name).second) grew = true;
+    if (!grew) return;
+  }
+}
+
+size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers) {
+  size_t outermost_wrapper = path.size();
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (is_allocator_or_runtime(path[i])) continue;
+    if (wrappers != nullptr && wrappers->is_wrapper(path[i])) {
+      outermost_wrapper = i;
+      continue;
+    }
+    return i;
+  }
+  return outermost_wrapper < path.size() ? outermost_wrapper : 0;
+}
+
+std::string heap_site_label(const Location& loc) {
+  // Code known only by its function bounds is already labelled function+offset.
+  if (loc.line != 0 || loc.function.empty() || !loc.has_address || loc.module.empty() ||
+      loc.unnamed_function)
+    return location_label(loc);
+  char off[32];
+  std::snprintf(off, sizeof off, "+0x%llx", static_cast<unsigned long long>(loc.offset));
+  std::string out = loc.function + " (";
+  if (!loc.file.empty()) out.append(basename_of(loc.file)).append(", ");
+  out.append(basename_of(loc.module)).append(off).append(")");
+  return out;
+}
+
+void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {
+  auto shared = [&labels] {
+    std::map<std::string, std::vector<size_t>> by_label;
+    for (size_t i = 0; i < labels.size(); ++i) by_label[labels[i]].push_back(i);
+    std::vector<std::vector<size_t>> groups;
+    for (auto& [label, members] : by_label)
+      if (members.size() > 1) groups.push_back(std::move(members));
+    return groups;
+  };
+  for (const std::vector<size_t>& group : shared()) {
+    // Only callers that tell the sites apart are worth printing.
+    std::set<std::string> distinct;
+    for (size_t i : group) distinct.insert(i < callers.size() ? callers[i] : std::string());
+    if (distinct.size() < 2) continue;
+    for (size_t i : group)
+      if (i < callers.size() && !callers[i].empty()) labels[i] += " \u2190 " + callers[i];
+  }
+  for (const std::vector<size_t>& group : shared())
+    for (size_t k = 1; k < group.size(); ++k) labels[group[k]] += " #" + std::to_string(k + 1);
+}
+
+}  // namespace hpcl::analysis
