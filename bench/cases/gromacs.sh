@@ -3,12 +3,12 @@
 # from the spc216.gro shipped in gromacs-data, the OPLS-AA force field shipped with it, PME
 # electrostatics, 1.0 nm cut-offs, h-bond constraints, v-rescale thermostat; `gmx grompp`
 # builds the run input once, then `mpirun -np 2 gmx_mpi mdrun -ntomp 1` runs CASES_GMX_STEPS
-# steps (default 1500: about 6-10 s on this machine) natively and under hpcrun-lite.
+# steps (default 5000: about 8 s on an idle 2-core machine of this project) natively and under hpcrun-lite.
 # Falls back to thread-MPI `gmx mdrun -ntmpi 2` when gmx_mpi is not installed.
 # Usage: bench/cases/gromacs.sh [OUTDIR]; see lib.sh for the environment.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 needs gmx mpirun
-steps=${CASES_GMX_STEPS:-1500}
+steps=${CASES_GMX_STEPS:-5000}
 if command -v gmx_mpi >/dev/null; then
   desc="mpirun -np $ranks --oversubscribe [hpcrun-lite -o DIR --] gmx_mpi mdrun -s water.tpr -ntomp 1 -nb cpu -notunepme -nsteps $steps"
 else

@@ -156,17 +156,26 @@ def figures(report, top_rows=20, top_heap=10):
     return fig
 
 
+def frame_label(f):
+    """function, else module+0xoffset (stripped binaries), else ""."""
+    if f.get("function"):
+        return f["function"]
+    if f.get("module") and isinstance(f.get("offset"), int):
+        return "%s+%s" % (f["module"].rsplit("/", 1)[-1], hex(f["offset"]))
+    return ""
+
+
 def caller_below_name(v):
-    """The first allocation-path frame whose function differs from the one the variable is named
-    by: what a user would need when every block is named after the same wrapper."""
+    """The first allocation-path frame whose label differs from that of the frame the variable is
+    named by: what a user needs when every block is named after the same wrapper."""
     path = [f for f in v.get("allocation_path") or [] if f.get("module")]
     if not path:
         return ""
-    named = path[0].get("function", "")
+    named = frame_label(path[0])
     for f in path[1:]:
-        fn = f.get("function", "")
-        if fn and fn != named:
-            return fn
+        label = frame_label(f)
+        if label and label != named:
+            return label
     return ""
 
 
