@@ -6,7 +6,8 @@ Prints, from `hpcprof-lite report DB --format json --top 0` (standard library on
   - where the data samples went: [unknown data], [stack], [untracked heap] (when the report has
     it), heap, static (module-data rows like `[libfoo.so data]` counted apart), other kinds;
   - the share of samples on MPI/network-library internals (static data of those modules, heap
-    blocks they allocated) and how many of the top 20 rows are such internals;
+    blocks they allocated) and how many of the top 20 rows are such internals, and the data
+    samples taken in MPI/network code whatever they touched;
   - rows named by a hexadecimal offset (`module+0x...`), variables with 0 samples, and how many
     of the ten hottest heap variables have distinct names (a wrapper such as
     `Memory::smalloc` named for every block gives 1 of 10);
@@ -124,6 +125,10 @@ def figures(report, top_rows=20, top_heap=10):
     heap = [v for v in variables if v.get("kind") == "heap"]
     heap_top = heap[:top_heap]
     mpi_samples = sum(samples_of(v) for v in variables if is_mpi_variable(v))
+    # Data samples whose sampled instruction is MPI/network code, whatever variable it touched
+    # (polling loops on shared-memory segments and on the stack land in [unknown data]/[stack]).
+    mpi_code = sum(samples_of(a) for v in variables for a in v.get("accesses") or []
+                   if (a.get("path") or [{}])[0] and is_mpi_frame((a.get("path") or [{}])[0]))
     top = variables[:top_rows]
     fig = {
         "samples": total,
@@ -138,6 +143,8 @@ def figures(report, top_rows=20, top_heap=10):
                                for k, s in by_cat.most_common()},
         "mpi_internal_samples": mpi_samples,
         "mpi_internal_of_data": mpi_samples / data if data else 0.0,
+        "mpi_code_samples": mpi_code,
+        "mpi_code_of_data": mpi_code / data if data else 0.0,
         "mpi_rows_in_top": sum(1 for v in top if is_mpi_variable(v)),
         "hex_named_rows_in_top": sum(1 for v in top if HEX_NAME.search(v.get("name", ""))),
         "hex_hottest_access_in_top": sum(1 for v in top if HEX_NAME.search(v.get("hottest_access", "") or "")),
@@ -207,8 +214,10 @@ def print_text(fig, times):
     print("data samples by category (of data samples / of all samples):")
     for k, c in fig["categories_of_data"].items():
         print("  %-22s %6d  %6s  %6s" % (k, c["samples"], pct(c["of_data"]), pct(c["of_all"])))
-    print("MPI/network internals: %d samples (%s of data samples); %d of the top rows" % (
-        fig["mpi_internal_samples"], pct(fig["mpi_internal_of_data"]), fig["mpi_rows_in_top"]))
+    print("MPI/network internals: %d samples on their variables (%s of data samples), %d of the top rows;"
+          " %d data samples (%s) taken in MPI/network code" % (
+              fig["mpi_internal_samples"], pct(fig["mpi_internal_of_data"]), fig["mpi_rows_in_top"],
+              fig["mpi_code_samples"], pct(fig["mpi_code_of_data"])))
     print("hex-named rows in the top: %d (hottest access hex-named: %d); rows with 0 samples: %d" % (
         fig["hex_named_rows_in_top"], fig["hex_hottest_access_in_top"], fig["zero_sample_rows"]))
     print("top %d heap variables: %d distinct names" % (fig["top_heap_count"], fig["top_heap_distinct_names"]))
