@@ -90,7 +90,8 @@ case_main() {
     python3 "$cases_src/summarize.py" "$case_dir/report.json" --times "$case_dir/times.tsv"
     echo
     echo "top 20 rows (report.txt):"
-    sed -n '/^ *# /,$p' "$case_dir/report.txt"
+    # The table starts at its "#" header; a later layout without one is printed whole.
+    sed -n '/^ *# /,$p' "$case_dir/report.txt" | grep . || cat "$case_dir/report.txt"
   } | tee "$case_dir/summary.txt"
 }
 
