@@ -5,7 +5,7 @@
 # hash and chain tables in a few large heap blocks and its match state on the stack, so the
 # report separates "the tables" from "[stack]" for a program that is not a simulation.
 # Falls back to /usr/share/gromacs/top when lammps-data is not installed.
-# Usage: bench/cases/zstd.sh [OUTDIR]; see lib.sh for the environment (CASES_ZSTD_LEVEL, default 9).
+# Usage: bench/cases/zstd.sh [OUTDIR]; see lib.sh for the environment; CASES_ZSTD_LEVEL (default 9).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 needs zstd tar
 level=${CASES_ZSTD_LEVEL:-9}
