@@ -109,7 +109,7 @@ PROGRAMS["list_walk"] = {
     "arrays": [
         {"label": "list", "kind": "heap", "allocator": "malloc", "site": "alloc_node", "weight": 1,
          "allocations": 2 << 20, "bytes": (2 << 20) * 48},
-        {"label": "big array", "kind": "heap", "allocator": "malloc", "site": "alloc_big", "weight": 64,
+        {"label": "big array", "kind": "heap", "allocator": "malloc", "site": "alloc_big", "weight": 16,
          "bytes": 64 << 20},
     ],
     "cold": [],
