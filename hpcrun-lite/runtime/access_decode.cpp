@@ -5,9 +5,9 @@
 //     _dl_find_object is async-signal-safe and does not set errno),
 //   - only static storage (the PC cache is a fixed table of 64-bit atomic words),
 //   - bounded work per call (forward decoding is capped, see kMaxScanBytes / kMaxScanInsns),
-//   - stack use per call is about 4.5 KiB: a miss decides with up to three decoded instructions
-//     and their operands (~1.1 KiB each) live at once, access_at needs one plus a
-//     ZydisRegisterContext (2 KiB); a handler on an alternate signal stack needs at least 8 KiB.
+//   - stack use per call is about 4 KiB: a miss decides with up to three decoded instructions
+//     and their operands (1.1 KiB each) live at once, access_at needs one plus a
+//     ZydisRegisterContext (2.1 KiB); a handler on an alternate signal stack needs at least 8 KiB.
 //
 // Memory reads: only code bytes are read (never data at the computed address), and only where
 // they are known to be mapped: [function start, pc] was executed or lies in the same FDE-covered
@@ -197,31 +197,29 @@ RegSet reg_bit(ZydisRegister r) {
   }
 }
 
-// Registers an instruction reads: register operands read (explicitly or implicitly) and the
-// base and index of its memory operands.
-RegSet reads_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+// Registers of the register operands (explicit or implicit) with an action in `actions`; with
+// `with_addresses`, also the base and index of the memory operands (which are read).
+RegSet registers_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, unsigned actions,
+                    bool with_addresses) {
   RegSet m = 0;
   for (int i = 0; i < in.operand_count; ++i) {
     const ZydisDecodedOperand& op = ops[i];
-    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & ZYDIS_OPERAND_ACTION_MASK_READ) != 0) {
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & actions) != 0) {
       m |= reg_bit(op.reg.value);
-    } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
+    } else if (with_addresses && op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
       m |= reg_bit(op.mem.base) | reg_bit(op.mem.index);
     }
   }
   return m;
 }
 
-// Registers an instruction writes (possibly conditionally, explicitly or implicitly).
+RegSet reads_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_READ, true);
+}
+
+// Possibly conditionally, explicitly or implicitly.
 RegSet writes_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
-  RegSet m = 0;
-  for (int i = 0; i < in.operand_count; ++i) {
-    const ZydisDecodedOperand& op = ops[i];
-    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) {
-      m |= reg_bit(op.reg.value);
-    }
-  }
-  return m;
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_WRITE, false);
 }
 
 RegSet address_regs(const ZydisDecodedOperand& m) { return reg_bit(m.mem.base) | reg_bit(m.mem.index); }
@@ -547,11 +545,16 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
 //   prefetch, clflush and string instructions are), and "chases" mean that it also writes a
 //   general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8]; movs/lods).
-//   B.  pc is a branch target, prev is an access and does not chase, and the instruction at pc
-//       has no data access or only a stack one (base rsp or rbp, no index): a store or load that
-//       stalled before a loop back-edge or an if/else join is not silently charged to the next
-//       instruction's stack counter          -> UsePrevious (rule BranchJoin). The sample may
-//       also have come through the branch; that path's stall is not looked for (limit).
+//   B.  pc is a branch target, prev is an access and does not chase, the instruction at pc has no
+//       data access or only a stack one (base rsp or rbp, no index), and the edge prev -> pc is
+//       not a loop entry: either no backward jump targets pc, or some backward jump at b to t
+//       spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as often as the
+//       loop). A store or load that stalled before an if/else join or a latch is then not
+//       silently charged to the next instruction's stack counter -> UsePrevious (rule
+//       BranchJoin). Refused at a loop head entered from a preheader load (`mov rcx,[rsi]; L:
+//       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
+//       The sample may also have come through the branch; that path's stall is not looked for
+//       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
 //   C4. pc is a branch target (otherwise)                                          -> UseCurrent
 //   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
 //   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
@@ -595,6 +598,8 @@ struct Window {
   uint64_t base = 0;  // runtime address of bit 0
   uint64_t starts[kWindowWords] = {};
   uint64_t targets[kWindowWords] = {};
+  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (rule B)
+  uint64_t in_loop[kWindowWords] = {};     // a: some backward jump at b to t has t < a <= b
 
   static void set(uint64_t* bits, uint64_t base, uint64_t addr) {
     if (addr < base || addr - base >= 64 * kWindowWords) return;
@@ -608,6 +613,13 @@ struct Window {
   }
   bool is_start(uint64_t a) const { return get(starts, base, a); }
   bool is_target(uint64_t a) const { return get(targets, base, a); }
+  bool is_loop_head(uint64_t a) const { return get(loop_heads, base, a); }
+  bool is_in_loop(uint64_t a) const { return get(in_loop, base, a); }
+  // Marks (t, b] in in_loop, clipped to the window.
+  void mark_loop(uint64_t t, uint64_t b) {
+    const uint64_t end = base + 64 * kWindowWords;
+    for (uint64_t a = (t + 1 > base ? t + 1 : base); a <= b && a < end; ++a) set(in_loop, base, a);
+  }
 };
 
 // The linear pass. An address is recorded as an instruction start when the decode from the
@@ -630,7 +642,13 @@ void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, ui
       continue;
     }
     uint64_t t;
-    if (direct_branch_target(in, at, &t)) Window::set(w->targets, w->base, t);
+    if (direct_branch_target(in, at, &t)) {
+      Window::set(w->targets, w->base, t);
+      if (t <= at && in.meta.category != ZYDIS_CATEGORY_CALL) {
+        Window::set(w->loop_heads, w->base, t);
+        w->mark_loop(t, at);
+      }
+    }
     off += in.length;
   }
 }
@@ -792,7 +810,8 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   const int pm = pc_ok ? access_operand(at_pc, at_ops) : -1;
   if (m >= 0 && !chases) {
     if (!pc_is_target) return p;  // P
-    if (pc_ok && (pm < 0 || stack_only(at_ops[pm]))) {
+    const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
+    if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
       p.rule = Rule::BranchJoin;
       return p;  // B
     }

@@ -233,41 +233,76 @@ TEST(RuleChasedNext, SkipsUnrelatedAccesses) {
 
 // ---- Rule B: a memory access before a branch target that touches only the stack ------------------
 
-TEST(RuleBranchJoin, StoreBeforeStackCounterAtLoopHead) {
-  // hpcc RandomAccess: 0: xor [r9+r8*8],rdi; 1: add qword [rsp+0x20],1 (back-edge target); 2: jne 1
+TEST(RuleBranchJoin, StoreBeforeStackCounterAtJoin) {
+  // store_join.c's layout: 0: xor [r9+r8*8],rdi (loop top); 1: add qword [rsp+0x20],1 (the join);
+  // 2: jne 0 (back-edge spanning both); 3: ret; 4: add rcx,1 (else, out of line); 5: jmp 1.
   Fn f{kXorStore, kAddStack};
-  f.jump(kJne, 1);
+  f.jump(kJne, 0);
   f.add(kRet);
+  f.add(kAddRcx1);
+  f.jump(kJmp, 1);
   const PcDecision d = f.at_insn(1);
   EXPECT_EQ(d.choice, Choice::UsePrevious);
   EXPECT_EQ(d.rule, Rule::BranchJoin);
   EXPECT_EQ(d.prev_len, kXorStore.size());
-  // rbp-based counters count as stack too.
-  Fn g{kXorStore, kMovRcxRbp};
+  // A forward join (if without else, no loop): 0: je 2; 1: the store; 2: the counter.
+  Fn g{};
+  g.jump(kJe, 0);  // patched below
+  g.add(kXorStore);
+  g.add(kAddStack);
+  g.add(kRet);
+  g.code[g.at[0] + 1] = static_cast<uint8_t>(g.at[2] - g.at[1]);
+  EXPECT_EQ(g.at_insn(2).rule, Rule::BranchJoin);
+  // rbp-based counters count as stack too; no memory operand at the join as well.
+  Fn h{kXorStore, kMovRcxRbp};
+  h.jump(kJne, 0);
+  h.add(kRet);
+  h.add(kAddRcx1);
+  h.jump(kJmp, 1);
+  EXPECT_EQ(h.at_insn(1).rule, Rule::BranchJoin);
+  Fn n{kXorStore, kAddRcx1};
+  n.jump(kJne, 0);
+  n.add(kRet);
+  n.add(kAddRcx1);
+  n.jump(kJmp, 1);
+  EXPECT_EQ(n.at_insn(1).rule, Rule::BranchJoin);
+}
+
+TEST(RuleBranchJoin, RefusedAtLoopHeadAfterPreheaderLoad) {
+  // 0: xor [r9+r8*8],rdi (runs once); 1: add qword [rsp+0x20],1 (loop head); 2: jne 1.
+  Fn f{kXorStore, kAddStack};
+  f.jump(kJne, 1);
+  f.add(kRet);
+  expect_current(f.at_insn(1));
+  // The same inside an outer loop that spans the preheader: then the rule applies (limit: the
+  // inner loop still runs more often than the preheader).
+  Fn g{kXorStore, kAddStack};
   g.jump(kJne, 1);
+  g.jump(kJne, 0);
   g.add(kRet);
   EXPECT_EQ(g.at_insn(1).rule, Rule::BranchJoin);
-  // No memory operand at the target: the previous access as well.
-  Fn h{kXorStore, kAddRcx1};
-  h.jump(kJne, 1);
-  h.add(kRet);
-  EXPECT_EQ(h.at_insn(1).rule, Rule::BranchJoin);
 }
 
 TEST(RuleBranchJoin, Refusals) {
   // The instruction at the target accesses non-stack data: it is used.
   Fn f{kXorStore, kAddRcxMemRsi};
-  f.jump(kJne, 1);
+  f.jump(kJne, 0);
   f.add(kRet);
+  f.add(kAddRcx1);
+  f.jump(kJmp, 1);
   expect_current(f.at_insn(1));
   // The previous instruction has no memory operand, or chases: the target's instruction.
   Fn g{kAddRcx1, kAddStack};
-  g.jump(kJne, 1);
+  g.jump(kJne, 0);
   g.add(kRet);
+  g.add(kAddRcx1);
+  g.jump(kJmp, 1);
   expect_current(g.at_insn(1));
   Fn h{kMovRaxRax8, kAddStack};
-  h.jump(kJne, 1);
+  h.jump(kJne, 0);
   h.add(kRet);
+  h.add(kAddRcx1);
+  h.jump(kJmp, 1);
   expect_current(h.at_insn(1));
 }
 
