@@ -233,15 +233,20 @@ TEST(RuleChasedNext, SkipsUnrelatedAccesses) {
 
 // ---- Rule B: a memory access before a branch target that touches only the stack ------------------
 
-TEST(RuleBranchJoin, StoreBeforeStackCounterAtJoin) {
-  // store_join.c's layout: 0: xor [r9+r8*8],rdi (loop top); 1: add qword [rsp+0x20],1 (the join);
-  // 2: jne 0 (back-edge spanning both); 3: ret; 4: add rcx,1 (else, out of line); 5: jmp 1.
-  Fn f{kXorStore, kAddStack};
+// store_join.c's layout: 0: `before` (loop top); 1: `join` (the if/else join); 2: jne 0 (back-edge
+// spanning both); 3: ret; 4: add rcx,1 (the else branch, out of line); 5: jmp 1.
+Fn join_layout(const Bytes& before, const Bytes& join) {
+  Fn f{before, join};
   f.jump(kJne, 0);
   f.add(kRet);
   f.add(kAddRcx1);
   f.jump(kJmp, 1);
-  const PcDecision d = f.at_insn(1);
+  return f;
+}
+
+TEST(RuleBranchJoin, StoreBeforeStackCounterAtJoin) {
+  // xor [r9+r8*8],rdi before add qword [rsp+0x20],1 at the join.
+  const PcDecision d = join_layout(kXorStore, kAddStack).at_insn(1);
   EXPECT_EQ(d.choice, Choice::UsePrevious);
   EXPECT_EQ(d.rule, Rule::BranchJoin);
   EXPECT_EQ(d.prev_len, kXorStore.size());
@@ -254,17 +259,9 @@ TEST(RuleBranchJoin, StoreBeforeStackCounterAtJoin) {
   g.code[g.at[0] + 1] = static_cast<uint8_t>(g.at[2] - g.at[1]);
   EXPECT_EQ(g.at_insn(2).rule, Rule::BranchJoin);
   // rbp-based counters count as stack too; no memory operand at the join as well.
-  Fn h{kXorStore, kMovRcxRbp};
-  h.jump(kJne, 0);
-  h.add(kRet);
-  h.add(kAddRcx1);
-  h.jump(kJmp, 1);
+  const Fn h = join_layout(kXorStore, kMovRcxRbp);
   EXPECT_EQ(h.at_insn(1).rule, Rule::BranchJoin);
-  Fn n{kXorStore, kAddRcx1};
-  n.jump(kJne, 0);
-  n.add(kRet);
-  n.add(kAddRcx1);
-  n.jump(kJmp, 1);
+  const Fn n = join_layout(kXorStore, kAddRcx1);
   EXPECT_EQ(n.at_insn(1).rule, Rule::BranchJoin);
 }
 
@@ -285,24 +282,12 @@ TEST(RuleBranchJoin, RefusedAtLoopHeadAfterPreheaderLoad) {
 
 TEST(RuleBranchJoin, Refusals) {
   // The instruction at the target accesses non-stack data: it is used.
-  Fn f{kXorStore, kAddRcxMemRsi};
-  f.jump(kJne, 0);
-  f.add(kRet);
-  f.add(kAddRcx1);
-  f.jump(kJmp, 1);
+  const Fn f = join_layout(kXorStore, kAddRcxMemRsi);
   expect_current(f.at_insn(1));
   // The previous instruction has no memory operand, or chases: the target's instruction.
-  Fn g{kAddRcx1, kAddStack};
-  g.jump(kJne, 0);
-  g.add(kRet);
-  g.add(kAddRcx1);
-  g.jump(kJmp, 1);
+  const Fn g = join_layout(kAddRcx1, kAddStack);
   expect_current(g.at_insn(1));
-  Fn h{kMovRaxRax8, kAddStack};
-  h.jump(kJne, 0);
-  h.add(kRet);
-  h.add(kAddRcx1);
-  h.jump(kJmp, 1);
+  const Fn h = join_layout(kMovRaxRax8, kAddStack);
   expect_current(h.at_insn(1));
 }
 
