@@ -5,8 +5,9 @@
 //     _dl_find_object is async-signal-safe and does not set errno),
 //   - only static storage (the PC cache is a fixed table of 64-bit atomic words),
 //   - bounded work per call (forward decoding is capped, see kMaxScanBytes / kMaxScanInsns),
-//   - stack use per call is about 3.5 KiB (a Zydis instruction, its operands and a
-//     ZydisRegisterContext), so a handler on an alternate signal stack needs at least 8 KiB.
+//   - stack use per call is about 4 KiB: a miss decides with up to three decoded instructions
+//     and their operands (1.1 KiB each) live at once, access_at needs one plus a
+//     ZydisRegisterContext (2.1 KiB); a handler on an alternate signal stack needs at least 8 KiB.
 //
 // Memory reads: only code bytes are read (never data at the computed address), and only where
 // they are known to be mapped: [function start, pc] was executed or lies in the same FDE-covered
@@ -177,40 +178,150 @@ bool register_value(ZydisRegister r, const SavedRegs& regs, uint64_t* v) {
   return true;
 }
 
+// Register sets for the dependence rules: bit i for general-purpose register i (encoding order,
+// any width), bit 16 + n for vector register n (xmm, ymm or zmm). Flags, x87, mask and segment
+// registers have no bit: a dependence through them is not followed.
+using RegSet = uint64_t;
+
+RegSet reg_bit(ZydisRegister r) {
+  const ZydisRegister g = gpr64(r);
+  if (g != ZYDIS_REGISTER_NONE) return RegSet{1} << (g - ZYDIS_REGISTER_RAX);
+  switch (ZydisRegisterGetClass(r)) {
+    case ZYDIS_REGCLASS_XMM:
+    case ZYDIS_REGCLASS_YMM:
+    case ZYDIS_REGCLASS_ZMM: {
+      const int id = ZydisRegisterGetId(r);
+      return id >= 0 && id < 32 ? RegSet{1} << (16 + id) : 0;
+    }
+    default: return 0;
+  }
+}
+
+// Registers of the register operands (explicit or implicit) with an action in `actions`; with
+// `with_addresses`, also the base and index of the memory operands (which are read).
+RegSet registers_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, unsigned actions,
+                    bool with_addresses) {
+  RegSet m = 0;
+  for (int i = 0; i < in.operand_count; ++i) {
+    const ZydisDecodedOperand& op = ops[i];
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & actions) != 0) {
+      m |= reg_bit(op.reg.value);
+    } else if (with_addresses && op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
+      m |= reg_bit(op.mem.base) | reg_bit(op.mem.index);
+    }
+  }
+  return m;
+}
+
+RegSet reads_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_READ, true);
+}
+
+// Possibly conditionally, explicitly or implicitly.
+RegSet writes_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_WRITE, false);
+}
+
+RegSet address_regs(const ZydisDecodedOperand& m) { return reg_bit(m.mem.base) | reg_bit(m.mem.index); }
+
+// A memory operand addressed from the stack pointer or the frame pointer alone (locals, spills).
+// rbp is also a general register without frame pointers; such an access is then taken as stack.
+bool stack_only(const ZydisDecodedOperand& m) {
+  const ZydisRegister b = gpr64(m.mem.base);
+  return (b == ZYDIS_REGISTER_RSP || b == ZYDIS_REGISTER_RBP) && m.mem.index == ZYDIS_REGISTER_NONE &&
+         m.mem.segment != ZYDIS_REGISTER_FS && m.mem.segment != ZYDIS_REGISTER_GS;
+}
+
+// A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
+// lea r, [r + disp]. Sets *delta to the amount added.
+bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
+                     int64_t* delta) {
+  if (in.operand_count_visible < 1) return false;
+  const ZydisDecodedOperand& dst = ops[0];
+  if (dst.type != ZYDIS_OPERAND_TYPE_REGISTER || dst.reg.value != r) return false;
+  switch (in.mnemonic) {
+    case ZYDIS_MNEMONIC_ADD:
+    case ZYDIS_MNEMONIC_SUB:
+      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) return false;
+      *delta = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+      return true;
+    case ZYDIS_MNEMONIC_INC: *delta = 1; return true;
+    case ZYDIS_MNEMONIC_DEC: *delta = -1; return true;
+    case ZYDIS_MNEMONIC_LEA:
+      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY) return false;
+      if (ops[1].mem.base != r || ops[1].mem.index != ZYDIS_REGISTER_NONE) return false;
+      if (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_NONE) return false;
+      if (in.address_width != 64) return false;
+      *delta = ops[1].mem.disp.has_displacement ? ops[1].mem.disp.value : 0;
+      return true;
+    default: return false;
+  }
+}
+
 // ------------------------------------------------------------------------------------------------
-// PC cache: 64K slots of one atomic word: pc << 16 | prev_len << 8 | (choice + 1). 0 = empty.
-// Open addressing within a window of kProbe slots from the hash; entries are never removed, so a
-// lookup may stop at the first empty slot. Inserts CAS into the first empty slot of the window.
+// PC cache: 64K slots of two atomic words, key and value.
+//   key   = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
+//   value = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
+//           fix1 reg << 40 | fix1 delta << 44.
+// A writer claims an empty slot by a CAS of the key from 0 to pc << 16 (not ready), stores the
+// value, then publishes the key with the ready bit (release). A reader that finds the pc not yet
+// ready treats it as a miss (and decides again itself); a ready key is never changed again, so
+// its value is final. No one waits for anyone: a handler that interrupts a writer between claim
+// and publish only decides once more. Open addressing within a window of kProbe slots from the
+// hash; entries are never removed, so a lookup may stop at the first empty slot.
 
 constexpr unsigned kCacheBits = 16;
 constexpr uint64_t kCacheSlots = uint64_t{1} << kCacheBits;
 constexpr unsigned kProbe = 16;
 
-std::atomic<uint64_t> g_cache[kCacheSlots];
+struct alignas(16) CacheSlot {
+  std::atomic<uint64_t> key;
+  std::atomic<uint64_t> value;
+};
+CacheSlot g_cache[kCacheSlots];
 std::atomic<uint64_t> g_lookups{0}, g_hits{0}, g_inserts{0}, g_full{0};
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 uint64_t cache_hash(uint64_t pc) { return (pc * 0x9E3779B97F4A7C15ull) >> (64 - kCacheBits); }
 
-uint64_t pack(uint64_t pc, PcDecision d) {
-  return (pc << 16) | (uint64_t{d.prev_len} << 8) | (static_cast<uint64_t>(d.choice) + 1);
+uint64_t pack_key(uint64_t pc, PcDecision d) {
+  return (pc << 16) | (uint64_t{static_cast<uint8_t>(d.rule)} << 8) | ((static_cast<uint64_t>(d.choice) + 1) << 1) | 1;
 }
 
-PcDecision unpack(uint64_t w) {
+uint64_t pack_value(PcDecision d) {
+  const uint16_t off = d.choice == Choice::UsePrevious ? d.prev_len : static_cast<uint16_t>(d.offset);
+  uint64_t v = off | (uint64_t{d.nfixes} << 16);
+  for (unsigned i = 0; i < 2; ++i) {
+    v |= uint64_t{d.fixes[i].reg & 0xfu} << (20 + 20 * i);
+    v |= uint64_t{static_cast<uint16_t>(d.fixes[i].delta)} << (24 + 20 * i);
+  }
+  return v;
+}
+
+PcDecision unpack(uint64_t key, uint64_t v) {
   PcDecision d;
-  d.choice = static_cast<Choice>((w & 0xff) - 1);
-  d.prev_len = static_cast<uint8_t>((w >> 8) & 0xff);
+  d.choice = static_cast<Choice>(((key >> 1) & 0x7f) - 1);
+  d.rule = static_cast<Rule>((key >> 8) & 0xff);
+  if (d.choice == Choice::UsePrevious) d.prev_len = static_cast<uint8_t>(v & 0xff);
+  if (d.choice == Choice::UseOther) d.offset = static_cast<int16_t>(v & 0xffff);
+  d.nfixes = static_cast<uint8_t>((v >> 16) & 0x3);
+  for (unsigned i = 0; i < 2; ++i) {
+    d.fixes[i].reg = static_cast<uint8_t>((v >> (20 + 20 * i)) & 0xf);
+    d.fixes[i].delta = static_cast<int16_t>((v >> (24 + 20 * i)) & 0xffff);
+  }
   return d;
 }
 
 bool cache_lookup(uint64_t pc, PcDecision* d) {
   const uint64_t h = cache_hash(pc);
   for (unsigned i = 0; i < kProbe; ++i) {
-    const uint64_t w = g_cache[(h + i) & (kCacheSlots - 1)].load(std::memory_order_relaxed);
-    if (w == 0) return false;
-    if ((w >> 16) == pc) {
-      *d = unpack(w);
+    const CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
+    const uint64_t k = slot.key.load(std::memory_order_acquire);
+    if (k == 0) return false;
+    if ((k >> 16) == pc) {
+      if ((k & 1) == 0) return false;  // being written: decide again
+      *d = unpack(k, slot.value.load(std::memory_order_relaxed));
       return true;
     }
   }
@@ -219,12 +330,13 @@ bool cache_lookup(uint64_t pc, PcDecision* d) {
 
 void cache_insert(uint64_t pc, PcDecision d) {
   if (pc == 0 || (pc >> 48) != 0) return;  // not representable (never happens in user space)
-  const uint64_t word = pack(pc, d);
   const uint64_t h = cache_hash(pc);
   for (unsigned i = 0; i < kProbe; ++i) {
-    std::atomic<uint64_t>& slot = g_cache[(h + i) & (kCacheSlots - 1)];
+    CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
     uint64_t expected = 0;
-    if (slot.compare_exchange_strong(expected, word, std::memory_order_relaxed)) {
+    if (slot.key.compare_exchange_strong(expected, pc << 16, std::memory_order_relaxed)) {
+      slot.value.store(pack_value(d), std::memory_order_relaxed);
+      slot.key.store(pack_key(pc, d), std::memory_order_release);
       g_inserts.fetch_add(1, std::memory_order_relaxed);
       return;
     }
@@ -422,37 +534,72 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //   C2. the previous instruction transfers control (jcc, jmp, call, ret, loop, syscall, int;
 //       direct or indirect)                                                        -> UseCurrent
 //   C3. a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in the scanned part of
-//       the function targets an address in (previous, pc], i.e. pc itself or the middle of the
-//       previous instruction (e.g. a jump over a lock prefix): control may reach pc without
-//       executing the previous instruction as decoded. The scan continues past pc to the end of
-//       the function, because loop back-edges come after their head; it stops at the end of the
-//       function, at 64 KiB from its start or after 20000 instructions in all, whichever comes
-//       first (a branch to pc from beyond that is not seen). Bytes that do not decode are skipped
-//       one at a time (this can only add targets, i.e. make C3 more likely).   -> UseCurrent
-//   C4. the previous instruction has no memory operand that is a data access (see
-//       access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
-//       prefetch, clflush and string instructions are)                             -> UseCurrent
-//   C5. the previous instruction writes (possibly conditionally, explicitly or implicitly) a
-//       general-purpose register its accessed address uses as base or index: mov rax,[rax],
-//       mov rbx,[rax+rbx*8], mov eax,[rax], movs/stos/lods (advance rsi/rdi)     -> UseCurrent
-//   P.  otherwise                                                   -> UsePrevious(prev length)
+//       the function targets the middle of the previous instruction (e.g. a jump over a lock
+//       prefix)                                                                    -> UseCurrent
+//       "Targets" are found by one scan that continues past pc to the end of the function (loop
+//       back-edges come after their head); it stops at the end of the function, at 64 KiB from its
+//       start or after 20000 instructions in all, whichever comes first (a branch from beyond that
+//       is not seen). Bytes that do not decode are skipped one at a time (this can only add
+//       targets, i.e. make the rules that refuse a target more likely).
+//   Let "prev is an access" mean: the previous instruction has a memory operand that is a data
+//   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
+//   prefetch, clflush and string instructions are), and "chases" mean that it also writes a
+//   general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8]; movs/lods).
+//   B.  pc is a branch target, prev is an access and does not chase, the instruction at pc has no
+//       data access or only a stack one (base rsp or rbp, no index), and the edge prev -> pc is
+//       not a loop entry: either no backward jump targets pc, or some backward jump at b to t
+//       spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as often as the
+//       loop). A store or load that stalled before an if/else join or a latch is then not
+//       silently charged to the next instruction's stack counter -> UsePrevious (rule
+//       BranchJoin). Refused at a loop head entered from a preheader load (`mov rcx,[rsi]; L:
+//       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
+//       The sample may also have come through the branch; that path's stall is not looked for
+//       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
+//   C4. pc is a branch target (otherwise)                                          -> UseCurrent
+//   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
+//   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
+//       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
+//       conditional jump is taken as a loop back-edge, a forward one falls through; any other
+//       transfer stops the search) an access is found whose address uses a register the chasing
+//       load wrote, and neither of its address registers is written between pc and it: that
+//       access, with the registers as saved (rule ChasedNext). Its address is in the node the
+//       chasing load just reached, so a linked structure allocated from one site is charged
+//       correctly; a structure whose nodes come from several sites gets the next node's site.
+//   D.  prev is not an access and neither is the instruction at pc: the waiting instruction is
+//       the one at pc, else the previous one. Going back from it within the block (no branch
+//       target at or after the instruction reached, no control transfer, at most kDepInsns
+//       instructions and kLookBack bytes before pc), the nearest instruction that writes a
+//       register the waiter reads must be a load (an access that reads memory, does not chase);
+//       its address registers may have been changed since only by add/sub imm, inc/dec or
+//       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
+//       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
+//       LoadFeeds. A writer that is not such a load, or any other update of an address register,
+//       gives up (rule Current: the instruction at pc, usually no data).
+//   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
 //
 // One linear pass over the function gives the instruction starts and the branch targets in a
 // window of addresses; every instruction start in the window can then be decided without another
 // pass. resolve_sample uses that on a miss to also cache the decisions of the instructions around
 // the sampled pc (a hot loop is then decoded once, not once per sampled pc); the result for each
-// pc is exactly what decide_from_code gives for it alone.
+// pc is exactly what decide_from_code gives for it alone (rule D looks back at most kLookBack
+// bytes, which every window covers; rule F decodes forward from pc and needs no window).
 namespace {
 
 constexpr unsigned kWindowWords = 5;                // 320 bits of instruction starts / targets
 constexpr uint64_t kBatchBefore = 128, kBatchAfter = 128;  // decided around a missed pc
-constexpr uint64_t kWindowSlack = 16;               // room for the previous instruction
+constexpr uint64_t kWindowSlack = 64;               // room for looking back (rule D)
+constexpr uint64_t kLookBack = 64;                  // rule D: bytes before pc
+constexpr unsigned kDepInsns = 8;                   // rule D: instructions back from the waiter
+constexpr unsigned kFollowInsns = 8;                // rule F: instructions forward from pc
 static_assert(kWindowSlack + kBatchBefore + kBatchAfter <= 64 * kWindowWords);
+static_assert(kLookBack <= kWindowSlack);
 
 struct Window {
   uint64_t base = 0;  // runtime address of bit 0
   uint64_t starts[kWindowWords] = {};
   uint64_t targets[kWindowWords] = {};
+  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (rule B)
+  uint64_t in_loop[kWindowWords] = {};     // a: some backward jump at b to t has t < a <= b
 
   static void set(uint64_t* bits, uint64_t base, uint64_t addr) {
     if (addr < base || addr - base >= 64 * kWindowWords) return;
@@ -466,6 +613,13 @@ struct Window {
   }
   bool is_start(uint64_t a) const { return get(starts, base, a); }
   bool is_target(uint64_t a) const { return get(targets, base, a); }
+  bool is_loop_head(uint64_t a) const { return get(loop_heads, base, a); }
+  bool is_in_loop(uint64_t a) const { return get(in_loop, base, a); }
+  // Marks (t, b] in in_loop, clipped to the window.
+  void mark_loop(uint64_t t, uint64_t b) {
+    const uint64_t end = base + 64 * kWindowWords;
+    for (uint64_t a = (t + 1 > base ? t + 1 : base); a <= b && a < end; ++a) set(in_loop, base, a);
+  }
 };
 
 // The linear pass. An address is recorded as an instruction start when the decode from the
@@ -488,41 +642,192 @@ void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, ui
       continue;
     }
     uint64_t t;
-    if (direct_branch_target(in, at, &t)) Window::set(w->targets, w->base, t);
+    if (direct_branch_target(in, at, &t)) {
+      Window::set(w->targets, w->base, t);
+      if (t <= at && in.meta.category != ZYDIS_CATEGORY_CALL) {
+        Window::set(w->loop_heads, w->base, t);
+        w->mark_loop(t, at);
+      }
+    }
     off += in.length;
   }
 }
 
-// Rules C1..C5 for an instruction start `pc` of the window (U1/U2 already checked).
-PcDecision decide_in_window(const ZydisDecoder* full, const uint8_t* code, uint64_t func_start, uint64_t pc,
-                            const Window& w) {
-  PcDecision cur;
-  cur.choice = Choice::UseCurrent;
-  if (pc == func_start) return cur;  // C1
-  uint64_t prev = pc;
-  for (uint64_t k = 1; k <= kMaxInsnLen && pc - k >= func_start; ++k) {
-    if (w.is_start(pc - k)) {
-      prev = pc - k;
-      break;
-    }
+// The code of one function being decided: bytes [start, start + len) at runtime address start.
+struct Code {
+  const ZydisDecoder* full;
+  const uint8_t* bytes;
+  size_t len;
+  uint64_t start;
+
+  bool decode(uint64_t at, ZydisDecodedInstruction* in, ZydisDecodedOperand* ops) const {
+    if (at < start || at - start >= len) return false;
+    const uint64_t off = at - start;
+    const size_t avail = len - off < kMaxInsnLen ? static_cast<size_t>(len - off) : kMaxInsnLen;
+    return ZYAN_SUCCESS(ZydisDecoderDecodeFull(full, bytes + off, avail, in, ops));
   }
-  PcDecision unknown;
-  if (prev == pc) return unknown;  // cannot happen for a recorded start after the first
+};
+
+// The instruction start before `a` (within one maximal instruction length), or 0.
+uint64_t start_before(const Window& w, uint64_t func_start, uint64_t a) {
+  for (uint64_t k = 1; k <= kMaxInsnLen && a - k >= func_start && a >= k; ++k) {
+    if (w.is_start(a - k)) return a - k;
+  }
+  return 0;
+}
+
+// Rule D's corrections: the address registers of the load at `load` (operand `m`) as they were
+// when it ran, given their values at pc. Every instruction in (load, pc) that writes one of them
+// must be a constant update. Reuses `in` / `ops` as scratch.
+bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, const ZydisDecodedOperand& m,
+                  PcDecision* d, ZydisDecodedInstruction* in, ZydisDecodedOperand* ops) {
+  const ZydisRegister regs[2] = {gpr64(m.mem.base), gpr64(m.mem.index)};
+  if ((m.mem.base != ZYDIS_REGISTER_NONE && regs[0] == ZYDIS_REGISTER_NONE && m.mem.base != ZYDIS_REGISTER_RIP) ||
+      (m.mem.index != ZYDIS_REGISTER_NONE && regs[1] == ZYDIS_REGISTER_NONE)) {
+    return false;  // a vector index (VSIB): no register to correct
+  }
+  int64_t delta[2] = {0, 0};
+  for (uint64_t at = load + load_len; at < pc;) {
+    if (!c.decode(at, in, ops)) return false;
+    const RegSet w = writes_of(*in, ops);
+    for (unsigned i = 0; i < 2; ++i) {
+      if (regs[i] == ZYDIS_REGISTER_NONE || (w & reg_bit(regs[i])) == 0) continue;
+      if (i == 1 && regs[1] == regs[0]) continue;  // [rax+rax*2]: one register, counted once
+      int64_t step;
+      if (!constant_update(*in, ops, regs[i], &step)) return false;
+      delta[i] += step;
+    }
+    at += in->length;
+  }
+  d->nfixes = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (delta[i] == 0 || (i == 1 && regs[1] == regs[0])) continue;
+    if (delta[i] < INT16_MIN || delta[i] > INT16_MAX) return false;
+    d->fixes[d->nfixes].reg = static_cast<uint8_t>(regs[i] - ZYDIS_REGISTER_RAX);
+    d->fixes[d->nfixes].delta = static_cast<int16_t>(delta[i]);
+    ++d->nfixes;
+  }
+  return true;
+}
+
+// Rule D for one waiting instruction at `waiter`, which reads `needs`.
+bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, RegSet needs, PcDecision* d) {
+  if (needs == 0) return false;
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(full, code + (prev - func_start), pc - prev, &in, ops))) return unknown;
-  if (in.length != pc - prev) return unknown;
+  uint64_t cur = waiter;
+  for (unsigned n = 0; n < kDepInsns; ++n) {
+    if (w.is_target(cur)) return false;  // cur starts a block: what came before may not have run
+    const uint64_t at = start_before(w, c.start, cur);
+    if (at == 0 || at + kLookBack < pc) return false;
+    if (!c.decode(at, &in, ops) || at + in.length != cur) return false;
+    if (is_control_transfer(in)) return false;
+    if ((writes_of(in, ops) & needs) != 0) {
+      const int m = access_operand(in, ops);
+      if (m < 0 || (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_READ) == 0) return false;
+      if (overwrites_address_register(in, ops, ops[m])) return false;
+      const ZydisDecodedOperand mem = ops[m];
+      const uint64_t load_len = in.length;
+      if (!undo_updates(c, at, load_len, pc, mem, d, &in, ops)) return false;
+      d->choice = Choice::UseOther;
+      d->offset = static_cast<int16_t>(static_cast<int64_t>(at) - static_cast<int64_t>(pc));
+      d->rule = Rule::LoadFeeds;
+      return true;
+    }
+    cur = at;
+  }
+  return false;
+}
+
+// Rule F: the next access on the path from pc through a register in `chased`.
+bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* d) {
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  RegSet written = 0;
+  uint64_t at = pc;
+  for (unsigned n = 0; n < kFollowInsns; ++n) {
+    if (!c.decode(at, &in, ops)) return false;
+    if (is_control_transfer(in)) {
+      uint64_t target;
+      const bool jump = in.meta.category == ZYDIS_CATEGORY_UNCOND_BR || in.meta.category == ZYDIS_CATEGORY_COND_BR;
+      if (!jump || !direct_branch_target(in, at, &target)) return false;
+      if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR || target <= at) {
+        at = target;
+      } else {
+        at += in.length;
+      }
+      continue;
+    }
+    const int m = access_operand(in, ops);
+    if (m >= 0) {
+      const RegSet uses = address_regs(ops[m]);
+      if ((uses & chased) != 0 && (uses & written) == 0) {
+        const int64_t off = static_cast<int64_t>(at) - static_cast<int64_t>(pc);
+        if (off < INT16_MIN || off > INT16_MAX) return false;
+        d->choice = Choice::UseOther;
+        d->offset = static_cast<int16_t>(off);
+        d->nfixes = 0;
+        d->rule = Rule::ChasedNext;
+        return true;
+      }
+    }
+    written |= writes_of(in, ops);
+    if ((chased & ~written) == 0) return false;  // the chased pointer is gone
+    at += in.length;
+  }
+  return false;
+}
+
+// The rules for an instruction start `pc` of the window (U1/U2 already checked).
+PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
+  PcDecision cur;
+  cur.choice = Choice::UseCurrent;
+  cur.rule = Rule::Current;
+  if (pc == c.start) return cur;  // C1
+  const uint64_t prev = start_before(w, c.start, pc);
+  PcDecision unknown;
+  if (prev == 0) return unknown;  // cannot happen for a recorded start after the first
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (!c.decode(prev, &in, ops) || in.length != pc - prev) return unknown;
   if (is_control_transfer(in)) return cur;  // C2
-  for (uint64_t a = prev + 1; a <= pc; ++a) {
+  for (uint64_t a = prev + 1; a < pc; ++a) {
     if (w.is_target(a)) return cur;  // C3
   }
+  const bool pc_is_target = w.is_target(pc);
   const int m = access_operand(in, ops);
-  if (m < 0) return cur;                                        // C4
-  if (overwrites_address_register(in, ops, ops[m])) return cur;  // C5
+  const bool chases = m >= 0 && overwrites_address_register(in, ops, ops[m]);
   PcDecision p;
   p.choice = Choice::UsePrevious;
   p.prev_len = in.length;
-  return p;
+  p.rule = Rule::Previous;
+  if (pc_is_target && (m < 0 || chases)) return cur;  // C4
+
+  // The instruction at pc, needed by every remaining rule but P.
+  ZydisDecodedInstruction at_pc;
+  ZydisDecodedOperand at_ops[ZYDIS_MAX_OPERAND_COUNT];
+  const bool pc_ok = c.decode(pc, &at_pc, at_ops);
+  const int pm = pc_ok ? access_operand(at_pc, at_ops) : -1;
+  if (m >= 0 && !chases) {
+    if (!pc_is_target) return p;  // P
+    const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
+    if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
+      p.rule = Rule::BranchJoin;
+      return p;  // B
+    }
+    return cur;  // C4
+  }
+  if (!pc_ok || pm >= 0) return cur;
+  PcDecision other;
+  if (chases) {
+    const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
+    if (next_access_through(c, pc, chased, &other)) return other;  // F
+    return cur;  // C5
+  }
+  const RegSet prev_reads = reads_of(in, ops);
+  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // D, waiter at pc
+  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // D, waiter prev
+  return cur;                                                                       // C5
 }
 
 bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
@@ -540,7 +845,7 @@ PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start
   w.base = pc >= kWindowSlack ? pc - kWindowSlack : 0;
   scan_function(dec.scan, code, len, func_start, &w);
   if (!decidable(len, func_start, pc, w)) return unknown;  // U2
-  return decide_in_window(dec.full, code, func_start, pc, w);
+  return decide_in_window(Code{dec.full, code, len, func_start}, pc, w);
 }
 
 bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end) { return bounds_impl(pc, start, end); }
@@ -597,14 +902,15 @@ PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
   const uint64_t first = pc >= kBatchBefore + kWindowSlack ? pc - kBatchBefore : kWindowSlack;
   w.base = first - kWindowSlack;
   scan_function(dec.scan, code, len, start, &w);
+  const Code c{dec.full, code, len, start};
   PcDecision d;
-  if (decidable(len, start, pc, w)) d = decide_in_window(dec.full, code, start, pc, w);
+  if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
   cache_insert(pc, d);
   for (uint64_t a = first; a < pc + kBatchAfter; ++a) {
     if (a == pc || !decidable(len, start, a, w)) continue;
     PcDecision other;
     if (cache_lookup(a, &other)) continue;
-    cache_insert(a, decide_in_window(dec.full, code, start, a, w));
+    cache_insert(a, decide_in_window(c, a, w));
   }
   return d;
 }
@@ -625,8 +931,18 @@ Access resolve_sample(const SavedRegs& regs) {
       cache_insert(pc, d);
     }
   }
+  return access_for(d, regs);
+}
+
+Access access_for(const PcDecision& d, const SavedRegs& regs) {
+  const uint64_t pc = regs.rip;
   if (d.choice == Choice::UsePrevious && d.prev_len != 0) {
     const Access a = access_at(pc - d.prev_len, regs);
+    if (a.kind != AccessKind::NoMemoryOperand) return a;
+  } else if (d.choice == Choice::UseOther) {
+    SavedRegs then = regs;
+    for (unsigned i = 0; i < d.nfixes && i < 2; ++i) then.gpr[d.fixes[i].reg & 0xf] -= static_cast<uint64_t>(int64_t{d.fixes[i].delta});
+    const Access a = access_at(pc + static_cast<uint64_t>(int64_t{d.offset}), then);
     if (a.kind != AccessKind::NoMemoryOperand) return a;
   }
   return access_at(pc, regs);

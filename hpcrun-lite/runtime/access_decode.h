@@ -3,13 +3,15 @@
 // On a timer interrupt the saved PC is, in practice, the instruction AFTER the one that stalled
 // (../shared/FINDINGS.md). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
-// _dl_find_object, which is async-signal-safe). The previous instruction is not used when it is a
-// branch, when a direct branch in the function targets the PC (control may not have come from it),
-// or when it overwrites a register its own address uses (pointer chasing: mov rax,[rax]); then
-// the instruction at the PC is used. The choice per PC is cached in a lock-free table.
+// _dl_find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
+// in between, no memory operand, pointer chasing) three further rules look for the access from
+// the code: the load that produced the input of the waiting instruction (with simple pointer
+// increments since undone), the next access through a chased pointer, and a memory access before
+// a branch target whose own instruction touches only the stack. The rules are listed before
+// decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table.
 //
 // Everything here is called from a signal handler: it allocates nothing, takes no lock, and does
-// not touch errno.
+// not touch errno. Stack use: about 4 KiB per call (see access_decode.cpp).
 #pragma once
 
 #include <cstddef>
@@ -40,10 +42,38 @@ struct Access {
 };
 
 // The decision for one PC, computed from code bytes alone (no registers), cacheable.
-enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown };
+//   UsePrevious  the instruction just before pc (prev_len bytes long);
+//   UseCurrent   the instruction at pc;
+//   UseOther     the instruction at pc + offset (a load earlier in the block, or the next access
+//                through a chased pointer), with the address registers corrected by `fixes`;
+//   Unknown      no decision (pc not an instruction start of a known function).
+// With UsePrevious / UseOther, an instruction that turns out to have no memory operand falls back
+// to the instruction at pc (access_for).
+enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown, UseOther };
+
+// Which rule made the decision (for tests and the rules' documentation; not cached).
+enum class Rule : uint8_t {
+  None,        // Unknown
+  Current,     // C1..C5: the instruction at pc
+  Previous,    // P: the previous instruction
+  BranchJoin,  // B: previous memory access before a branch target that touches only the stack
+  LoadFeeds,   // D: the load that produced the waiting instruction's input
+  ChasedNext,  // F: the next access through the pointer a chasing load wrote
+};
+
+// A register correction: the chosen instruction ran with gpr[reg] == saved gpr[reg] - delta.
+struct RegFix {
+  uint8_t reg = 0;    // x86-64 encoding order, 0 = rax .. 15 = r15
+  int16_t delta = 0;
+};
+
 struct PcDecision {
   Choice choice = Choice::Unknown;
   uint8_t prev_len = 0;  // length of the previous instruction when choice == UsePrevious
+  int16_t offset = 0;    // UseOther: the chosen instruction is at pc + offset
+  uint8_t nfixes = 0;    // UseOther: corrections of its address registers (at most 2)
+  RegFix fixes[2];
+  Rule rule = Rule::None;
 };
 
 // Pure decision on a code buffer: `code` holds the bytes of a function starting at runtime address
@@ -60,6 +90,11 @@ bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end);
 // fs: segments handled). Returns NoMemoryOperand when it has no explicit memory operand (lea and
 // nop are not accesses).
 Access access_at(uint64_t insn, const SavedRegs& regs);
+
+// The access a decision designates for a sample with registers `regs` (regs.rip is the pc):
+// the chosen instruction's access with its address registers corrected, or, when the chosen
+// instruction has no memory operand, the instruction at pc.
+Access access_for(const PcDecision& d, const SavedRegs& regs);
 
 // The whole rule, with the per-PC cache: what a sample at regs.rip accessed.
 Access resolve_sample(const SavedRegs& regs);

@@ -11,6 +11,13 @@ Subcommands:
                                                       shares within 5 points of the truth: the
                                                       weights, or with --timing the time shares
                                                       the program measured itself (PREFIX.<pid>)
+     [--min-data-fraction F]                          and at least F of all samples with an address
+  same_shares REPORT1 REPORT2 --program NAME [--within D] [--timing PREFIX1 PREFIX2]
+                                                      two builds give the same shares within D
+                                                      (with --timing: the same distances from
+                                                      each run's measured time shares)
+  store_join REPORT                                   the store before a branch target is charged
+                                                      to the table, not the stack
   heat2d REPORT [--processes N]                       the example's story holds
   names REPORT --source FILE [options]                heap variables are named after the
                                                       `site: FUNCTION` lines of FILE (see
@@ -98,6 +105,38 @@ PROGRAMS["short_threads"] = {
     "array_bytes": 4 << 20,
 }
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
+# Programs of the decoder's rules (hpcrun-lite/runtime/access_decode.cpp): vectorized loads (rule D),
+# the same in Fortran, and a linked list walked by pointer chasing (rule F). A static array may be
+# matched by several names: the raw symbol or a demangled Fortran form (fields::mod_table, /legacy/).
+PROGRAMS["vector_loads"] = {
+    "arrays": [
+        {"label": "calloc", "kind": "heap", "allocator": "calloc", "site": "alloc_counts", "weight": 3},
+        {"label": "malloc", "kind": "heap", "allocator": "malloc", "site": "alloc_values", "weight": 2},
+        {"label": "vector_table", "kind": "static", "name": "vector_table", "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 4 << 20,
+}
+PROGRAMS["fortran_arrays"] = {
+    "arrays": [
+        {"label": "mod_table", "kind": "static", "name": "__fields_MOD_mod_table",
+         "names": ["__fields_MOD_mod_table", "fields::mod_table"], "weight": 3},
+        {"label": "heap", "kind": "heap", "allocator": "malloc", "site": "fortran_arrays", "weight": 2},
+        {"label": "legacy", "kind": "static", "name": "legacy_", "names": ["legacy_", "/legacy/"], "weight": 1},
+    ],
+    "cold": [],
+    "array_bytes": 4 << 20,
+}
+PROGRAMS["list_walk"] = {
+    "arrays": [
+        {"label": "list", "kind": "heap", "allocator": "malloc", "site": "alloc_node", "weight": 1,
+         "allocations": 2 << 20, "bytes": (2 << 20) * 48},
+        {"label": "big array", "kind": "heap", "allocator": "malloc", "site": "alloc_big", "weight": 16,
+         "bytes": 64 << 20},
+    ],
+    "cold": [],
+    "array_bytes": 4 << 20,
+}
 
 TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
 RELATIVE = 0.5  # and within 50% of the expected share, so a light array cannot vanish unnoticed
@@ -148,7 +187,8 @@ def matches(var, spec):
         # path: an exception's string allocated below main must not pass for main's vector.
         site = var.get("name", "").split(" (")[0]
         return same_function(site, spec["site"])
-    return var.get("name") == spec["name"]
+    names = spec.get("names", [spec["name"]])
+    return var.get("name") in names or var.get("symbol") in names
 
 
 def describe(var):
@@ -236,9 +276,11 @@ def check_proportions(report, program, processes, verbose=True, timing=None):
         if array["kind"] == "heap":
             if var.get("sampled"):
                 errors.append(f"{array['label']}: flagged as sampled, but it is above --min-bytes")
-            if var.get("allocations") != ranks or var.get("bytes") != ranks * spec["array_bytes"]:
+            allocations = ranks * array.get("allocations", 1)
+            size = ranks * array.get("bytes", spec["array_bytes"])
+            if var.get("allocations") != allocations or var.get("bytes") != size:
                 errors.append(f"{array['label']}: {var.get('allocations')} allocations, "
-                              f"{var.get('bytes')} bytes; expected {ranks} of {spec['array_bytes']}")
+                              f"{var.get('bytes')} bytes; expected {allocations} of {size} bytes in all")
             path = var.get("allocation_path", [])
             if not path or array["allocator"] not in path[0].get("function", ""):
                 errors.append(f"{array['label']}: allocation_path[0] is "
@@ -253,6 +295,62 @@ def check_proportions(report, program, processes, verbose=True, timing=None):
             errors.append(f"{cold['label']}: {n} samples, not under a tenth of the hottest ({hottest})")
     if errors:
         raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
+
+
+def data_fraction(report):
+    totals = report.get("totals", {})
+    return totals.get("data_samples", 0) / max(1, totals.get("samples", 0))
+
+
+def check_data_fraction(report, minimum):
+    """At least `minimum` of all samples carry a data address (the decoder found the access)."""
+    fraction = data_fraction(report)
+    print(f"samples with a data address: {fraction:.3f} (need {minimum:.2f})")
+    if fraction < minimum:
+        raise CheckFailed(f"only {fraction:.3f} of the samples have a data address, expected at least {minimum}")
+
+
+def known_shares(report, program):
+    found = [(a, find(report, a, required=True)) for a in PROGRAMS[program]["arrays"]]
+    known = sum(samples(v) for _, v in found)
+    if known < MIN_SAMPLES:
+        raise CheckFailed(f"only {known} samples on the known arrays (need {MIN_SAMPLES})")
+    return [(a["label"], samples(v) / known) for a, v in found]
+
+
+def check_same_shares(first, second, program, within, timings=None):
+    """Two builds of one program (e.g. SSE2 and AVX2 code) give the same shares within `within`.
+    With the two runs' timing prefixes, what is compared is each share's distance from its own
+    run's measured time share: two runs on a busy machine do not spend exactly the same time on
+    each array, and the decoder must attribute both the same way."""
+    truth = ([measured_time_shares(t, PROGRAMS[program]) for t in timings] if timings
+             else [[0.0] * len(PROGRAMS[program]["arrays"])] * 2)
+    errors = []
+    rows = zip(known_shares(first, program), known_shares(second, program), truth[0], truth[1])
+    print(f"{'array':<16} {'first':>7} {'second':>7}" + ("  (minus measured time shares)" if timings else ""))
+    for (label, a), (_, b), ta, tb in rows:
+        da, db = a - ta, b - tb
+        print(f"{label:<16} {da:7.3f} {db:7.3f}")
+        if abs(da - db) > within:
+            errors.append(f"{label}: {da:.3f} and {db:.3f} differ by more than {within}")
+    if errors:
+        raise CheckFailed("\n".join(errors))
+
+
+def check_store_join(report):
+    """The cache-missing store before a branch target (store_join.c): the table has at least 75%
+    of the samples with a data address, the stack under 10%."""
+    check_totals(report, 1)
+    data = report["totals"].get("data_samples", 0)
+    if data < MIN_SAMPLES:
+        raise CheckFailed(f"only {data} samples with a data address (need {MIN_SAMPLES})")
+    table = find(report, {"label": "table", "kind": "heap", "allocator": "malloc", "site": "alloc_table"},
+                 required=True)
+    stack = find(report, {"label": "[stack]", "kind": "unknown", "name": "[stack]"}, required=False)
+    t, k = samples(table) / data, (samples(stack) if stack else 0) / data
+    print(f"table {t:.3f} of the data samples (need 0.75), [stack] {k:.3f} (must stay under 0.10)")
+    if t < 0.75 or k >= 0.10:
+        raise CheckFailed(f"table {t:.3f}, [stack] {k:.3f} of the data samples\n{listing(report)}")
 
 
 def check_heat2d(report, processes):
@@ -504,6 +602,17 @@ def main():
     p.add_argument("--program", required=True, choices=sorted(PROGRAMS))
     p.add_argument("--processes", type=int)
     p.add_argument("--timing", help="prefix of the timing files the measured program wrote")
+    p.add_argument("--min-data-fraction", type=float,
+                   help="also require this fraction of all samples to carry a data address")
+    q = sub.add_parser("same_shares")
+    q.add_argument("first")
+    q.add_argument("second")
+    q.add_argument("--program", required=True, choices=sorted(PROGRAMS))
+    q.add_argument("--within", type=float, default=0.03)
+    q.add_argument("--timing", nargs=2, metavar=("PREFIX1", "PREFIX2"),
+                   help="timing prefixes of the two runs: compare distances from the measured shares")
+    j = sub.add_parser("store_join")
+    j.add_argument("report")
     h = sub.add_parser("heat2d")
     h.add_argument("report")
     h.add_argument("--processes", type=int)
@@ -539,7 +648,14 @@ def main():
 
     try:
         if args.command == "proportions":
-            check_proportions(load(args.report), args.program, args.processes, timing=args.timing)
+            report = load(args.report)
+            check_proportions(report, args.program, args.processes, timing=args.timing)
+            if args.min_data_fraction is not None:
+                check_data_fraction(report, args.min_data_fraction)
+        elif args.command == "same_shares":
+            check_same_shares(load(args.first), load(args.second), args.program, args.within, args.timing)
+        elif args.command == "store_join":
+            check_store_join(load(args.report))
         elif args.command == "tail_calls":
             check_tail_calls(load(args.report), args.wrapper, args.callers, args.reader)
         elif args.command == "unnamed_sites":

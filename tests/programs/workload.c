@@ -25,7 +25,7 @@ static double now_seconds(void) {
 
 /* Where the per-array timing goes: HPCL_TEST_TIMING=1 prints it to stderr; HPCL_TEST_TIMING_FILE=P
  * appends it to P.<pid> (one file per process), which leaves the program's own output untouched. */
-static FILE *timing_stream(int *must_close) {
+FILE *test_timing_stream(int *must_close) {
   *must_close = 0;
   const char *file = getenv("HPCL_TEST_TIMING_FILE");
   if (file != NULL && *file != '\0') {
@@ -42,8 +42,12 @@ static FILE *timing_stream(int *must_close) {
 }
 
 double run_weighted(const struct test_array *arrays, int count, int rounds) {
+  return run_weighted_kernel(arrays, count, rounds, sum_array);
+}
+
+double run_weighted_kernel(const struct test_array *arrays, int count, int rounds, test_kernel kernel) {
   int must_close = 0;
-  FILE *out = timing_stream(&must_close);
+  FILE *out = test_timing_stream(&must_close);
   int timing = out != NULL;
   double seconds[64] = {0};
   long calls[64] = {0};
@@ -53,7 +57,7 @@ double run_weighted(const struct test_array *arrays, int count, int rounds) {
     for (int i = 0; i < count; i++) {
       for (int k = 0; k < arrays[i].weight; k++) {
         double t0 = timing ? now_seconds() : 0.0;
-        total += sum_array(arrays[i].data, TEST_ARRAY_DOUBLES);
+        total += kernel(arrays[i].data, TEST_ARRAY_DOUBLES);
         if (timing && i < 64) {
           seconds[i] += now_seconds() - t0;
           calls[i]++;

@@ -3,6 +3,7 @@
 #define HPCL_TEST_WORKLOAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,14 @@ void fill_array(double *a, size_t n, double seed);
  * the measured totals as the truth: a call's cost depends on the CPU's caches and TLBs (an array
  * read rarely misses more), so the weights alone are not the time shares on every machine. */
 double run_weighted(const struct test_array *arrays, int count, int rounds);
+
+/* Where timing lines go (see run_weighted), or NULL when timing is off; fclose it when
+ * *must_close is set. Lines: "timing: LABEL weight W X us/call Y s total", one per array. */
+FILE *test_timing_stream(int *must_close);
+
+/* The same with another read kernel in place of sum_array (e.g. one compiled with other flags). */
+typedef double (*test_kernel)(const double *a, size_t n);
+double run_weighted_kernel(const struct test_array *arrays, int count, int rounds, test_kernel kernel);
 
 /* Reads a positive round count from argv[1], else returns `fallback`. Exits 2 on garbage. */
 int rounds_from_args(int argc, char **argv, int fallback);

@@ -20,6 +20,9 @@ extern const char hpcl_t_noop[], hpcl_t_push_mem[], hpcl_t_cmpxchg[];
 
 extern const char hpcl_t_fn_chain[], hpcl_t_chain_after[], hpcl_t_chase[], hpcl_t_chase_after[];
 extern const char hpcl_t_chain_head[], hpcl_t_chain_head_after[];
+
+extern const char hpcl_t_dep_load[], hpcl_t_dep_wait[], hpcl_t_dep_cmp[], hpcl_t_dep_lost[];
+extern const char hpcl_t_hop[], hpcl_t_hop_after[], hpcl_t_store[], hpcl_t_join[];
 }
 
 // clang-format off
@@ -109,6 +112,48 @@ hpcl_t_chase_after:
   ret
   .cfi_endproc
   .size hpcl_t_fn_chain, . - hpcl_t_fn_chain
+
+  .p2align 4
+  .globl hpcl_t_fn_rules
+  .type hpcl_t_fn_rules, @function
+hpcl_t_fn_rules:
+  .cfi_startproc
+  xor ecx, ecx
+  .globl hpcl_t_dep_load
+hpcl_t_dep_load:
+  movdqu xmm2, xmmword ptr [rax + rbx*8 + 0x40]
+  add rax, 0x20
+  lea rbx, [rbx - 2]
+  .globl hpcl_t_dep_wait
+hpcl_t_dep_wait:
+  paddq xmm0, xmm2
+  .globl hpcl_t_dep_cmp
+hpcl_t_dep_cmp:
+  cmp rax, rdx
+  movdqu xmm3, xmmword ptr [rsi]
+  add rsi, rcx
+  .globl hpcl_t_dep_lost
+hpcl_t_dep_lost:
+  paddq xmm0, xmm3
+  .globl hpcl_t_hop
+hpcl_t_hop:
+  mov rdi, qword ptr [rdi + 8]
+  .globl hpcl_t_hop_after
+hpcl_t_hop_after:
+  add rcx, 1
+  test rdi, rdi
+  jne hpcl_t_hop
+  test ecx, ecx
+  je hpcl_t_join
+  .globl hpcl_t_store
+hpcl_t_store:
+  xor qword ptr [r9 + r8*8], rdi
+  .globl hpcl_t_join
+hpcl_t_join:
+  add qword ptr [rsp + 0x20], 1
+  ret
+  .cfi_endproc
+  .size hpcl_t_fn_rules, . - hpcl_t_fn_rules
   .att_syntax prefix
 )");
 // clang-format on
@@ -277,6 +322,50 @@ TEST_F(AccessAt, ResolveSampleOutsideAnyModule) {
   uint64_t s = 0, e = 0;
   EXPECT_FALSE(hpcrun::function_bounds(r.rip, &s, &e));
   expect_address(hpcrun::resolve_sample(r), r.rip, 0xabc0, 8, false);
+}
+
+SavedRegs at_pc(const char* pc, std::initializer_list<std::pair<Gpr, uint64_t>> values) {
+  SavedRegs r = regs_with(values);
+  r.rip = addr(pc);
+  return r;
+}
+
+TEST_F(AccessAt, LoadFeedingUndoesPointerIncrements) {
+  // At the paddq: rax has advanced by 0x20 and rbx moved by -2 since the movdqu read
+  // [rax + rbx*8 + 0x40]; the address is the one the load used.
+  const uint64_t ea = 0x10000 + 10 * 8 + 0x40;
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_dep_wait, {{RAX, 0x10020}, {RBX, 8}})), addr(hpcl_t_dep_load),
+                 ea, 16, false);
+  // One instruction later (the cmp waits on nothing loaded; the paddq before it does).
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_dep_cmp, {{RAX, 0x10020}, {RBX, 8}})), addr(hpcl_t_dep_load),
+                 ea, 16, false);
+  // access_for on the decision computed from the bytes gives the same.
+  uint64_t s = 0, e = 0;
+  ASSERT_TRUE(hpcrun::function_bounds(addr(hpcl_t_dep_wait), &s, &e));
+  const hpcrun::PcDecision d =
+      hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(s), e - s, s, addr(hpcl_t_dep_wait));
+  EXPECT_EQ(d.rule, hpcrun::Rule::LoadFeeds);
+  EXPECT_EQ(hpcrun::access_for(d, at_pc(hpcl_t_dep_wait, {{RAX, 0x10020}, {RBX, 8}})).ea, ea);
+}
+
+TEST_F(AccessAt, LoadFeedingGivesUpOnUnknownUpdate) {
+  // add rsi, rcx between the load and the waiter: rsi's old value is unknown, so no data.
+  const Access a = hpcrun::resolve_sample(at_pc(hpcl_t_dep_lost, {{RSI, 0x20000}, {RCX, 16}}));
+  EXPECT_EQ(a.kind, AccessKind::NoMemoryOperand);
+  EXPECT_EQ(a.insn, addr(hpcl_t_dep_lost));
+}
+
+TEST_F(AccessAt, PointerChaseUsesNextAccessThroughTheNewPointer) {
+  // After mov rdi,[rdi+8]: rdi is the next node; the loop's next access is the same load on it.
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_hop_after, {{RDI, 0x5000}})), addr(hpcl_t_hop), 0x5008, 8,
+                 false);
+}
+
+TEST_F(AccessAt, StoreBeforeStackOnlyJoin) {
+  // The join after the store is a branch target whose instruction only touches the stack: the
+  // store is charged, not [rsp+0x20].
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_join, {{R9, 0x7000}, {R8, 3}, {RSP, 0x7ffd0000}})),
+                 addr(hpcl_t_store), 0x7018, 8, true);
 }
 
 TEST(SavedRegs, FromUcontextMapsEncodingOrder) {

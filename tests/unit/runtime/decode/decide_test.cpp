@@ -37,8 +37,11 @@ TEST(DecideFromCode, LoadThenAddUsesPrevious) {
       0xc3,              // 6: ret
   };
   expect_previous(decide(code, 3), 3);
-  // At the ret the previous instruction (add rcx, rax) has no memory operand.
-  EXPECT_EQ(decide(code, 6).choice, Choice::UseCurrent);
+  // At the ret the previous instruction (add rcx, rax) has no memory operand; it waits for the
+  // load's rax, so rule D designates the load (rules_test.cpp has that rule's cases).
+  const PcDecision at_ret = decide(code, 6);
+  EXPECT_EQ(at_ret.choice, Choice::UseOther);
+  EXPECT_EQ(at_ret.offset, -6);
   // At the function start there is no previous instruction.
   EXPECT_EQ(decide(code, 0).choice, Choice::UseCurrent);
 }
@@ -82,10 +85,15 @@ TEST(DecideFromCode, ForwardBranchTargetsPc) {
   const std::vector<uint8_t> code = {
       0x74, 0x03,        // 0: je 5
       0x48, 0x8b, 0x07,  // 2: mov rax, [rdi]
-      0x48, 0x01, 0xc1,  // 5: add rcx, rax     <- pc, also the je's target
+      0x48, 0x03, 0x0e,  // 5: add rcx, [rsi]   <- pc, also the je's target
       0xc3,              // 8: ret
   };
   EXPECT_EQ(decide(code, 5).choice, Choice::UseCurrent);
+  // With no data access at the target, the load before it is preferred (rule B).
+  std::vector<uint8_t> no_access = code;
+  no_access[6] = 0x01;
+  no_access[7] = 0xc1;  // add rcx, rax
+  expect_previous(decide(no_access, 5), 3);
 }
 
 TEST(DecideFromCode, BranchIntoPreviousInstruction) {
@@ -175,7 +183,7 @@ TEST(DecideFromCode, BoundedScan) {
 TEST(DecideFromCode, UndecodableBytesAfterPcAreSkipped) {
   const std::vector<uint8_t> code = {
       0x48, 0x8b, 0x07,  // 0: mov rax, [rdi]
-      0x48, 0x01, 0xc1,  // 3: add rcx, rax     <- pc
+      0x48, 0x03, 0x0e,  // 3: add rcx, [rsi]   <- pc
       0xc3,              // 6: ret
       0x06,              // 7: invalid byte (data in code)
       0xeb, 0xf9,        // 8: jmp 3

@@ -63,11 +63,7 @@ inline std::vector<Pc> pc_corpus(int kFunctionsPerSeed = 8) {
 inline hpcrun::Access reference_access(const Pc& p, const hpcrun::SavedRegs& regs) {
   const hpcrun::PcDecision d =
       hpcrun::decide_from_code(reinterpret_cast<const uint8_t*>(p.start), p.end - p.start, p.start, p.pc);
-  if (d.choice == hpcrun::Choice::UsePrevious) {
-    const hpcrun::Access a = hpcrun::access_at(p.pc - d.prev_len, regs);
-    if (a.kind != hpcrun::AccessKind::NoMemoryOperand) return a;
-  }
-  return hpcrun::access_at(p.pc, regs);
+  return hpcrun::access_for(d, regs);
 }
 
 inline bool same(const hpcrun::Access& x, const hpcrun::Access& y) {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Programs whose data the decoder finds only through its dependence rules (access_decode.cpp):
+# each is measured natively and under the tool, the shares are checked against the time shares
+# the program measured itself, and at least half of all samples must carry a data address.
+# With two programs (the same source built for SSE2 and for AVX2), both must also attribute the
+# same way: each array's distance from its measured share within 3 points between the builds.
+# Usage: decoder_shares.sh NAME [--tool-options "OPTS"] PROGRAM [PROGRAM2]
+source "$(dirname "$0")/lib.sh"
+
+name=$1
+shift
+opts=()
+if [ "${1:-}" = "--tool-options" ]; then
+  read -r -a opts <<<"$2"
+  shift 2
+fi
+progs=("$@")
+for p in "${progs[@]}"; do
+  [ -x "$p" ] || skip "$name was not built: $p"
+done
+
+reports=()
+timings=()
+for i in "${!progs[@]}"; do
+  prog=${progs[$i]}
+  run_to "native$i" "$prog"
+  HPCL_TEST_TIMING_FILE=$PWD/timing$i run_to "tool$i" "$HPCL_RUN" "${opts[@]}" -o "meas$i" -- "$prog"
+  cat "tool$i.err" >&2
+  same_as_native "native$i" "tool$i"
+  expect_profiles "meas$i" 1
+  merge_and_report "meas$i" "db$i.hpcdb" "report$i.json"
+  step "check_report.py proportions report$i.json --program $name --timing timing$i --min-data-fraction 0.5"
+  check proportions "report$i.json" --program "$name" --processes 1 --timing "timing$i" --min-data-fraction 0.5
+  reports+=("report$i.json")
+  timings+=("timing$i")
+done
+if [ "${#progs[@]}" -eq 2 ]; then
+  step "check_report.py same_shares ${reports[*]} --program $name --within 0.03 --timing ${timings[*]}"
+  check same_shares "${reports[@]}" --program "$name" --within 0.03 --timing "${timings[@]}"
+fi

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# A cache-missing store followed by a branch target whose instruction reads the stack
+# (tests/programs/store_join.c, decoder rule B): the table gets the samples, not the stack.
+# Usage: store_join.sh PROGRAM
+source "$(dirname "$0")/lib.sh"
+prog=$1
+[ -x "$prog" ] || skip "store_join was not built: $prog"
+
+run_to native "$prog"
+run_to tool "$HPCL_RUN" -o meas -- "$prog"
+cat tool.err >&2
+same_as_native native tool
+expect_profiles meas 1
+merge_and_report meas db.hpcdb report.json
+check store_join report.json

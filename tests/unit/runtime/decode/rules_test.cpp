@@ -1,0 +1,294 @@
+// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D and F), on
+// hand-assembled byte sequences (bytes checked with GNU as + objdump), with their refusals.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+#include "access_decode.h"
+
+namespace {
+
+using hpcrun::Choice;
+using hpcrun::PcDecision;
+using hpcrun::Rule;
+using Bytes = std::vector<uint8_t>;
+
+constexpr uint64_t kStart = 0x401000;
+
+// Instructions used below (Intel syntax).
+const Bytes kMovdquXmm2Rax = {0xf3, 0x0f, 0x6f, 0x10};         // movdqu xmm2, [rax]
+const Bytes kMovdquXmm2RaxRbx = {0xf3, 0x0f, 0x6f, 0x14, 0xd8};  // movdqu xmm2, [rax+rbx*8]
+const Bytes kAddRax16 = {0x48, 0x83, 0xc0, 0x10};                // add rax, 0x10
+const Bytes kAddRax32 = {0x48, 0x83, 0xc0, 0x20};                // add rax, 0x20
+const Bytes kAddEax16 = {0x83, 0xc0, 0x10};                      // add eax, 0x10
+const Bytes kAddRaxRcx = {0x48, 0x01, 0xc8};                     // add rax, rcx
+const Bytes kIncRbx = {0x48, 0xff, 0xc3};                        // inc rbx
+const Bytes kDecRbx = {0x48, 0xff, 0xcb};                        // dec rbx
+const Bytes kPaddq = {0x66, 0x0f, 0xd4, 0xc2};                   // paddq xmm0, xmm2
+const Bytes kAddpdXmm2 = {0x66, 0x0f, 0x58, 0xd3};               // addpd xmm2, xmm3
+const Bytes kCmpRdxRax = {0x48, 0x39, 0xc2};                     // cmp rdx, rax
+const Bytes kAddRcx1 = {0x48, 0x83, 0xc1, 0x01};                 // add rcx, 1
+const Bytes kMovupdXmm1Rsi = {0x66, 0x0f, 0x10, 0x0e};           // movupd xmm1, [rsi]
+const Bytes kLeaRsi16 = {0x48, 0x8d, 0x76, 0x10};                // lea rsi, [rsi+0x10]
+const Bytes kSubRsi8 = {0x48, 0x83, 0xee, 0x08};                 // sub rsi, 8
+const Bytes kMulpd = {0x66, 0x0f, 0x59, 0xc1};                   // mulpd xmm0, xmm1
+const Bytes kAddRdxMemRax = {0x48, 0x03, 0x10};                  // add rdx, [rax]
+const Bytes kMovRaxRax8 = {0x48, 0x8b, 0x40, 0x08};              // mov rax, [rax+8]
+const Bytes kTestRax = {0x48, 0x85, 0xc0};                       // test rax, rax
+const Bytes kMovRaxRcx = {0x48, 0x89, 0xc8};                     // mov rax, rcx
+const Bytes kMovRbxRcx = {0x48, 0x89, 0xcb};                     // mov rbx, rcx
+const Bytes kAddRdxMemRaxRbx = {0x48, 0x03, 0x14, 0x18};         // add rdx, [rax+rbx]
+const Bytes kMovRdxRax16 = {0x48, 0x8b, 0x50, 0x10};             // mov rdx, [rax+0x10]
+const Bytes kXorStore = {0x4b, 0x31, 0x3c, 0xc1};                // xor [r9+r8*8], rdi
+const Bytes kAddStack = {0x48, 0x83, 0x44, 0x24, 0x20, 0x01};    // add qword [rsp+0x20], 1
+const Bytes kMovRcxRbp = {0x48, 0x8b, 0x4d, 0xf8};               // mov rcx, [rbp-8]
+const Bytes kAddRcxMemRsi = {0x48, 0x03, 0x0e};                  // add rcx, [rsi]
+const Bytes kRet = {0xc3};
+const Bytes kCallFuncStart = {0xe8, 0, 0, 0, 0};  // call rel32, patched to the function start
+
+// A function made of instructions; offsets of each instruction are kept for the checks.
+struct Fn {
+  Bytes code;
+  std::vector<uint64_t> at;  // offset of the i-th instruction
+  Fn(std::initializer_list<Bytes> insns) {
+    for (const Bytes& b : insns) {
+      at.push_back(code.size());
+      code.insert(code.end(), b.begin(), b.end());
+    }
+    at.push_back(code.size());
+  }
+  // Appends a 2-byte jcc/jmp (opcode `op`) to instruction `target`; returns its index.
+  size_t jump(uint8_t op, size_t target) {
+    const int64_t rel = static_cast<int64_t>(at[target]) - static_cast<int64_t>(code.size() + 2);
+    code.push_back(op);
+    code.push_back(static_cast<uint8_t>(static_cast<int8_t>(rel)));
+    at.back() = code.size() - 2;
+    at.push_back(code.size());
+    return at.size() - 2;
+  }
+  void add(const Bytes& b) {
+    code.insert(code.end(), b.begin(), b.end());
+    at.push_back(code.size());
+  }
+  PcDecision at_insn(size_t i) const {
+    return hpcrun::decide_from_code(code.data(), code.size(), kStart, kStart + at[i]);
+  }
+  int64_t off(size_t from, size_t to) const { return static_cast<int64_t>(at[to]) - static_cast<int64_t>(at[from]); }
+};
+
+constexpr uint8_t kJne = 0x75, kJe = 0x74, kJmp = 0xeb;
+constexpr uint8_t RAX = 0, RBX = 3, RSI = 6;
+
+void expect_other(const PcDecision& d, Rule rule, int64_t offset) {
+  EXPECT_EQ(d.choice, Choice::UseOther);
+  EXPECT_EQ(d.rule, rule);
+  EXPECT_EQ(d.offset, offset);
+}
+
+void expect_fixes(const PcDecision& d, std::initializer_list<std::pair<uint8_t, int>> fixes) {
+  ASSERT_EQ(d.nfixes, fixes.size());
+  size_t i = 0;
+  for (auto [reg, delta] : fixes) {
+    EXPECT_EQ(d.fixes[i].reg, reg) << i;
+    EXPECT_EQ(d.fixes[i].delta, delta) << i;
+    ++i;
+  }
+}
+
+void expect_current(const PcDecision& d) {
+  EXPECT_EQ(d.choice, Choice::UseCurrent);
+  EXPECT_EQ(d.rule, Rule::Current);
+}
+
+// ---- Rule D: the load that feeds the waiting instruction -----------------------------------------
+
+TEST(RuleLoadFeeds, Sse2StreamingLoop) {
+  // 0: movdqu xmm2,[rax]; 1: add rax,16; 2: paddq xmm0,xmm2; 3: cmp rdx,rax; 4: jne 0; 5: ret
+  Fn f{kMovdquXmm2Rax, kAddRax16, kPaddq, kCmpRdxRax};
+  f.jump(kJne, 0);
+  f.add(kRet);
+  // At the paddq: it waits for xmm2, loaded two instructions back; rax has advanced by 16.
+  const PcDecision d = f.at_insn(2);
+  expect_other(d, Rule::LoadFeeds, f.off(2, 0));
+  expect_fixes(d, {{RAX, 16}});
+  // At the cmp: the cmp reads rax and rdx (written by no load); its predecessor paddq waits for
+  // the load.
+  const PcDecision c = f.at_insn(3);
+  expect_other(c, Rule::LoadFeeds, f.off(3, 0));
+  expect_fixes(c, {{RAX, 16}});
+  // At the add right after the load: the previous instruction itself (rule P).
+  EXPECT_EQ(f.at_insn(1).choice, Choice::UsePrevious);
+}
+
+TEST(RuleLoadFeeds, TwoRegistersLeaAndSub) {
+  Fn two{kMovdquXmm2RaxRbx, kAddRax32, kIncRbx, kPaddq, kRet};
+  const PcDecision d = two.at_insn(3);
+  expect_other(d, Rule::LoadFeeds, two.off(3, 0));
+  expect_fixes(d, {{RAX, 32}, {RBX, 1}});
+  // Updates that cancel out need no correction.
+  Fn zero{kMovdquXmm2RaxRbx, kIncRbx, kDecRbx, kPaddq, kRet};
+  const PcDecision z = zero.at_insn(3);
+  expect_other(z, Rule::LoadFeeds, zero.off(3, 0));
+  EXPECT_EQ(z.nfixes, 0);
+  // lea rsi,[rsi+16] then sub rsi,8: rsi is 8 ahead of the load's.
+  Fn lea{kMovupdXmm1Rsi, kLeaRsi16, kSubRsi8, kMulpd, kRet};
+  const PcDecision l = lea.at_insn(3);
+  expect_other(l, Rule::LoadFeeds, lea.off(3, 0));
+  expect_fixes(l, {{RSI, 8}});
+}
+
+TEST(RuleLoadFeeds, RefusesUnknownUpdateOfAddressRegister) {
+  expect_current(Fn({kMovdquXmm2Rax, kAddRaxRcx, kPaddq, kRet}).at_insn(2));  // add rax, rcx
+  expect_current(Fn({kMovdquXmm2Rax, kAddEax16, kPaddq, kRet}).at_insn(2));   // 32-bit update
+  expect_current(Fn({kMovdquXmm2Rax, kMovRaxRcx, kPaddq, kRet}).at_insn(2));  // mov rax, rcx
+}
+
+TEST(RuleLoadFeeds, RefusesWhenTheInputComesFromANonLoad) {
+  // The nearest writer of xmm2 is the addpd: the load is not followed through it.
+  expect_current(Fn({kMovdquXmm2Rax, kAddpdXmm2, kAddRax16, kPaddq, kRet}).at_insn(3));
+}
+
+TEST(RuleLoadFeeds, RefusesBranchTargetInBetween) {
+  // 0: movdqu; 1: add rax,16 (loop head); 2: paddq; 3: jne 1: the paddq's xmm2 may come from the
+  // previous iteration's path... which is the same load, but the rule does not look across blocks.
+  Fn f{kMovdquXmm2Rax, kAddRax16, kPaddq};
+  f.jump(kJne, 1);
+  f.add(kRet);
+  expect_current(f.at_insn(2));
+  // The pc itself a branch target: no dependence is followed either.
+  Fn g{kMovdquXmm2Rax, kAddRax16, kPaddq};
+  g.jump(kJne, 2);
+  g.add(kRet);
+  expect_current(g.at_insn(2));
+}
+
+TEST(RuleLoadFeeds, RefusesControlTransferInBetween) {
+  Fn f{kMovdquXmm2Rax, kCallFuncStart, kAddRax16, kPaddq, kRet};
+  // call rel32 to the function start (offset 0): rel = -(end of the call).
+  const int32_t rel = -static_cast<int32_t>(f.at[2]);
+  std::memcpy(&f.code[f.at[1] + 1], &rel, 4);
+  expect_current(f.at_insn(3));
+}
+
+TEST(RuleLoadFeeds, RefusesTooFarBack) {
+  // Eight unrelated instructions between the load and the waiter: beyond kDepInsns.
+  Fn far{kMovdquXmm2Rax, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kPaddq, kRet};
+  expect_current(far.at_insn(9));
+  Fn near{kMovdquXmm2Rax, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kAddRcx1, kPaddq, kRet};
+  expect_other(near.at_insn(7), Rule::LoadFeeds, near.off(7, 0));
+}
+
+TEST(RuleLoadFeeds, RefusesChasingLoad) {
+  // mov rax,[rax+8] then add rcx,rax... the add's input is a load that overwrote its base: the
+  // corrections cannot recover the old rax (this is rule F's case when it is the previous one).
+  Fn f{kMovRaxRax8, kAddRcx1, {0x48, 0x01, 0xc1}, kRet};  // add rcx, rax
+  expect_current(f.at_insn(2));
+}
+
+// ---- Rule F: the next access through a chased pointer --------------------------------------------
+
+TEST(RuleChasedNext, LinkedListWalk) {
+  // 0: add rdx,[rax]; 1: mov rax,[rax+8]; 2: test rax,rax; 3: jne 0; 4: ret
+  Fn f{kAddRdxMemRax, kMovRaxRax8, kTestRax};
+  f.jump(kJne, 0);
+  f.add(kRet);
+  // At the test: the back-edge leads to add rdx,[rax] with the new rax (the next node).
+  expect_other(f.at_insn(2), Rule::ChasedNext, f.off(2, 0));
+}
+
+TEST(RuleChasedNext, ForwardBranchFallsThroughAndJumpIsFollowed) {
+  // 0: mov rax,[rax+8]; 1: test; 2: je 5; 3: jmp 4; 4: mov rdx,[rax+16]; 5: ret
+  Fn f{kMovRaxRax8, kTestRax};
+  f.jump(kJe, 0);  // placeholder, patched below
+  f.jump(kJmp, 0);
+  f.add(kMovRdxRax16);
+  f.add(kRet);
+  f.code[f.at[2] + 1] = static_cast<uint8_t>(f.at[5] - f.at[3]);  // je -> ret
+  f.code[f.at[3] + 1] = static_cast<uint8_t>(f.at[4] - f.at[4]);  // jmp -> next
+  expect_other(f.at_insn(1), Rule::ChasedNext, f.off(1, 4));
+}
+
+TEST(RuleChasedNext, Refusals) {
+  // The chased register is overwritten before any access through it.
+  expect_current(Fn({kMovRaxRax8, kTestRax, kMovRaxRcx, kAddRdxMemRax, kRet}).at_insn(1));
+  // The access's other address register is written in between.
+  expect_current(Fn({kMovRaxRax8, kTestRax, kMovRbxRcx, kAddRdxMemRaxRbx, kRet}).at_insn(1));
+  // A call ends the search.
+  Fn call{kMovRaxRax8, kTestRax, kCallFuncStart, kAddRdxMemRax, kRet};
+  const int32_t rel = -static_cast<int32_t>(call.at[3]);
+  std::memcpy(&call.code[call.at[2] + 1], &rel, 4);
+  expect_current(call.at_insn(1));
+  // The instruction at pc accesses memory itself: it is used (rule C5 as before).
+  expect_current(Fn({kMovRaxRax8, kAddRcxMemRsi, kAddRdxMemRax, kRet}).at_insn(1));
+}
+
+TEST(RuleChasedNext, SkipsUnrelatedAccesses) {
+  // add rcx,[rsi] lies on the path but not through rax: the search goes on to [rax+16].
+  Fn f{kMovRaxRax8, kTestRax, kAddRcxMemRsi, kMovRdxRax16, kRet};
+  expect_other(f.at_insn(1), Rule::ChasedNext, f.off(1, 3));
+}
+
+// ---- Rule B: a memory access before a branch target that touches only the stack ------------------
+
+// store_join.c's layout: 0: `before` (loop top); 1: `join` (the if/else join); 2: jne 0 (back-edge
+// spanning both); 3: ret; 4: add rcx,1 (the else branch, out of line); 5: jmp 1.
+Fn join_layout(const Bytes& before, const Bytes& join) {
+  Fn f{before, join};
+  f.jump(kJne, 0);
+  f.add(kRet);
+  f.add(kAddRcx1);
+  f.jump(kJmp, 1);
+  return f;
+}
+
+TEST(RuleBranchJoin, StoreBeforeStackCounterAtJoin) {
+  // xor [r9+r8*8],rdi before add qword [rsp+0x20],1 at the join.
+  const PcDecision d = join_layout(kXorStore, kAddStack).at_insn(1);
+  EXPECT_EQ(d.choice, Choice::UsePrevious);
+  EXPECT_EQ(d.rule, Rule::BranchJoin);
+  EXPECT_EQ(d.prev_len, kXorStore.size());
+  // A forward join (if without else, no loop): 0: je 2; 1: the store; 2: the counter.
+  Fn g{};
+  g.jump(kJe, 0);  // patched below
+  g.add(kXorStore);
+  g.add(kAddStack);
+  g.add(kRet);
+  g.code[g.at[0] + 1] = static_cast<uint8_t>(g.at[2] - g.at[1]);
+  EXPECT_EQ(g.at_insn(2).rule, Rule::BranchJoin);
+  // rbp-based counters count as stack too; no memory operand at the join as well.
+  const Fn h = join_layout(kXorStore, kMovRcxRbp);
+  EXPECT_EQ(h.at_insn(1).rule, Rule::BranchJoin);
+  const Fn n = join_layout(kXorStore, kAddRcx1);
+  EXPECT_EQ(n.at_insn(1).rule, Rule::BranchJoin);
+}
+
+TEST(RuleBranchJoin, RefusedAtLoopHeadAfterPreheaderLoad) {
+  // 0: xor [r9+r8*8],rdi (runs once); 1: add qword [rsp+0x20],1 (loop head); 2: jne 1.
+  Fn f{kXorStore, kAddStack};
+  f.jump(kJne, 1);
+  f.add(kRet);
+  expect_current(f.at_insn(1));
+  // The same inside an outer loop that spans the preheader: then the rule applies (limit: the
+  // inner loop still runs more often than the preheader).
+  Fn g{kXorStore, kAddStack};
+  g.jump(kJne, 1);
+  g.jump(kJne, 0);
+  g.add(kRet);
+  EXPECT_EQ(g.at_insn(1).rule, Rule::BranchJoin);
+}
+
+TEST(RuleBranchJoin, Refusals) {
+  // The instruction at the target accesses non-stack data: it is used.
+  const Fn f = join_layout(kXorStore, kAddRcxMemRsi);
+  expect_current(f.at_insn(1));
+  // The previous instruction has no memory operand, or chases: the target's instruction.
+  const Fn g = join_layout(kAddRcx1, kAddStack);
+  expect_current(g.at_insn(1));
+  const Fn h = join_layout(kMovRaxRax8, kAddStack);
+  expect_current(h.at_insn(1));
+}
+
+}  // namespace
