@@ -21,7 +21,62 @@ size_t prefix_bytes(std::string_view s, size_t cols) {
   return i;
 }
 
+// The cut of `s` to `width` columns with "…" between its first `head` columns and the rest of
+// the tail.
+std::string elide(std::string_view s, size_t head, size_t width) {
+  size_t w = display_width(s);
+  if (w <= width) return std::string(s);
+  if (width == 0) return {};
+  head = std::min(head, width - 1);
+  size_t tail = width - 1 - head;
+  std::string out(s.substr(0, prefix_bytes(s, head)));
+  out += "\u2026";
+  out += s.substr(prefix_bytes(s, w - tail));
+  return out;
+}
+
+// Position of the last "::" outside <...> and (...), or npos.
+size_t last_scope(std::string_view f) {
+  int depth = 0;
+  size_t found = std::string_view::npos;
+  for (size_t i = 0; i + 1 < f.size(); ++i) {
+    char c = f[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && depth > 0) --depth;
+    else if (c == ':' && f[i + 1] == ':' && depth == 0) found = i;
+  }
+  return found;
+}
+
+// The name part shortened to `width`, keeping its last scope component.
+std::string shorten_name(std::string_view f, size_t width) {
+  size_t w = display_width(f);
+  if (w <= width) return std::string(f);
+  size_t scope = last_scope(f);
+  if (scope != std::string_view::npos && scope > 0) {
+    size_t tail = display_width(f.substr(scope));
+    // At least three columns of the qualifier stay, so the scope is still recognisable.
+    if (tail + 1 + 3 <= width) return elide(f, width - 1 - tail, width);
+  }
+  return elide(f, (width - 1) / 2 + (width - 1) % 2, width);
+}
+
 }  // namespace
+
+std::string shorten_label(std::string_view s, size_t width) {
+  if (display_width(s) <= width) return std::string(s);
+  constexpr size_t kMinName = 10;
+  size_t paren = s.rfind(" (");
+  if (paren == std::string_view::npos || s.back() != ')' || paren == 0 ||
+      s.substr(paren + 2).find('(') != std::string_view::npos)
+    return shorten_name(s, width);
+  std::string_view name = s.substr(0, paren), where = s.substr(paren);
+  size_t wwhere = display_width(where);
+  if (wwhere + kMinName <= width) return shorten_name(name, width - wwhere) + std::string(where);
+  if (width < kMinName + 6) return shorten_name(name, width);
+  // A long file name: both halves give way, the name keeping its minimum.
+  return shorten_name(name, kMinName) + elide(where, (width - kMinName) / 2, width - kMinName);
+}
 
 std::string percent(double fraction) {
   char buf[32];

@@ -1,5 +1,5 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
-// thread, then SYMBOLS. Every known section is written even when empty, so the bytes of a file
+// thread, SYMBOLS (databases), then OFFSETS. Every known section is written even when empty, so the bytes of a file
 // depend only on the Profile and golden tests stay stable.
 #include <algorithm>
 #include <utility>
@@ -105,6 +105,17 @@ std::vector<uint8_t> encode(const Profile& p) {
       }
     });
   }
+  section(w, layout::kTagOffsets, [&] {
+    w.u32(static_cast<uint32_t>(p.offsets.size()));
+    for (const OffsetHistogram& h : p.offsets) {
+      w.u8(static_cast<uint8_t>(h.owner));
+      w.u32(h.index);
+      w.u64(h.min);
+      w.u64(h.max);
+      w.u32(static_cast<uint32_t>(h.bins.size()));
+      for (uint64_t b : h.bins) w.u64(b);
+    }
+  });
   return out;
 }
 

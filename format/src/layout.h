@@ -38,8 +38,9 @@ enum Tag : uint32_t {
   kTagStatics = 4,
   kTagTree = 5,
   kTagSymbols = 6,
+  kTagOffsets = 7,  // since 1.1
 };
-inline constexpr uint32_t kLastKnownTag = kTagSymbols;
+inline constexpr uint32_t kLastKnownTag = kTagOffsets;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -54,6 +55,8 @@ inline constexpr size_t kMetricSize = 2 + 8;
 inline constexpr size_t kSymbolMin = 4 + 8 + 4;
 inline constexpr size_t kSourceLocMin = kStrMin + kStrMin + 4;
 static_assert(kModuleMin == 16 && kFrameSize == 12 && kSiteMin == 22 && kStaticMin == 25);
+inline constexpr size_t kOffsetsMin = 1 + 4 + 8 + 8 + 4;  // without bins
+static_assert(kOffsetsMin == 25);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

@@ -19,6 +19,7 @@
 #include "hpcl/profile.h"
 #include "log.h"
 #include "modules.h"
+#include "offset_hist.h"
 #include "perf_event.h"
 #include "runtime.h"
 #include "saved_regs.h"
@@ -40,10 +41,12 @@ constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot
 
 uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
   BlockInfo blk;
-  if (g_heap.lookup(ea, &blk))
-    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
   StaticHit hit;
-  if (modules_find_static(ea, ts->fs_base, &hit))
+  const bool heap = g_heap.lookup(ea, &blk);
+  const bool stat = !heap && modules_find_static(ea, ts->fs_base, &hit);
+  offsets_count(ea, ts->fs_base, heap ? &blk : nullptr, stat ? &hit : nullptr);
+  if (heap) return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  if (stat)
     return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
   auto cls = address_on_a_stack(ea, ts) ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
   return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);

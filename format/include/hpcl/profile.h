@@ -17,7 +17,7 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 0;
+inline constexpr uint16_t kMinorVersion = 1;  // 1.1: OFFSETS section
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -128,6 +128,20 @@ struct Symbolized {
   std::vector<SourceLoc> locs;  // at least one entry
 };
 
+// Where in a variable its samples fell (format 1.1): the extent of the variable (a heap block,
+// a static symbol) cut into kOffsetBins equal bins, a sample counted in the bin of its offset
+// from the start divided by the extent's size, plus the lowest and highest byte offset seen.
+inline constexpr uint32_t kOffsetBins = 32;
+enum class OffsetOwner : uint8_t { Site = 1, Static = 2 };
+struct OffsetHistogram {
+  OffsetOwner owner = OffsetOwner::Site;
+  uint32_t index = 0;  // into SITES or STATICS
+  uint64_t min = 0;    // lowest byte offset sampled
+  uint64_t max = 0;    // highest byte offset sampled
+  std::vector<uint64_t> bins = std::vector<uint64_t>(kOffsetBins, 0);
+  friend bool operator==(const OffsetHistogram&, const OffsetHistogram&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -136,6 +150,7 @@ struct Profile {
   std::vector<StaticVar> statics;
   std::vector<Tree> trees;            // a process: one per thread; a database: exactly one
   std::vector<Symbolized> symbols;    // database only, sorted by frame
+  std::vector<OffsetHistogram> offsets;  // at most one per (owner, index); database: sorted
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

@@ -1,6 +1,8 @@
-// Pins the exact bytes of format 1.0. The checked-in files in golden/ must keep reading the same
-// forever, and the writer must keep producing them; a change here is a format change and needs a
-// version bump in docs/FORMAT.md. To regenerate deliberately: HPCL_UPDATE_GOLDEN=1 ctest -R Golden.
+// Pins the exact bytes of the format. The checked-in files in golden/ must keep reading the same
+// forever; the files of the current version (1.1) must also keep being written byte for byte. A
+// change here is a format change and needs a version bump in docs/FORMAT.md. Those of 1.0 are only
+// read (a 1.1 writer stamps minor 1 and writes an OFFSETS section). To regenerate the current ones
+// deliberately: HPCL_UPDATE_GOLDEN=1 ctest -R Golden.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -57,15 +59,26 @@ void check_golden(const std::string& name, const Profile& p) {
       << "\n  golden:  " << hex_around(golden, diff);
 }
 
-TEST(Golden, SmallProcess) { check_golden("small-process-1.0.hpcl", test::small_process()); }
-TEST(Golden, SmallDatabase) { check_golden("small-database-1.0.hpcdb", test::small_database()); }
+// A file written by format 1.0 still reads into the same model.
+void check_reads(const std::string& name, const Profile& p) {
+  ReadResult r = read_profile_file(golden_path(name));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(test::dump(r.profile), test::dump(p));
+}
+
+TEST(Golden, SmallProcess10StillReads) { check_reads("small-process-1.0.hpcl", test::small_process()); }
+TEST(Golden, SmallDatabase10StillReads) {
+  check_reads("small-database-1.0.hpcdb", test::small_database());
+}
+TEST(Golden, SmallProcess) { check_golden("small-process-1.1.hpcl", test::small_process_offsets()); }
+TEST(Golden, SmallDatabase) { check_golden("small-database-1.1.hpcdb", test::small_database()); }
 
 // The same small profile spelled out field by field from docs/FORMAT.md, independently of the
 // writer: if this fails, the writer and the spec disagree (the golden file alone would only show
 // that the bytes changed).
 TEST(Golden, WriterMatchesTheSpecByHand) {
   using test::Bytes;
-  Bytes meta, modules, sites, statics, tree;
+  Bytes meta, modules, sites, statics, tree, offsets;
   meta.u32(2).str("tool").str("hpcrun-lite").str("pid").str("7");
   modules.u32(1).str("/bin/a").str("ab").u64(0x1000);
   sites.u32(1).u8(2 /*calloc*/).u8(0).u64(2).u64(128).u32(1).u32(0).u64(0x10);
@@ -78,11 +91,16 @@ TEST(Golden, WriterMatchesTheSpecByHand) {
   tree.u32(0).u8(2).u32(0).u64(0).u8(0);                      // 4 StaticRoot
   tree.u32(4).u8(7).u32(0).u64(0).u8(0);                      // 5 StaticVar 0
   tree.u32(5).u8(5).u32(0).u64(0x34).u8(2).u16(0).u64(1).u16(1).u64(300);  // 6 Frame
+  offsets.u32(2);
+  offsets.u8(1 /*site*/).u32(0).u64(8).u64(60).u32(32);
+  for (int b = 0; b < 32; ++b) offsets.u64(b == 2 ? 4 : b == 15 ? 1 : 0);
+  offsets.u8(2 /*static*/).u32(0).u64(3).u64(3).u32(32);
+  for (int b = 0; b < 32; ++b) offsets.u64(b == 31 ? 1 : 0);
   Bytes payload;
   payload.section(1, meta.v).section(2, modules.v).section(3, sites.v).section(4, statics.v)
-      .section(5, tree.v);
-  std::vector<uint8_t> expected = test::file_with({1, 0, 1, 0}, payload.v);
-  EXPECT_EQ(encode_profile(test::small_process(), 0), expected);
+      .section(5, tree.v).section(7, offsets.v);
+  std::vector<uint8_t> expected = test::file_with({1, 1, 1, 0}, payload.v);
+  EXPECT_EQ(encode_profile(test::small_process_offsets(), 0), expected);
 }
 
 }  // namespace
