@@ -65,17 +65,18 @@ std::string shorten_name(std::string_view f, size_t width) {
 
 std::string shorten_label(std::string_view s, size_t width) {
   if (display_width(s) <= width) return std::string(s);
-  constexpr size_t kMinName = 10;
+  // The name says what it is; the location only where. A name squeezed below this many columns
+  // to keep its location is worth less than the whole name without it.
+  constexpr size_t kMinName = 16;
   size_t paren = s.rfind(" (");
   if (paren == std::string_view::npos || s.back() != ')' || paren == 0 ||
       s.substr(paren + 2).find('(') != std::string_view::npos)
     return shorten_name(s, width);
   std::string_view name = s.substr(0, paren), where = s.substr(paren);
   size_t wwhere = display_width(where);
-  if (wwhere + kMinName <= width) return shorten_name(name, width - wwhere) + std::string(where);
-  if (width < kMinName + 6) return shorten_name(name, width);
-  // A long file name: both halves give way, the name keeping its minimum.
-  return shorten_name(name, kMinName) + elide(where, (width - kMinName) / 2, width - kMinName);
+  if (wwhere + std::min(kMinName, display_width(name)) <= width)
+    return shorten_name(name, width - wwhere) + std::string(where);
+  return shorten_name(name, width);
 }
 
 std::string percent(double fraction) {

@@ -21,9 +21,9 @@ size_t display_width(std::string_view s);    // UTF-8 code points
 // both the start of a name and its trailing " (file:line)" stay visible.
 std::string truncate_middle(std::string_view s, size_t width);
 // Shortens a label to at most `width` columns for a table cell, with "…" in the middle: the
-// trailing " (file:line)" stays whole when the name keeps at least 10 columns, and the name keeps
-// its last "::" component, so "LAMMPS_NS::PairLJCut::compute (pair.cpp:9)" becomes
-// "LAMMPS_NS::Pair…::compute (pair.cpp:9)", never a bare namespace.
+// trailing " (file:line)" stays whole when the name keeps at least 16 columns (else it is left
+// out), and the name keeps its last "::" component, so "LAMMPS_NS::PairLJCut::compute (pair.cpp:9)"
+// becomes "LAMMPS_NS::Pair…::compute (pair.cpp:9)", never a bare namespace.
 std::string shorten_label(std::string_view s, size_t width);
 // Adds spaces on the left (numbers) or the right (text) up to `width` columns.
 std::string pad_left(std::string_view s, size_t width);

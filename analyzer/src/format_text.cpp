@@ -19,7 +19,6 @@ struct Column {
   bool right;        // numbers align right
   size_t min_width;  // 0: never shortened; else cells are shortened down to this many columns
   int drop_order;    // 0: always shown; else dropped (lowest first) when the table cannot fit
-  int shrink_order;  // shortenable columns give way lowest first, each down to min_width
 };
 
 constexpr size_t kGap = 2;  // spaces between columns
@@ -32,7 +31,8 @@ size_t table_width(const std::vector<size_t>& width, const std::vector<bool>& sh
 }
 
 // Prints header and rows with each column as wide as its widest cell, within `limit` columns
-// (0 = none): shortenable columns give way in shrink_order, then optional columns are dropped.
+// (0 = none): the widest shortenable column gives way first, so long names share the room
+// evenly; when all are at their minimum, optional columns are dropped.
 // The last column is not padded, so lines carry no trailing spaces.
 void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
                  size_t limit, std::ostream& out) {
@@ -49,11 +49,10 @@ void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::s
     for (size_t c = 0; c < n; ++c)
       if (shown[c] && cols[c].min_width > 0 &&
           width[c] > std::max(cols[c].min_width, display_width(cols[c].header)) &&
-          (give == n || cols[c].shrink_order < cols[give].shrink_order))
+          (give == n || width[c] > width[give]))
         give = c;
     if (give != n) {
-      width[give] -= std::min(width[give] - std::max(cols[give].min_width, display_width(cols[give].header)),
-                              table_width(width, shown) - limit);
+      --width[give];
       continue;
     }
     size_t drop = n;  // nothing left to shorten: drop an optional column and start again
@@ -165,10 +164,10 @@ namespace {
 void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "data", o.width, out);
   const std::vector<Column> cols = {
-      {"#", true, 0, 0, 0},       {"variable", false, 24, 0, 3},
-      {"kind", false, 0, 0, 0},   {"share ±95%", true, 0, 0, 0},
-      {"samples", true, 0, 0, 0}, {"bytes", true, 0, 0, 0},
-      {"allocator / module", false, 12, 1, 1}, {"hottest access", false, 12, 2, 2}};
+      {"#", true, 0, 0},       {"variable", false, 21, 0},
+      {"kind", false, 0, 0},   {"share ±95%", true, 0, 0},
+      {"samples", true, 0, 0}, {"bytes", true, 0, 0},
+      {"allocator / module", false, 12, 1}, {"hottest access", false, 12, 2}};
   std::vector<const Variable*> listed;
   size_t hidden = 0;
   for (const Variable& v : m.variables) {
@@ -224,9 +223,9 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
 
 void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "code", o.width, out);
-  const std::vector<Column> cols = {{"#", true, 0, 0, 0},       {"share", true, 0, 0, 0},
-                                    {"samples", true, 0, 0, 0}, {"data samples", true, 0, 0, 0},
-                                    {"module", false, 12, 1, 1}, {"location", false, 24, 0, 2}};
+  const std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
+                                    {"samples", true, 0, 0}, {"data samples", true, 0, 0},
+                                    {"module", false, 12, 1}, {"location", false, 24, 0}};
   size_t n = rows_to_print(m.locations.size(), o.top);
   std::vector<std::string> labels;
   for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
