@@ -6,27 +6,37 @@
 namespace hpcl::analysis {
 namespace {
 
-bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes) {
-  for (std::string_view p : prefixes)
-    if (s.starts_with(p)) return true;
-  return false;
-}
+struct Prefix {
+  std::string_view prefix;
+  RuntimeFamily family;
+};
+
+// By file name. Plugins are loaded from the library's own directory
+// (openmpi/lib/openmpi3/mca_btl_vader.so, ucx/libuct_ib.so); the file name alone is enough.
+constexpr Prefix kPrefixes[] = {
+    {"libmpi", RuntimeFamily::Mpi},       {"libopen-pal", RuntimeFamily::Mpi},
+    {"libopen-rte", RuntimeFamily::Mpi},  {"mca_", RuntimeFamily::Mpi},
+    {"libucp", RuntimeFamily::Mpi},       {"libuct", RuntimeFamily::Mpi},
+    {"libucs", RuntimeFamily::Mpi},       {"libucm", RuntimeFamily::Mpi},
+    {"libucx", RuntimeFamily::Mpi},       {"libpmix", RuntimeFamily::Mpi},
+    {"libhwloc", RuntimeFamily::Mpi},     {"libevent", RuntimeFamily::Mpi},
+    {"libgomp", RuntimeFamily::OpenMp},   {"libomp", RuntimeFamily::OpenMp},
+    {"libiomp", RuntimeFamily::OpenMp},   {"libc.so", RuntimeFamily::Cxx},
+    {"libc-", RuntimeFamily::Cxx},        {"ld-linux", RuntimeFamily::Cxx},
+    {"ld.so", RuntimeFamily::Cxx},        {"ld64.so", RuntimeFamily::Cxx},
+    {"libstdc++", RuntimeFamily::Cxx},    {"libm.so", RuntimeFamily::Cxx},
+    {"libm-", RuntimeFamily::Cxx},        {"libgcc_s", RuntimeFamily::Cxx},
+    {"libpthread", RuntimeFamily::Cxx},   {"libdl.so", RuntimeFamily::Cxx},
+    {"libdl-", RuntimeFamily::Cxx},       {"librt.so", RuntimeFamily::Cxx},
+    {"librt-", RuntimeFamily::Cxx},
+};
 
 }  // namespace
 
 RuntimeFamily runtime_family(std::string_view module_path) {
   std::string_view base = basename_of(module_path);
-  if (base.empty()) return RuntimeFamily::None;
-  // Plugins are loaded from the library's own directory (openmpi/lib/openmpi3/mca_btl_vader.so,
-  // ucx/libuct_ib.so); the file name alone is enough.
-  if (starts_with_any(base, {"libmpi", "libopen-pal", "libopen-rte", "mca_", "libucp", "libuct",
-                             "libucs", "libucm", "libucx", "libpmix", "libhwloc", "libevent"}))
-    return RuntimeFamily::Mpi;
-  if (starts_with_any(base, {"libgomp", "libomp", "libiomp"})) return RuntimeFamily::OpenMp;
-  if (starts_with_any(base, {"libc.so", "libc-", "ld-linux", "ld.so", "ld64.so", "libstdc++",
-                             "libm.so", "libm-", "libgcc_s", "libpthread", "libdl.so", "libdl-",
-                             "librt.so", "librt-"}))
-    return RuntimeFamily::Cxx;
+  for (const Prefix& p : kPrefixes)
+    if (!base.empty() && base.starts_with(p.prefix)) return p.family;
   return RuntimeFamily::None;
 }
 

@@ -16,6 +16,7 @@
 #include "merge.h"
 #include "profile_builder.h"
 #include "report_model.h"
+#include "runtime_libs.h"
 #include "stats.h"
 
 namespace hpcl::analysis {
@@ -110,6 +111,26 @@ TEST(HotRange, SmallestRunWithTheFraction) {
   EXPECT_EQ(r.first, 31u);
   EXPECT_EQ(r.last, 31u);
   EXPECT_EQ(hot_range(std::vector<uint64_t>(32, 0), 0.8).count, 0u);
+}
+
+TEST(RuntimeFamilies, ByFileName) {
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libmpi.so.40"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ob1.so"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libopen-rte.so.40"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libpmix.so.2"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libhwloc.so.15"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libevent_core-2.1.so.7"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libgomp.so.1"), RuntimeFamily::OpenMp);
+  EXPECT_EQ(runtime_family("/usr/lib/llvm-14/lib/libomp.so.5"), RuntimeFamily::OpenMp);
+  EXPECT_EQ(runtime_family("/lib/x86_64-linux-gnu/libc.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/lib64/ld-linux-x86-64.so.2"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libstdc++.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/lib/x86_64-linux-gnu/libm.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/opt/app/lib/libmylib.so"), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family("/opt/app/bin/lmp"), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family(""), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family_row(RuntimeFamily::OpenMp), "[OpenMP runtime data]");
 }
 
 // ---- a database of a C++ MPI+OpenMP code ------------------------------------------------------
