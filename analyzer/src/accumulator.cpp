@@ -11,7 +11,7 @@ namespace {
 // META keys copied into the database; inputs that disagree give "mixed".
 constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "exe"};
 // META counters summed into the database. The first two are always written; the others (since
-// format 1.1) only when some input had them, so a database of older profiles does not claim zeros.
+// format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
                                        "samples_dropped_full", "samples_dropped_busy",
                                        "samples_no_data",      "samples_unresolved",

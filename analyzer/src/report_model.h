@@ -89,7 +89,7 @@ struct ReportModel {
   uint64_t samples_dropped = 0;
   uint64_t no_data_samples = 0;  // under NoDataRoot: the instruction had no data address
   uint64_t unknown_samples = 0;  // under UnknownRoot: [stack], [unknown data]
-  // From META when the profiles recorded them (format 1.1); has_sample_details says so.
+  // From META when the profiles recorded them (format 1.2); has_sample_details says so.
   bool has_sample_details = false;
   uint64_t samples_taken = 0;         // every sample the runtime took, dropped ones included
   uint64_t samples_dropped_full = 0;  // dropped: the thread's tree was full

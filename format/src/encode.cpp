@@ -105,7 +105,8 @@ std::vector<uint8_t> encode(const Profile& p) {
       }
     });
   }
-  section(w, layout::kTagOffsets, [&] {
+  // Only when there are histograms, so that a file without them keeps its earlier minor.
+  if (!p.offsets.empty()) section(w, layout::kTagOffsets, [&] {
     w.u32(static_cast<uint32_t>(p.offsets.size()));
     for (const OffsetHistogram& h : p.offsets) {
       w.u8(static_cast<uint8_t>(h.owner));

@@ -113,7 +113,8 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
   wire::Writer w(out);
   w.bytes(layout::kMagic, sizeof(layout::kMagic));
   w.u16(kMajorVersion);
-  w.u16(kMinorVersion);
+  // The lowest minor that describes the file: without offset histograms it is a 1.0 file.
+  w.u16(profile.offsets.empty() ? 0 : kMinorOffsets);
   w.u32(static_cast<uint32_t>(profile.kind));
   w.u64(payload.size());
   w.u32(zstd ? layout::kFlagZstd : 0);

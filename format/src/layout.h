@@ -38,7 +38,7 @@ enum Tag : uint32_t {
   kTagStatics = 4,
   kTagTree = 5,
   kTagSymbols = 6,
-  kTagOffsets = 7,  // since 1.1
+  kTagOffsets = 8,  // since 1.2 (7 is CALLEES, 1.1)
 };
 inline constexpr uint32_t kLastKnownTag = kTagOffsets;
 

@@ -17,7 +17,10 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 1;  // 1.1: OFFSETS section
+// 1.2 added the OFFSETS section (1.1: CALLEES). A writer stamps the lowest minor that describes
+// its file, so a file without offset histograms stays a file of the earlier minor byte for byte.
+inline constexpr uint16_t kMinorVersion = 2;
+inline constexpr uint16_t kMinorOffsets = 2;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -128,7 +131,7 @@ struct Symbolized {
   std::vector<SourceLoc> locs;  // at least one entry
 };
 
-// Where in a variable its samples fell (format 1.1): the extent of the variable (a heap block,
+// Where in a variable its samples fell (format 1.2): the extent of the variable (a heap block,
 // a static symbol) cut into kOffsetBins equal bins, a sample counted in the bin of its offset
 // from the start divided by the extent's size, plus the lowest and highest byte offset seen.
 inline constexpr uint32_t kOffsetBins = 32;

@@ -271,7 +271,7 @@ TEST(Damage, MissingFile) {
 namespace hpcl {
 namespace {
 
-// OFFSETS (format 1.1): owners, indices, bin counts and duplicates are checked like tree payloads.
+// OFFSETS (format 1.2): owners, indices, bin counts and duplicates are checked like tree payloads.
 TEST(Damage, OffsetHistograms) {
   const Profile good = test::small_process_offsets();
   Profile p = good;
@@ -294,7 +294,7 @@ TEST(Damage, OffsetHistograms) {
   p.offsets.push_back(p.offsets[0]);
   expect_invalid(p, "two offset histograms for one variable");
   std::vector<uint8_t> body = test::Bytes().u32(1).u8(1).u32(0).u64(0).u64(0).u32(1000).v;
-  expect_error(test::file_with({1, 1, 1, 0}, test::Bytes().section(7, body).v), "1000 bins cannot fit");
+  expect_error(test::file_with({1, 2, 1, 0}, test::Bytes().section(8, body).v), "1000 bins cannot fit");
 }
 
 }  // namespace

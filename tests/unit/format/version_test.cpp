@@ -7,10 +7,13 @@
 namespace hpcl {
 namespace {
 
-TEST(Version, WriterStampsCurrentVersion) {
+TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   EXPECT_EQ(b[8] | b[9] << 8, kMajorVersion);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorVersion);
+  EXPECT_EQ(b[10] | b[11] << 8, 0) << "nothing of a later minor in it: a 1.0 file";
+  b = encode_profile(test::small_process_offsets(), 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorOffsets);
+  EXPECT_EQ(kMinorVersion, 2);
 }
 
 TEST(Version, NewerMajorIsRefusedInPlainWords) {
