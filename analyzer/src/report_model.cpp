@@ -130,7 +130,7 @@ void add_notes(ReportModel& m, const Profile& db) {
   if (m.offsets_lost > 0)
     m.notes.push_back(std::to_string(m.offsets_lost) +
                       " samples are missing from the offset histograms (the runtime's table of "
-                      "variables was full).");
+                      "variables was full, or the sample fell on another thread's TLS).");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
 }
 

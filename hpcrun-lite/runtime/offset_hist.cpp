@@ -47,12 +47,13 @@ void atomic_max(std::atomic<uint64_t>& a, uint64_t v) {
   }
 }
 
-// The extent of the static variable `hit` and the offset of `ea` in it.
-void static_extent(uint64_t ea, uint64_t tp, const StaticHit& hit, uint64_t* offset, uint64_t* size) {
+// The extent of the static variable `hit` and the offset of `ea` in it; false when `ea` is not
+// inside it as seen from this thread (another thread's TLS, a module's dynamic TLS block).
+bool static_extent(uint64_t ea, uint64_t tp, const StaticHit& hit, uint64_t* offset, uint64_t* size) {
   *offset = 0;
   *size = 0;
   const ModuleEntry* m = module_get(hit.module);
-  if (m == nullptr) return;
+  if (m == nullptr) return false;
   // modules_find_static() looks at a module's TLS block before its segments, so does this.
   const uint64_t tls_block = tp - m->tls_offset;
   const bool tls = m->has_static_tls && tp && ea - tls_block < m->tls_size;
@@ -68,7 +69,9 @@ void static_extent(uint64_t ea, uint64_t tp, const StaticHit& hit, uint64_t* off
     start = m->lo;
     *size = m->hi - m->lo;
   }
-  *offset = ea >= start ? ea - start : 0;
+  if (ea < start || (*size > 0 && ea - start >= *size)) return false;
+  *offset = ea - start;
+  return true;
 }
 
 }  // namespace
@@ -81,7 +84,10 @@ void offsets_count(uint64_t ea, uint64_t tp, const BlockInfo* heap, const Static
     size = heap->size;
   } else if (stat != nullptr) {
     key = kStaticTag | (uint64_t(stat->module) << 32) | uint32_t(stat->symbol + 1);
-    static_extent(ea, tp, *stat, &offset, &size);
+    if (!static_extent(ea, tp, *stat, &offset, &size)) {
+      g_lost.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
   } else {
     return;
   }

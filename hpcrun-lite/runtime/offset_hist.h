@@ -5,7 +5,10 @@
 //
 // The table is a fixed array in zero-initialised memory, open-addressed by variable, claimed with
 // a compare-and-swap and counted with relaxed fetch_add: offsets_count() allocates nothing, takes
-// no lock and may be called from a signal handler. A full table drops the count (offsets_lost()).
+// no lock and may be called from a signal handler. A sample is not counted, only tallied in
+// offsets_lost(), when the table is full or the variable's extent cannot be known from this thread
+// (a TLS variable of another thread or in a dynamically allocated TLS block: its block start is
+// that thread's).
 #pragma once
 
 #include <cstdint>

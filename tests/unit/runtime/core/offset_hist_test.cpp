@@ -77,6 +77,11 @@ TEST(OffsetHist, StaticSamplesOverTheSymbol) {
   EXPECT_EQ(r.symbol, hit.symbol);
   EXPECT_EQ(r.bins[8], 1u);
   EXPECT_EQ(r.min, 1027u * sizeof(double));
+  // An address the symbol does not cover from this thread (another thread's TLS block, say) is
+  // not binned but tallied as lost.
+  offsets_count(uint64_t(&g_quarter_table[4096]) + 64, 0, nullptr, &hit);
+  EXPECT_EQ(offsets_lost(), 1u);
+  EXPECT_EQ(snapshot().begin()->second.bins[31], 0u);
 }
 
 TEST(OffsetHist, ConcurrentCountsAddUp) {
