@@ -115,16 +115,18 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
   out << "samples: " << total << "   with a data address: " << m.data_samples << " ("
       << fraction_of(m.data_samples, total) << ")   without: " << m.no_data_samples << " ("
       << fraction_of(m.no_data_samples, total) << ")\n";
-  out << "untracked or unknown data: " << m.unknown_samples << " ("
-      << fraction_of(m.unknown_samples, total) << ", [stack] and [unknown data]";
-  if (m.samples_unresolved > 0) out << "; unresolved addresses: " << m.samples_unresolved;
+  out << "untracked data: " << m.unknown_samples << " (" << fraction_of(m.unknown_samples, total)
+      << ": [stack], [unknown data]";
+  if (m.samples_unresolved > 0) out << "; " << m.samples_unresolved << " unresolved";
   out << ")\n";
   if (m.samples_dropped > 0 || m.has_sample_details) {
-    out << "dropped by the runtime: " << m.samples_dropped;
-    if (m.samples_taken > 0) out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken) << ")";
+    out << "dropped: " << m.samples_dropped;
+    if (m.samples_taken > 0)
+      out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken);
     if (m.has_sample_details && m.samples_dropped > 0)
-      out << ": " << m.samples_dropped_busy << " inside the runtime, " << m.samples_dropped_full
-          << " with the thread's tree full";
+      out << (m.samples_taken > 0 ? "; " : " (") << m.samples_dropped_busy << " inside the runtime, "
+          << m.samples_dropped_full << " with a full tree";
+    if (m.samples_taken > 0 || (m.has_sample_details && m.samples_dropped > 0)) out << ')';
     out << '\n';
   }
   for (const std::string& note : m.notes) print_note(note, limit, out);
@@ -216,7 +218,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "(" << hidden << " variable" << (hidden == 1 ? "" : "s")
         << " without samples not shown; --all shows them)\n";
   if (!hot.empty()) {
-    out << "\nWhere the samples fall (the smallest part of each variable with 80% of its samples):\n";
+    out << "\nHot parts (the smallest part of each variable holding 80% of its samples):\n";
     for (const auto& [row, text] : hot) out << pad_left(std::to_string(row), 3) << "  " << text << '\n';
   }
 }

@@ -332,9 +332,9 @@ TEST(ReportHeader, SaysWhatTheSamplesCover) {
   std::string text = text_report(m, 120);
   EXPECT_NE(text.find("samples: 1000   with a data address: 970 (97.0%)   without: 30 (3.0%)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("untracked or unknown data: 15 (1.5%, [stack] and [unknown data]; unresolved addresses: 2)"),
+  EXPECT_NE(text.find("untracked data: 15 (1.5%: [stack], [unknown data]; 2 unresolved)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("dropped by the runtime: 10 of 1010 taken (1.0%): 7 inside the runtime, 3 with the thread's tree full"),
+  EXPECT_NE(text.find("dropped: 10 of 1010 taken (1.0%; 7 inside the runtime, 3 with a full tree)"),
             std::string::npos) << text;
   EXPECT_NE(text.find("1  hot: 0-22% of the block (bytes 0-16777208 sampled)"), std::string::npos) << text;
 }
