@@ -106,25 +106,6 @@ size_t display_width(std::string_view s) {
   return n;
 }
 
-std::string truncate_middle(std::string_view s, size_t width) {
-  size_t w = display_width(s);
-  if (w <= width) return std::string(s);
-  if (width <= 3) return std::string(s.substr(0, prefix_bytes(s, width)));
-  size_t keep = width - 3;
-  size_t tail = keep / 2;
-  // A label's " (file.c:12)" says where; keep it whole when the head still gets a few columns.
-  size_t paren = s.rfind(" (");
-  if (paren != std::string_view::npos && s.back() == ')') {
-    size_t where = display_width(s.substr(paren));
-    if (where + 8 <= keep) tail = where;
-  }
-  size_t head = keep - tail;
-  std::string out(s.substr(0, prefix_bytes(s, head)));
-  out += "...";
-  out += s.substr(prefix_bytes(s, w - tail));
-  return out;
-}
-
 std::string pad_left(std::string_view s, size_t width) {
   size_t w = display_width(s);
   return std::string(w < width ? width - w : 0, ' ') + std::string(s);
