@@ -10,6 +10,20 @@ namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
 constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "exe"};
+// META counters summed into the database. The first two are always written; the others (since
+// format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
+constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
+                                       "samples_dropped_full", "samples_dropped_busy",
+                                       "samples_no_data",      "samples_unresolved",
+                                       "offsets_lost"};
+
+void add_histogram(OffsetHistogram& into, const OffsetHistogram& h) {
+  uint64_t before = 0;
+  for (uint64_t b : into.bins) before += b;
+  into.min = before == 0 ? h.min : std::min(into.min, h.min);
+  into.max = before == 0 ? h.max : std::max(into.max, h.max);
+  for (size_t b = 0; b < into.bins.size() && b < h.bins.size(); ++b) into.bins[b] += h.bins[b];
+}
 
 bool parse_u64(const std::string* s, uint64_t* out) {
   if (s == nullptr) return false;
@@ -83,6 +97,14 @@ void Accumulator::add_content(const Profile& p) {
     static_map[i] = it->second;
   }
 
+  for (const OffsetHistogram& h : p.offsets) {
+    uint32_t index = h.owner == OffsetOwner::Site ? site_map[h.index] : static_map[h.index];
+    OffsetHistogram& into = offsets_[{h.owner, index}];
+    into.owner = h.owner;
+    into.index = index;
+    add_histogram(into, h);
+  }
+
   for (const Tree& t : p.trees)
     builder_->merge(t, [&](NodeKind kind, uint32_t& a, uint64_t&) {
       if (kind == NodeKind::Frame) a = map_module(a);
@@ -98,8 +120,8 @@ void Accumulator::add_process(const Profile& p) {
   // runtime hands an exited thread's tree to the next thread). Older profiles have no META.
   uint64_t n = 0;
   threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : p.trees.size();
-  if (parse_u64(p.find_meta("samples_total"), &n)) samples_total_ += n;
-  if (parse_u64(p.find_meta("samples_dropped"), &n)) samples_dropped_ += n;
+  for (const char* key : kSummedKeys)
+    if (parse_u64(p.find_meta(key), &n)) summed_[key] += n;
   long long rank = -1;
   if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
   for (const char* key : kCopiedKeys)
@@ -112,11 +134,11 @@ void Accumulator::absorb(Accumulator& other) {
   content.sites = std::move(other.sites_);
   content.statics = std::move(other.statics_);
   content.trees.push_back(std::move(*other.tree_));
+  for (auto& [owner_index, h] : other.offsets_) content.offsets.push_back(std::move(h));
   add_content(content);
   processes_ += other.processes_;
   threads_ += other.threads_;
-  samples_total_ += other.samples_total_;
-  samples_dropped_ += other.samples_dropped_;
+  for (auto& [key, n] : other.summed_) summed_[key] += n;
   ranks_.merge(other.ranks_);
   for (auto& [key, values] : other.copied_) copied_[key].merge(values);
   for (auto& s : other.skipped_) skipped_.push_back(std::move(s));
@@ -182,6 +204,14 @@ Profile Accumulator::finish() {
   db.modules = std::move(modules_);
   db.sites = std::move(sites_);
   db.statics = std::move(statics_);
+  for (auto& [owner_index, h] : offsets_) {
+    h.index = h.owner == OffsetOwner::Site ? new_site[h.index] : new_static[h.index];
+    db.offsets.push_back(std::move(h));
+  }
+  std::sort(db.offsets.begin(), db.offsets.end(),
+            [](const OffsetHistogram& x, const OffsetHistogram& y) {
+              return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
+            });
 
   std::string skipped_meta;
   for (auto& [path, reason] : this->skipped()) {
@@ -200,8 +230,11 @@ Profile Accumulator::finish() {
     auto it = copied_.find(k);
     if (it != copied_.end()) db.set_meta(k, it->second.size() == 1 ? *it->second.begin() : "mixed");
   }
-  db.set_meta("samples_total", std::to_string(samples_total_));
-  db.set_meta("samples_dropped", std::to_string(samples_dropped_));
+  db.set_meta("samples_total", std::to_string(summed_["samples_total"]));
+  db.set_meta("samples_dropped", std::to_string(summed_["samples_dropped"]));
+  for (const char* k : kSummedKeys)
+    if (auto it = summed_.find(k); it != summed_.end() && !db.find_meta(k))
+      db.set_meta(k, std::to_string(it->second));
   *this = Accumulator();
   return db;
 }

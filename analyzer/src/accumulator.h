@@ -50,8 +50,11 @@ class Accumulator {
   std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
   std::map<SiteKey, uint32_t> site_index_;
   std::map<StaticKey, uint32_t> static_index_;
+  // Offset histograms by (owner, index in sites_ / statics_).
+  std::map<std::pair<OffsetOwner, uint32_t>, OffsetHistogram> offsets_;
 
-  uint64_t processes_ = 0, threads_ = 0, samples_total_ = 0, samples_dropped_ = 0;
+  uint64_t processes_ = 0, threads_ = 0;
+  std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs
   std::set<long long> ranks_;
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
   std::vector<std::pair<std::string, std::string>> skipped_;

@@ -21,7 +21,63 @@ size_t prefix_bytes(std::string_view s, size_t cols) {
   return i;
 }
 
+// The cut of `s` to `width` columns with "…" between its first `head` columns and the rest of
+// the tail.
+std::string elide(std::string_view s, size_t head, size_t width) {
+  size_t w = display_width(s);
+  if (w <= width) return std::string(s);
+  if (width == 0) return {};
+  head = std::min(head, width - 1);
+  size_t tail = width - 1 - head;
+  std::string out(s.substr(0, prefix_bytes(s, head)));
+  out += "\u2026";
+  out += s.substr(prefix_bytes(s, w - tail));
+  return out;
+}
+
+// Position of the last "::" outside <...> and (...), or npos.
+size_t last_scope(std::string_view f) {
+  int depth = 0;
+  size_t found = std::string_view::npos;
+  for (size_t i = 0; i + 1 < f.size(); ++i) {
+    char c = f[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && depth > 0) --depth;
+    else if (c == ':' && f[i + 1] == ':' && depth == 0) found = i;
+  }
+  return found;
+}
+
+// The name part shortened to `width`, keeping its last scope component.
+std::string shorten_name(std::string_view f, size_t width) {
+  size_t w = display_width(f);
+  if (w <= width) return std::string(f);
+  size_t scope = last_scope(f);
+  if (scope != std::string_view::npos && scope > 0) {
+    size_t tail = display_width(f.substr(scope));
+    // At least three columns of the qualifier stay, so the scope is still recognisable.
+    if (tail + 1 + 3 <= width) return elide(f, width - 1 - tail, width);
+  }
+  return elide(f, (width - 1) / 2 + (width - 1) % 2, width);
+}
+
 }  // namespace
+
+std::string shorten_label(std::string_view s, size_t width) {
+  if (display_width(s) <= width) return std::string(s);
+  // The name says what it is; the location only where. A name squeezed below this many columns
+  // to keep its location is worth less than the whole name without it.
+  constexpr size_t kMinName = 16;
+  size_t paren = s.rfind(" (");
+  if (paren == std::string_view::npos || s.back() != ')' || paren == 0 ||
+      s.substr(paren + 2).find('(') != std::string_view::npos)
+    return shorten_name(s, width);
+  std::string_view name = s.substr(0, paren), where = s.substr(paren);
+  size_t wwhere = display_width(where);
+  if (wwhere + std::min(kMinName, display_width(name)) <= width)
+    return shorten_name(name, width - wwhere) + std::string(where);
+  return shorten_name(name, width);
+}
 
 std::string percent(double fraction) {
   char buf[32];
@@ -48,25 +104,6 @@ size_t display_width(std::string_view s) {
   for (char c : s)
     if (!is_continuation(c)) ++n;
   return n;
-}
-
-std::string truncate_middle(std::string_view s, size_t width) {
-  size_t w = display_width(s);
-  if (w <= width) return std::string(s);
-  if (width <= 3) return std::string(s.substr(0, prefix_bytes(s, width)));
-  size_t keep = width - 3;
-  size_t tail = keep / 2;
-  // A label's " (file.c:12)" says where; keep it whole when the head still gets a few columns.
-  size_t paren = s.rfind(" (");
-  if (paren != std::string_view::npos && s.back() == ')') {
-    size_t where = display_width(s.substr(paren));
-    if (where + 8 <= keep) tail = where;
-  }
-  size_t head = keep - tail;
-  std::string out(s.substr(0, prefix_bytes(s, head)));
-  out += "...";
-  out += s.substr(prefix_bytes(s, w - tail));
-  return out;
 }
 
 std::string pad_left(std::string_view s, size_t width) {

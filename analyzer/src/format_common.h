@@ -1,5 +1,5 @@
 // Small text helpers shared by the formatters: row limits, percentages, byte sizes, and
-// display-width-aware truncation for table cells.
+// display-width-aware shortening of table cells.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +17,11 @@ inline size_t rows_to_print(size_t available, size_t top) {
 std::string percent(double fraction);        // "12.3%"
 std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
 size_t display_width(std::string_view s);    // UTF-8 code points
-// Shortens to at most `width` columns by cutting the middle ("long_functi... (file.c:12)"), so
-// both the start of a name and its trailing " (file:line)" stay visible.
-std::string truncate_middle(std::string_view s, size_t width);
+// Shortens a label to at most `width` columns for a table cell, with "…" in the middle: the
+// trailing " (file:line)" stays whole when the name keeps at least 16 columns (else it is left
+// out), and the name keeps its last "::" component, so "LAMMPS_NS::PairLJCut::compute (pair.cpp:9)"
+// becomes "LAMMPS_NS::Pair…::compute (pair.cpp:9)", never a bare namespace.
+std::string shorten_label(std::string_view s, size_t width);
 // Adds spaces on the left (numbers) or the right (text) up to `width` columns.
 std::string pad_left(std::string_view s, size_t width);
 std::string pad_right(std::string_view s, size_t width);

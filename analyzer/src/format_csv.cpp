@@ -39,13 +39,13 @@ void row(std::ostream& out, std::initializer_list<std::string> cells) {
 
 void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
   if (options.view == View::Data) {
-    row(out, {"rank", "variable", "kind", "share", "samples", "bytes", "allocations", "sampled",
-              "allocation_site", "module", "hottest_access"});
+    row(out, {"rank", "variable", "kind", "share", "share_low", "share_high", "samples", "bytes",
+              "allocations", "sampled", "allocation_site", "module", "hottest_access"});
     size_t n = rows_to_print(m.variables.size(), options.top);
     for (size_t i = 0; i < n; ++i) {
       const Variable& v = m.variables[i];
       row(out, {std::to_string(i + 1), v.name, kind_name(v.kind), fixed(v.share),
-                std::to_string(v.samples), std::to_string(v.bytes), std::to_string(v.allocations),
+                fixed(v.share_low), fixed(v.share_high), std::to_string(v.samples), std::to_string(v.bytes), std::to_string(v.allocations),
                 v.sampled ? "1" : "0", v.allocation_site, v.module, v.hottest_access});
     }
   } else {

@@ -3,6 +3,7 @@
 #include "format_common.h"
 #include "formatters.h"
 #include "json_writer.h"
+#include "stats.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -46,6 +47,44 @@ void write_samples(JsonWriter& w, uint64_t samples, const uint64_t* data_samples
   w.end_object();
 }
 
+void write_offsets(JsonWriter& w, const Variable& v) {
+  w.key("offsets");
+  w.begin_object();
+  w.key("bins");
+  w.begin_array(/*inline_=*/true);
+  for (uint64_t b : v.offset_bins) w.value(b);
+  w.end_array();
+  w.field("min", v.offset_min);
+  w.field("max", v.offset_max);
+  HotRange r = hot_range(v.offset_bins, 0.8);
+  const double nbins = static_cast<double>(v.offset_bins.size());
+  w.key("hot");
+  w.begin_object(true);
+  w.key("from");
+  w.value_fixed(r.first / nbins, kShareDecimals);
+  w.key("to");
+  w.value_fixed(r.count > 0 ? (r.last + 1) / nbins : 0, kShareDecimals);
+  w.field("samples", r.count);
+  w.end_object();
+  w.end_object();
+}
+
+void write_libraries(JsonWriter& w, const Variable& v) {
+  w.key("libraries");
+  w.begin_array();
+  for (const LibraryDetail& d : v.libraries) {
+    w.begin_object(true);
+    w.field("module", d.module);
+    w.field("variables", d.variables);
+    w.field("samples", d.samples);
+    w.field("bytes", d.bytes);
+    w.key("share");
+    w.value_fixed(d.share, kShareDecimals);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_variable(JsonWriter& w, const Variable& v) {
   w.begin_object();
   w.field("kind", kind_name(v.kind));
@@ -66,7 +105,13 @@ void write_variable(JsonWriter& w, const Variable& v) {
   w.field("bytes", v.bytes);
   w.key("share");
   w.value_fixed(v.share, kShareDecimals);
+  w.key("share_low");
+  w.value_fixed(v.share_low, kShareDecimals);
+  w.key("share_high");
+  w.value_fixed(v.share_high, kShareDecimals);
   write_samples(w, v.samples);
+  if (v.has_offsets) write_offsets(w, v);
+  if (v.kind == VariableKind::Group) write_libraries(w, v);
   w.field("hottest_access", v.hottest_access);
   w.key("accesses");
   w.begin_array();
@@ -94,6 +139,16 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("threads", m.threads);
   w.field("ranks", m.ranks);
   w.field("samples_dropped", m.samples_dropped);
+  w.field("no_data_samples", m.no_data_samples);
+  w.field("unknown_data_samples", m.unknown_samples);
+  if (m.has_sample_details) {
+    w.field("samples_taken", m.samples_taken);
+    w.field("samples_dropped_busy", m.samples_dropped_busy);
+    w.field("samples_dropped_full", m.samples_dropped_full);
+    w.field("unresolved_samples", m.samples_unresolved);
+    w.field("offsets_lost", m.offsets_lost);
+  }
+  w.field("grouped_variables", static_cast<uint64_t>(m.grouped_variables));
   w.end_object();
   w.key("notes");
   w.begin_array();

@@ -1,11 +1,15 @@
-// The terminal report: a short header with the caveats, then an aligned table of the top
-// variables (data view) or source locations (code view).
+// The terminal report: a short header with the caveats and what the samples cover, then an aligned
+// table of the top variables (data view) or source locations (code view) that fits the terminal,
+// and for variables with an offset histogram a line saying which part of them is hot.
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
+#include "cxx_names.h"
 #include "format_common.h"
 #include "formatters.h"
+#include "stats.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -13,26 +17,66 @@ namespace {
 struct Column {
   const char* header;
   bool right;        // numbers align right
-  size_t max_width;  // cells are shortened beyond this (0 = never)
+  size_t min_width;  // 0: never shortened; else cells are shortened down to this many columns
+  int drop_order;    // 0: always shown; else dropped (lowest first) when the table cannot fit
 };
 
-// Prints header and rows with each column as wide as its widest cell; the last column is not
-// padded, so lines carry no trailing spaces.
+constexpr size_t kGap = 2;  // spaces between columns
+
+size_t table_width(const std::vector<size_t>& width, const std::vector<bool>& shown) {
+  size_t total = 0, n = 0;
+  for (size_t c = 0; c < width.size(); ++c)
+    if (shown[c]) total += width[c], ++n;
+  return total + (n > 0 ? (n - 1) * kGap : 0);
+}
+
+// Prints header and rows with each column as wide as its widest cell, within `limit` columns
+// (0 = none): the widest shortenable column gives way first, so long names share the room
+// evenly; when all are at their minimum, optional columns are dropped.
+// The last column is not padded, so lines carry no trailing spaces.
 void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
-                 std::ostream& out) {
-  std::vector<size_t> width(cols.size());
-  for (size_t c = 0; c < cols.size(); ++c) width[c] = display_width(cols[c].header);
-  for (auto& row : rows)
-    for (size_t c = 0; c < cols.size(); ++c) {
-      if (cols[c].max_width != 0) row[c] = truncate_middle(row[c], cols[c].max_width);
-      width[c] = std::max(width[c], display_width(row[c]));
+                 size_t limit, std::ostream& out) {
+  const size_t n = cols.size();
+  std::vector<size_t> width(n);
+  std::vector<bool> shown(n, true);
+  for (size_t c = 0; c < n; ++c) {
+    width[c] = display_width(cols[c].header);
+    for (const auto& row : rows) width[c] = std::max(width[c], display_width(row[c]));
+  }
+  const std::vector<size_t> natural = width;
+  while (limit > 0 && table_width(width, shown) > limit) {
+    size_t give = n;
+    for (size_t c = 0; c < n; ++c)
+      if (shown[c] && cols[c].min_width > 0 &&
+          width[c] > std::max(cols[c].min_width, display_width(cols[c].header)) &&
+          (give == n || width[c] > width[give]))
+        give = c;
+    if (give != n) {
+      --width[give];
+      continue;
     }
+    size_t drop = n;  // nothing left to shorten: drop an optional column and start again
+    for (size_t c = 0; c < n; ++c)
+      if (shown[c] && cols[c].drop_order > 0 && (drop == n || cols[c].drop_order < cols[drop].drop_order))
+        drop = c;
+    if (drop == n) break;  // as narrow as it gets
+    shown[drop] = false;
+    width = natural;
+  }
+  for (auto& row : rows)
+    for (size_t c = 0; c < n; ++c)
+      if (shown[c] && cols[c].min_width > 0) row[c] = shorten_label(row[c], width[c]);
+  size_t last = 0;
+  for (size_t c = 0; c < n; ++c)
+    if (shown[c]) last = c;
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s;
-    for (size_t c = 0; c < cols.size(); ++c) {
-      if (c > 0) s += "  ";
-      bool last = c + 1 == cols.size();
-      s += cols[c].right ? pad_left(cells[c], width[c]) : last ? cells[c] : pad_right(cells[c], width[c]);
+    bool first = true;
+    for (size_t c = 0; c < n; ++c) {
+      if (!shown[c]) continue;
+      if (!first) s += std::string(kGap, ' ');
+      first = false;
+      s += cols[c].right ? pad_left(cells[c], width[c]) : c == last ? cells[c] : pad_right(cells[c], width[c]);
     }
     out << s << '\n';
   };
@@ -42,9 +86,9 @@ void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::s
   for (const auto& row : rows) line(row);
 }
 
-// Word-wraps a note to about 100 columns, continuation lines indented under the text.
-void print_note(const std::string& note, std::ostream& out) {
-  const size_t kWidth = 100;
+// Word-wraps a note to the report's width (at most 100 columns), continuation lines indented.
+void print_note(const std::string& note, size_t limit, std::ostream& out) {
+  const size_t kWidth = limit == 0 ? 100 : std::clamp<size_t>(limit, 40, 100);
   std::istringstream words(note);
   std::string word, line = "Note:";
   while (words >> word) {
@@ -57,82 +101,159 @@ void print_note(const std::string& note, std::ostream& out) {
   out << line << '\n';
 }
 
-void print_header(const ReportModel& m, const char* view, std::ostream& out) {
+std::string fraction_of(uint64_t part, uint64_t whole) {
+  return percent(whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0);
+}
+
+void print_header(const ReportModel& m, const char* view, size_t limit, std::ostream& out) {
   out << "hpcprof-lite report, " << view << " view\n";
   out << "source: " << (m.source.empty() ? "unknown" : m.source) << "   processes: " << m.processes
       << "   threads: " << m.threads;
   if (m.ranks > 0) out << "   ranks: " << m.ranks;  // 0 without MPI
   out << '\n';
-  double data = m.total_samples > 0 ? static_cast<double>(m.data_samples) / m.total_samples : 0;
-  out << "samples: " << m.total_samples << "   with a data address: " << m.data_samples << " ("
-      << percent(data) << ")\n";
-  for (const std::string& note : m.notes) print_note(note, out);
+  const uint64_t total = m.total_samples;
+  out << "samples: " << total << "   with a data address: " << m.data_samples << " ("
+      << fraction_of(m.data_samples, total) << ")   without: " << m.no_data_samples << " ("
+      << fraction_of(m.no_data_samples, total) << ")\n";
+  out << "untracked data: " << m.unknown_samples << " (" << fraction_of(m.unknown_samples, total)
+      << ": [stack], [unknown data]";
+  if (m.samples_unresolved > 0) out << "; " << m.samples_unresolved << " unresolved";
+  out << ")\n";
+  if (m.samples_dropped > 0 || m.has_sample_details) {
+    out << "dropped: " << m.samples_dropped;
+    if (m.samples_taken > 0)
+      out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken);
+    if (m.has_sample_details && m.samples_dropped > 0)
+      out << (m.samples_taken > 0 ? "; " : " (") << m.samples_dropped_busy << " inside the runtime, "
+          << m.samples_dropped_full << " with a full tree";
+    if (m.samples_taken > 0 || (m.has_sample_details && m.samples_dropped > 0)) out << ')';
+    out << '\n';
+  }
+  for (const std::string& note : m.notes) print_note(note, limit, out);
   out << '\n';
 }
 
-void print_more(size_t shown, size_t total, const char* what, std::ostream& out) {
-  if (shown < total)
-    out << "(" << shown << " of " << total << " " << what << " shown; --top 0 shows all)\n";
+// "12.3% ±0.8": the share and the larger side of its 95% interval, in percentage points.
+std::string share_cell(const Variable& v) {
+  double pm = std::max(v.share - v.share_low, v.share_high - v.share) * 100.0;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s ±%.1f", percent(v.share).c_str(), pm);
+  return buf;
 }
 
-void write_data(const ReportModel& m, size_t top, std::ostream& out) {
-  print_header(m, "data", out);
+}  // namespace
+
+// "hot: 0-25% of the block (bytes 0-16383 sampled)": the smallest range of the variable that holds
+// 80% of its samples. "" when the variable has no histogram.
+std::string hot_summary(const Variable& v) {
+  if (!v.has_offsets || v.offset_bins.empty()) return {};
+  HotRange r = hot_range(v.offset_bins, 0.8);
+  if (r.count == 0) return {};
+  const double nbins = static_cast<double>(v.offset_bins.size());
+  char buf[160];
+  const char* extent = v.kind == VariableKind::Heap ? "the block"
+                       : v.name.starts_with("[") ? "the module's data"
+                                                 : "the symbol";
+  std::snprintf(buf, sizeof buf, "hot: %.0f-%.0f%% of %s (bytes %llu-%llu sampled)",
+                r.first * 100.0 / nbins, (r.last + 1) * 100.0 / nbins, extent,
+                static_cast<unsigned long long>(v.offset_min),
+                static_cast<unsigned long long>(v.offset_max));
+  return buf;
+}
+
+namespace {
+
+void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
+  print_header(m, "data", o.width, out);
   const std::vector<Column> cols = {
-      {"#", true, 0},        {"variable", false, 40},         {"kind", false, 0},
-      {"share", true, 0},    {"samples", true, 0},            {"bytes", true, 0},
-      {"allocation site / module", false, 56}, {"hottest access", false, 48}};
-  size_t n = rows_to_print(m.variables.size(), top);
+      {"#", true, 0, 0},       {"variable", false, 21, 0},
+      {"kind", false, 0, 0},   {"share ±95%", true, 0, 0},
+      {"samples", true, 0, 0}, {"bytes", true, 0, 0},
+      {"allocator / module", false, 12, 1}, {"hottest access", false, 12, 2}};
+  std::vector<const Variable*> listed;
+  size_t hidden = 0;
+  for (const Variable& v : m.variables) {
+    if (v.samples == 0 && !o.all) ++hidden;
+    else listed.push_back(&v);
+  }
+  size_t n = rows_to_print(listed.size(), o.top);
   bool any_sampled = false;
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> names, sites, hottest;
   for (size_t i = 0; i < n; ++i) {
-    const Variable& v = m.variables[i];
+    const Variable& v = *listed[i];
+    names.push_back(v.name);
+    // A heap variable's name is its allocation site already; the allocator completes it.
+    sites.push_back(v.kind == VariableKind::Heap     ? v.allocator
+                    : v.kind == VariableKind::Static ? std::string(basename_of(v.module))
+                    : v.kind == VariableKind::Group  ? std::to_string(v.libraries.size()) + " librar" +
+                                                          (v.libraries.size() == 1 ? "y" : "ies")
+                                                     : "-");
+    hottest.push_back(v.hottest_access.empty() ? "-" : v.hottest_access);
+  }
+  simplify_names(names);
+  simplify_names(sites);
+  simplify_names(hottest);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::pair<size_t, std::string>> hot;
+  for (size_t i = 0; i < n; ++i) {
+    const Variable& v = *listed[i];
     std::string kind = kind_name(v.kind);
     if (v.sampled) kind += "*";
     if (v.tls) kind += " tls";
     any_sampled |= v.sampled;
-    std::string site = v.kind == VariableKind::Heap     ? v.allocation_site
-                       : v.kind == VariableKind::Static ? std::string(basename_of(v.module))
-                                                        : "-";
-    rows.push_back({std::to_string(i + 1), v.name, kind, percent(v.share), std::to_string(v.samples),
-                    v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), site,
-                    v.hottest_access.empty() ? "-" : v.hottest_access});
+    rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), std::to_string(v.samples),
+                    v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), sites[i],
+                    hottest[i]});
+    if (std::string h = hot_summary(v); !h.empty()) hot.emplace_back(i + 1, h);
   }
   if (rows.empty()) {
-    out << "No variables.\n";
+    out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
     return;
   }
-  print_table(cols, std::move(rows), out);
+  print_table(cols, std::move(rows), o.width, out);
   if (any_sampled) out << "* sampled small allocations: see the note above\n";
-  print_more(n, m.variables.size(), "variables", out);
+  if (n < listed.size())
+    out << "(" << n << " of " << listed.size() << " variables shown; --top 0 shows all)\n";
+  if (hidden > 0)
+    out << "(" << hidden << " variable" << (hidden == 1 ? "" : "s")
+        << " without samples not shown; --all shows them)\n";
+  if (!hot.empty()) {
+    out << "\nHot parts (the smallest part of each variable holding 80% of its samples):\n";
+    for (const auto& [row, text] : hot) out << pad_left(std::to_string(row), 3) << "  " << text << '\n';
+  }
 }
 
-void write_code(const ReportModel& m, size_t top, std::ostream& out) {
-  print_header(m, "code", out);
-  const std::vector<Column> cols = {{"#", true, 0},       {"share", true, 0},
-                                    {"samples", true, 0}, {"data samples", true, 0},
-                                    {"module", false, 32}, {"location", false, 0}};
-  size_t n = rows_to_print(m.locations.size(), top);
+void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
+  print_header(m, "code", o.width, out);
+  const std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
+                                    {"samples", true, 0, 0}, {"data samples", true, 0, 0},
+                                    {"module", false, 12, 1}, {"location", false, 24, 0}};
+  size_t n = rows_to_print(m.locations.size(), o.top);
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
+  simplify_names(labels);
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < n; ++i) {
     const CodeLocation& c = m.locations[i];
     rows.push_back({std::to_string(i + 1), percent(c.share), std::to_string(c.samples),
                     std::to_string(c.data_samples),
                     c.where.module.empty() ? "-" : std::string(basename_of(c.where.module)),
-                    truncate_middle(c.label, 100)});
+                    labels[i]});
   }
   if (rows.empty()) {
     out << "No samples.\n";
     return;
   }
-  print_table(cols, std::move(rows), out);
-  print_more(n, m.locations.size(), "locations", out);
+  print_table(cols, std::move(rows), o.width, out);
+  if (n < m.locations.size())
+    out << "(" << n << " of " << m.locations.size() << " locations shown; --top 0 shows all)\n";
 }
 
 }  // namespace
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out) {
-  if (options.view == View::Data) write_data(model, options.top, out);
-  else write_code(model, options.top, out);
+  if (options.view == View::Data) write_data(model, options, out);
+  else write_code(model, options, out);
 }
 
 }  // namespace hpcl::analysis

@@ -13,8 +13,14 @@ enum class View { Data, Code };
 
 struct ReportOptions {
   View view = View::Data;
-  size_t top = 20;  // rows (variables or locations) to print; 0 = all
+  size_t top = 20;      // rows (variables or locations) to print; 0 = all
+  size_t width = 120;   // text: the table's width in columns; 0 = no limit (--wide)
+  bool all = false;     // text: also variables without samples (--all)
 };
+
+// "hot: 0-25% of the block (bytes 0-16383 sampled)": the smallest run of offset bins holding 80%
+// of the variable's samples; "" without an offset histogram.
+std::string hot_summary(const Variable& v);
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 void write_json(const ReportModel& model, const ReportOptions& options, std::ostream& out);

@@ -1,7 +1,10 @@
 // hpcprof-lite: the command line of the offline analyzer. `merge` turns a measurement directory
 // into a database; `report` prints a database as text, JSON or CSV. All the work is in the
 // hpcl_analysis library; this file only parses arguments and reports errors.
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <charconv>
 #include <cstdio>
@@ -26,7 +29,8 @@ constexpr int kExitUsage = 2;
 const char kUsage[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR]\n"
     "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
-    "                             [--alloc-wrapper REGEX]...\n"
+    "                              [--all] [--no-group] [--wide | --width N]\n"
+    "                              [--alloc-wrapper REGEX]...\n"
     "\n"
     "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
     "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
@@ -34,8 +38,12 @@ const char kUsage[] =
     "        --debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
     "        (and DIR/<module path>), before /usr/lib/debug.\n"
     "report  prints the variables of DB by samples (--view data, default) or the source\n"
-    "        locations of the sampled instructions (--view code). --top N rows (default 20,\n"
-    "        0 = all). --format text (default), json (schema: docs/REPORT.md) or csv.\n"
+    "        locations of the sampled instructions (--view code). --top N rows (text: default\n"
+    "        20; json, csv: all; 0 = all). --format text (default), json (schema:\n"
+    "        docs/REPORT.md) or csv. --all: the text table also lists variables without\n"
+    "        samples. --no-group: list the variables of MPI, OpenMP and C/C++ runtime\n"
+    "        libraries one by one instead of one row per family. The text table fits the\n"
+    "        terminal (else $COLUMNS, else 120 columns); --width N sets it, --wide drops it.\n"
     "        --alloc-wrapper REGEX (repeatable): functions whose demangled name matches are\n"
     "        the program's allocation wrappers, so heap variables are named after their\n"
     "        callers; wrappers with allocating names are also recognised automatically.\n";
@@ -135,8 +143,21 @@ int run_merge(Args& args) {
   return 0;
 }
 
+// The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.
+size_t terminal_width() {
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS")) {
+    auto n = parse_count(c);
+    if (n && *n >= 20 && *n <= 10000) return *n;
+  }
+  return 120;
+}
+
 int run_report(Args& args) {
-  std::string db_path, format = "text", view = "data", top_text, wrapper, error;
+  std::string db_path, format = "text", view = "data", top_text, width_text, wrapper, error;
+  bool all = false, no_group = false, wide = false;
   ReportModelOptions model_options;
   while (!args.done()) {
     std::string a = args.next();
@@ -150,8 +171,15 @@ int run_report(Args& args) {
       }
     } else if (args.option(a, {"--format", "-f"}, &format, &error) ||
         args.option(a, {"--view"}, &view, &error) ||
-        args.option(a, {"--top", "-n"}, &top_text, &error)) {
+        args.option(a, {"--top", "-n"}, &top_text, &error) ||
+        args.option(a, {"--width"}, &width_text, &error)) {
       if (!error.empty()) return usage_error(error);
+    } else if (a == "--all") {
+      all = true;
+    } else if (a == "--no-group") {
+      no_group = true;
+    } else if (a == "--wide") {
+      wide = true;
     } else if (a.starts_with("-") && a != "-") {
       return usage_error("report: unknown option " + a);
     } else if (db_path.empty()) {
@@ -167,10 +195,19 @@ int run_report(Args& args) {
   if (view == "data") options.view = View::Data;
   else if (view == "code") options.view = View::Code;
   else return usage_error("--view is data or code, not " + view);
+  // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
+  options.top = format == "text" ? 20 : 0;
   if (!top_text.empty()) {
     auto t = parse_count(top_text);
     if (!t) return usage_error("--top wants a number of rows (0 = all), not " + top_text);
     options.top = *t;
+  }
+  options.all = all;
+  options.width = wide ? 0 : terminal_width();
+  if (!width_text.empty()) {
+    auto w = parse_count(width_text);
+    if (!w || *w < 40) return usage_error("--width wants a number of columns (at least 40), not " + width_text);
+    options.width = *w;
   }
 
   hpcl::Profile db;
@@ -180,6 +217,7 @@ int run_report(Args& args) {
   }
   // Text and CSV print one access per variable (its hottest); JSON prints them all.
   if (format != "json") model_options.max_access_paths = 1;
+  model_options.group_runtime = !no_group;
   ReportModel model = build_report_model(db, model_options);
   if (format == "text") write_text(model, options, std::cout);
   else if (format == "json") write_json(model, options, std::cout);

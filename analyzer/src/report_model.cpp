@@ -13,6 +13,8 @@
 #include "debug_hints.h"
 #include "naming.h"
 #include "symbolize.h"
+#include "runtime_libs.h"
+#include "stats.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -150,6 +152,7 @@ void add_heap_variables(const Profile& db, const Expander& expand, const ReportM
     v.allocation_site = v.allocator + " in " + v.name;
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
+    if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
     v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
                              std::make_move_iterator(paths[s].end()));
     out.push_back(std::move(v));
@@ -196,6 +199,7 @@ Variable static_variable(const StaticVar& s, const Profile& db, const std::vecto
   }
   v.symbol = s.name;
   v.module = s.module < db.modules.size() ? db.modules[s.module].path : std::string();
+  v.data_module = v.module;
   v.bytes = s.size;
   v.tls = (s.flags & kStaticTls) != 0;
   return v;
@@ -234,9 +238,18 @@ void add_notes(ReportModel& m, const Profile& db) {
                       " bytes, one in " + meta_str(db, "small_every") +
                       " tracked; their samples, bytes and allocations cover only the tracked "
                       "blocks): " + sampled + ".");
-  if (m.samples_dropped > 0)
-    m.notes.push_back(std::to_string(m.samples_dropped) +
-                      " samples were dropped by the runtime and are not in this report.");
+  if (m.samples_dropped > 0) {
+    std::string why;
+    if (m.has_sample_details)
+      why = " (" + std::to_string(m.samples_dropped_busy) + " landed inside the runtime itself, " +
+            std::to_string(m.samples_dropped_full) + " found the thread's tree full)";
+    m.notes.push_back(std::to_string(m.samples_dropped) + " samples were dropped by the runtime" +
+                      why + " and are not in this report.");
+  }
+  if (m.offsets_lost > 0)
+    m.notes.push_back(std::to_string(m.offsets_lost) +
+                      " samples are missing from the offset histograms (the runtime's table of "
+                      "variables was full, or the sample fell on another thread's TLS).");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
     // An MPI stack is dozens of libraries: name a few, count the rest.
@@ -256,6 +269,71 @@ void add_notes(ReportModel& m, const Profile& db) {
   }
 }
 
+double as_double(uint64_t v) { return static_cast<double>(v); }
+
+void set_interval(Variable& v, uint64_t total) {
+  // Every count is a plain count for now; heap sites tracked by sampling will pass their
+  // estimate and its variance here.
+  ShareInterval iv = share_interval(v.samples, as_double(v.samples), 0, total);
+  v.share = iv.share;
+  v.share_low = iv.low;
+  v.share_high = iv.high;
+}
+
+bool hotter(const Variable& x, const Variable& y) {
+  if (x.samples != y.samples) return x.samples > y.samples;
+  return std::tie(x.name, x.kind) < std::tie(y.name, y.kind);
+}
+
+// Folds the variables of runtime libraries into one Group row per family (runtime_libs.h). The
+// variables are sorted hottest first, so each group's first member gives its hottest access.
+void group_runtime_variables(ReportModel& m) {
+  std::map<RuntimeFamily, Variable> groups;
+  std::map<std::pair<RuntimeFamily, std::string>, LibraryDetail> libs;
+  std::vector<Variable> kept;
+  for (Variable& v : m.variables) {
+    RuntimeFamily f = v.kind == VariableKind::Unknown ? RuntimeFamily::None
+                                                      : runtime_family(v.data_module);
+    if (f == RuntimeFamily::None) {
+      kept.push_back(std::move(v));
+      continue;
+    }
+    Variable& g = groups[f];
+    if (g.name.empty()) {
+      g.kind = VariableKind::Group;
+      g.name = runtime_family_row(f);
+      g.hottest_access = v.hottest_access;
+    }
+    g.samples += v.samples;
+    g.bytes += v.bytes;
+    g.allocations += v.allocations;
+    LibraryDetail& d = libs[{f, v.data_module}];
+    d.module = v.data_module;
+    d.variables += 1;
+    d.samples += v.samples;
+    d.bytes += v.bytes;
+    ++m.grouped_variables;
+  }
+  for (auto& [key, d] : libs) {
+    d.share = m.total_samples ? as_double(d.samples) / as_double(m.total_samples) : 0;
+    groups[key.first].libraries.push_back(std::move(d));
+  }
+  for (auto& [f, g] : groups) {
+    std::stable_sort(g.libraries.begin(), g.libraries.end(),
+                     [](const LibraryDetail& x, const LibraryDetail& y) { return x.samples > y.samples; });
+    set_interval(g, m.total_samples);
+    kept.push_back(std::move(g));
+  }
+  m.variables = std::move(kept);
+  std::stable_sort(m.variables.begin(), m.variables.end(), hotter);
+  if (m.grouped_variables > 0)
+    m.notes.push_back(std::to_string(m.grouped_variables) +
+                      (m.grouped_variables == 1 ? " variable" : " variables") +
+                      " of runtime libraries (MPI, OpenMP, C/C++) " +
+                      (m.grouped_variables == 1 ? "is" : "are") +
+                      " shown as one row per library family; --no-group lists them one by one.");
+}
+
 }  // namespace
 
 const char* kind_name(VariableKind kind) {
@@ -263,6 +341,7 @@ const char* kind_name(VariableKind kind) {
     case VariableKind::Heap: return "heap";
     case VariableKind::Static: return "static";
     case VariableKind::Unknown: return "unknown";
+    case VariableKind::Group: return "group";
   }
   return "unknown";
 }
@@ -275,6 +354,12 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.ranks = meta_u64(db, "ranks");
   m.samples_dropped = meta_u64(db, "samples_dropped");
   m.skipped = meta_str(db, "skipped");
+  m.has_sample_details = db.find_meta("samples_dropped_busy") != nullptr;
+  m.samples_taken = meta_u64(db, "samples_total");
+  m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
+  m.samples_dropped_busy = meta_u64(db, "samples_dropped_busy");
+  m.samples_unresolved = meta_u64(db, "samples_unresolved");
+  m.offsets_lost = meta_u64(db, "offsets_lost");
 
   const Expander expand(db);
   add_heap_variables(db, expand, options, m.variables);
@@ -282,6 +367,15 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const CommonBlocks blocks = common_blocks(db, fortran);
   for (const StaticVar& s : db.statics) m.variables.push_back(static_variable(s, db, fortran, blocks));
   std::map<uint32_t, size_t> unknown_var;
+  for (const OffsetHistogram& h : db.offsets) {
+    size_t i = h.owner == OffsetOwner::Site ? h.index : db.sites.size() + h.index;
+    if (i >= m.variables.size()) continue;
+    Variable& v = m.variables[i];
+    v.has_offsets = true;
+    v.offset_bins = h.bins;
+    v.offset_min = h.min;
+    v.offset_max = h.max;
+  }
 
   if (db.trees.empty()) return m;
   const Tree& tree = db.trees[0];
@@ -320,6 +414,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     if (samples == 0) continue;
     const bool data = is_data_root(category[i]);
     if (data) m.data_samples += samples;
+    if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
+    if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
 
     std::vector<Location> leaf;
     if (node.kind == NodeKind::Frame) {
@@ -348,7 +444,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
 
   const double total = static_cast<double>(m.total_samples);
   for (Variable& v : m.variables) {
-    v.share = total > 0 ? static_cast<double>(v.samples) / total : 0;
+    set_interval(v, m.total_samples);
     // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
     std::stable_sort(v.accesses.begin(), v.accesses.end(),
                      [](const AccessPath& x, const AccessPath& y) { return x.samples > y.samples; });
@@ -366,16 +462,14 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   for (CodeLocation& c : m.locations)
     c.share = total > 0 ? static_cast<double>(c.samples) / total : 0;
 
-  std::stable_sort(m.variables.begin(), m.variables.end(), [](const Variable& x, const Variable& y) {
-    if (x.samples != y.samples) return x.samples > y.samples;
-    return std::tie(x.name, x.kind) < std::tie(y.name, y.kind);
-  });
+  std::stable_sort(m.variables.begin(), m.variables.end(), hotter);
   std::stable_sort(m.locations.begin(), m.locations.end(),
                    [](const CodeLocation& x, const CodeLocation& y) {
                      if (x.samples != y.samples) return x.samples > y.samples;
                      return std::tie(x.label, x.where.module) < std::tie(y.label, y.where.module);
                    });
   add_notes(m, db);
+  if (options.group_runtime) group_runtime_variables(m);
   return m;
 }
 

@@ -15,8 +15,9 @@
 
 namespace hpcl::analysis {
 
-enum class VariableKind { Heap, Static, Unknown };
-const char* kind_name(VariableKind kind);  // "heap", "static", "unknown"
+// Group: the variables of one runtime library family folded into one row (runtime_libs.h).
+enum class VariableKind { Heap, Static, Unknown, Group };
+const char* kind_name(VariableKind kind);  // "heap", "static", "unknown", "group"
 
 // One access path of a variable: the calling context of the sampled instruction.
 struct AccessPath {
@@ -25,11 +26,22 @@ struct AccessPath {
   uint32_t leaf = 0;           // the leaf's node in the database tree
 };
 
+// One library's part of a Group row.
+struct LibraryDetail {
+  std::string module;      // module path
+  uint64_t variables = 0;  // variables of this library folded into the group
+  uint64_t samples = 0;
+  uint64_t bytes = 0;
+  double share = 0;        // samples / total samples
+};
+
 struct Variable {
   VariableKind kind = VariableKind::Unknown;
   std::string name;          // heap: allocation-site label; static: source-level name; "[stack]" ...
   uint64_t samples = 0;      // inclusive: every access path of the variable
   double share = 0;          // samples / total samples of the database
+  double share_low = 0;      // its 95% interval (stats.h share_interval)
+  double share_high = 0;
   uint64_t allocations = 0;  // heap only (tracked blocks)
   uint64_t bytes = 0;        // heap: tracked bytes; static: symbol size
 
@@ -47,6 +59,19 @@ struct Variable {
 
   std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
   std::string hottest_access;        // label of the leaf of accesses[0]; "" without accesses
+
+  // The module that owns the data: static: `module`; heap: the module of the frame that names
+  // the site. Decides the runtime family a variable is grouped into.
+  std::string data_module;
+
+  // Where in the variable the samples fell (OFFSETS section): hpcl::kOffsetBins bins over the
+  // block (heap) or the symbol (static), and the lowest and highest byte offset sampled.
+  bool has_offsets = false;
+  std::vector<uint64_t> offset_bins;
+  uint64_t offset_min = 0, offset_max = 0;
+
+  // Group only: per library, samples descending.
+  std::vector<LibraryDetail> libraries;
 };
 
 // A source location of sampled instructions (code view).
@@ -64,6 +89,16 @@ struct ReportModel {
   uint64_t total_samples = 0;  // inclusive samples of the root, no-data samples included
   uint64_t data_samples = 0;   // under the heap, static and unknown roots
   uint64_t samples_dropped = 0;
+  uint64_t no_data_samples = 0;  // under NoDataRoot: the instruction had no data address
+  uint64_t unknown_samples = 0;  // under UnknownRoot: [stack], [unknown data]
+  // From META when the profiles recorded them (format 1.2); has_sample_details says so.
+  bool has_sample_details = false;
+  uint64_t samples_taken = 0;         // every sample the runtime took, dropped ones included
+  uint64_t samples_dropped_full = 0;  // dropped: the thread's tree was full
+  uint64_t samples_dropped_busy = 0;  // dropped: the signal landed inside the runtime
+  uint64_t samples_unresolved = 0;    // memory operand whose address could not be computed
+  uint64_t offsets_lost = 0;          // samples missing from offset histograms (table full)
+  size_t grouped_variables = 0;       // variables folded into Group rows
   std::string skipped;         // META skipped
   std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)
 
@@ -80,6 +115,8 @@ struct ReportModelOptions {
   // demangled name, in addition to those recognised automatically (naming.h, AllocWrappers).
   std::vector<std::regex> alloc_wrappers;
   bool detect_alloc_wrappers = true;
+  // Fold the variables of runtime libraries into one Group row per family (--no-group: false).
+  bool group_runtime = true;
 };
 
 // Builds both views. The database must have passed validate_profile and be a database.

@@ -21,6 +21,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagTree: return "TREE";
     case layout::kTagSymbols: return "SYMBOLS";
     case layout::kTagCallees: return "CALLEES";
+    case layout::kTagOffsets: return "OFFSETS";
     default: return nullptr;
   }
 }
@@ -180,6 +181,24 @@ void read_callees(Section& s, Profile& p) {
   }
 }
 
+void read_offsets(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kOffsetsMin, "offset histograms")) return;
+  p.offsets.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    OffsetHistogram& h = p.offsets.emplace_back();
+    // Unknown owners and bin counts are kept as read and refused by validate().
+    h.owner = static_cast<OffsetOwner>(s.r.u8());
+    h.index = s.r.u32();
+    h.min = s.r.u64();
+    h.max = s.r.u64();
+    uint32_t nbins = s.r.u32();
+    if (!s.fits(nbins, 8, "bins")) return;
+    h.bins.assign(nbins, 0);
+    for (uint64_t& b : h.bins) b = s.r.u64();
+  }
+}
+
 }  // namespace
 
 std::string decode(const uint8_t* data, size_t size, Profile& out) {
@@ -227,6 +246,7 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
         }
         read_callees(s, out);
         break;
+      case layout::kTagOffsets: read_offsets(s, out); break;
     }
     if (std::string err = s.result(); !err.empty()) return err;
   }

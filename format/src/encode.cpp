@@ -1,7 +1,7 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
-// thread, then SYMBOLS and (1.1, only when there are any) CALLEES. Every 1.0 section is written
-// even when empty, so the bytes of a file
-// depend only on the Profile and golden tests stay stable.
+// thread, then SYMBOLS and (only when there are any) CALLEES (1.1) and OFFSETS (1.2). Every 1.0
+// section is written even when empty, so the bytes of a file depend only on the Profile and
+// golden tests stay stable.
 #include <algorithm>
 #include <utility>
 
@@ -124,6 +124,18 @@ std::vector<uint8_t> encode(const Profile& p) {
       }
     });
   }
+  // Only when there are histograms, so that a file without them keeps its earlier minor.
+  if (!p.offsets.empty()) section(w, layout::kTagOffsets, [&] {
+    w.u32(static_cast<uint32_t>(p.offsets.size()));
+    for (const OffsetHistogram& h : p.offsets) {
+      w.u8(static_cast<uint8_t>(h.owner));
+      w.u32(h.index);
+      w.u64(h.min);
+      w.u64(h.max);
+      w.u32(static_cast<uint32_t>(h.bins.size()));
+      for (uint64_t b : h.bins) w.u64(b);
+    }
+  });
   return out;
 }
 

@@ -113,8 +113,11 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
   wire::Writer w(out);
   w.bytes(layout::kMagic, sizeof(layout::kMagic));
   w.u16(kMajorVersion);
-  // The lowest minor that describes the file: without callees it is a 1.0 file.
-  w.u16(payload::callee_count(profile) > 0 ? kMinorVersion : 0);
+  // The lowest minor that describes the file: without offset histograms or callees it is a 1.0
+  // file byte for byte.
+  w.u16(!profile.offsets.empty()              ? kMinorOffsets
+        : payload::callee_count(profile) > 0 ? kMinorCallees
+                                              : 0);
   w.u32(static_cast<uint32_t>(profile.kind));
   w.u64(payload.size());
   w.u32(zstd ? layout::kFlagZstd : 0);

@@ -39,8 +39,9 @@ enum Tag : uint32_t {
   kTagTree = 5,
   kTagSymbols = 6,
   kTagCallees = 7,  // since 1.1
+  kTagOffsets = 8,  // since 1.2
 };
-inline constexpr uint32_t kLastKnownTag = kTagCallees;
+inline constexpr uint32_t kLastKnownTag = kTagOffsets;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -56,6 +57,8 @@ inline constexpr size_t kSymbolMin = 4 + 8 + 4;
 inline constexpr size_t kSourceLocMin = kStrMin + kStrMin + 4;
 inline constexpr size_t kCalleeMin = 4 + 8 + kSourceLocMin;
 static_assert(kModuleMin == 16 && kFrameSize == 12 && kSiteMin == 22 && kStaticMin == 25);
+inline constexpr size_t kOffsetsMin = 1 + 4 + 8 + 8 + 4;  // without bins
+static_assert(kOffsetsMin == 25);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

@@ -100,6 +100,32 @@ struct Checker {
     return {};
   }
 
+  // One histogram per variable, of a known owner, with kOffsetBins bins.
+  std::string offsets() const {
+    std::vector<std::pair<uint8_t, uint32_t>> seen;
+    for (size_t i = 0; i < p.offsets.size(); ++i) {
+      const OffsetHistogram& h = p.offsets[i];
+      size_t limit = h.owner == OffsetOwner::Site     ? p.sites.size()
+                     : h.owner == OffsetOwner::Static ? p.statics.size()
+                                                      : 0;
+      if (h.owner != OffsetOwner::Site && h.owner != OffsetOwner::Static)
+        return strf("offset histogram %zu has unknown owner %u", i, static_cast<unsigned>(h.owner));
+      if (h.index >= limit)
+        return strf("offset histogram %zu: %s index %" PRIu32 " out of range (%zu)", i,
+                    h.owner == OffsetOwner::Site ? "site" : "static", h.index, limit);
+      if (h.bins.size() != kOffsetBins)
+        return strf("offset histogram %zu has %zu bins (%" PRIu32 " expected)", i, h.bins.size(),
+                    kOffsetBins);
+      if (h.min > h.max)
+        return strf("offset histogram %zu: min %" PRIu64 " above max %" PRIu64, i, h.min, h.max);
+      seen.emplace_back(static_cast<uint8_t>(h.owner), h.index);
+    }
+    std::sort(seen.begin(), seen.end());
+    if (std::adjacent_find(seen.begin(), seen.end()) != seen.end())
+      return "two offset histograms for one variable";
+    return {};
+  }
+
   std::string run() const {
     for (size_t i = 0; i < p.sites.size(); ++i) {
       for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
@@ -113,6 +139,7 @@ struct Checker {
     for (size_t i = 0; i < p.trees.size(); ++i) {
       if (std::string err = tree(i); !err.empty()) return err;
     }
+    if (std::string err = offsets(); !err.empty()) return err;
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       if (!module_ok(f.module)) return strf("symbol %zu: ", i) + bad_module(f.module);

@@ -24,6 +24,7 @@
 #include "guard.h"
 #include "log.h"
 #include "modules.h"
+#include "offset_hist.h"
 #include "real_fns.h"
 #include "sampler.h"
 #include "spinlock.h"
@@ -151,6 +152,7 @@ void postfork_child() {
   // Allocation counts stay: the child has the parent's blocks in its own address space, and a
   // variable's size describes it there too. Samples start from zero.
   threads_after_fork_child();
+  offsets_reset();
   g_config.start_ns = now_ns();
 }
 

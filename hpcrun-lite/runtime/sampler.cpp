@@ -19,6 +19,7 @@
 #include "hpcl/profile.h"
 #include "log.h"
 #include "modules.h"
+#include "offset_hist.h"
 #include "perf_event.h"
 #include "runtime.h"
 #include "saved_regs.h"
@@ -46,11 +47,13 @@ uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
   BlockInfo blk;
   StaticHit hit;
   auto static_node = [&] {
+    offsets_count(ea, ts->fs_base, nullptr, &hit);
     return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
   };
   if (g_heap.lookup(ea, &blk)) {
     if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
       return static_node();
+    offsets_count(ea, ts->fs_base, &blk, nullptr);
     return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
   }
   if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))

@@ -19,6 +19,7 @@
 #include "hpcl/tree.h"
 #include "log.h"
 #include "modules.h"
+#include "offset_hist.h"
 #include "process_env.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -113,6 +114,27 @@ class ProfileBuilder {
     profile.trees.push_back(std::move(tree));
   }
 
+  // The histograms of where samples fell inside each variable (OFFSETS section).
+  void add_offsets() {
+    offsets_for_each(
+        [](const OffsetRecord& r, void* self) {
+          auto* pb = static_cast<ProfileBuilder*>(self);
+          hpcl::OffsetHistogram h;
+          if (r.is_static) {
+            h.owner = hpcl::OffsetOwner::Static;
+            h.index = pb->static_index(r.module, r.symbol);
+          } else {
+            if (r.site >= pb->profile.sites.size()) return;
+            h.index = r.site;
+          }
+          h.min = r.min;
+          h.max = r.max;
+          h.bins.assign(r.bins, r.bins + kOffsetBinCount);
+          pb->profile.offsets.push_back(std::move(h));
+        },
+        this);
+  }
+
   hpcl::Profile profile;
 
  private:
@@ -133,13 +155,15 @@ void write_process_profile() {
   std::string exe_path = exe ? exe->path : "";
 
   std::vector<const ThreadState*> threads;
-  uint64_t samples = 0, dropped = 0, busy = 0;
+  uint64_t samples = 0, dropped = 0, busy = 0, nodata = 0, unresolved = 0;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
     samples += t->samples;
     dropped += t->dropped;
     busy += t->busy;
+    nodata += t->nodata;
+    unresolved += t->unresolved;
   }
   std::sort(threads.begin(), threads.end(),
             [](const ThreadState* a, const ThreadState* b) { return a->index < b->index; });
@@ -162,10 +186,17 @@ void write_process_profile() {
   p.set_meta("threads", std::to_string(threads_count()));
   p.set_meta("samples_total", std::to_string(samples));
   p.set_meta("samples_dropped", std::to_string(dropped + busy));
+  // Why they were dropped, and what the recorded ones lacked (the report explains each).
+  p.set_meta("samples_dropped_full", std::to_string(dropped));
+  p.set_meta("samples_dropped_busy", std::to_string(busy));
+  p.set_meta("samples_no_data", std::to_string(nodata));
+  p.set_meta("samples_unresolved", std::to_string(unresolved));
+  p.set_meta("offsets_lost", std::to_string(offsets_lost()));
 
   pb.add_modules();
   pb.add_sites();
   for (const ThreadState* t : threads) pb.add_thread(t);
+  pb.add_offsets();
 
   std::string dir = g_config.out_dir;
   if (!make_dirs(dir)) {

@@ -17,9 +17,11 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-// 1.1 added the CALLEES section. A writer stamps the lowest minor that describes its file, so a
-// file without callees stays a 1.0 file byte for byte.
-inline constexpr uint16_t kMinorVersion = 1;
+// 1.2 added the OFFSETS section (1.1: CALLEES). A writer stamps the lowest minor that describes
+// its file, so a file without offset histograms stays a file of the earlier minor byte for byte.
+inline constexpr uint16_t kMinorVersion = 2;
+inline constexpr uint16_t kMinorCallees = 1;
+inline constexpr uint16_t kMinorOffsets = 2;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -134,6 +136,20 @@ struct Symbolized {
   SourceLoc callee{};
 };
 
+// Where in a variable its samples fell (format 1.2): the extent of the variable (a heap block,
+// a static symbol) cut into kOffsetBins equal bins, a sample counted in the bin of its offset
+// from the start divided by the extent's size, plus the lowest and highest byte offset seen.
+inline constexpr uint32_t kOffsetBins = 32;
+enum class OffsetOwner : uint8_t { Site = 1, Static = 2 };
+struct OffsetHistogram {
+  OffsetOwner owner = OffsetOwner::Site;
+  uint32_t index = 0;  // into SITES or STATICS
+  uint64_t min = 0;    // lowest byte offset sampled
+  uint64_t max = 0;    // highest byte offset sampled
+  std::vector<uint64_t> bins = std::vector<uint64_t>(kOffsetBins, 0);
+  friend bool operator==(const OffsetHistogram&, const OffsetHistogram&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -142,6 +158,7 @@ struct Profile {
   std::vector<StaticVar> statics;
   std::vector<Tree> trees;            // a process: one per thread; a database: exactly one
   std::vector<Symbolized> symbols;    // database only, sorted by frame
+  std::vector<OffsetHistogram> offsets;  // at most one per (owner, index); database: sorted
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

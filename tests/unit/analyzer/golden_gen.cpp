@@ -60,6 +60,24 @@ Profile rank(int r) {
   p.trees = std::move(trees);
   p.set_meta("samples_total", std::to_string(total + 2));
   p.set_meta("samples_dropped", "2");
+  p.set_meta("samples_dropped_full", "0");
+  p.set_meta("samples_dropped_busy", "2");
+  p.set_meta("samples_no_data", "0");
+  p.set_meta("samples_unresolved", std::to_string(r));
+  p.set_meta("offsets_lost", "0");
+  // The grid is read in its first quarter only; stats::history evenly; merged across ranks.
+  OffsetHistogram grid;
+  grid.index = 0;
+  grid.min = 64 * r;
+  grid.max = 2u * 8 * 512 * 512 / 4 - 8;
+  for (uint32_t b = 0; b < 8; ++b) grid.bins[b] = 10 + b + r;
+  grid.bins[20] = 1;  // a stray sample outside the hot quarter
+  OffsetHistogram history;
+  history.owner = OffsetOwner::Static;
+  history.index = 1;
+  history.max = 8192 - 8;
+  for (uint64_t& b : history.bins) b = 1;
+  p.offsets = {grid, history};
   return p;
 }
 

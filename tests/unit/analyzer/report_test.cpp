@@ -70,8 +70,14 @@ Profile make_database() {
   return db;
 }
 
+ReportModel ungrouped(const Profile& db) {
+  ReportModelOptions o;
+  o.group_runtime = false;
+  return build_report_model(db, o);
+}
+
 TEST(ReportModel, VariablesNamedAndOrdered) {
-  ReportModel m = build_report_model(make_database());
+  ReportModel m = ungrouped(make_database());
   EXPECT_EQ(m.total_samples, 80u);
   EXPECT_EQ(m.data_samples, 68u);
   EXPECT_EQ(m.processes, 2u);
@@ -84,6 +90,8 @@ TEST(ReportModel, VariablesNamedAndOrdered) {
   EXPECT_EQ(grid.allocation_site, "operator new in Grid::Grid(int) (grid.cpp:41)");
   EXPECT_EQ(grid.samples, 40u);
   EXPECT_DOUBLE_EQ(grid.share, 0.5);
+  EXPECT_NEAR(grid.share_low, 0.392974, 1e-6);  // Wilson, 95%: 40 of 80
+  EXPECT_NEAR(grid.share_high, 0.607026, 1e-6);
   EXPECT_EQ(grid.bytes, 16000u);
   EXPECT_EQ(grid.allocations, 2u);
   ASSERT_EQ(grid.allocation_path.size(), 1u + 1u + 3u + 1u);
@@ -142,7 +150,7 @@ TEST(ReportModel, CodeViewAggregatesAllRoots) {
 }
 
 TEST(ReportJson, FollowsTheSchema) {
-  ReportModel m = build_report_model(make_database());
+  ReportModel m = ungrouped(make_database());
   std::ostringstream out;
   write_json(m, ReportOptions{View::Data, 0}, out);
   Json j = JsonParser::parse(out.str());
@@ -157,8 +165,11 @@ TEST(ReportJson, FollowsTheSchema) {
   const Json& vars = j["variables"];
   ASSERT_EQ(vars.items.size(), 6u);
   for (const Json& v : vars.items) {
-    for (const char* k : {"kind", "name", "allocations", "bytes", "metrics", "accesses", "share"})
+    for (const char* k : {"kind", "name", "allocations", "bytes", "metrics", "accesses", "share",
+                          "share_low", "share_high"})
       EXPECT_TRUE(v.has(k)) << k;
+    EXPECT_LE(v["share_low"].number, v["share"].number);
+    EXPECT_GE(v["share_high"].number, v["share"].number);
     EXPECT_EQ(v["share"].type, Json::Number);
     for (const Json& a : v["accesses"].items) {
       EXPECT_EQ(a["path"].type, Json::Array);
@@ -170,6 +181,10 @@ TEST(ReportJson, FollowsTheSchema) {
   EXPECT_EQ(grid["allocator"].text, "operator new");
   EXPECT_FALSE(grid["sampled"].boolean);
   EXPECT_EQ(grid["share"].number, 0.5);
+  EXPECT_EQ(grid["share_low"].number, 0.392974);
+  EXPECT_EQ(grid["share_high"].number, 0.607026);
+  EXPECT_EQ(j["totals"]["no_data_samples"].u64(), 12u);
+  EXPECT_EQ(j["totals"]["unknown_data_samples"].u64(), 3u);
   const Json& api = grid["allocation_path"][0];
   EXPECT_EQ(api["function"].text, "operator new");
   EXPECT_EQ(api["file"].text, "");
@@ -236,10 +251,11 @@ TEST(ReportCsv, QuotesFieldsPerRfc4180) {
   std::getline(lines, row1);
   std::getline(lines, row2);
   std::getline(lines, row3);
-  EXPECT_EQ(header, "rank,variable,kind,share,samples,bytes,allocations,sampled,allocation_site,module,hottest_access");
-  EXPECT_EQ(row1, "1,Grid::Grid(int) (grid.cpp:41),heap,0.500000,40,16000,2,0,"
+  EXPECT_EQ(header, "rank,variable,kind,share,share_low,share_high,samples,bytes,allocations,sampled,"
+                    "allocation_site,module,hottest_access");
+  EXPECT_EQ(row1, "1,Grid::Grid(int) (grid.cpp:41),heap,0.500000,0.392974,0.607026,40,16000,2,0,"
                   "operator new in Grid::Grid(int) (grid.cpp:41),,axpy (kernel.h:5)");
-  EXPECT_EQ(row3, "3,\"fill(std::map<int, int>&) (solver+0x3000)\",heap,0.062500,5,96,3,1,"
+  EXPECT_EQ(row3, "3,\"fill(std::map<int, int>&) (solver+0x3000)\",heap,0.062500,0.026989,0.138101,5,96,3,1,"
                   "\"malloc in fill(std::map<int, int>&) (solver+0x3000)\",,update (kernel.cpp:30)");
   std::ostringstream code;
   write_csv(m, ReportOptions{View::Code, 0}, code);
@@ -254,32 +270,38 @@ TEST(ReportText, AlignedTableWithHeader) {
   std::string s = out.str();
   EXPECT_NE(s.find("source: soft   processes: 2   threads: 4"), std::string::npos) << s;
   EXPECT_NE(s.find("time-weighted"), std::string::npos);
-  EXPECT_NE(s.find("(3 of 6 variables shown; --top 0 shows all)"), std::string::npos) << s;
+  EXPECT_NE(s.find("(3 of 4 variables shown; --top 0 shows all)"), std::string::npos) << s;
+  EXPECT_NE(s.find("(2 variables without samples not shown; --all shows them)"), std::string::npos) << s;
   std::istringstream lines(s);
   std::string line;
   size_t share_end = std::string::npos;
   int rows = 0;
   while (std::getline(lines, line)) {
     if (line.starts_with("#") || line.find("  # ") == 0 || line.find("# variable") != std::string::npos) {
-      share_end = line.find("share") + 5;
+      share_end = line.find("share ±95%") + std::string("share ±95%").size();
       continue;
     }
     if (share_end == std::string::npos || line.empty() || line[0] == '(' || line[0] == '*') continue;
     ++rows;
-    EXPECT_EQ(line[share_end - 1], '%') << line;
+    EXPECT_NE(line.find("% ±"), std::string::npos) << line;  // "50.0% ±10.7"
+    EXPECT_EQ(line[share_end - 1 + 1], ' ') << line;          // right-aligned under the header
     EXPECT_NE(line.back(), ' ') << "no trailing spaces: " << line;
   }
   EXPECT_EQ(rows, 3);
-  EXPECT_NE(s.find("operator new in Grid::Grid(int) (grid.cpp:41)"), std::string::npos);
+  // Parameter lists are dropped where the names stay distinct; the allocator completes the site.
+  EXPECT_NE(s.find("1  Grid::Grid (grid.cpp:41)  heap"), std::string::npos);
+  EXPECT_NE(s.find("  operator new  "), std::string::npos);
 }
 
 TEST(ReportText, LongNamesAreShortenedInTheMiddle) {
   Profile db = make_database();
-  db.symbols[0].locs[2].function = "Grid::Grid(" + std::string(200, 'x') + ")";
+  db.symbols[0].locs[2].function = "Grid::Grid" + std::string(200, 'x') + "::make";
   ReportModel m = build_report_model(db);
   std::ostringstream out;
   write_text(m, ReportOptions{View::Data, 1}, out);
-  EXPECT_NE(out.str().find("1  Grid::Grid(xxxxxxxxxxxx... (grid.cpp:41)  heap"), std::string::npos)
+  // The 120-column table gives the variable what the other columns leave.
+  EXPECT_NE(out.str().find("1  Grid::Gridxxxxxxxx"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("x\u2026::make (grid.cpp:41)  heap"), std::string::npos)
       << out.str();
 }
 

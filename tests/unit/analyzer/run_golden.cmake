@@ -1,5 +1,7 @@
 # Golden test driver (cmake -P): merges golden/profiles with the real hpcprof-lite, renders every
 # format of both views, and diffs each against golden/expected. Inputs: HPCPROF, GOLDEN, WORK.
+# The text table's width follows $COLUMNS when piped; the golden files are 120 columns wide.
+unset(ENV{COLUMNS})
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
@@ -34,6 +36,9 @@ endforeach()
 # The default report (text, data view, top 20) exactly as a user first sees it.
 run_and_capture(default ${HPCPROF} report ${WORK}/stencil.hpcdb --top 3)
 compare(${WORK}/default.out ${GOLDEN}/expected/top3.text)
+# Runtime libraries one by one, zero-sample rows included, in 80 columns.
+run_and_capture(nogroup ${HPCPROF} report ${WORK}/stencil.hpcdb --no-group --all --width 80)
+compare(${WORK}/nogroup.out ${GOLDEN}/expected/nogroup-all-80.text)
 
 if(failed)
   message(FATAL_ERROR "golden outputs differ:${failed}\n(if the change is intended: tests/unit/analyzer/golden/update.sh)")

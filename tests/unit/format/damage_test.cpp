@@ -267,3 +267,35 @@ TEST(Damage, MissingFile) {
 
 }  // namespace
 }  // namespace hpcl
+
+namespace hpcl {
+namespace {
+
+// OFFSETS (format 1.2): owners, indices, bin counts and duplicates are checked like tree payloads.
+TEST(Damage, OffsetHistograms) {
+  const Profile good = test::small_process_offsets();
+  Profile p = good;
+  p.offsets[0].index = 5;
+  expect_invalid(p, "offset histogram 0: site index 5 out of range (1)");
+  p = good;
+  p.offsets[1].index = 2;
+  expect_invalid(p, "offset histogram 1: static index 2 out of range (1)");
+  p = good;
+  p.offsets[0].owner = static_cast<OffsetOwner>(9);
+  expect_invalid(p, "offset histogram 0 has unknown owner 9");
+  p = good;
+  p.offsets[0].bins.resize(31);
+  expect_invalid(p, "offset histogram 0 has 31 bins (32 expected)");
+  p = good;
+  p.offsets[0].min = 100;
+  p.offsets[0].max = 99;
+  expect_invalid(p, "offset histogram 0: min 100 above max 99");
+  p = good;
+  p.offsets.push_back(p.offsets[0]);
+  expect_invalid(p, "two offset histograms for one variable");
+  std::vector<uint8_t> body = test::Bytes().u32(1).u8(1).u32(0).u64(0).u64(0).u32(1000).v;
+  expect_error(test::file_with({1, 2, 1, 0}, test::Bytes().section(8, body).v), "1000 bins cannot fit");
+}
+
+}  // namespace
+}  // namespace hpcl

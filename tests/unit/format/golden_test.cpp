@@ -1,6 +1,8 @@
-// Pins the exact bytes of format 1.0. The checked-in files in golden/ must keep reading the same
-// forever, and the writer must keep producing them; a change here is a format change and needs a
-// version bump in docs/FORMAT.md. To regenerate deliberately: HPCL_UPDATE_GOLDEN=1 ctest -R Golden.
+// Pins the exact bytes of the format. The checked-in files in golden/ must keep reading the same
+// forever, and the writer must keep producing them (a writer stamps the lowest minor that
+// describes its file, so a profile without 1.2 content is still written as the 1.0 bytes). A
+// change here is a format change and needs a version bump in docs/FORMAT.md. To regenerate
+// deliberately: HPCL_UPDATE_GOLDEN=1 ctest -R Golden.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -59,13 +61,16 @@ void check_golden(const std::string& name, const Profile& p) {
 
 TEST(Golden, SmallProcess) { check_golden("small-process-1.0.hpcl", test::small_process()); }
 TEST(Golden, SmallDatabase) { check_golden("small-database-1.0.hpcdb", test::small_database()); }
+TEST(Golden, SmallProcessWithOffsets) {
+  check_golden("small-process-offsets-1.2.hpcl", test::small_process_offsets());
+}
 
 // The same small profile spelled out field by field from docs/FORMAT.md, independently of the
 // writer: if this fails, the writer and the spec disagree (the golden file alone would only show
 // that the bytes changed).
 TEST(Golden, WriterMatchesTheSpecByHand) {
   using test::Bytes;
-  Bytes meta, modules, sites, statics, tree;
+  Bytes meta, modules, sites, statics, tree, offsets;
   meta.u32(2).str("tool").str("hpcrun-lite").str("pid").str("7");
   modules.u32(1).str("/bin/a").str("ab").u64(0x1000);
   sites.u32(1).u8(2 /*calloc*/).u8(0).u64(2).u64(128).u32(1).u32(0).u64(0x10);
@@ -78,11 +83,18 @@ TEST(Golden, WriterMatchesTheSpecByHand) {
   tree.u32(0).u8(2).u32(0).u64(0).u8(0);                      // 4 StaticRoot
   tree.u32(4).u8(7).u32(0).u64(0).u8(0);                      // 5 StaticVar 0
   tree.u32(5).u8(5).u32(0).u64(0x34).u8(2).u16(0).u64(1).u16(1).u64(300);  // 6 Frame
+  offsets.u32(2);
+  offsets.u8(1 /*site*/).u32(0).u64(8).u64(60).u32(32);
+  for (int b = 0; b < 32; ++b) offsets.u64(b == 2 ? 4 : b == 15 ? 1 : 0);
+  offsets.u8(2 /*static*/).u32(0).u64(3).u64(3).u32(32);
+  for (int b = 0; b < 32; ++b) offsets.u64(b == 31 ? 1 : 0);
   Bytes payload;
   payload.section(1, meta.v).section(2, modules.v).section(3, sites.v).section(4, statics.v)
       .section(5, tree.v);
-  std::vector<uint8_t> expected = test::file_with({1, 0, 1, 0}, payload.v);
-  EXPECT_EQ(encode_profile(test::small_process(), 0), expected);
+  EXPECT_EQ(encode_profile(test::small_process(), 0), test::file_with({1, 0, 1, 0}, payload.v));
+  // 1.2: the same with an OFFSETS section at the end, and minor 2.
+  payload.section(8, offsets.v);
+  EXPECT_EQ(encode_profile(test::small_process_offsets(), 0), test::file_with({1, 2, 1, 0}, payload.v));
 }
 
 }  // namespace

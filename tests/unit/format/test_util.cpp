@@ -98,6 +98,11 @@ Profile rich_process() {
   p.trees.push_back(full_tree(4242, 1));
   p.trees.push_back(full_tree(4243, 100));
   p.trees.push_back(root_only(4244));  // a thread that was never sampled
+  OffsetHistogram h;
+  h.min = 0;
+  h.max = 4095;
+  for (uint32_t b = 0; b < kOffsetBins; ++b) h.bins[b] = b * 3;
+  p.offsets.push_back(h);
   return p;
 }
 
@@ -138,6 +143,22 @@ Profile small_process() {
   uint32_t sv = add(t, st, NodeKind::StaticVarNode, 0, 0);
   add(t, sv, NodeKind::Frame, 0, 0x34, {{kMetricSamples, 1}, {kMetricLatency, 300}});
   p.trees.push_back(t);
+  return p;
+}
+
+Profile small_process_offsets() {
+  Profile p = small_process();
+  OffsetHistogram heap;
+  heap.index = 0;
+  heap.min = 8;
+  heap.max = 60;
+  heap.bins[2] = 4;
+  heap.bins[15] = 1;
+  OffsetHistogram st;
+  st.owner = OffsetOwner::Static;
+  st.min = st.max = 3;
+  st.bins[31] = 1;
+  p.offsets = {heap, st};
   return p;
 }
 
@@ -186,6 +207,13 @@ std::string dump(const Profile& p) {
     for (const SourceLoc& l : sym.locs) s += "  [" + l.function + "] [" + l.file + "]:" + std::to_string(l.line) + "\n";
     if (!sym.callee.function.empty())
       s += "  calls [" + sym.callee.function + "] [" + sym.callee.file + "]:" + std::to_string(sym.callee.line) + "\n";
+  }
+  for (const OffsetHistogram& h : p.offsets) {
+    line("offsets owner %u index %u min %" PRIu64 " max %" PRIu64, static_cast<unsigned>(h.owner),
+         h.index, h.min, h.max);
+    s += " ";
+    for (uint64_t b : h.bins) s += " " + std::to_string(b);
+    s += "\n";
   }
   return s;
 }

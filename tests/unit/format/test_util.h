@@ -20,6 +20,8 @@ Profile rich_process();
 Profile rich_database();
 // A small process profile for golden bytes and truncation loops.
 Profile small_process();
+// small_process() with two offset histograms (format 1.2).
+Profile small_process_offsets();
 // A small database for golden bytes.
 Profile small_database();
 

@@ -10,12 +10,14 @@ namespace {
 TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   EXPECT_EQ(b[8] | b[9] << 8, kMajorVersion);
-  EXPECT_EQ(b[10] | b[11] << 8, 0) << "nothing of 1.1 in it: a 1.0 file";
+  EXPECT_EQ(b[10] | b[11] << 8, 0) << "nothing of a later minor in it: a 1.0 file";
   Profile db = test::rich_database();
   db.symbols[0].callee = {"make_x", "/src/app.cpp", 3};
   b = encode_profile(db, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorVersion);
-  EXPECT_EQ(kMinorVersion, 1);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorCallees);
+  b = encode_profile(test::small_process_offsets(), 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorOffsets);
+  EXPECT_EQ(kMinorVersion, 2);
 }
 
 // 1.1: the callee of a call-site frame survives the round trip; one naming no symbol is refused.

@@ -6,6 +6,7 @@ set -eu
 build=${1:?usage: update.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$build/bin
+unset COLUMNS  # the golden text tables are 120 columns wide
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -20,4 +21,6 @@ for view in data code; do
   done
 done
 "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --top 3 >"$here/expected/top3.text"
+"$bin/hpcprof-lite" report "$work/stencil.hpcdb" --no-group --all --width 80 \
+  >"$here/expected/nogroup-all-80.text"
 echo "updated $here; review with git diff"

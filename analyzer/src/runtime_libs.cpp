@@ -1,0 +1,53 @@
+// Runtime library families (see runtime_libs.h).
+#include "runtime_libs.h"
+
+#include "location.h"
+
+namespace hpcl::analysis {
+namespace {
+
+struct Prefix {
+  std::string_view prefix;
+  RuntimeFamily family;
+};
+
+// By file name. Plugins are loaded from the library's own directory
+// (openmpi/lib/openmpi3/mca_btl_vader.so, ucx/libuct_ib.so); the file name alone is enough.
+constexpr Prefix kPrefixes[] = {
+    {"libmpi", RuntimeFamily::Mpi},       {"libopen-pal", RuntimeFamily::Mpi},
+    {"libopen-rte", RuntimeFamily::Mpi},  {"mca_", RuntimeFamily::Mpi},
+    {"libucp", RuntimeFamily::Mpi},       {"libuct", RuntimeFamily::Mpi},
+    {"libucs", RuntimeFamily::Mpi},       {"libucm", RuntimeFamily::Mpi},
+    {"libucx", RuntimeFamily::Mpi},       {"libpmix", RuntimeFamily::Mpi},
+    {"libhwloc", RuntimeFamily::Mpi},     {"libevent", RuntimeFamily::Mpi},
+    {"libgomp", RuntimeFamily::OpenMp},   {"libomp", RuntimeFamily::OpenMp},
+    {"libiomp", RuntimeFamily::OpenMp},   {"libc.so", RuntimeFamily::Cxx},
+    {"libc-", RuntimeFamily::Cxx},        {"ld-linux", RuntimeFamily::Cxx},
+    {"ld.so", RuntimeFamily::Cxx},        {"ld64.so", RuntimeFamily::Cxx},
+    {"libstdc++", RuntimeFamily::Cxx},    {"libm.so", RuntimeFamily::Cxx},
+    {"libm-", RuntimeFamily::Cxx},        {"libgcc_s", RuntimeFamily::Cxx},
+    {"libpthread", RuntimeFamily::Cxx},   {"libdl.so", RuntimeFamily::Cxx},
+    {"libdl-", RuntimeFamily::Cxx},       {"librt.so", RuntimeFamily::Cxx},
+    {"librt-", RuntimeFamily::Cxx},
+};
+
+}  // namespace
+
+RuntimeFamily runtime_family(std::string_view module_path) {
+  std::string_view base = basename_of(module_path);
+  for (const Prefix& p : kPrefixes)
+    if (!base.empty() && base.starts_with(p.prefix)) return p.family;
+  return RuntimeFamily::None;
+}
+
+std::string runtime_family_row(RuntimeFamily family) {
+  switch (family) {
+    case RuntimeFamily::Mpi: return "[MPI runtime data]";
+    case RuntimeFamily::OpenMp: return "[OpenMP runtime data]";
+    case RuntimeFamily::Cxx: return "[C/C++ runtime data]";
+    case RuntimeFamily::None: break;
+  }
+  return "";
+}
+
+}  // namespace hpcl::analysis

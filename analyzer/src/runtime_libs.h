@@ -1,0 +1,22 @@
+// Which data belongs to a runtime library rather than to the program: MPI and its plugins, the
+// OpenMP runtime, the C and C++ runtime. On real codes such libraries hold dozens of small
+// variables each (Open MPI's free lists, plugin state), which crowd the program's own out of a
+// report; the report model folds each family into one row (report_model.h, --no-group).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hpcl::analysis {
+
+enum class RuntimeFamily { None, Mpi, OpenMp, Cxx };
+
+// By the module's file name: libmpi*, libopen-pal, libopen-rte, mca_*.so, libucp/uct/ucs/ucm/
+// libucx, libpmix, libhwloc, libevent* -> Mpi; libgomp, libomp, libiomp -> OpenMp; libc, ld.so /
+// ld-linux, libstdc++, libm, libgcc_s, libpthread, libdl, librt -> Cxx.
+RuntimeFamily runtime_family(std::string_view module_path);
+
+// "[MPI runtime data]", "[OpenMP runtime data]", "[C/C++ runtime data]"; "" for None.
+std::string runtime_family_row(RuntimeFamily family);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,416 @@
+// How the report stays readable and honest on real codes: C++ names shortened for tables, tables
+// that fit 80 and 120 columns (golden files), runtime libraries folded into one row per family,
+// variables without samples hidden from the text table, 95% intervals of shares, and offset
+// histograms from process profiles through merge to JSON.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cxx_names.h"
+#include "format_common.h"
+#include "formatters.h"
+#include "json_parse.h"
+#include "merge.h"
+#include "profile_builder.h"
+#include "report_model.h"
+#include "runtime_libs.h"
+#include "stats.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+// ---- C++ names -------------------------------------------------------------------------------
+
+TEST(CxxNames, ParameterListsAreDropped) {
+  EXPECT_EQ(drop_parameter_lists("f(int, char*) const (a.cc:3)"), "f (a.cc:3)");
+  EXPECT_EQ(drop_parameter_lists("ns::C::operator()(int) (a.cc:3)"), "ns::C::operator() (a.cc:3)");
+  EXPECT_EQ(drop_parameter_lists("std::vector<int>::operator[](unsigned long)"),
+            "std::vector<int>::operator[]");
+  EXPECT_EQ(drop_parameter_lists("(anonymous namespace)::g(double) (b.cc)"),
+            "(anonymous namespace)::g (b.cc)");
+  EXPECT_EQ(drop_parameter_lists("plain_c (c.c:9)"), "plain_c (c.c:9)");
+  EXPECT_EQ(drop_parameter_lists("broken(int"), "broken(int");
+}
+
+TEST(CxxNames, TemplateArgumentsAreDropped) {
+  EXPECT_EQ(drop_template_arguments("std::vector<int, std::allocator<int> >::push_back"),
+            "std::vector::push_back");
+  EXPECT_EQ(drop_template_arguments("ns::operator<<(std::ostream&, X const&)"),
+            "ns::operator<<(std::ostream&, X const&)");
+  EXPECT_EQ(drop_template_arguments("ns::operator< <Foo>(a, b)"), "ns::operator< <Foo>(a, b)");
+  EXPECT_EQ(drop_template_arguments("f<3>::g"), "f::g");
+}
+
+TEST(CxxNames, ShortenedOnlyWhereStillUnique) {
+  std::vector<std::string> names = {"LAMMPS_NS::Pair<double>::compute(int, int) (pair.cpp:1)",
+                                    "LAMMPS_NS::Pair<float>::compute(int, int) (pair.cpp:1)",
+                                    "solve(int) (s.c:3)", "solve(double) (s.c:3)",
+                                    "init(Grid&) (i.cc:2)"};
+  simplify_names(names);
+  // The two instantiations differ only in their template arguments: those stay.
+  EXPECT_EQ(names[0], "LAMMPS_NS::Pair<double>::compute (pair.cpp:1)");
+  EXPECT_EQ(names[1], "LAMMPS_NS::Pair<float>::compute (pair.cpp:1)");
+  // Two overloads on one line keep their parameters.
+  EXPECT_EQ(names[2], "solve(int) (s.c:3)");
+  EXPECT_EQ(names[3], "solve(double) (s.c:3)");
+  EXPECT_EQ(names[4], "init (i.cc:2)");
+}
+
+TEST(ShortenLabel, KeepsLastComponentAndLocation) {
+  const std::string label = "LAMMPS_NS::PairLJCutCoulLong::compute (pair_lj_cut_coul_long.cpp:215)";
+  EXPECT_EQ(shorten_label(label, 200), label);
+  EXPECT_EQ(shorten_label(label, 55), "LAMMPS_NS::Pa\u2026::compute (pair_lj_cut_coul_long.cpp:215)");
+  EXPECT_EQ(display_width(shorten_label(label, 55)), 55u);
+  // Too narrow for the location with a 16-column name: the name alone.
+  EXPECT_EQ(shorten_label(label, 30), "LAMMPS_NS::PairLJCut\u2026::compute");
+  EXPECT_EQ(shorten_label("a_c_function (file.c:3)", 14), "a_c_function");
+  EXPECT_EQ(shorten_label("LAMMPS_NS::Neighbor::build", 20), "LAMMPS_NS::N\u2026::build");
+}
+
+// ---- statistics ------------------------------------------------------------------------------
+
+TEST(ShareInterval, WilsonKnownValues) {
+  ShareInterval a = share_interval(40, 40, 0, 80);
+  EXPECT_DOUBLE_EQ(a.share, 0.5);
+  EXPECT_NEAR(a.low, 0.3929742, 1e-7);
+  EXPECT_NEAR(a.high, 0.6070258, 1e-7);
+  ShareInterval zero = share_interval(0, 0, 0, 100);  // "rule of three"-like upper bound
+  EXPECT_NEAR(zero.low, 0.0, 1e-12);
+  EXPECT_NEAR(zero.high, 0.0369935, 1e-7);
+  ShareInterval b = share_interval(81, 81, 0, 1000);
+  EXPECT_NEAR(b.low, 0.0656496, 1e-7);
+  EXPECT_NEAR(b.high, 0.0995572, 1e-7);
+  EXPECT_EQ(share_interval(1, 1, 0, 0).high, 0.0);  // no samples at all
+}
+
+TEST(ShareInterval, EstimatedCountsAddTheirVariance) {
+  // 10 observed samples standing for 160 (one in 16 tracked), variance 2400, of 1000.
+  ShareInterval r = share_interval(10, 160, 2400, 1000);
+  EXPECT_DOUBLE_EQ(r.share, 0.16);
+  // binomial part: 10 * (1 - 10/1000) * 16^2 = 2534.4; plus 2400; half = 1.96 * sqrt(4934.4) / 1000
+  const double half = 1.959963984540054 * std::sqrt(2534.4 + 2400) / 1000;
+  EXPECT_NEAR(r.low, 0.16 - half, 1e-12);
+  EXPECT_NEAR(r.high, 0.16 + half, 1e-12);
+}
+
+TEST(HotRange, SmallestRunWithTheFraction) {
+  std::vector<uint64_t> bins(32, 0);
+  for (int b = 0; b < 8; ++b) bins[b] = 10;
+  HotRange r = hot_range(bins, 0.8);
+  EXPECT_EQ(r.first, 0u);
+  EXPECT_EQ(r.last, 6u);  // 70 of 80 samples: the smallest run with 80%
+  EXPECT_EQ(r.count, 70u);
+  bins.assign(32, 0);
+  bins[31] = 5;
+  r = hot_range(bins, 0.8);
+  EXPECT_EQ(r.first, 31u);
+  EXPECT_EQ(r.last, 31u);
+  EXPECT_EQ(hot_range(std::vector<uint64_t>(32, 0), 0.8).count, 0u);
+}
+
+TEST(RuntimeFamilies, ByFileName) {
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libmpi.so.40"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ob1.so"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libopen-rte.so.40"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libpmix.so.2"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libhwloc.so.15"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libevent_core-2.1.so.7"), RuntimeFamily::Mpi);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libgomp.so.1"), RuntimeFamily::OpenMp);
+  EXPECT_EQ(runtime_family("/usr/lib/llvm-14/lib/libomp.so.5"), RuntimeFamily::OpenMp);
+  EXPECT_EQ(runtime_family("/lib/x86_64-linux-gnu/libc.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/lib64/ld-linux-x86-64.so.2"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libstdc++.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/lib/x86_64-linux-gnu/libm.so.6"), RuntimeFamily::Cxx);
+  EXPECT_EQ(runtime_family("/opt/app/lib/libmylib.so"), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family("/opt/app/bin/lmp"), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family(""), RuntimeFamily::None);
+  EXPECT_EQ(runtime_family_row(RuntimeFamily::OpenMp), "[OpenMP runtime data]");
+}
+
+// ---- a database of a C++ MPI+OpenMP code ------------------------------------------------------
+
+const std::string kApp = "/opt/lammps/bin/lmp";
+const std::string kMpi = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
+const std::string kPal = "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40";
+const std::string kVader = "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so";
+const std::string kGomp = "/usr/lib/x86_64-linux-gnu/libgomp.so.1";
+const std::string kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
+
+// 1000 samples: two LAMMPS heap arrays with long names, one static; MPI data in three libraries
+// (a heap site named inside libopen-pal, statics of libmpi and mca_btl_vader); libgomp and libc
+// statics; and a zero-sample site and static.
+Profile lammps_database() {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("tool", "hpcprof-lite");
+  db.set_meta("processes", "4");
+  db.set_meta("threads", "8");
+  db.set_meta("ranks", "4");
+  db.set_meta("source", "soft");
+  db.set_meta("min_bytes", "4096");
+  db.set_meta("small_every", "64");
+  db.set_meta("samples_total", "1010");
+  db.set_meta("samples_dropped", "10");
+  db.set_meta("samples_dropped_full", "3");
+  db.set_meta("samples_dropped_busy", "7");
+  db.set_meta("samples_unresolved", "2");
+  db.set_meta("skipped", "");
+  db.modules = {{kApp, "", 0}, {kMpi, "", 0}, {kPal, "", 0}, {kVader, "", 0}, {kGomp, "", 0}, {kLibc, "", 0}};
+  db.sites = {
+      {AllocApi::Malloc, 0, {{0, 0x1000}}, 4, 64u << 20},   // Memory::smalloc in Atom
+      {AllocApi::Malloc, 0, {{0, 0x1100}}, 4, 16u << 20},   // NeighList
+      {AllocApi::Malloc, 0, {{2, 0x2000}}, 40, 40 * 1024},  // opal free list
+      {AllocApi::Calloc, 0, {{0, 0x1200}}, 1, 4096},        // never sampled
+  };
+  db.statics = {{0, 0x8000, 800, 0, "_ZN9LAMMPS_NS5Force6tablesE"},
+                {1, 0x100, 64, 0, "ompi_mpi_comm_world"},
+                {3, 0x200, 128, 0, "mca_btl_vader_component"},
+                {4, 0x300, 32, 0, "gomp_global_icv"},
+                {5, 0x400, 8, 0, "__libc_errno_table"},
+                {0, 0x9000, 8, 0, "never_touched"}};
+  Tree t = new_tree(0);
+  heap_sample(t, 0, {{0, 0x5000}}, 600);
+  heap_sample(t, 1, {{0, 0x5100}}, 200);
+  static_sample(t, 0, {{0, 0x5200}}, 50);
+  heap_sample(t, 2, {{2, 0x6000}}, 40);
+  static_sample(t, 1, {{1, 0x6100}}, 20);
+  static_sample(t, 2, {{3, 0x6200}}, 10);
+  static_sample(t, 3, {{4, 0x6300}}, 30);
+  static_sample(t, 4, {{5, 0x6400}}, 5);
+  unknown_sample(t, UnknownClass::Stack, {{0, 0x5300}}, 15);
+  nodata_sample(t, {{4, 0x6500}}, 30);
+  db.trees = {t};
+  OffsetHistogram atom;
+  atom.max = (64u << 20) / 4 - 8;
+  for (int b = 0; b < 8; ++b) atom.bins[b] = 75;
+  db.offsets = {atom};
+  std::map<Frame, std::vector<SourceLoc>> syms = {
+      {{0, 0x1000},
+       {{"LAMMPS_NS::Memory::smalloc(long, char const*)", "/src/memory.cpp", 54},
+        {"LAMMPS_NS::AtomVecFullKokkos<Kokkos::OpenMP>::grow(int)", "/src/KOKKOS/atom_vec_full_kokkos.cpp", 77}}},
+      {{0, 0x1100}, {{"LAMMPS_NS::NeighListKokkos<Kokkos::OpenMP>::grow(int)", "/src/KOKKOS/neigh_list_kokkos.cpp", 61}}},
+      {{0, 0x1200}, {{"LAMMPS_NS::Output::setup(int)", "/src/output.cpp", 240}}},
+      {{0, 0x5000}, {{"LAMMPS_NS::PairLJCutCoulLongKokkos<Kokkos::OpenMP>::compute(int, int)", "/src/KOKKOS/pair_lj_cut_coul_long_kokkos.cpp", 215}}},
+      {{0, 0x5100}, {{"LAMMPS_NS::NPairKokkos<Kokkos::OpenMP, 0, 1, 0, 0>::build(LAMMPS_NS::NeighList*)", "/src/KOKKOS/npair_kokkos.cpp", 302}}},
+      {{0, 0x5200}, {{"LAMMPS_NS::PairLJCutCoulLongKokkos<Kokkos::OpenMP>::compute(int, int)", "/src/KOKKOS/pair_lj_cut_coul_long_kokkos.cpp", 230}}},
+      {{0, 0x5300}, {{"LAMMPS_NS::Verlet::run(int)", "/src/verlet.cpp", 321}}},
+      {{2, 0x2000}, {{"opal_free_list_grow_st", "", 0}}},
+      {{2, 0x6000}, {{"opal_progress", "", 0}}},
+      {{1, 0x6100}, {{"ompi_comm_size", "", 0}}},
+      {{3, 0x6200}, {{"mca_btl_vader_component_progress", "", 0}}},
+      {{4, 0x6300}, {{"gomp_team_barrier_wait_end", "", 0}}},
+      {{5, 0x6400}, {{"strerror", "", 0}}},
+      {{4, 0x6500}, {{"gomp_barrier_wait_end", "", 0}}},
+  };
+  for (auto& [f, locs] : syms) db.symbols.push_back(Symbolized{f, locs});
+  return db;
+}
+
+std::string text_report(const ReportModel& m, size_t width, bool all = false) {
+  std::ostringstream out;
+  ReportOptions o;
+  o.width = width;
+  o.all = all;
+  write_text(m, o, out);
+  return out.str();
+}
+
+bool updating() {
+  const char* v = std::getenv("HPCL_UPDATE_GOLDEN");
+  return v != nullptr && std::string(v) == "1";
+}
+
+void check_golden_text(const std::string& name, const std::string& text) {
+  const std::string path = std::string(ANALYZER_GOLDEN_DIR) + "/tables/" + name;
+  if (updating()) {
+    std::ofstream(path) << text;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path << " is missing; HPCL_UPDATE_GOLDEN=1 creates it";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(text, golden.str()) << "(if intended: HPCL_UPDATE_GOLDEN=1 analyzer_tests)";
+}
+
+size_t widest_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  size_t w = 0;
+  bool table = false;
+  while (std::getline(lines, line)) {
+    table |= line.starts_with("#  ");
+    if (table && !line.empty() && line[0] != '(' && line[0] != '*') w = std::max(w, display_width(line));
+    if (line.empty()) table = false;
+  }
+  return w;
+}
+
+TEST(ReportTables, Golden80And120Columns) {
+  ReportModel m = build_report_model(lammps_database());
+  const std::string t80 = text_report(m, 80), t120 = text_report(m, 120);
+  EXPECT_LE(widest_line(t80), 80u) << t80;
+  EXPECT_LE(widest_line(t120), 120u) << t120;
+  check_golden_text("lammps-80.text", t80);
+  check_golden_text("lammps-120.text", t120);
+  ReportModelOptions o;
+  o.group_runtime = false;
+  check_golden_text("lammps-nogroup-120.text", text_report(build_report_model(lammps_database(), o), 120));
+  // --wide: nothing is cut, though parameter lists still go where names stay distinct.
+  std::string wide = text_report(m, 0);
+  EXPECT_NE(wide.find("LAMMPS_NS::PairLJCutCoulLongKokkos::compute (pair_lj_cut_coul_long_kokkos.cpp:215)"),
+            std::string::npos) << wide;
+  EXPECT_EQ(wide.find("\u2026"), std::string::npos) << wide;
+}
+
+TEST(ReportGroups, RuntimeLibrariesFoldIntoOneRowPerFamily) {
+  ReportModel m = build_report_model(lammps_database());
+  std::map<std::string, const Variable*> by_name;
+  for (const Variable& v : m.variables) by_name[v.name] = &v;
+  ASSERT_TRUE(by_name.count("[MPI runtime data]"));
+  const Variable& mpi = *by_name["[MPI runtime data]"];
+  EXPECT_EQ(mpi.kind, VariableKind::Group);
+  EXPECT_EQ(mpi.samples, 70u);  // heap site in libopen-pal 40 + libmpi 20 + mca_btl_vader 10
+  ASSERT_EQ(mpi.libraries.size(), 3u);
+  EXPECT_EQ(mpi.libraries[0].module, kPal);
+  EXPECT_EQ(mpi.libraries[0].samples, 40u);
+  EXPECT_EQ(mpi.libraries[1].module, kMpi);
+  EXPECT_EQ(mpi.libraries[2].module, kVader);
+  EXPECT_EQ(mpi.hottest_access, "opal_progress (libopen-pal.so.40)");
+  EXPECT_EQ(by_name["[OpenMP runtime data]"]->samples, 30u);
+  EXPECT_EQ(by_name["[C/C++ runtime data]"]->samples, 5u);
+  EXPECT_EQ(m.grouped_variables, 5u);
+  EXPECT_FALSE(by_name.count("ompi_mpi_comm_world"));
+  EXPECT_TRUE(by_name.count("[stack]"));  // unknown data is never a library's
+
+  ReportModelOptions o;
+  o.group_runtime = false;
+  ReportModel flat = build_report_model(lammps_database(), o);
+  EXPECT_EQ(flat.variables.size(), m.variables.size() + 5 - 3);
+  EXPECT_EQ(flat.grouped_variables, 0u);
+
+  std::ostringstream json;
+  write_json(m, ReportOptions{View::Data, 0}, json);
+  Json j = JsonParser::parse(json.str());
+  bool found = false;
+  for (const Json& v : j["variables"].items) {
+    if (v["name"].text != "[MPI runtime data]") continue;
+    found = true;
+    EXPECT_EQ(v["kind"].text, "group");
+    EXPECT_EQ(v["libraries"].items.size(), 3u);
+    EXPECT_EQ(v["libraries"][0]["variables"].u64(), 1u);
+    EXPECT_EQ(v["libraries"][1]["samples"].u64(), 20u);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(j["totals"]["grouped_variables"].u64(), 5u);
+}
+
+TEST(ReportRows, ZeroSampleVariablesHiddenFromTheTextOnly) {
+  ReportModel m = build_report_model(lammps_database());
+  std::string text = text_report(m, 200);
+  EXPECT_EQ(text.find("never_touched"), std::string::npos);
+  EXPECT_NE(text.find("(2 variables without samples not shown; --all shows them)"), std::string::npos);
+  std::string all = text_report(m, 200, true);
+  EXPECT_NE(all.find("never_touched"), std::string::npos);
+  EXPECT_NE(all.find("LAMMPS_NS::Output::setup"), std::string::npos);
+  // JSON and CSV list every variable.
+  std::ostringstream json, csv;
+  write_json(m, ReportOptions{View::Data, 0}, json);
+  EXPECT_NE(json.str().find("never_touched"), std::string::npos);
+  write_csv(m, ReportOptions{View::Data, 0}, csv);
+  EXPECT_NE(csv.str().find("never_touched"), std::string::npos);
+}
+
+TEST(ReportHeader, SaysWhatTheSamplesCover) {
+  ReportModel m = build_report_model(lammps_database());
+  std::string text = text_report(m, 120);
+  EXPECT_NE(text.find("samples: 1000   with a data address: 970 (97.0%)   without: 30 (3.0%)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("untracked data: 15 (1.5%: [stack], [unknown data]; 2 unresolved)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("dropped: 10 of 1010 taken (1.0%; 7 inside the runtime, 3 with a full tree)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("1  hot: 0-22% of the block (bytes 0-16777208 sampled)"), std::string::npos) << text;
+}
+
+// ---- offset histograms: process profiles -> files -> merge -> JSON ---------------------------
+
+Profile quarter_process(int rank, bool reversed) {
+  Profile p = new_process(rank);
+  p.modules = {{"/nonexistent/app", "b1", 0x1000}};
+  AllocSite grid{AllocApi::Malloc, 0, {{0, 0x100}}, 1, 1u << 20};
+  AllocSite halo{AllocApi::Calloc, 0, {{0, 0x200}}, 1, 4096};
+  // The site order differs between the processes: the merge must remap the histograms.
+  p.sites = reversed ? std::vector<AllocSite>{halo, grid} : std::vector<AllocSite>{grid, halo};
+  const uint32_t g = reversed ? 1 : 0;
+  p.statics = {{0, 0x4000, 1024, 0, "table"}};
+  Tree t = new_tree(10 + rank);
+  heap_sample(t, g, {{0, 0x500}}, 10);
+  heap_sample(t, 1 - g, {{0, 0x600}}, 2);
+  static_sample(t, 0, {{0, 0x700}}, 4);
+  p.trees = {t};
+  OffsetHistogram h;
+  h.index = g;
+  h.min = 100u * (rank + 1);
+  h.max = 200000u + rank;
+  h.bins[0] = 6;
+  h.bins[rank == 0 ? 3 : 7] = 4;
+  OffsetHistogram s;
+  s.owner = OffsetOwner::Static;
+  s.index = 0;
+  s.min = s.max = 1000;
+  s.bins[31] = 4;
+  p.offsets = {h, s};
+  return p;
+}
+
+TEST(OffsetHistograms, ThroughWriterReaderMergeAndJson) {
+  TempDir dir;
+  write_or_fail(quarter_process(0, false), dir.file("a.hpcl"));
+  write_or_fail(quarter_process(1, true), dir.file("b.hpcl"));
+  MergeOptions mo;
+  mo.symbolize = false;
+  MergeOutcome merged = merge_directory(dir.path(), mo);
+  ASSERT_TRUE(merged.error.empty()) << merged.error;
+  ASSERT_EQ(merged.database.offsets.size(), 2u);
+  // The database itself goes through the writer and the reader too.
+  write_or_fail(merged.database, dir.file("db.hpcdb"));
+  ReadResult r = read_profile_file(dir.file("db.hpcdb"));
+  ASSERT_TRUE(r.ok) << r.error;
+  ReportModel m = build_report_model(r.profile);
+  std::ostringstream out;
+  write_json(m, ReportOptions{View::Data, 0}, out);
+  Json j = JsonParser::parse(out.str());
+  const Json* grid = nullptr;
+  const Json* table = nullptr;
+  for (const Json& v : j["variables"].items) {
+    if (v["kind"].text == "heap" && v["bytes"].u64() == 2u << 20) grid = &v;
+    if (v["kind"].text == "static") table = &v;
+    if (v["kind"].text == "heap" && v["bytes"].u64() == 8192) {
+      EXPECT_FALSE(v.has("offsets"));
+    }
+  }
+  ASSERT_NE(grid, nullptr) << out.str();
+  ASSERT_NE(table, nullptr);
+  const Json& off = (*grid)["offsets"];
+  ASSERT_EQ(off["bins"].items.size(), 32u);
+  EXPECT_EQ(off["bins"][0].u64(), 12u);
+  EXPECT_EQ(off["bins"][3].u64(), 4u);
+  EXPECT_EQ(off["bins"][7].u64(), 4u);
+  EXPECT_EQ(off["min"].u64(), 100u);
+  EXPECT_EQ(off["max"].u64(), 200001u);
+  EXPECT_EQ(off["hot"]["from"].number, 0.0);
+  EXPECT_EQ(off["hot"]["to"].number, 0.125);  // bins 0-3 hold 16 of 20 samples
+  EXPECT_EQ(off["hot"]["samples"].u64(), 16u);
+  EXPECT_EQ((*table)["offsets"]["bins"][31].u64(), 8u);
+  EXPECT_EQ((*table)["offsets"]["min"].u64(), 1000u);
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
