@@ -1,6 +1,6 @@
 // See sampler.h. The handler obeys the signal-handler rules of guard.h: it allocates nothing
 // (the tree grows with mmap), takes no lock (the address map is read lock-free), saves and
-// restores errno, and does nothing when it interrupts the runtime itself.
+// restores errno, and when it interrupts the runtime itself records only the interrupted PC.
 #include "sampler.h"
 
 #include <fcntl.h>
@@ -38,14 +38,37 @@ std::atomic<bool> g_warned_open{false};
 using hpcl::NodeKind;
 constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
 
-uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
+// What a sample in a block tracked with probability 1/w stands for (Horvitz-Thompson): the
+// block's site gets w - 1 estimated samples beyond this one, and the variance grows by
+// (w^2 - w) * (2c + 1), c being the block's earlier samples: summed over a block's y samples
+// that is (w^2 - w) * y^2, the unbiased variance estimate of a cluster of y samples that was
+// kept with probability 1/w (docs/REPORT.md).
+struct Estimate {
+  uint64_t extra = 0;
+  uint64_t var = 0;
+};
+
+uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, Estimate* est) {
   BlockInfo blk;
-  if (g_heap.lookup(ea, &blk))
+  // The block, or the block whose chunk header the allocator reads (free() of a list node).
+  if (g_heap.lookup(ea, &blk) || g_heap.lookup_header(ea, &blk)) {
+    if (blk.weight > 1) {
+      uint64_t w = blk.weight;
+      uint64_t before = g_heap.add_hit(blk.ref);
+      est->extra = w - 1;
+      est->var = (w * w - w) * (2 * before + 1);
+    }
     return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  }
   StaticHit hit;
   if (modules_find_static(ea, ts->fs_base, &hit))
     return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
-  auto cls = address_on_a_stack(ea, ts) ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
+  auto cls = hpcl::UnknownClass::Other;
+  if (address_on_a_stack(ea, ts))
+    cls = hpcl::UnknownClass::Stack;
+  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
+  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
+    cls = hpcl::UnknownClass::UntrackedHeap;
   return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
 }
 
@@ -55,9 +78,10 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   Cct& c = ts->cct;
   uint32_t node;
   uint64_t leaf = regs.rip;
+  Estimate est;
   switch (acc.kind) {
     case AccessKind::Address:
-      node = classify(c, acc.ea, ts);
+      node = classify(c, acc.ea, ts, &est);
       leaf = acc.insn;
       break;
     case AccessKind::Unresolvable:
@@ -82,6 +106,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
     return;
   }
   c.add_samples(node, 1);
+  if (est.extra) c.add_estimate(node, est.extra, est.var);
 }
 
 void on_sample(int, siginfo_t*, void* ucv) {
@@ -91,12 +116,21 @@ void on_sample(int, siginfo_t*, void* ucv) {
     ts->in_handler.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     ++ts->samples;
+    const auto* uc = static_cast<const ucontext_t*>(ucv);
     if (t_in_runtime) {
+      // The runtime's own work (tracking an allocation) is code time of the program: recorded
+      // at the interrupted instruction under the no-data root. No decoding and no unwinding:
+      // the thread may be inside libunwind, whose locks unw_backtrace would take again. The
+      // tree is safe to touch: only this thread's handler writes it, and it does not nest.
       ++ts->busy;
+      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0,
+                                    static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]));
+      if (node == Cct::kNone) ++ts->dropped;
+      else ts->cct.add_samples(node, 1);
     } else {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      record_sample(ts, static_cast<const ucontext_t*>(ucv));
+      record_sample(ts, uc);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
