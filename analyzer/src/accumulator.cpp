@@ -9,7 +9,8 @@ namespace hpcl::analysis {
 namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
-constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "exe"};
+constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "track_budget",
+                                       "exe"};
 
 bool parse_u64(const std::string* s, uint64_t* out) {
   if (s == nullptr) return false;
@@ -63,9 +64,12 @@ void Accumulator::add_content(const Profile& p) {
     const AllocSite& s = p.sites[i];
     AllocSite mapped{s.api, s.flags, s.frames, 0, 0};
     for (Frame& f : mapped.frames) f.module = map_module(f.module);
-    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, s.flags, mapped.frames},
+    // Flags are not part of a site's identity: one process may have tracked some of a site's
+    // blocks with probability < 1 (sampled) and another all of them; it is one variable.
+    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, 0, mapped.frames},
                                                static_cast<uint32_t>(sites_.size()));
     if (fresh) sites_.push_back(std::move(mapped));
+    sites_[it->second].flags |= s.flags;
     sites_[it->second].allocations += s.allocations;
     sites_[it->second].bytes += s.bytes;
     site_map[i] = it->second;
@@ -100,6 +104,7 @@ void Accumulator::add_process(const Profile& p) {
   threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : p.trees.size();
   if (parse_u64(p.find_meta("samples_total"), &n)) samples_total_ += n;
   if (parse_u64(p.find_meta("samples_dropped"), &n)) samples_dropped_ += n;
+  if (parse_u64(p.find_meta("samples_in_runtime"), &n)) samples_in_runtime_ += n;
   long long rank = -1;
   if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
   for (const char* key : kCopiedKeys)
@@ -117,6 +122,7 @@ void Accumulator::absorb(Accumulator& other) {
   threads_ += other.threads_;
   samples_total_ += other.samples_total_;
   samples_dropped_ += other.samples_dropped_;
+  samples_in_runtime_ += other.samples_in_runtime_;
   ranks_.merge(other.ranks_);
   for (auto& [key, values] : other.copied_) copied_[key].merge(values);
   for (auto& s : other.skipped_) skipped_.push_back(std::move(s));
@@ -202,6 +208,7 @@ Profile Accumulator::finish() {
   }
   db.set_meta("samples_total", std::to_string(samples_total_));
   db.set_meta("samples_dropped", std::to_string(samples_dropped_));
+  db.set_meta("samples_in_runtime", std::to_string(samples_in_runtime_));
   *this = Accumulator();
   return db;
 }

@@ -52,6 +52,7 @@ class Accumulator {
   std::map<StaticKey, uint32_t> static_index_;
 
   uint64_t processes_ = 0, threads_ = 0, samples_total_ = 0, samples_dropped_ = 0;
+  uint64_t samples_in_runtime_ = 0;
   std::set<long long> ranks_;
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
   std::vector<std::pair<std::string, std::string>> skipped_;

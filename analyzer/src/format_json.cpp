@@ -8,6 +8,7 @@ namespace hpcl::analysis {
 namespace {
 
 constexpr int kShareDecimals = 6;
+constexpr int kEstimateDecimals = 1;
 
 void write_location(JsonWriter& w, const Location& l) {
   w.begin_object(/*inline_=*/true);
@@ -56,7 +57,14 @@ void write_variable(JsonWriter& w, const Variable& v) {
   w.field("bytes", v.bytes);
   w.key("share");
   w.value_fixed(v.share, kShareDecimals);
-  write_samples(w, v.samples);
+  w.key("metrics");
+  w.begin_object(true);
+  w.field("samples", v.samples);
+  w.key("samples_estimated");
+  w.value_fixed(v.samples_estimated, kEstimateDecimals);
+  w.key("samples_estimated_var");
+  w.value_fixed(v.samples_estimated_var, kEstimateDecimals);
+  w.end_object();
   w.field("hottest_access", v.hottest_access);
   w.key("accesses");
   w.begin_array();
@@ -84,6 +92,9 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("threads", m.threads);
   w.field("ranks", m.ranks);
   w.field("samples_dropped", m.samples_dropped);
+  w.field("samples_in_runtime", m.samples_in_runtime);
+  w.key("estimated_data_samples");
+  w.value_fixed(m.estimated_data_samples, kEstimateDecimals);
   w.end_object();
   w.key("notes");
   w.begin_array();

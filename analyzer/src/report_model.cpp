@@ -50,6 +50,7 @@ class Expander {
 std::string unknown_class_name(uint32_t a) {
   if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
   if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
+  if (a == static_cast<uint32_t>(UnknownClass::UntrackedHeap)) return "[untracked heap]";
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
@@ -82,6 +83,29 @@ Variable static_variable(const StaticVar& s, const Profile& db) {
   return v;
 }
 
+// The samples the heap estimates add beyond their raw counts fell, as raw samples, in the
+// untracked blocks of their sites: in [untracked heap] when the heap's extent was known, else in
+// [unknown data]. Those classes give them up, [untracked heap] first, neither below zero; the
+// variance of what they give up is the matching share of the estimates' variance.
+void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, size_t>& unknown_var) {
+  double claimed = 0, claimed_var = 0;
+  for (const Variable& v : m.variables) {
+    if (v.kind != VariableKind::Heap) continue;
+    claimed += v.samples_estimated - static_cast<double>(v.samples);
+    claimed_var += v.samples_estimated_var;
+  }
+  const double total_claim = claimed;
+  for (UnknownClass cls : {UnknownClass::UntrackedHeap, UnknownClass::Other}) {
+    auto it = unknown_var.find(static_cast<uint32_t>(cls));
+    if (claimed <= 0 || it == unknown_var.end()) continue;
+    Variable& v = m.variables[it->second];
+    double taken = std::min(claimed, v.samples_estimated);
+    v.samples_estimated -= taken;
+    v.samples_estimated_var += claimed_var * (taken / total_claim);
+    claimed -= taken;
+  }
+}
+
 bool is_data_root(NodeKind k) {
   return k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot;
 }
@@ -109,12 +133,21 @@ void add_notes(ReportModel& m, const Profile& db) {
   if (nsampled > named)
     sampled += (named ? "; and " : "") + std::to_string(nsampled - named) +
                (named ? " more" : " without samples");
+  std::string every = meta_str(db, "small_every");
   if (nsampled > 0)
     m.notes.push_back("Sampled small allocations, " + std::to_string(nsampled) + " variable" +
                       (nsampled == 1 ? "" : "s") + " (blocks under " + meta_str(db, "min_bytes") +
-                      " bytes, one in " + meta_str(db, "small_every") +
-                      " tracked; their samples, bytes and allocations cover only the tracked "
-                      "blocks): " + sampled + ".");
+                      " bytes, " +
+                      (every == "auto" ? std::string("tracked one in k when the program allocated "
+                                                     "faster than the tracking budget")
+                                       : "one in " + every + " tracked") +
+                      "; their samples, bytes and allocations cover only the tracked blocks, "
+                      "samples_estimated all of them, taken from [untracked heap]): " +
+                      sampled + ".");
+  if (m.samples_in_runtime > 0)
+    m.notes.push_back(std::to_string(m.samples_in_runtime) +
+                      " samples interrupted the profiler's own allocation tracking; they are code "
+                      "time of the interrupted instruction, without a data address.");
   if (m.samples_dropped > 0)
     m.notes.push_back(std::to_string(m.samples_dropped) +
                       " samples were dropped by the runtime and are not in this report.");
@@ -139,6 +172,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.threads = meta_u64(db, "threads");
   m.ranks = meta_u64(db, "ranks");
   m.samples_dropped = meta_u64(db, "samples_dropped");
+  m.samples_in_runtime = meta_u64(db, "samples_in_runtime");
   m.skipped = meta_str(db, "skipped");
 
   const Expander expand(db);
@@ -150,6 +184,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Tree& tree = db.trees[0];
   const size_t n = tree.nodes.size();
   const std::vector<uint64_t> inclusive = inclusive_metric(tree, kMetricSamples);
+  const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
+  const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
   m.total_samples = n > 0 ? inclusive[0] : 0;
 
   // Parents precede children, so one forward pass knows each node's kind root and variable.
@@ -172,8 +208,15 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       }
       var[i] = it->second;
     }
-    if (var[i] != kNone) m.variables[var[i]].samples += inclusive[i];
+    if (var[i] != kNone) {
+      Variable& v = m.variables[var[i]];
+      v.samples += inclusive[i];
+      v.samples_estimated += static_cast<double>(inclusive[i] + extra[i]);
+      v.samples_estimated_var += static_cast<double>(extra_var[i]);
+    }
   }
+  // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
+  take_estimates_from_unattributed(m, unknown_var);
 
   using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
   std::map<CodeKey, size_t> code_index;
@@ -211,6 +254,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
 
   const double total = static_cast<double>(m.total_samples);
   for (Variable& v : m.variables) {
+    m.estimated_data_samples += v.samples_estimated;
     v.share = total > 0 ? static_cast<double>(v.samples) / total : 0;
     // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
     std::stable_sort(v.accesses.begin(), v.accesses.end(),

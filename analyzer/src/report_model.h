@@ -29,12 +29,17 @@ struct Variable {
   std::string name;          // heap: allocation-site label; static: source-level name; "[stack]" ...
   uint64_t samples = 0;      // inclusive: every access path of the variable
   double share = 0;          // samples / total samples of the database
+  // Horvitz-Thompson estimate of the samples the variable would have with every block tracked
+  // (= samples when all its blocks were tracked), and the estimate's variance (0 when exact).
+  // The unattributed classes give up what the estimates claim (docs/REPORT.md).
+  double samples_estimated = 0;
+  double samples_estimated_var = 0;
   uint64_t allocations = 0;  // heap only (tracked blocks)
   uint64_t bytes = 0;        // heap: tracked bytes; static: symbol size
 
   // Heap.
   std::string allocator;                  // "calloc", "operator new[]", ...
-  bool sampled = false;                   // small allocations tracked one in `small_every`
+  bool sampled = false;                   // some blocks tracked with probability < 1
   std::vector<Location> allocation_path;  // innermost first, starting with the API pseudo-frame
   std::string allocation_site;            // "calloc in make_grid (grid.c:41)"
 
@@ -62,6 +67,8 @@ struct ReportModel {
   uint64_t total_samples = 0;  // inclusive samples of the root, no-data samples included
   uint64_t data_samples = 0;   // under the heap, static and unknown roots
   uint64_t samples_dropped = 0;
+  uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  double estimated_data_samples = 0;   // sum of samples_estimated over the variables
   std::string skipped;         // META skipped
   std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)
 
