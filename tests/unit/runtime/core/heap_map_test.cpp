@@ -139,3 +139,171 @@ TEST(HeapMap, LookupsRaceWithConcurrentMallocAndFree) {
   // A lookup gives up only after 64 consecutive changes of the map; allow a tiny fraction.
   EXPECT_GE(found, 400000u - 400000u / 100);
 }
+
+// ---- Small blocks (granule index) ----
+
+TEST(HeapMap, SmallBlocksAreFoundAcrossGranuleBorders) {
+  auto m = make_map();
+  // 48 B in the 256 B level, 1000 B and 4096 B in the 4 KiB level, 5000 B in the skip list; the
+  // first three straddle a granule border of their level.
+  ASSERT_TRUE(m->insert(0x100f0, 48, 1));
+  ASSERT_TRUE(m->insert(0x20e00, 1000, 2));
+  ASSERT_TRUE(m->insert(0x30010, 4096, 3));
+  ASSERT_TRUE(m->insert(0x40000, 5000, 4));
+  BlockInfo b;
+  struct Probe { uint64_t addr; bool hit; uint32_t site; } probes[] = {
+      {0x100f0, true, 1}, {0x10100, true, 1}, {0x1011f, true, 1}, {0x10120, false, 0},
+      {0x100ef, false, 0}, {0x20e00, true, 2}, {0x21000, true, 2}, {0x211e7, true, 2},
+      {0x211e8, false, 0}, {0x30010, true, 3}, {0x3100f, true, 3}, {0x31010, false, 0},
+      {0x41387, true, 4}, {0x41388, false, 0}};
+  for (const Probe& p : probes) {
+    EXPECT_EQ(m->lookup(p.addr, &b), p.hit) << std::hex << p.addr;
+    if (p.hit) {
+      EXPECT_EQ(b.site, p.site) << std::hex << p.addr;
+    }
+  }
+  EXPECT_EQ(m->size(), 4u);
+  ASSERT_TRUE(m->remove(0x20e00, &b));
+  EXPECT_EQ(b.size, 1000u);
+  EXPECT_FALSE(m->lookup(0x21000, &b));
+  EXPECT_EQ(m->size(), 3u);
+}
+
+TEST(HeapMap, KeepsEachBlocksWeight) {
+  auto m = make_map();
+  m->insert(0x5000, 48, 9, 16);
+  m->insert(0x9000, 100000, 10);
+  BlockInfo b;
+  ASSERT_TRUE(m->lookup(0x5010, &b));
+  EXPECT_EQ(b.weight, 16u);
+  ASSERT_TRUE(m->lookup(0x9010, &b));
+  EXPECT_EQ(b.weight, 1u);
+  ASSERT_TRUE(m->remove(0x5000, &b));
+  EXPECT_EQ(b.weight, 16u);  // what realloc re-inserts
+}
+
+TEST(HeapMap, CountsSamplesPerBlock) {
+  auto m = make_map();
+  m->insert(0x5000, 48, 1, 8);
+  m->insert(0x9000, 100000, 2, 8);
+  BlockInfo small, large;
+  ASSERT_TRUE(m->lookup(0x5000, &small));
+  ASSERT_TRUE(m->lookup(0x9000, &large));
+  EXPECT_EQ(m->add_hit(small.ref), 0u);
+  EXPECT_EQ(m->add_hit(small.ref), 1u);
+  EXPECT_EQ(m->add_hit(large.ref), 0u);
+  // A new block in a recycled node starts from zero.
+  m->remove(0x5000, nullptr);
+  m->insert(0x6000, 48, 3, 8);
+  ASSERT_TRUE(m->lookup(0x6000, &small));
+  EXPECT_EQ(m->add_hit(small.ref), 0u);
+}
+
+// free() of a list node reads the 16-byte chunk header in front of it: credited to the block.
+TEST(HeapMap, ChunkHeaderBelongsToTheBlockAfterIt) {
+  auto m = make_map();
+  m->insert(0x10010, 48, 1);  // header [0x10000, 0x10010)
+  m->insert(0x10050, 48, 2);  // header [0x10040, 0x10050); 0x10040 is past block 1's 48 bytes
+  BlockInfo b;
+  EXPECT_TRUE(m->lookup_header(0x10000, &b));
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_TRUE(m->lookup_header(0x10008, &b));  // glibc's size field
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_TRUE(m->lookup_header(0x10048, &b));
+  EXPECT_EQ(b.site, 2u);
+  EXPECT_FALSE(m->lookup_header(0x0fff8, &b));  // more than 16 bytes before
+  EXPECT_FALSE(m->lookup_header(0x10010, &b));  // inside the block: lookup's business
+  EXPECT_FALSE(m->lookup_header(0x10030, &b));
+  EXPECT_FALSE(m->lookup_header(UINT64_MAX - 4, &b));
+}
+
+TEST(HeapMap, RemoveRangeDropsSmallBlocksToo) {
+  auto m = make_map();
+  for (uint64_t i = 0; i < 64; ++i) m->insert(0x7f0000000000ull + i * 64, 48, uint32_t(i));
+  m->insert(0x7f0000000000ull + 0x2000, 3000, 100);
+  EXPECT_EQ(m->remove_range(0x7f0000000000ull + 32 * 64, 0x7f0000000000ull + 0x3000), 33u);
+  BlockInfo b;
+  EXPECT_TRUE(m->lookup(0x7f0000000000ull + 31 * 64, &b));
+  EXPECT_FALSE(m->lookup(0x7f0000000000ull + 32 * 64, &b));
+  EXPECT_FALSE(m->lookup(0x7f0000000000ull + 0x2100, &b));
+  EXPECT_EQ(m->size(), 32u);
+}
+
+// A million list nodes (48 B in 64 B chunks, interleaved with 1-3 KiB tables): every block is
+// found at its first and last byte, the gaps find nothing, removal of half keeps the rest.
+TEST(HeapMap, AMillionSmallBlocksAgreeWithTheirLayout) {
+  auto m = make_map();
+  constexpr uint64_t kBase = 0x7f3400000000ull;
+  constexpr uint64_t kNodes = 1000000;
+  for (uint64_t i = 0; i < kNodes; ++i) ASSERT_TRUE(m->insert(kBase + i * 64 + 16, 48, uint32_t(i % 1000)));
+  const uint64_t tables = kBase + kNodes * 64;
+  for (uint64_t i = 0; i < 200; ++i) m->insert(tables + i * 4096, 1024 + (i % 3) * 1024, 5000 + uint32_t(i));
+  EXPECT_EQ(m->size(), kNodes + 200);
+  BlockInfo b;
+  for (uint64_t i = 0; i < kNodes; i += 7) {
+    ASSERT_TRUE(m->lookup(kBase + i * 64 + 16, &b)) << i;
+    ASSERT_EQ(b.site, uint32_t(i % 1000));
+    ASSERT_TRUE(m->lookup(kBase + i * 64 + 63, &b)) << i;
+    ASSERT_FALSE(m->lookup(kBase + i * 64 + 8, &b)) << i;  // a chunk header
+    ASSERT_TRUE(m->lookup_header(kBase + i * 64 + 8, &b)) << i;
+  }
+  for (uint64_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(m->lookup(tables + i * 4096 + 1023, &b));
+    ASSERT_EQ(b.site, 5000 + uint32_t(i));
+  }
+  for (uint64_t i = 0; i < kNodes; i += 2) ASSERT_TRUE(m->remove(kBase + i * 64 + 16, nullptr));
+  for (uint64_t i = 0; i < 1000; ++i) EXPECT_EQ(m->lookup(kBase + i * 64 + 20, &b), i % 2 == 1) << i;
+}
+
+// Small blocks share their granule's list with the blocks a writer inserts and removes: readers
+// of the stable ones must always find them, and never report a wrong block.
+TEST(HeapMap, SmallLookupsRaceWithInsertsInTheSameLists) {
+  auto m = make_map();
+  constexpr uint64_t kBase = 0x7f5000000000ull;
+  constexpr int kStable = 4096;
+  // Stable blocks at even 64-byte slots; the writer churns the odd ones, in the same granules.
+  for (int i = 0; i < kStable; ++i) m->insert(kBase + uint64_t(i) * 128, 48, uint32_t(i));
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> churned{0};
+  std::thread writer([&] {
+    std::mt19937_64 rng(7);
+    std::vector<uint64_t> mine;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (mine.size() < 2048 && rng() % 2) {
+        uint64_t slot = rng() % kStable;
+        uint64_t start = kBase + slot * 128 + 64;
+        m->insert(start, 48, 100000 + uint32_t(slot), 4);
+        mine.push_back(start);
+      } else if (!mine.empty()) {
+        size_t k = rng() % mine.size();
+        m->remove(mine[k], nullptr);
+        mine[k] = mine.back();
+        mine.pop_back();
+      }
+      churned.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  uint64_t found = 0, wrong = 0;
+  std::mt19937_64 rng(3);
+  constexpr int kLookups = 2000000;
+  for (int i = 0; i < kLookups; ++i) {
+    uint64_t slot = rng() % kStable;
+    uint64_t odd = rng() % 2;
+    uint64_t addr = kBase + slot * 128 + odd * 64 + rng() % 48;
+    BlockInfo b;
+    bool hit = m->lookup(addr, &b);
+    if (!odd) {
+      found += hit;
+      if (hit && (b.site != slot || b.weight != 1)) ++wrong;
+    } else if (hit && (b.site != 100000 + slot || b.weight != 4)) {
+      ++wrong;
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(churned.load(), 1000u);
+  EXPECT_EQ(wrong, 0u);
+  // A reader misses a stable block only when a writer recycled the node it stood on.
+  uint64_t stable_lookups = kLookups / 2;
+  EXPECT_GE(found, stable_lookups - stable_lookups / 100);
+}
