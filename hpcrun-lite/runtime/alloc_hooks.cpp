@@ -30,6 +30,7 @@
 namespace hpcrun {
 
 __thread int t_in_runtime __attribute__((tls_model("initial-exec"))) = 0;
+__thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 
 namespace {
 
@@ -145,8 +146,19 @@ HPCL_EXPORT void* malloc(size_t size) {
 HPCL_EXPORT void free(void* p) {
   if (!p || in_bootstrap_arena(p)) return;
   if (__builtin_expect(early(), 0)) return;  // cannot happen for a real block: it came after
-  untrack(p);
+  BlockInfo was;
+  if (!untrack(p, &was)) {
+    real.free(p);
+    return;
+  }
+  // While the real free() reads and writes the block's chunk header and first bytes, the
+  // block is no longer in the map (another thread may receive the address at once); samples
+  // of this thread there are still the block's (t_freeing, read by this thread's handler).
+  t_freeing = was;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   real.free(p);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_freeing.start = 0;
 }
 
 HPCL_EXPORT void* calloc(size_t n, size_t size) {

@@ -27,6 +27,10 @@ extern RuntimeConfig g_config;
 extern HeapMap g_heap;
 extern HeapExtent g_heap_extent;
 extern AllocSites g_sites;
+// The tracked block this thread is handing to the real free() right now (start 0: none). The
+// block is already out of the map; the thread's own signal handler credits samples in it or in
+// its chunk header to it.
+extern __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 // True once start-up finished: allocations are tracked from then on.
 extern std::atomic<bool> g_tracking;
 

@@ -50,11 +50,21 @@ struct Estimate {
 
 uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, Estimate* est) {
   BlockInfo blk;
-  // The block, or the block whose chunk header the allocator reads (free() of a list node).
-  if (g_heap.lookup(ea, &blk) || g_heap.lookup_header(ea, &blk)) {
+  // The block, or the block whose chunk header the allocator reads or writes (malloc and free
+  // of its neighbours), or the block this thread is freeing right now (free() reads its header
+  // and writes its first bytes after the wrapper took it out of the map).
+  const BlockInfo& freeing = t_freeing;
+  bool in_block = g_heap.lookup(ea, &blk) || g_heap.lookup_header(ea, &blk);
+  if (!in_block && freeing.start != 0 &&
+      ea + HeapMap::kChunkHeader - freeing.start < freeing.size + HeapMap::kChunkHeader) {
+    blk = freeing;
+    blk.ref = 0;
+    in_block = true;
+  }
+  if (in_block) {
     if (blk.weight > 1) {
       uint64_t w = blk.weight;
-      uint64_t before = g_heap.add_hit(blk.ref);
+      uint64_t before = blk.ref ? g_heap.add_hit(blk.ref) : 0;
       est->extra = w - 1;
       est->var = (w * w - w) * (2 * before + 1);
     }
@@ -117,14 +127,15 @@ void on_sample(int, siginfo_t*, void* ucv) {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     ++ts->samples;
     const auto* uc = static_cast<const ucontext_t*>(ucv);
-    if (t_in_runtime) {
-      // The runtime's own work (tracking an allocation) is code time of the program: recorded
-      // at the interrupted instruction under the no-data root. No decoding and no unwinding:
-      // the thread may be inside libunwind, whose locks unw_backtrace would take again. The
-      // tree is safe to touch: only this thread's handler writes it, and it does not nest.
+    const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (t_in_runtime || address_in_runtime(pc)) {
+      // The runtime's own work (tracking an allocation, the wrappers' checks) is code time of
+      // the program: recorded at the interrupted instruction under the no-data root, not as an
+      // access to the runtime's own data. No decoding and no unwinding: the thread may be
+      // inside libunwind, whose locks unw_backtrace would take again. The tree is safe to
+      // touch: only this thread's handler writes it, and it does not nest.
       ++ts->busy;
-      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0,
-                                    static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]));
+      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0, pc);
       if (node == Cct::kNone) ++ts->dropped;
       else ts->cct.add_samples(node, 1);
     } else {

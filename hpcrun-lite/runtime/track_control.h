@@ -6,10 +6,14 @@
 // (vDSO) every kCheckEvery tracked allocations:
 //  - it refills at `budget` tracked allocations per second (the sustained cost: about 0.4 us
 //    each, so the default 100,000/s is ~4% of a thread's time at most);
-//  - every doubling of k grants one more `quantum` of tokens, so a burst of A allocations
-//    (a program building its data at start-up) gets about quantum * log2(A / quantum) of them
-//    tracked at once instead of only what the time-based refill allows: enough tracked blocks
-//    for the estimates to be precise, at a cost that shrinks relative to the burst.
+//  - the first time k doubles to each level it grants one more `quantum` of tokens, so a burst
+//    of A allocations (a program building its data at start-up) gets about
+//    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
+//    refill allows: enough tracked blocks for the estimates to be precise, at a cost that
+//    shrinks relative to the burst. Levels grant again once k is back at 1.
+// A full bucket (two quanta saved: a quiet phase, or a modest allocation rate) puts k back at 1.
+// k doubles when the tokens are spent and halves for each half quantum saved, so under
+// sustained allocation it settles around the rate the budget allows.
 // The gap to the next tracked block is drawn uniformly from [1, 2k-1] (mean k), so a periodic
 // allocation pattern cannot alias with it; each block is then tracked with probability 1/k and
 // carries weight k (Horvitz-Thompson, see docs/REPORT.md).
@@ -25,16 +29,18 @@ struct TrackPolicy {
   bool adaptive = true;
   uint32_t fixed_k = 0;             // when not adaptive: 0 = never, else one in fixed_k
   uint64_t budget = 100000;         // tracked allocations per second, sustained
-  int64_t quantum = 65536;          // tokens at start and per doubling of k
+  int64_t quantum = 32768;          // tokens at start and per new level of k
   uint32_t k_max = 1u << 16;
 };
 
 struct TrackControl {
   static constexpr uint32_t kCheckEvery = 64;
   uint32_t k;           // current: track one in k
+  uint32_t k_granted;   // highest level that granted its quantum since k was last 1
   uint32_t weight;      // k of the draw that set the countdown: the next tracked block's weight
   int64_t countdown;    // small allocations until the next tracked one
-  int64_t tokens;
+  int64_t tokens;       // time-based: refilled at `budget` per second, at most 2 quanta
+  int64_t grant;        // burst allowance from new levels, spent before the tokens
   uint32_t since_check;
   uint64_t last_ns;
   uint64_t rng;
@@ -43,7 +49,9 @@ struct TrackControl {
 
   void init(const TrackPolicy& p, uint64_t now_ns, uint64_t seed) {
     k = p.adaptive ? 1 : p.fixed_k;
-    tokens = p.quantum;
+    k_granted = 1;
+    tokens = 0;
+    grant = p.quantum;
     since_check = 0;
     last_ns = now_ns;
     rng = seed ? seed : 0x9E3779B97F4A7C15ull;
@@ -64,7 +72,8 @@ struct TrackControl {
     ++tracked;
     seen += weight;
     if (p.adaptive) {
-      --tokens;
+      if (grant > 0) --grant;
+      else --tokens;
       if (++since_check >= kCheckEvery) {
         since_check = 0;
         uint64_t t = now();
@@ -72,12 +81,26 @@ struct TrackControl {
         last_ns = t;
         // Refill, capped at two quanta so a long quiet phase cannot pay for an unbounded burst.
         int64_t refill = int64_t(dt / 1000 * p.budget / 1000000);
-        tokens = tokens + refill > 2 * p.quantum ? 2 * p.quantum : tokens + refill;
-        if (tokens <= 0 && k < p.k_max) {
+        if (tokens + refill >= 2 * p.quantum) {
+          // The bucket filled up: the thread has been within its budget long enough (a quiet
+          // phase, or a modest allocation rate) to start over, tracking every block.
+          tokens = 2 * p.quantum;
+          k = 1;
+          k_granted = 1;
+        } else {
+          tokens += refill;
+        }
+        if (tokens <= 0 && grant <= 0 && k < p.k_max) {
           k *= 2;
-          tokens += p.quantum;
-        } else if (tokens >= p.quantum + p.quantum / 2 && k > 1) {
-          k /= 2;
+          if (k > k_granted) {
+            k_granted = k;
+            grant = p.quantum;
+          }
+          tokens = 0;  // no debt carried to the new level
+        } else if (tokens >= p.quantum / 2 && k > 1) {
+          k /= 2;  // paid with the half quantum saved: one level per saving
+          tokens -= p.quantum / 2;
+          if (k == 1) k_granted = 1;
         }
       }
     }

@@ -28,6 +28,12 @@ void fill_array(double *a, size_t n, double seed);
  * read rarely misses more), so the weights alone are not the time shares on every machine. */
 double run_weighted(const struct test_array *arrays, int count, int rounds);
 
+/* Writes one timing line per entry, in run_weighted's format and to the same place (stderr with
+ * HPCL_TEST_TIMING=1, PATH.<pid> with HPCL_TEST_TIMING_FILE=PATH), for programs that time their
+ * phases themselves. */
+void write_timing(const char *const *labels, const int *weights, const double *seconds,
+                  const long *calls, int count);
+
 /* Reads a positive round count from argv[1], else returns `fallback`. Exits 2 on garbage. */
 int rounds_from_args(int argc, char **argv, int fallback);
 
