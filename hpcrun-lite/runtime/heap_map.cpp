@@ -175,7 +175,7 @@ bool HeapMap::insert_small(uint64_t start, uint64_t size, uint32_t site, uint32_
   return true;
 }
 
-bool HeapMap::remove_small(uint64_t start, BlockInfo* out, const BlockInfo* expect) {
+bool HeapMap::remove_small(uint64_t start, BlockInfo* out) {
   for (int level = 0; level < kLevels; ++level) {
     std::atomic<uint32_t>* link = granule_head(level, start >> kLevelShift[level], false);
     if (!link) continue;
@@ -184,10 +184,7 @@ bool HeapMap::remove_small(uint64_t start, BlockInfo* out, const BlockInfo* expe
       if (!n) break;  // cannot happen for a linked node; keeps the compiler's null analysis quiet
       uint32_t next = n->next.load(std::memory_order_relaxed);
       if (n->start == start) {
-        if (expect && (expect->ref != (x | kSmallRef) ||
-                       expect->version != n->version.load(std::memory_order_relaxed)))
-          return false;
-        if (out) *out = BlockInfo{n->start, n->size, n->site, n->weight, 0, 0};
+        if (out) *out = BlockInfo{n->start, n->size, n->site, n->weight, 0};
         link->store(next, std::memory_order_release);
         free_small(x);
         small_count_.fetch_sub(1, std::memory_order_relaxed);
@@ -200,33 +197,24 @@ bool HeapMap::remove_small(uint64_t start, BlockInfo* out, const BlockInfo* expe
   return false;
 }
 
-bool HeapMap::remove_large(uint64_t start, BlockInfo* out, const BlockInfo* expect) {
+bool HeapMap::remove_large(uint64_t start, BlockInfo* out) {
   if (!chunks_[0].load(std::memory_order_relaxed)) return false;
   uint32_t update[kMaxLevel];
   uint32_t cand = find_preds(start, update);
   if (cand == kNil || node(cand)->start != start) return false;
   Node* n = node(cand);
-  if (expect && (expect->ref != cand || expect->version != n->version.load(std::memory_order_relaxed)))
-    return false;
-  if (out) *out = BlockInfo{n->start, n->size, n->site, n->weight, 0, 0};
+  if (out) *out = BlockInfo{n->start, n->size, n->site, n->weight, 0};
   unlink(cand, update);
   return true;
 }
 
-bool HeapMap::remove_locked(uint64_t start, BlockInfo* out, const BlockInfo* expect) {
-  if (remove_small(start, out, expect)) {
+bool HeapMap::remove_locked(uint64_t start, BlockInfo* out) {
+  if (remove_small(start, out)) {
     filter_sub(start);
     count_.fetch_sub(1, std::memory_order_relaxed);
     return true;
   }
-  return remove_large(start, out, expect);  // unlink() keeps the filter and count
-}
-
-bool HeapMap::remove_exact(const BlockInfo& b) {
-  lock_.lock();
-  bool found = remove_locked(b.start, nullptr, &b);
-  lock_.unlock();
-  return found;
+  return remove_large(start, out);  // unlink() keeps the filter and count
 }
 
 bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site, uint32_t weight) {
@@ -340,7 +328,7 @@ bool HeapMap::lookup_small(int level, uint64_t addr, BlockInfo* out) const {
       BlockInfo b{__atomic_load_n(&n->start, __ATOMIC_RELAXED),
                   __atomic_load_n(&n->size, __ATOMIC_RELAXED),
                   __atomic_load_n(&n->site, __ATOMIC_RELAXED),
-                  __atomic_load_n(&n->weight, __ATOMIC_RELAXED), x | kSmallRef, v1};
+                  __atomic_load_n(&n->weight, __ATOMIC_RELAXED), x | kSmallRef};
       uint32_t next = n->next.load(std::memory_order_acquire);
       std::atomic_thread_fence(std::memory_order_acquire);
       if ((v1 & 1) == 0 && n->version.load(std::memory_order_relaxed) == v1 &&
@@ -382,7 +370,7 @@ bool HeapMap::lookup_large(uint64_t addr, BlockInfo* out) const {
     BlockInfo found{__atomic_load_n(&xn->start, __ATOMIC_RELAXED),
                     __atomic_load_n(&xn->size, __ATOMIC_RELAXED),
                     __atomic_load_n(&xn->site, __ATOMIC_RELAXED),
-                    __atomic_load_n(&xn->weight, __ATOMIC_RELAXED), x, v1};
+                    __atomic_load_n(&xn->weight, __ATOMIC_RELAXED), x};
     std::atomic_thread_fence(std::memory_order_acquire);
     if (xn->version.load(std::memory_order_relaxed) != v1) continue;
     if (addr - found.start >= found.size) return false;

@@ -40,8 +40,7 @@ struct BlockInfo {
   uint64_t size = 0;
   uint32_t site = 0;
   uint32_t weight = 1;  // 1/p: 1 = tracked for certain; k = tracked one in k
-  uint32_t ref = 0;      // lookup only: the node, for add_hit and remove_exact
-  uint32_t version = 0;  // lookup only: the node's version when it was read
+  uint32_t ref = 0;     // lookup only: the node, for add_hit
 };
 
 class HeapMap {
@@ -62,12 +61,6 @@ class HeapMap {
   bool insert(uint64_t start, uint64_t size, uint32_t site, uint32_t weight = 1);
   // Removes the block starting exactly at `start`; returns it in *out when found.
   bool remove(uint64_t start, BlockInfo* out);
-  // Removes the block `b` found by a lookup at b.start, unless it was replaced meanwhile (its
-  // node changed version): free() looks the block up, lets the real free() run with the block
-  // still tracked (free reads its chunk header, which samples must credit to the block), then
-  // removes it; if another thread received the address and tracked it in between, that new
-  // block stays.
-  bool remove_exact(const BlockInfo& b);
   // Removes every block whose start lies in [lo, hi) (munmap of a range); returns how many.
   size_t remove_range(uint64_t lo, uint64_t hi);
 
@@ -161,10 +154,9 @@ class HeapMap {
   std::atomic<uint32_t>* granule_head(int level, uint64_t g, bool create);
   const std::atomic<uint32_t>* granule_head(int level, uint64_t g) const;
   bool insert_small(uint64_t start, uint64_t size, uint32_t site, uint32_t weight);
-  // `expect`, when given, must match the node (ref and version) for it to be removed.
-  bool remove_small(uint64_t start, BlockInfo* out, const BlockInfo* expect = nullptr);
-  bool remove_large(uint64_t start, BlockInfo* out, const BlockInfo* expect = nullptr);
-  bool remove_locked(uint64_t start, BlockInfo* out, const BlockInfo* expect = nullptr);
+  bool remove_small(uint64_t start, BlockInfo* out);
+  bool remove_large(uint64_t start, BlockInfo* out);
+  bool remove_locked(uint64_t start, BlockInfo* out);
   bool lookup_small(int level, uint64_t addr, BlockInfo* out) const;
   bool lookup_large(uint64_t addr, BlockInfo* out) const;
 

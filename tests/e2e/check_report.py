@@ -11,6 +11,10 @@ Subcommands:
                                                       shares within 5 points of the truth: the
                                                       weights, or with --timing the time shares
                                                       the program measured itself (PREFIX.<pid>)
+  heap_list REPORT --mode walk|churn|free [--timing PREFIX] [--cpu NATIVE TOOL]
+                                                      small list nodes: tracked or estimated
+                                                      share, unattributed data, CPU cost, the
+                                                      chunk-header rule (see heap_list.c)
   heat2d REPORT [--processes N]                       the example's story holds
   hottest REPORT                                      prints the first (hottest) variable's name
   selftest SAMPLE                                     the checker rejects broken reports
@@ -76,6 +80,16 @@ PROGRAMS["short_threads"] = {
     "array_bytes": 4 << 20,
 }
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
+# 200 small tables in four groups of 50 (1, 2 and 3 KiB; 101,376 bytes per group), every one tracked.
+PROGRAMS["small_tables"] = {
+    "arrays": [
+        {"label": f"group {g}", "kind": "heap", "allocator": "malloc", "site": f"alloc_group_{g}",
+         "weight": w, "allocations": 50, "bytes": 101376}
+        for g, w in (("a", 1), ("b", 2), ("c", 3), ("d", 4))
+    ],
+    "cold": [],
+    "array_bytes": 101376,
+}
 
 TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
 RELATIVE = 0.5  # and within 50% of the expected share, so a light array cannot vanish unnoticed
@@ -213,9 +227,11 @@ def check_proportions(report, program, processes, verbose=True, timing=None):
         if array["kind"] == "heap":
             if var.get("sampled"):
                 errors.append(f"{array['label']}: flagged as sampled, but it is above --min-bytes")
-            if var.get("allocations") != ranks or var.get("bytes") != ranks * spec["array_bytes"]:
+            allocations = ranks * array.get("allocations", 1)
+            nbytes = ranks * array.get("bytes", spec["array_bytes"])
+            if var.get("allocations") != allocations or var.get("bytes") != nbytes:
                 errors.append(f"{array['label']}: {var.get('allocations')} allocations, "
-                              f"{var.get('bytes')} bytes; expected {ranks} of {spec['array_bytes']}")
+                              f"{var.get('bytes')} bytes; expected {allocations} of {nbytes} bytes")
             path = var.get("allocation_path", [])
             if not path or array["allocator"] not in path[0].get("function", ""):
                 errors.append(f"{array['label']}: allocation_path[0] is "
@@ -252,6 +268,78 @@ def check_heat2d(report, processes):
     print(f"field: {samples(field)} samples, {bad} of them in column_means_bad")
     if bad * 2 < samples(field):
         raise CheckFailed("column_means_bad does not account for most of the field's samples")
+
+
+def estimated(var):
+    return float(var.get("metrics", {}).get("samples_estimated", samples(var)))
+
+
+def unattributed(report):
+    """[unknown data] and [untracked heap] after the estimates took their share."""
+    return sum(estimated(v) for v in report["variables"]
+               if v.get("kind") == "unknown" and v.get("name") in ("[unknown data]", "[untracked heap]"))
+
+
+NODES = {"label": "list nodes", "kind": "heap", "allocator": "malloc", "site": "make_nodes"}
+ARRAY = {"label": "array", "kind": "heap", "allocator": "malloc", "site": "make_array"}
+
+
+def check_heap_list(report, mode, timing=None, cpu=None):
+    """heap_list (tests/programs/heap_list.c): small nodes tracked, sampled or estimated."""
+    check_totals(report, 1)
+    totals = report["totals"]
+    data = float(totals.get("estimated_data_samples", totals.get("data_samples", 0)))
+    nodes = find(report, NODES, required=True)
+    errors = []
+    print(f"nodes: {samples(nodes)} samples, estimated {estimated(nodes):.0f} "
+          f"(variance {nodes['metrics'].get('samples_estimated_var', 0)}), sampled {nodes.get('sampled')}; "
+          f"data samples {data:.0f}, unattributed {unattributed(report):.0f}, "
+          f"in the runtime {totals.get('samples_in_runtime')}, dropped {totals.get('samples_dropped')}")
+    if "samples_estimated" not in nodes.get("metrics", {}) or "estimated_data_samples" not in totals:
+        raise CheckFailed("the report has no samples_estimated / estimated_data_samples")
+    if estimated(nodes) < samples(nodes):
+        errors.append("nodes: the estimate is below the raw samples")
+    if mode == "walk":
+        spec = {"arrays": [dict(NODES, weight=1), dict(ARRAY, weight=16)]}
+        share_list = measured_time_shares(timing, spec)[0]
+        expected = share_list * data
+        print(f"nodes: the walk took {share_list:.3f} of the timed phases: {expected:.0f} of the "
+              f"data samples; at least 60% of that is required")
+        if data < MIN_SAMPLES:
+            errors.append(f"only {data:.0f} data samples (need {MIN_SAMPLES})")
+        if estimated(nodes) < 0.6 * expected:
+            errors.append(f"nodes: estimated {estimated(nodes):.0f} samples, under 60% of {expected:.0f}")
+        if unattributed(report) > 0.2 * data:
+            errors.append(f"unattributed data {unattributed(report):.0f} is over 20% of {data:.0f}")
+        find(report, ARRAY, required=True)
+    elif mode == "churn":
+        if totals.get("samples_dropped") != 0:
+            errors.append(f"{totals.get('samples_dropped')} samples dropped")
+        if not isinstance(totals.get("samples_in_runtime"), int):
+            errors.append("totals.samples_in_runtime is missing")
+        if not nodes.get("sampled") or estimated(nodes) <= samples(nodes):
+            errors.append("nodes: not sampled with estimates above the raw samples")
+        native, tool = cpu
+        print(f"CPU time: native {native:.2f} s, under the tool {tool:.2f} s ({tool / native:.2f}x, at most 1.5x)")
+        if tool > 1.5 * native:
+            errors.append(f"CPU time {tool:.2f} s is over 1.5x the native {native:.2f} s")
+    elif mode == "free":
+        def through_free(var):  # samples of free() itself, called from free_nodes
+            return sum(int(a["metrics"]["samples"]) for a in var.get("accesses", [])
+                       if a.get("path") and "heap_list" not in a["path"][0].get("module", "")
+                       and any(same_function(f.get("function", ""), "free_nodes") for f in a["path"]))
+        if nodes.get("sampled"):
+            errors.append("nodes: sampled, but every block should be tracked (--small-every 1)")
+        total = sum(through_free(v) for v in report["variables"])
+        mine = through_free(nodes)
+        print(f"free() under free_nodes: {total} data samples, {mine} of them on the nodes "
+              f"(at least half required)")
+        if total < 50:
+            errors.append(f"only {total} data samples in free() under free_nodes (need 50)")
+        elif mine * 2 < total:
+            errors.append(f"nodes: {mine} of the {total} data samples in free() under free_nodes")
+    if errors:
+        raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
 
 
 def selftest(path):
@@ -306,6 +394,12 @@ def main():
     h = sub.add_parser("heat2d")
     h.add_argument("report")
     h.add_argument("--processes", type=int)
+    hl = sub.add_parser("heap_list")
+    hl.add_argument("report")
+    hl.add_argument("--mode", required=True, choices=["walk", "churn", "free"])
+    hl.add_argument("--timing", help="walk: prefix of the timing files")
+    hl.add_argument("--cpu", nargs=2, type=float, metavar=("NATIVE", "TOOL"),
+                    help="churn: CPU seconds of the native run and of the run under the tool")
     t = sub.add_parser("hottest")
     t.add_argument("report")
     s = sub.add_parser("selftest")
@@ -315,6 +409,8 @@ def main():
     try:
         if args.command == "proportions":
             check_proportions(load(args.report), args.program, args.processes, timing=args.timing)
+        elif args.command == "heap_list":
+            check_heap_list(load(args.report), args.mode, args.timing, args.cpu)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

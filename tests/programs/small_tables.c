@@ -28,18 +28,19 @@ static double now_seconds(void) {
 
 static size_t table_doubles(int i) { return (size_t)(1 + i % 3) * 1024 / sizeof(double); }
 
-static double *fill(double *t, int i) {
+static double *fill(double *t, int i, double seed) {
   if (t == NULL)
     exit(3);
   for (size_t k = 0; k < table_doubles(i); k++)
-    t[k] = (double)(k % 17) * 0.5 + i;
+    t[k] = (double)(k % 17) * 0.5 + i + seed;
   return t;
 }
 
-__attribute__((noinline)) static double *alloc_group_a(int i) { return fill(malloc(table_doubles(i) * 8), i); }
-__attribute__((noinline)) static double *alloc_group_b(int i) { return fill(malloc(table_doubles(i) * 8), i); }
-__attribute__((noinline)) static double *alloc_group_c(int i) { return fill(malloc(table_doubles(i) * 8), i); }
-__attribute__((noinline)) static double *alloc_group_d(int i) { return fill(malloc(table_doubles(i) * 8), i); }
+/* Distinct seeds keep the compiler from merging the four identical functions into one. */
+__attribute__((noinline)) static double *alloc_group_a(int i) { return fill(malloc(table_doubles(i) * 8), i, 0.1); }
+__attribute__((noinline)) static double *alloc_group_b(int i) { return fill(malloc(table_doubles(i) * 8), i, 0.2); }
+__attribute__((noinline)) static double *alloc_group_c(int i) { return fill(malloc(table_doubles(i) * 8), i, 0.3); }
+__attribute__((noinline)) static double *alloc_group_d(int i) { return fill(malloc(table_doubles(i) * 8), i, 0.4); }
 
 __attribute__((noinline)) static double read_tables(double *const *tables) {
   double s = 0;
@@ -52,7 +53,10 @@ __attribute__((noinline)) static double read_tables(double *const *tables) {
 int main(int argc, char **argv) {
   int rounds = rounds_from_args(argc, argv, 12000);
   double *tables[GROUPS][PER_GROUP];
-  for (int i = 0; i < PER_GROUP; i++) {  /* interleaved: a0 b0 c0 d0 a1 ... */
+  /* Interleaved: a0 b0 c0 d0 a1 ...; one call site per group (an unrolled loop would make each
+   * copy of a call its own allocation path). */
+#pragma GCC unroll 1
+  for (int i = 0; i < PER_GROUP; i++) {
     tables[0][i] = alloc_group_a(i);
     tables[1][i] = alloc_group_b(i);
     tables[2][i] = alloc_group_c(i);

@@ -308,19 +308,3 @@ TEST(HeapMap, SmallLookupsRaceWithInsertsInTheSameLists) {
   EXPECT_GE(found, stable_lookups - stable_lookups / 100);
 }
 
-// free(): the block is removed after the real free() only if nobody re-tracked its address.
-TEST(HeapMap, RemoveExactSparesABlockThatReplacedIt) {
-  auto m = make_map();
-  for (uint64_t size : {48u, 100000u}) {
-    m->insert(0x9000, size, 1);
-    BlockInfo b;
-    ASSERT_TRUE(m->lookup(0x9000, &b));
-    m->insert(0x9000, size, 2);  // another thread got the address and tracked it
-    EXPECT_FALSE(m->remove_exact(b));
-    ASSERT_TRUE(m->lookup(0x9000, &b));
-    EXPECT_EQ(b.site, 2u);
-    EXPECT_TRUE(m->remove_exact(b));
-    EXPECT_FALSE(m->lookup(0x9000, &b));
-    EXPECT_EQ(m->size(), 0u);
-  }
-}
