@@ -24,7 +24,7 @@ inline constexpr uint64_t kDefaultMinBytes = 4096;
 inline constexpr uint64_t kSmallEveryAuto = UINT64_MAX;
 inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
 // --track-budget: tracked small allocations per second of each thread, sustained (auto only).
-inline constexpr uint64_t kDefaultTrackBudget = 100000;
+inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
 enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs };
 const char* source_name(SourceKind kind);

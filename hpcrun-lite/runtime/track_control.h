@@ -5,7 +5,7 @@
 // runs out and halves when it refills. The budget is a token bucket, checked with one clock read
 // (vDSO) every kCheckEvery tracked allocations:
 //  - it refills at `budget` tracked allocations per second (the sustained cost: about 0.4 us
-//    each, so the default 100,000/s is ~4% of a thread's time at most);
+//    each, so the default 50,000/s is ~2-4% of a thread's time at most);
 //  - the first time k doubles to each level it grants one more `quantum` of tokens, so a burst
 //    of A allocations (a program building its data at start-up) gets about
 //    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
@@ -28,8 +28,8 @@ namespace hpcrun {
 struct TrackPolicy {
   bool adaptive = true;
   uint32_t fixed_k = 0;             // when not adaptive: 0 = never, else one in fixed_k
-  uint64_t budget = 100000;         // tracked allocations per second, sustained
-  int64_t quantum = 32768;          // tokens at start and per new level of k
+  uint64_t budget = 50000;          // tracked allocations per second, sustained
+  int64_t quantum = 16384;          // tokens at start and per new level of k
   uint32_t k_max = 1u << 16;
 };
 

@@ -332,11 +332,14 @@ def check_heap_list(report, mode, timing=None, cpu=None):
             errors.append("nodes: sampled, but every block should be tracked (--small-every 1)")
         total = sum(through_free(v) for v in report["variables"])
         mine = through_free(nodes)
+        # free() reads the node's own header (the node's) and the next chunk's size field (the
+        # next node's while it is live, free memory once it was freed first): about half. Without
+        # the chunk-header rule the nodes would get none of them.
         print(f"free() under free_nodes: {total} data samples, {mine} of them on the nodes "
-              f"(at least half required)")
+              f"(at least 30% required)")
         if total < 50:
             errors.append(f"only {total} data samples in free() under free_nodes (need 50)")
-        elif mine * 2 < total:
+        elif mine < 0.3 * total:
             errors.append(f"nodes: {mine} of the {total} data samples in free() under free_nodes")
     if errors:
         raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")

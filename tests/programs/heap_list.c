@@ -19,8 +19,10 @@
  *   sampled (estimates above its raw samples), no sample is dropped, and the run costs at most
  *   1.5x its native CPU time under the tool at default settings.
  * free: each round builds 1M nodes and frees them in a random order. With every block tracked
- *   (--small-every 1), most of the data samples under free_nodes are free()'s reads of the
- *   nodes' chunk headers (random order: cache misses), which belong to the node site.
+ *   (--small-every 1), free()'s data samples are its cache misses on the freed node's chunk
+ *   header (the node's: HeapMap's chunk-header rule and the wrapper's t_freeing) and on the
+ *   next chunk's size field (the next node's while it is live, [untracked heap] once it was
+ *   freed first): about half of them, and at least 30%, belong to the node site.
  * Prints one checksum line; the output does not depend on timing. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
