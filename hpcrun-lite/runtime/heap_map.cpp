@@ -168,9 +168,16 @@ bool HeapMap::insert_small(uint64_t start, uint64_t size, uint32_t site, uint32_
   __atomic_store_n(&n->site, site, __ATOMIC_RELAXED);
   __atomic_store_n(&n->weight, weight, __ATOMIC_RELAXED);
   n->hits.store(0, std::memory_order_relaxed);
-  n->next.store(head->load(std::memory_order_relaxed), std::memory_order_relaxed);
+  // Lists are sorted by start, highest first: a lookup stops at the first block that starts at
+  // or below its address, and reads only the first block of the granule before.
+  std::atomic<uint32_t>* link = head;
+  uint32_t x = link->load(std::memory_order_relaxed);
+  for (SmallNode* xn; x != kNil && (xn = small_node(x)) != nullptr && xn->start > start;
+       x = xn->next.load(std::memory_order_relaxed))
+    link = &xn->next;
+  n->next.store(x, std::memory_order_relaxed);
   n->version.fetch_add(1, std::memory_order_release);
-  head->store(idx, std::memory_order_release);
+  link->store(idx, std::memory_order_release);  // publishes the complete node
   small_count_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -316,6 +323,8 @@ size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
 bool HeapMap::lookup_small(int level, uint64_t addr, BlockInfo* out) const {
   const uint64_t g = addr >> kLevelShift[level];
   // The block can start in addr's granule or, if it is no larger than a granule, the one before.
+  // Lists are sorted by start, highest first: in addr's granule the first block starting at or
+  // below addr is the only candidate; in the granule before, its first block is.
   for (uint64_t back = 0; back < 2 && back <= g; ++back) {
     const std::atomic<uint32_t>* head = granule_head(level, g - back);
     if (!head) continue;
@@ -331,10 +340,13 @@ bool HeapMap::lookup_small(int level, uint64_t addr, BlockInfo* out) const {
                   __atomic_load_n(&n->weight, __ATOMIC_RELAXED), x | kSmallRef};
       uint32_t next = n->next.load(std::memory_order_acquire);
       std::atomic_thread_fence(std::memory_order_acquire);
-      if ((v1 & 1) == 0 && n->version.load(std::memory_order_relaxed) == v1 &&
-          addr - b.start < b.size) {
-        if (out) *out = b;
-        return true;
+      bool valid = (v1 & 1) == 0 && n->version.load(std::memory_order_relaxed) == v1;
+      if (valid && b.start <= addr) {
+        if (addr - b.start < b.size) {
+          if (out) *out = b;
+          return true;
+        }
+        break;  // blocks do not overlap: no other block of this granule holds addr
       }
       x = next;
     }

@@ -14,9 +14,11 @@
 //    a counter that saturates stays saturated (always "maybe"), which is safe.
 //  - Small blocks (up to 4 KiB) are in a granule index: for 256-byte granules (blocks up to 256
 //    bytes) and 4 KiB granules (up to 4 KiB), a radix table gives the list of blocks that start
-//    in each granule. A block no larger than its level's granule can only cover its own granule
-//    and the next, so a lookup reads two short lists per level (at most 8 or 16 blocks each with
-//    glibc's 32-byte minimum chunk) instead of searching the whole map.
+//    in each granule, sorted by start, highest first. A block no larger than its level's granule
+//    can only cover its own granule and the next, so a lookup reads the list of addr's granule
+//    up to the first block that starts at or below addr, and the first block of the granule
+//    before (lists hold at most 8 or 16 blocks with glibc's 32-byte minimum chunk) instead of
+//    searching the whole map.
 //  - Larger blocks are in a skip list ordered by start address; there are few of them.
 //  - Nodes of both live in pools that are never unmapped, linked by 32-bit indices. Writers
 //    serialise on a spinlock. Each node has a version, odd while the node is free or being
