@@ -154,7 +154,12 @@ HPCL_EXPORT void free(void* p) {
   // While the real free() reads and writes the block's chunk header and first bytes, the
   // block is no longer in the map (another thread may receive the address at once); samples
   // of this thread there are still the block's (t_freeing, read by this thread's handler).
-  t_freeing = was;
+  // Start last: the handler reads the record only once its start is set.
+  t_freeing.size = was.size;
+  t_freeing.site = was.site;
+  t_freeing.weight = was.weight;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_freeing.start = was.start;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   real.free(p);
   std::atomic_signal_fence(std::memory_order_seq_cst);
