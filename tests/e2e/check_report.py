@@ -23,7 +23,9 @@ Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadab
 """
 
 import argparse
+import contextlib
 import copy
+import io
 import glob
 import json
 import re
@@ -384,6 +386,51 @@ def selftest(path):
     expect_failure("two processes", lambda r: r["totals"].update(processes=2))
     expect_failure("a lost light array", lambda r: var(r, "heap", "allocator", "aligned_alloc")["metrics"].update(samples=1))
     print("selftest: good report passes, 7 broken ones fail")
+    selftest_heap_list()
+
+
+def selftest_heap_list():
+    """The heap_list checks on hand-made reports: a good one passes, broken copies fail."""
+    frame = lambda fn, module="/lib/x86_64-linux-gnu/libc.so.6": {"function": fn, "module": module}
+    free_path = [frame("_int_free"), frame("free"), frame("free_nodes", "/x/heap_list"), frame("main", "/x/heap_list")]
+    good = {
+        "totals": {"samples": 2000, "data_samples": 1000, "estimated_data_samples": 1000.0,
+                   "processes": 1, "samples_dropped": 0, "samples_in_runtime": 150},
+        "variables": [
+            {"kind": "heap", "name": "make_nodes (heap_list.c:76)", "allocator": "malloc", "sampled": True,
+             "metrics": {"samples": 40, "samples_estimated": 600.0, "samples_estimated_var": 9000.0},
+             "accesses": [{"path": free_path, "metrics": {"samples": 40}}]},
+            {"kind": "unknown", "name": "[untracked heap]",
+             "metrics": {"samples": 900, "samples_estimated": 340.0, "samples_estimated_var": 9000.0},
+             "accesses": [{"path": free_path, "metrics": {"samples": 60}}]},
+        ]}
+
+    def expect(mode, what, mutate, cpu=(1.0, 1.2), passes=False):
+        report = copy.deepcopy(good)
+        mutate(report)
+        try:
+            check_heap_list(report, mode, cpu=cpu)
+        except CheckFailed:
+            if passes:
+                raise
+            return
+        if not passes:
+            raise CheckFailed(f"selftest: a heap_list {mode} report with {what} passed")
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        expect("churn", "nothing wrong", lambda r: None, passes=True)
+        expect("churn", "dropped samples", lambda r: r["totals"].update(samples_dropped=3))
+        expect("churn", "no estimate", lambda r: r["variables"][0]["metrics"].update(samples_estimated=40.0))
+        expect("churn", "1.6x CPU", lambda r: None, cpu=(1.0, 1.6))
+        expect("churn", "no estimate fields", lambda r: r["totals"].pop("estimated_data_samples"))
+        def exact(r):
+            r["variables"][0]["sampled"] = False
+        expect("free", "nothing wrong", exact, passes=True)
+        def headers_lost(r):
+            exact(r)
+            r["variables"][0]["accesses"][0]["metrics"]["samples"] = 5
+        expect("free", "the chunk headers in [untracked heap]", headers_lost)
+    print("selftest: heap_list: good reports pass, 5 broken ones fail")
 
 
 def main():
