@@ -180,4 +180,18 @@ class HeapMap {
   int top_level_ = 1;
 };
 
+// Async-signal-safe: the tracked block a sampled data address belongs to: its bytes, its chunk
+// header, or (`freeing`, start 0 for none) the block the sampled thread is handing to free()
+// right now, which is no longer in the map. out->ref is 0 for `freeing` (no per-block count).
+inline bool find_heap_block(const HeapMap& map, const BlockInfo& freeing, uint64_t ea, BlockInfo* out) {
+  if (map.lookup(ea, out) || map.lookup_header(ea, out)) return true;
+  if (freeing.start != 0 &&
+      ea + HeapMap::kChunkHeader - freeing.start < freeing.size + HeapMap::kChunkHeader) {
+    *out = freeing;
+    out->ref = 0;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace hpcrun

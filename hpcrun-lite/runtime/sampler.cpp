@@ -23,6 +23,7 @@
 #include "runtime.h"
 #include "saved_regs.h"
 #include "thread_state.h"
+#include "track_control.h"
 #include "unwind.h"
 
 namespace hpcrun {
@@ -38,36 +39,13 @@ std::atomic<bool> g_warned_open{false};
 using hpcl::NodeKind;
 constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
 
-// What a sample in a block tracked with probability 1/w stands for (Horvitz-Thompson): the
-// block's site gets w - 1 estimated samples beyond this one, and the variance grows by
-// (w^2 - w) * (2c + 1), c being the block's earlier samples: summed over a block's y samples
-// that is (w^2 - w) * y^2, the unbiased variance estimate of a cluster of y samples that was
-// kept with probability 1/w (docs/REPORT.md).
-struct Estimate {
-  uint64_t extra = 0;
-  uint64_t var = 0;
-};
-
-uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, Estimate* est) {
+uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
   BlockInfo blk;
-  // The block, or the block whose chunk header the allocator reads or writes (malloc and free
-  // of its neighbours), or the block this thread is freeing right now (free() reads its header
-  // and writes its first bytes after the wrapper took it out of the map).
-  const BlockInfo& freeing = t_freeing;
-  bool in_block = g_heap.lookup(ea, &blk) || g_heap.lookup_header(ea, &blk);
-  if (!in_block && freeing.start != 0 &&
-      ea + HeapMap::kChunkHeader - freeing.start < freeing.size + HeapMap::kChunkHeader) {
-    blk = freeing;
-    blk.ref = 0;
-    in_block = true;
-  }
-  if (in_block) {
-    if (blk.weight > 1) {
-      uint64_t w = blk.weight;
-      uint64_t before = blk.ref ? g_heap.add_hit(blk.ref) : 0;
-      est->extra = w - 1;
-      est->var = (w * w - w) * (2 * before + 1);
-    }
+  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
+  // block this thread is freeing right now (free() reads its header and writes its first bytes
+  // after the wrapper took it out of the map).
+  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
+    if (blk.weight > 1) *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
     return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
   }
   StaticHit hit;
@@ -88,7 +66,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   Cct& c = ts->cct;
   uint32_t node;
   uint64_t leaf = regs.rip;
-  Estimate est;
+  SampleEstimate est;
   switch (acc.kind) {
     case AccessKind::Address:
       node = classify(c, acc.ea, ts, &est);

@@ -118,4 +118,17 @@ struct TrackControl {
   }
 };
 
+// What one sample in a block tracked with probability 1/w stands for (Horvitz-Thompson): its
+// site gets w - 1 estimated samples beyond this one (metric 2), and the variance grows by
+// (w^2 - w) * (2c + 1), c being the block's earlier samples (metric 3): summed over a block's y
+// samples that is (w^2 - w) * y^2, the unbiased variance estimate for a cluster of y samples kept
+// with probability 1/w (docs/REPORT.md). Plain arithmetic: safe in the signal handler.
+struct SampleEstimate {
+  uint64_t extra = 0;
+  uint64_t var = 0;
+  static SampleEstimate of(uint64_t w, uint64_t before) {
+    return SampleEstimate{w - 1, (w * w - w) * (2 * before + 1)};
+  }
+};
+
 }  // namespace hpcrun

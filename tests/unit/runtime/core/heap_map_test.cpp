@@ -308,3 +308,28 @@ TEST(HeapMap, SmallLookupsRaceWithInsertsInTheSameLists) {
   EXPECT_GE(found, stable_lookups - stable_lookups / 100);
 }
 
+
+// The sampler's heap attribution: a block's bytes, its chunk header, and the block this thread
+// is freeing (already out of the map), in that order; anything else is not a heap block.
+TEST(HeapMap, FindHeapBlockCoversBytesHeadersAndTheBlockBeingFreed) {
+  auto m = make_map();
+  m->insert(0x10010, 48, 1, 4);
+  BlockInfo none;  // start 0: not freeing
+  BlockInfo freeing{0x20010, 48, 2, 8, 0};
+  BlockInfo b;
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, none, 0x10020, &b));
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_EQ(b.weight, 4u);
+  EXPECT_NE(b.ref, 0u);
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, none, 0x10008, &b));  // header
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, none, 0x20008, &b));
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x20008, &b));  // the freed block's header
+  EXPECT_EQ(b.site, 2u);
+  EXPECT_EQ(b.weight, 8u);
+  EXPECT_EQ(b.ref, 0u);
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x20010, &b));   // its first bytes
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x2003f, &b));   // its last byte
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x20040, &b));  // past it
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x1fff8, &b));  // before its header
+}

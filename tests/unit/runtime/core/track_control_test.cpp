@@ -112,3 +112,18 @@ TEST(TrackControl, FixedAndNeverSettingsDoNotAdapt) {
   c.init(never, clock, 5);
   EXPECT_EQ(allocate(c, never, clock, 10000, 25).tracked, 0u);
 }
+
+// A block of weight 8 that takes 5 samples adds 5 * 7 estimated samples and (64 - 8) * 5^2 of
+// variance: samples of one block are one cluster.
+TEST(SampleEstimate, ClusteredVarianceOfOneBlock) {
+  uint64_t extra = 0, var = 0;
+  for (uint64_t c = 0; c < 5; ++c) {
+    hpcrun::SampleEstimate e = hpcrun::SampleEstimate::of(8, c);
+    extra += e.extra;
+    var += e.var;
+  }
+  EXPECT_EQ(extra, 35u);
+  EXPECT_EQ(var, 56u * 25u);
+  EXPECT_EQ(hpcrun::SampleEstimate::of(1, 3).extra, 0u);  // exact blocks add nothing
+  EXPECT_EQ(hpcrun::SampleEstimate::of(1, 3).var, 0u);
+}
