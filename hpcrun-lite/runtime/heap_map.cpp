@@ -101,8 +101,47 @@ uint32_t HeapMap::find_preds(uint64_t start, uint32_t update[kMaxLevel]) const {
   return node(x)->next[0].load(std::memory_order_relaxed);
 }
 
+// Writers hold the lock. The granules a block covers, unless it covers too many.
+void HeapMap::index_large(uint32_t idx) {
+  Node* n = node(idx);
+  const uint64_t g0 = n->start >> kLevelShift[kLargeLevel];
+  const uint64_t g1 = (n->start + (n->size ? n->size - 1 : 0)) >> kLevelShift[kLargeLevel];
+  if (g1 - g0 >= kMaxIndexedGranules) {
+    huge_count_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  for (uint64_t g = g0; g <= g1; ++g) {
+    std::atomic<uint32_t>* e = granule_head(kLargeLevel, g, true);
+    if (!e) {  // no memory for the index: lookups must search the list
+      huge_count_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    uint32_t cur = e->load(std::memory_order_relaxed);
+    if (cur == kNil || node(cur)->start > n->start) e->store(idx, std::memory_order_release);
+  }
+}
+
+// Before the node leaves the list: its granules go to its successor where that overlaps them.
+void HeapMap::unindex_large(uint32_t idx) {
+  Node* n = node(idx);
+  const uint64_t g0 = n->start >> kLevelShift[kLargeLevel];
+  const uint64_t g1 = (n->start + (n->size ? n->size - 1 : 0)) >> kLevelShift[kLargeLevel];
+  if (g1 - g0 >= kMaxIndexedGranules) {
+    huge_count_.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  uint32_t succ = n->next[0].load(std::memory_order_relaxed);
+  for (uint64_t g = g0; g <= g1; ++g) {
+    std::atomic<uint32_t>* e = granule_head(kLargeLevel, g, false);
+    if (!e || e->load(std::memory_order_relaxed) != idx) continue;
+    bool overlaps = succ != kNil && node(succ)->start >> kLevelShift[kLargeLevel] <= g;
+    e->store(overlaps ? succ : kNil, std::memory_order_release);
+  }
+}
+
 void HeapMap::unlink(uint32_t idx, const uint32_t update[kMaxLevel]) {
   Node* n = node(idx);
+  unindex_large(idx);
   for (uint32_t l = 0; l < n->level; ++l) {
     Node* p = node(update[l]);
     if (p->next[l].load(std::memory_order_relaxed) == idx)
@@ -183,7 +222,7 @@ bool HeapMap::insert_small(uint64_t start, uint64_t size, uint32_t site, uint32_
 }
 
 bool HeapMap::remove_small(uint64_t start, BlockInfo* out) {
-  for (int level = 0; level < kLevels; ++level) {
+  for (int level = 0; level < kSmallLevels; ++level) {
     std::atomic<uint32_t>* link = granule_head(level, start >> kLevelShift[level], false);
     if (!link) continue;
     for (uint32_t x = link->load(std::memory_order_relaxed); x != kNil;) {
@@ -257,6 +296,7 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site, uint32_t weig
       // Publish bottom-up so a reader that sees the node at level l also sees it below.
       for (uint32_t l = 0; l < n->level; ++l)
         node(update[l])->next[l].store(idx, std::memory_order_release);
+      index_large(idx);
     }
   }
   if (ok) {
@@ -279,7 +319,8 @@ size_t HeapMap::remove_range(uint64_t lo, uint64_t hi) {
   size_t removed = 0;
   lock_.lock();
   // Small blocks: the granules of the range, leaf by leaf (absent leaves are skipped whole).
-  for (int level = 0; level < kLevels && small_count_.load(std::memory_order_relaxed) > 0; ++level) {
+  for (int level = 0; level < kSmallLevels && small_count_.load(std::memory_order_relaxed) > 0;
+       ++level) {
     const int shift = kLevelShift[level];
     const uint64_t per_leaf = uint64_t(1) << (kLeafSpanBits - shift);
     for (uint64_t g = lo >> shift; g <= (hi - 1) >> shift;) {
@@ -354,8 +395,42 @@ bool HeapMap::lookup_small(int level, uint64_t addr, BlockInfo* out) const {
   return false;
 }
 
+int HeapMap::walk_large(uint32_t x, uint64_t addr, BlockInfo* out) const {
+  BlockInfo best;
+  bool have = false;
+  // At most 16 blocks of more than 4 KiB start in one 64 KiB granule; more steps mean links
+  // through recycled nodes.
+  for (int steps = 0; x != kNil; ++steps) {
+    const Node* n = node(x);
+    if (!n || steps >= 64) return -1;
+    uint32_t v1 = n->version.load(std::memory_order_acquire);
+    BlockInfo b{__atomic_load_n(&n->start, __ATOMIC_RELAXED),
+                __atomic_load_n(&n->size, __ATOMIC_RELAXED),
+                __atomic_load_n(&n->site, __ATOMIC_RELAXED),
+                __atomic_load_n(&n->weight, __ATOMIC_RELAXED), x};
+    uint32_t next = n->next[0].load(std::memory_order_acquire);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((v1 & 1) || n->version.load(std::memory_order_relaxed) != v1) return -1;
+    if (b.start > addr) break;
+    best = b;
+    have = true;
+    x = next;
+  }
+  if (!have || addr - best.start >= best.size) return 0;
+  if (out) *out = best;
+  return 1;
+}
+
 bool HeapMap::lookup_large(uint64_t addr, BlockInfo* out) const {
   if (!chunks_[0].load(std::memory_order_acquire)) return false;
+  const std::atomic<uint32_t>* e = granule_head(kLargeLevel, addr >> kLevelShift[kLargeLevel]);
+  int found = e ? walk_large(e->load(std::memory_order_acquire), addr, out) : 0;
+  if (found == 1) return true;
+  if (found == 0 && huge_count_.load(std::memory_order_relaxed) == 0) return false;
+  return search_large(addr, out);
+}
+
+bool HeapMap::search_large(uint64_t addr, BlockInfo* out) const {
   for (int attempt = 0; attempt < 16; ++attempt) {
     // The last node with start <= addr. Steps are bounded: a reader that follows stale links
     // through recycled nodes gives up and retries instead of looping.
@@ -397,7 +472,7 @@ bool HeapMap::lookup(uint64_t addr, BlockInfo* out) const {
   // Small levels first: with millions of small blocks they answer most heap samples, and for an
   // address inside a large block they cost four loads of empty heads.
   if (small_count_.load(std::memory_order_relaxed) > 0)
-    for (int level = 0; level < kLevels; ++level)
+    for (int level = 0; level < kSmallLevels; ++level)
       if (lookup_small(level, addr, out)) return true;
   return lookup_large(addr, out);
 }

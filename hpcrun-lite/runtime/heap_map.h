@@ -19,7 +19,12 @@
 //    up to the first block that starts at or below addr, and the first block of the granule
 //    before (lists hold at most 8 or 16 blocks with glibc's 32-byte minimum chunk) instead of
 //    searching the whole map.
-//  - Larger blocks are in a skip list ordered by start address; there are few of them.
+//  - Larger blocks are in a skip list ordered by start address. In front of it, a third radix
+//    level of 64 KiB granules names, for each granule, the skip-list node of the lowest block
+//    that overlaps it: a lookup starts there and walks the bottom level forward (at most 16
+//    blocks of more than 4 KiB can start in one granule) instead of descending the whole list.
+//    Blocks spanning more than 1 GiB are not entered there (too many granules); while any such
+//    block exists, a lookup the index cannot answer searches the skip list.
 //  - Nodes of both live in pools that are never unmapped, linked by 32-bit indices. Writers
 //    serialise on a spinlock. Each node has a version, odd while the node is free or being
 //    written: a reader searches without locking, then reads the node's record between two equal
@@ -125,8 +130,11 @@ class HeapMap {
   static constexpr uint32_t kSmallRef = 0x80000000u;  // ref bit: a small node
   static constexpr int kFilterBits = 22;  // 4M buckets of 8-bit counters: 4 MiB
   // Granule levels: granule shift; leaves of the radix table cover 1 GiB of addresses.
-  static constexpr int kLevels = 2;
-  static constexpr int kLevelShift[kLevels] = {8, 12};
+  static constexpr int kSmallLevels = 2;
+  static constexpr int kLargeLevel = 2;  // the skip list's index
+  static constexpr int kLevels = 3;
+  static constexpr int kLevelShift[kLevels] = {8, 12, 16};
+  static constexpr uint64_t kMaxIndexedGranules = 1 << 14;  // 1 GiB of 64 KiB granules
   static constexpr int kLeafSpanBits = 30;
   static constexpr int kTopEntries = 1 << (47 - kLeafSpanBits);  // user space is 47 bits
 
@@ -161,6 +169,12 @@ class HeapMap {
   bool remove_locked(uint64_t start, BlockInfo* out);
   bool lookup_small(int level, uint64_t addr, BlockInfo* out) const;
   bool lookup_large(uint64_t addr, BlockInfo* out) const;
+  bool search_large(uint64_t addr, BlockInfo* out) const;
+  // 1: the block holding addr found from node x (the granule's entry); 0: certainly none;
+  // -1: concurrent writers got in the way (the caller searches the skip list).
+  int walk_large(uint32_t x, uint64_t addr, BlockInfo* out) const;
+  void index_large(uint32_t idx);
+  void unindex_large(uint32_t idx);
 
   std::atomic<Node*> chunks_[kMaxChunks] = {};
   std::atomic<SmallNode*> small_chunks_[kMaxSmallChunks] = {};
@@ -170,6 +184,7 @@ class HeapMap {
   SpinLock lock_;
   std::atomic<size_t> count_{0};
   std::atomic<size_t> small_count_{0};
+  std::atomic<size_t> huge_count_{0};  // large blocks not in the granule index
   std::atomic<size_t> leaves_{0};
   mutable std::atomic<uint64_t> races_{0};
   uint32_t pool_next_ = 1;   // next never-used skip-list index (0 is the head)

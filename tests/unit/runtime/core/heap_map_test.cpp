@@ -333,3 +333,111 @@ TEST(HeapMap, FindHeapBlockCoversBytesHeadersAndTheBlockBeingFreed) {
   EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x20040, &b));  // past it
   EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x1fff8, &b));  // before its header
 }
+
+// Large blocks through the 64 KiB granule index: several in one granule, one spanning many,
+// removal handing a granule to the next block, and a block over 1 GiB that is not indexed.
+TEST(HeapMap, LargeBlocksThroughTheGranuleIndex) {
+  auto m = make_map();
+  const uint64_t base = 0x7f0000000000ull;
+  // Ten 5 KiB blocks in the first 64 KiB granule, then one of 1 MiB starting inside it.
+  for (uint64_t i = 0; i < 10; ++i) m->insert(base + i * 0x1400, 0x1400, uint32_t(i));
+  m->insert(base + 0xc800, 1 << 20, 10);
+  BlockInfo b;
+  for (uint64_t i = 0; i < 10; ++i) {
+    ASSERT_TRUE(m->lookup(base + i * 0x1400 + 7, &b)) << i;
+    EXPECT_EQ(b.site, uint32_t(i));
+  }
+  ASSERT_TRUE(m->lookup(base + 0xc800 + (1 << 20) - 1, &b));
+  EXPECT_EQ(b.site, 10u);
+  EXPECT_FALSE(m->lookup(base + 0xc800 + (1 << 20), &b));
+  // The granule's first block goes: its entry moves to the second.
+  ASSERT_TRUE(m->remove(base, nullptr));
+  EXPECT_FALSE(m->lookup(base + 7, &b));
+  ASSERT_TRUE(m->lookup(base + 0x1400 + 7, &b));
+  EXPECT_EQ(b.site, 1u);
+  // All small ones go: the granule now starts at the 1 MiB block.
+  for (uint64_t i = 1; i < 10; ++i) ASSERT_TRUE(m->remove(base + i * 0x1400, nullptr));
+  EXPECT_FALSE(m->lookup(base + 0x1400 + 7, &b));
+  ASSERT_TRUE(m->lookup(base + 0xc800 + 100, &b));
+  EXPECT_EQ(b.site, 10u);
+  // A 2 GiB block (an mmap) is not indexed; lookups inside it search the list.
+  const uint64_t huge = 0x7e0000000000ull;
+  m->insert(huge, 2ull << 30, 20);
+  ASSERT_TRUE(m->lookup(huge + (1ull << 30), &b));
+  EXPECT_EQ(b.site, 20u);
+  ASSERT_TRUE(m->lookup(base + 0xc800 + 100, &b));
+  EXPECT_EQ(b.site, 10u);
+  ASSERT_TRUE(m->remove(huge, nullptr));
+  EXPECT_FALSE(m->lookup(huge + (1ull << 30), &b));
+  EXPECT_EQ(m->size(), 1u);
+}
+
+// 50,000 large blocks of random sizes with random removals agree with a reference model.
+TEST(HeapMap, ManyLargeBlocksAgreeWithAReferenceModel) {
+  auto m = make_map();
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+  uint64_t a = 0x7f2000000000ull;
+  for (int i = 0; i < 50000; ++i) {
+    uint64_t size = 4097 + rng() % 200000;
+    blocks.emplace_back(a, size);
+    m->insert(a, size, uint32_t(i));
+    a += size + 16 + (rng() % 4) * 4096;
+  }
+  std::vector<bool> live(blocks.size(), true);
+  for (size_t i = 0; i < blocks.size(); i += 1 + rng() % 3) {
+    ASSERT_TRUE(m->remove(blocks[i].first, nullptr));
+    live[i] = false;
+  }
+  BlockInfo b;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    uint64_t addr = blocks[i].first + rng() % blocks[i].second;
+    ASSERT_EQ(m->lookup(addr, &b), bool(live[i])) << i;
+    if (live[i]) {
+      ASSERT_EQ(b.site, uint32_t(i));
+    }
+    ASSERT_FALSE(m->lookup(blocks[i].first + blocks[i].second + 8, &b)) << i;  // the gap
+  }
+}
+
+// Large blocks inserted and removed in the granules of stable large blocks: readers follow the
+// granule index while its entries move, and must still find every stable block, never a wrong one.
+TEST(HeapMap, LargeLookupsRaceWithInsertsInTheSameGranules) {
+  auto m = make_map();
+  const uint64_t base = 0x7f4000000000ull;
+  constexpr int kStable = 512;
+  for (int i = 0; i < kStable; ++i) m->insert(base + uint64_t(i) * 0x10000 + 0x4000, 0x4000, uint32_t(i));
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::mt19937_64 rng(11);
+    std::vector<uint64_t> mine;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (mine.size() < 1024 && rng() % 2) {
+        uint64_t slot = rng() % kStable, j = rng() % 2;  // before or after the stable block
+        uint64_t start = base + slot * 0x10000 + (j ? 0x9000 : 0x1000);
+        m->insert(start, 0x2000, 100000 + uint32_t(slot));
+        mine.push_back(start);
+      } else if (!mine.empty()) {
+        size_t k = rng() % mine.size();
+        m->remove(mine[k], nullptr);
+        mine[k] = mine.back();
+        mine.pop_back();
+      }
+    }
+  });
+  uint64_t found = 0, wrong = 0;
+  std::mt19937_64 rng(13);
+  constexpr int kLookups = 1000000;
+  for (int i = 0; i < kLookups; ++i) {
+    uint64_t slot = rng() % kStable;
+    BlockInfo b;
+    if (m->lookup(base + slot * 0x10000 + 0x4000 + rng() % 0x4000, &b)) {
+      ++found;
+      if (b.site != slot) ++wrong;
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GE(found, uint64_t(kLookups) - kLookups / 100);
+}
