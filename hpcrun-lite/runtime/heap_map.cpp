@@ -174,7 +174,7 @@ std::atomic<uint32_t>* HeapMap::granule_head(int level, uint64_t g, bool create)
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE));
     if (!leaf) return nullptr;
     top[top_index].store(leaf, std::memory_order_release);
-    leaves_.fetch_add(1, std::memory_order_relaxed);
+    leaf_bytes_.fetch_add(sizeof(uint32_t) << (kLeafSpanBits - shift), std::memory_order_relaxed);
   }
   return &leaf[g & ((uint64_t(1) << (kLeafSpanBits - shift)) - 1)];
 }
@@ -493,7 +493,7 @@ size_t HeapMap::footprint() const {
   for (int c = 0; c < kMaxSmallChunks; ++c)
     if (small_chunks_[c].load(std::memory_order_relaxed)) ++small;
   return chunks * (sizeof(Node) << kChunkBits) + small * (sizeof(SmallNode) << kSmallChunkBits) +
-         sizeof filter_;
+         sizeof filter_ + leaf_bytes_.load(std::memory_order_relaxed);
 }
 
 }  // namespace hpcrun

@@ -96,7 +96,8 @@ class HeapMap {
 
   size_t size() const { return count_.load(std::memory_order_relaxed); }
   uint64_t races() const { return races_.load(std::memory_order_relaxed); }
-  // Bytes of memory the map itself holds (pools, index leaves and filter).
+  // Bytes of address space the map holds (pools, index leaves, filter); leaves are mostly
+  // untouched, so resident memory is less.
   size_t footprint() const;
 
   // Fork support: held across fork() so the child never inherits a half-written map.
@@ -185,7 +186,7 @@ class HeapMap {
   std::atomic<size_t> count_{0};
   std::atomic<size_t> small_count_{0};
   std::atomic<size_t> huge_count_{0};  // large blocks not in the granule index
-  std::atomic<size_t> leaves_{0};
+  std::atomic<size_t> leaf_bytes_{0};  // mapped radix leaves (mostly untouched)
   mutable std::atomic<uint64_t> races_{0};
   uint32_t pool_next_ = 1;   // next never-used skip-list index (0 is the head)
   uint32_t free_list_ = 0;   // recycled skip-list nodes, linked through next[0]
