@@ -101,12 +101,18 @@ uint32_t HeapMap::find_preds(uint64_t start, uint32_t update[kMaxLevel]) const {
   return node(x)->next[0].load(std::memory_order_relaxed);
 }
 
+// The 64 KiB granules [g0, g1] a large block covers; false when they are too many to index.
+bool HeapMap::large_granules(uint64_t start, uint64_t size, uint64_t* g0, uint64_t* g1) {
+  *g0 = start >> kLevelShift[kLargeLevel];
+  *g1 = (start + (size ? size - 1 : 0)) >> kLevelShift[kLargeLevel];
+  return *g1 - *g0 < kMaxIndexedGranules;
+}
+
 // Writers hold the lock. The granules a block covers, unless it covers too many.
 void HeapMap::index_large(uint32_t idx) {
   Node* n = node(idx);
-  const uint64_t g0 = n->start >> kLevelShift[kLargeLevel];
-  const uint64_t g1 = (n->start + (n->size ? n->size - 1 : 0)) >> kLevelShift[kLargeLevel];
-  if (g1 - g0 >= kMaxIndexedGranules) {
+  uint64_t g0, g1;
+  if (!large_granules(n->start, n->size, &g0, &g1)) {
     huge_count_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -124,9 +130,8 @@ void HeapMap::index_large(uint32_t idx) {
 // Before the node leaves the list: its granules go to its successor where that overlaps them.
 void HeapMap::unindex_large(uint32_t idx) {
   Node* n = node(idx);
-  const uint64_t g0 = n->start >> kLevelShift[kLargeLevel];
-  const uint64_t g1 = (n->start + (n->size ? n->size - 1 : 0)) >> kLevelShift[kLargeLevel];
-  if (g1 - g0 >= kMaxIndexedGranules) {
+  uint64_t g0, g1;
+  if (!large_granules(n->start, n->size, &g0, &g1)) {
     huge_count_.fetch_sub(1, std::memory_order_relaxed);
     return;
   }

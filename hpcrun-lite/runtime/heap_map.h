@@ -174,6 +174,7 @@ class HeapMap {
   // 1: the block holding addr found from node x (the granule's entry); 0: certainly none;
   // -1: concurrent writers got in the way (the caller searches the skip list).
   int walk_large(uint32_t x, uint64_t addr, BlockInfo* out) const;
+  static bool large_granules(uint64_t start, uint64_t size, uint64_t* g0, uint64_t* g1);
   void index_large(uint32_t idx);
   void unindex_large(uint32_t idx);
 
