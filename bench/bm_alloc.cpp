@@ -2,14 +2,19 @@
 // runs this binary natively and again with LD_PRELOAD=libhpcrun-lite.so, and compares ns per
 // pair. Nothing here knows about the runtime; the same code runs in both.
 //
-//  - BM_MallocFree/64 and BM_NewDelete/32: blocks below --min-bytes. At default settings one in
-//    --small-every (64) of them is tracked (sampled small blocks), so the mean includes that;
-//    run with HPCRUN_LITE_SMALL_EVERY=0 for the pure untracked pass-through.
+//  - BM_MallocFree/64 and BM_NewDelete/32: blocks below --min-bytes. At default settings the
+//    adaptive controller tracks all of them at first and then one in k (k grows until the thread
+//    stays within its tracking budget), so the mean includes that; run with
+//    HPCRUN_LITE_SMALL_EVERY=0 for the pure untracked pass-through.
 //  - BM_MallocFreeBatch: 4096 small blocks of 16-496 bytes, freed in random order.
+//  - BM_FreeRandomOrder/N: N 48-byte blocks (a list's nodes) freed in random order, timed per
+//    free: with HPCRUN_LITE_SMALL_EVERY=0 none is tracked and each free costs the address map's
+//    filter load (a cache miss at random addresses) on top of the real free.
 //  - BM_TrackedMallocFree/4096/depth: blocks at --min-bytes, always tracked: the call path
 //    (depth frames of this program above main's), the site lookup, and the address map insert
 //    and remove.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -61,6 +66,32 @@ void BM_MallocFreeBatch(benchmark::State& state) {
   state.SetLabel("per 4096 pairs");
 }
 BENCHMARK(BM_MallocFreeBatch);
+
+void BM_FreeRandomOrder(benchmark::State& state) {
+  const size_t n = size_t(state.range(0));
+  std::vector<void*> blocks(n);
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (size_t i = 0; i < n; ++i) blocks[i] = std::malloc(48);
+    for (size_t i = n - 1; i > 0; --i) {
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      std::swap(blocks[i], blocks[rng % (i + 1)]);
+    }
+    state.ResumeTiming();
+    for (void* p : blocks) std::free(p);
+    // The freed chunks sit in glibc's fastbins; consolidate them now, untimed, rather than in
+    // the first large malloc of the next benchmark (half a second for 2M chunks).
+    state.PauseTiming();
+    malloc_trim(0);
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(int64_t(state.iterations() * n));
+  state.SetLabel("items = frees");
+}
+BENCHMARK(BM_FreeRandomOrder)->Arg(2 << 20)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 void BM_NewDelete(benchmark::State& state) {
   for (auto _ : state) {

@@ -62,7 +62,36 @@ void BM_HeapMapLookup(benchmark::State& state) {
   }
   state.counters["blocks"] = double(n);
 }
-BENCHMARK(BM_HeapMapLookup)->Arg(16)->Arg(1000)->Arg(100000);
+BENCHMARK(BM_HeapMapLookup)->Arg(16)->Arg(1000)->Arg(100000)->Arg(1000000);
+
+// N list nodes (48 B in 64 B chunks, the granule index) beside 200 tables of 1-3 KiB and a
+// 64 MiB array; lookups at random nodes, random tables, the array, and a miss.
+void BM_HeapMapLookupSmall(benchmark::State& state) {
+  static hpcrun::HeapMap map;
+  static size_t filled = 0;
+  constexpr uint64_t kNodes = 0x7f3400000000ull, kTables = 0x7f5400000000ull, kArray = 0x7f6000000000ull;
+  const size_t n = size_t(state.range(0));
+  if (filled == 0) {
+    for (uint64_t i = 0; i < n; ++i) map.insert(kNodes + i * 64 + 16, 48, uint32_t(i % 64));
+    for (uint64_t i = 0; i < 200; ++i) map.insert(kTables + i * 4096, 1024 + (i % 3) * 1024, 100 + uint32_t(i));
+    map.insert(kArray, 64u << 20, 999);
+    filled = n;
+  }
+  const int what = int(state.range(1));
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (auto _ : state) {
+    uint64_t r = next_random(s);
+    uint64_t addr = what == 0   ? kNodes + (r % n) * 64 + 24
+                    : what == 1 ? kTables + (r % 200) * 4096 + 512
+                    : what == 2 ? kArray + (r % (64u << 20))
+                                : kNodes + (r % n) * 64 + 4;  // a chunk header: a miss
+    hpcrun::BlockInfo b;
+    benchmark::DoNotOptimize(map.lookup(addr, &b));
+  }
+  state.counters["blocks"] = double(map.size());
+  state.SetLabel(what == 0 ? "node" : what == 1 ? "table" : what == 2 ? "array" : "miss");
+}
+BENCHMARK(BM_HeapMapLookupSmall)->Args({1000000, 0})->Args({1000000, 1})->Args({1000000, 2})->Args({1000000, 3});
 
 void BM_HeapMapInsertRemove(benchmark::State& state) {
   static hpcrun::HeapMap map;
@@ -77,6 +106,24 @@ void BM_HeapMapInsertRemove(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HeapMapInsertRemove);
+
+// A small block's insert and remove next to 100,000 live small blocks.
+void BM_HeapMapInsertRemoveSmall(benchmark::State& state) {
+  static hpcrun::HeapMap map;
+  static bool filled = false;
+  if (!filled) {
+    for (uint64_t i = 0; i < 100000; ++i) map.insert(0x7f3400000000ull + i * 128, 48, 1);
+    filled = true;
+  }
+  uint64_t i = 0;
+  for (auto _ : state) {
+    uint64_t a = 0x7f3400000000ull + (i++ % 100000) * 128 + 64;
+    map.insert(a, 48, 7, 8);
+    hpcrun::BlockInfo b;
+    benchmark::DoNotOptimize(map.remove(a, &b));
+  }
+}
+BENCHMARK(BM_HeapMapInsertRemoveSmall);
 
 // The site lookup a tracked allocation does for an allocation path seen before.
 void BM_SitesInternExisting(benchmark::State& state) {

@@ -66,14 +66,15 @@ p("")
 # ---- workloads ----
 wls = [k for k in raw if k[0] == "wl"]
 if wls:
-    p("## Workloads: run time relative to native (default settings: soft@1000, min-bytes 4096, small-every 64)")
+    p("## Workloads: run time relative to native (default settings: soft@1000, min-bytes 4096, small-every auto)")
     p("")
     p("Wall = elapsed time; CPU = user + system time of all threads (less sensitive to other processes on a "
       "shared machine). Each cell: median ratio (min-max over the pairs).")
     p("")
     p("| workload | native wall s / CPU s | hpcrun-lite wall | hpcrun-lite CPU | perf record wall | perf record CPU | heaptrack wall | max RSS native / tool MiB | samples/run |")
     p("|---|---|---|---|---|---|---|---|---|")
-    for key in [("wl", w) for w in ["stream", "stencil", "pointer_chase", "alloc_heavy", "halo_mpi"]]:
+    for key in [("wl", w) for w in ["stream", "stencil", "pointer_chase", "alloc_heavy", "list_walk",
+                                     "list_churn", "halo_mpi"]]:
         if key not in raw:
             continue
         runs = raw[key]
@@ -87,8 +88,9 @@ if wls:
           f"{fmt_ratio(ratios(runs, 'perf'))} | {fmt_ratio(ratios(runs, 'perf', field=3))} | "
           f"{fmt_ratio(ratios(runs, 'heaptrack'))} | {mib(rss_n)} / {mib(rss_t)} | {samples:.0f} |")
     p("")
-    ah = raw.get(("wl", "alloc_heavy"), {})
-    if "heaptrack" in ah:
+    for heavy in ["alloc_heavy", "list_churn"]:
+      ah = raw.get(("wl", heavy), {})
+      if "heaptrack" in ah:
         for field, what in [(0, "wall"), (3, "CPU")]:
             added_tool, added_ht = [], []
             for pair, v in ah["heaptrack"].items():
@@ -97,7 +99,7 @@ if wls:
                     added_ht.append(v[field] - ah["native"][pair][field])
             if added_tool:
                 a, h = med(added_tool), med(added_ht)
-                p(f"- alloc_heavy added {what} time: hpcrun-lite {a:.2f} s, heaptrack {h:.2f} s per run: heaptrack "
+                p(f"- {heavy} added {what} time: hpcrun-lite {a:.2f} s, heaptrack {h:.2f} s per run: heaptrack "
                   f"adds {h / a if a > 0 else float('inf'):.1f}x more (pairs with a heaptrack run: {len(added_ht)}).")
         p("")
     # Per-sample cost seen in the real runs: (tool - native) / samples.

@@ -2,13 +2,14 @@
 # Runs the benchmark suite of docs/PERFORMANCE.md and writes bench/results/latest.md:
 #   1. workloads (bench/workloads/) timed alternately natively, under hpcrun-lite at default
 #      settings and under `perf record -e cpu-clock -F 1000 -g` (and heaptrack for the
-#      allocation-heavy one): median of per-pair ratios, max RSS;
+#      allocation-heavy ones): median of per-pair ratios, max RSS; `lists` is the linked list of
+#      small nodes (tests/programs/heap_list.c) walked and churned, the same way;
 #   2. the soft sampling rate sweep (250/500/1000/2000 Hz) on the streaming kernel;
 #   3. micro-benchmarks (Google Benchmark): allocation wrappers through the real preloaded
 #      runtime, runtime internals, analyzer internals;
 #   4. hpcprof-lite merge of 256/512/1024 synthetic process profiles with -j1 and -j2 (wall time
 #      and max RSS), and report generation on the 1024-profile database.
-# Usage: scripts/bench.sh [--pairs N] [--heaptrack-runs N] [--only workloads,rates,micro,analyzer]
+# Usage: scripts/bench.sh [--pairs N] [--heaptrack-runs N] [--only workloads,lists,rates,micro,analyzer]
 # Environment: HPCL_BENCH_BUILD_DIR (default <repo>/build-bench), BENCH_PAIRS (default 5).
 # Takes about 10-15 minutes on 2 cores. Measurements are noisy when the machine is shared:
 # the script prints the load average before each part and the spread of the ratios.
@@ -19,13 +20,13 @@ hpcl_mpi_env
 
 pairs=${BENCH_PAIRS:-5}
 heaptrack_runs=3
-only="workloads,rates,micro,analyzer"
+only="workloads,lists,rates,micro,analyzer"
 while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) pairs=$2; shift 2 ;;
     --heaptrack-runs) heaptrack_runs=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -97,12 +98,17 @@ workload_cmd() {  # prints nothing; sets the array `cmd` for workload $1
     stencil) cmd=("$bin/wl_stencil") ;;
     pointer_chase) cmd=("$bin/wl_pointer_chase") ;;
     alloc_heavy) cmd=("$bin/wl_alloc_heavy") ;;
+    list_walk) cmd=("$bin/wl_heap_list" walk) ;;
+    list_churn) cmd=("$bin/wl_heap_list" churn) ;;
   esac
 }
 
-if wants workloads; then
+workloads=()
+if wants workloads; then workloads+=(stream stencil pointer_chase alloc_heavy); fi
+if wants lists; then workloads+=(list_walk list_churn); fi
+if [ "${#workloads[@]}" -gt 0 ]; then
   say "workloads: $pairs alternating pairs each (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  for wl in stream stencil pointer_chase alloc_heavy; do
+  for wl in "${workloads[@]}"; do
     workload_cmd "$wl"
     "${cmd[@]}" >/dev/null  # warm-up: page cache, first-touch of the binaries
     for ((p = 1; p <= pairs; p++)); do
@@ -112,7 +118,8 @@ if wants workloads; then
         timed wl "$wl" perf "$p" perf record -q -e cpu-clock -F 1000 -g -o "$work/perf.data" -- "${cmd[@]}"
         rm -f "$work/perf.data"
       fi
-      if [ "$wl" = alloc_heavy ] && [ "$have_heaptrack" = 1 ] && [ "$p" -le "$heaptrack_runs" ]; then
+      if [[ "$wl" == alloc_heavy || "$wl" == list_churn ]] && [ "$have_heaptrack" = 1 ] &&
+         [ "$p" -le "$heaptrack_runs" ]; then
         mkdir -p "$work/ht"
         timed wl "$wl" heaptrack "$p" heaptrack -o "$work/ht/run$p" "${cmd[@]}"
         rm -rf "$work/ht"
@@ -121,7 +128,7 @@ if wants workloads; then
     done
     say "  $wl done"
   done
-  if [ -x "$bin/wl_halo_mpi" ]; then
+  if wants workloads && [ -x "$bin/wl_halo_mpi" ]; then
     mpi=(mpirun --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY)
     "${mpi[@]}" "$bin/wl_halo_mpi" >/dev/null
     for ((p = 1; p <= pairs; p++)); do

@@ -9,11 +9,12 @@ namespace hpcl::analysis {
 namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
-constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "exe"};
+constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "track_budget",
+                                       "exe"};
 // META counters summed into the database. The first two are always written; the others (since
 // format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
-                                       "samples_dropped_full", "samples_dropped_busy",
+                                       "samples_dropped_full", "samples_in_runtime",
                                        "samples_no_data",      "samples_unresolved",
                                        "offsets_lost"};
 
@@ -77,9 +78,12 @@ void Accumulator::add_content(const Profile& p) {
     const AllocSite& s = p.sites[i];
     AllocSite mapped{s.api, s.flags, s.frames, 0, 0};
     for (Frame& f : mapped.frames) f.module = map_module(f.module);
-    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, s.flags, mapped.frames},
+    // Flags are not part of a site's identity: one process may have tracked some of a site's
+    // blocks with probability < 1 (sampled) and another all of them; it is one variable.
+    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, 0, mapped.frames},
                                                static_cast<uint32_t>(sites_.size()));
     if (fresh) sites_.push_back(std::move(mapped));
+    sites_[it->second].flags |= s.flags;
     sites_[it->second].allocations += s.allocations;
     sites_[it->second].bytes += s.bytes;
     site_map[i] = it->second;

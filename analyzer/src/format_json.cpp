@@ -9,6 +9,7 @@ namespace hpcl::analysis {
 namespace {
 
 constexpr int kShareDecimals = 6;
+constexpr int kEstimateDecimals = 1;
 
 void write_location(JsonWriter& w, const Location& l) {
   w.begin_object(/*inline_=*/true);
@@ -109,7 +110,14 @@ void write_variable(JsonWriter& w, const Variable& v) {
   w.value_fixed(v.share_low, kShareDecimals);
   w.key("share_high");
   w.value_fixed(v.share_high, kShareDecimals);
-  write_samples(w, v.samples);
+  w.key("metrics");
+  w.begin_object(true);
+  w.field("samples", v.samples);
+  w.key("samples_estimated");
+  w.value_fixed(v.samples_estimated, kEstimateDecimals);
+  w.key("samples_estimated_var");
+  w.value_fixed(v.samples_estimated_var, kEstimateDecimals);
+  w.end_object();
   if (v.has_offsets) write_offsets(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
   w.field("hottest_access", v.hottest_access);
@@ -141,9 +149,11 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("samples_dropped", m.samples_dropped);
   w.field("no_data_samples", m.no_data_samples);
   w.field("unknown_data_samples", m.unknown_samples);
+  w.field("samples_in_runtime", m.samples_in_runtime);
+  w.key("estimated_data_samples");
+  w.value_fixed(m.estimated_data_samples, kEstimateDecimals);
   if (m.has_sample_details) {
     w.field("samples_taken", m.samples_taken);
-    w.field("samples_dropped_busy", m.samples_dropped_busy);
     w.field("samples_dropped_full", m.samples_dropped_full);
     w.field("unresolved_samples", m.samples_unresolved);
     w.field("offsets_lost", m.offsets_lost);

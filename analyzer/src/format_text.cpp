@@ -116,17 +116,17 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
       << fraction_of(m.data_samples, total) << ")   without: " << m.no_data_samples << " ("
       << fraction_of(m.no_data_samples, total) << ")\n";
   out << "untracked data: " << m.unknown_samples << " (" << fraction_of(m.unknown_samples, total)
-      << ": [stack], [unknown data]";
+      << ": [stack], [untracked heap], [unknown data]";
   if (m.samples_unresolved > 0) out << "; " << m.samples_unresolved << " unresolved";
   out << ")\n";
+  if (m.samples_in_runtime > 0)
+    out << "in the profiler's own work: " << m.samples_in_runtime << " ("
+        << fraction_of(m.samples_in_runtime, total) << ", code time, no data address)\n";
   if (m.samples_dropped > 0 || m.has_sample_details) {
     out << "dropped: " << m.samples_dropped;
     if (m.samples_taken > 0)
-      out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken);
-    if (m.has_sample_details && m.samples_dropped > 0)
-      out << (m.samples_taken > 0 ? "; " : " (") << m.samples_dropped_busy << " inside the runtime, "
-          << m.samples_dropped_full << " with a full tree";
-    if (m.samples_taken > 0 || (m.has_sample_details && m.samples_dropped > 0)) out << ')';
+      out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken) << ')';
+    if (m.samples_dropped > 0) out << ", the thread's tree was full";
     out << '\n';
   }
   for (const std::string& note : m.notes) print_note(note, limit, out);

@@ -97,6 +97,7 @@ class Expander {
 std::string unknown_class_name(uint32_t a) {
   if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
   if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
+  if (a == static_cast<uint32_t>(UnknownClass::UntrackedHeap)) return "[untracked heap]";
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
@@ -205,6 +206,29 @@ Variable static_variable(const StaticVar& s, const Profile& db, const std::vecto
   return v;
 }
 
+// The samples the heap estimates add beyond their raw counts fell, as raw samples, in the
+// untracked blocks of their sites: in [untracked heap] when the heap's extent was known, else in
+// [unknown data]. Those classes give them up, [untracked heap] first, neither below zero; the
+// variance of what they give up is the matching share of the estimates' variance.
+void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, size_t>& unknown_var) {
+  double claimed = 0, claimed_var = 0;
+  for (const Variable& v : m.variables) {
+    if (v.kind != VariableKind::Heap) continue;
+    claimed += v.samples_estimated - static_cast<double>(v.samples);
+    claimed_var += v.samples_estimated_var;
+  }
+  const double total_claim = claimed;
+  for (UnknownClass cls : {UnknownClass::UntrackedHeap, UnknownClass::Other}) {
+    auto it = unknown_var.find(static_cast<uint32_t>(cls));
+    if (claimed <= 0 || it == unknown_var.end()) continue;
+    Variable& v = m.variables[it->second];
+    double taken = std::min(claimed, v.samples_estimated);
+    v.samples_estimated -= taken;
+    v.samples_estimated_var += claimed_var * (taken / total_claim);
+    claimed -= taken;
+  }
+}
+
 bool is_data_root(NodeKind k) {
   return k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot;
 }
@@ -232,20 +256,25 @@ void add_notes(ReportModel& m, const Profile& db) {
   if (nsampled > named)
     sampled += (named ? "; and " : "") + std::to_string(nsampled - named) +
                (named ? " more" : " without samples");
+  std::string every = meta_str(db, "small_every");
   if (nsampled > 0)
     m.notes.push_back("Sampled small allocations, " + std::to_string(nsampled) + " variable" +
                       (nsampled == 1 ? "" : "s") + " (blocks under " + meta_str(db, "min_bytes") +
-                      " bytes, one in " + meta_str(db, "small_every") +
-                      " tracked; their samples, bytes and allocations cover only the tracked "
-                      "blocks): " + sampled + ".");
-  if (m.samples_dropped > 0) {
-    std::string why;
-    if (m.has_sample_details)
-      why = " (" + std::to_string(m.samples_dropped_busy) + " landed inside the runtime itself, " +
-            std::to_string(m.samples_dropped_full) + " found the thread's tree full)";
-    m.notes.push_back(std::to_string(m.samples_dropped) + " samples were dropped by the runtime" +
-                      why + " and are not in this report.");
-  }
+                      " bytes, " +
+                      (every == "auto" ? std::string("tracked one in k when the program allocated "
+                                                     "faster than the tracking budget")
+                                       : "one in " + every + " tracked") +
+                      "; their samples, bytes and allocations cover only the tracked blocks, "
+                      "samples_estimated all of them, taken from [untracked heap]): " +
+                      sampled + ".");
+  if (m.samples_in_runtime > 0)
+    m.notes.push_back(std::to_string(m.samples_in_runtime) +
+                      " samples interrupted the profiler's own allocation tracking; they are code "
+                      "time of the interrupted instruction, without a data address.");
+  if (m.samples_dropped > 0)
+    m.notes.push_back(std::to_string(m.samples_dropped) +
+                      " samples were dropped by the runtime (the thread's calling-context tree was "
+                      "full) and are not in this report.");
   if (m.offsets_lost > 0)
     m.notes.push_back(std::to_string(m.offsets_lost) +
                       " samples are missing from the offset histograms (the runtime's table of "
@@ -271,16 +300,19 @@ void add_notes(ReportModel& m, const Profile& db) {
 
 double as_double(uint64_t v) { return static_cast<double>(v); }
 
+// The share is that of the estimated samples (equal to the raw count for every variable whose
+// blocks were all tracked, docs/REPORT.md), and its interval adds the estimate's variance.
 void set_interval(Variable& v, uint64_t total) {
-  // Every count is a plain count for now; heap sites tracked by sampling will pass their
-  // estimate and its variance here.
-  ShareInterval iv = share_interval(v.samples, as_double(v.samples), 0, total);
+  ShareInterval iv = share_interval(v.samples, v.samples_estimated, v.samples_estimated_var, total);
   v.share = iv.share;
   v.share_low = iv.low;
   v.share_high = iv.high;
 }
 
+// By the estimated samples, which the share shows (the raw count for every fully tracked
+// variable), then the raw count.
 bool hotter(const Variable& x, const Variable& y) {
+  if (x.samples_estimated != y.samples_estimated) return x.samples_estimated > y.samples_estimated;
   if (x.samples != y.samples) return x.samples > y.samples;
   return std::tie(x.name, x.kind) < std::tie(y.name, y.kind);
 }
@@ -305,6 +337,8 @@ void group_runtime_variables(ReportModel& m) {
       g.hottest_access = v.hottest_access;
     }
     g.samples += v.samples;
+    g.samples_estimated += v.samples_estimated;
+    g.samples_estimated_var += v.samples_estimated_var;
     g.bytes += v.bytes;
     g.allocations += v.allocations;
     LibraryDetail& d = libs[{f, v.data_module}];
@@ -353,11 +387,11 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.threads = meta_u64(db, "threads");
   m.ranks = meta_u64(db, "ranks");
   m.samples_dropped = meta_u64(db, "samples_dropped");
+  m.samples_in_runtime = meta_u64(db, "samples_in_runtime");
   m.skipped = meta_str(db, "skipped");
-  m.has_sample_details = db.find_meta("samples_dropped_busy") != nullptr;
+  m.has_sample_details = db.find_meta("samples_dropped_full") != nullptr;
   m.samples_taken = meta_u64(db, "samples_total");
   m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
-  m.samples_dropped_busy = meta_u64(db, "samples_dropped_busy");
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");
 
@@ -381,6 +415,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Tree& tree = db.trees[0];
   const size_t n = tree.nodes.size();
   const std::vector<uint64_t> inclusive = inclusive_metric(tree, kMetricSamples);
+  const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
+  const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
   m.total_samples = n > 0 ? inclusive[0] : 0;
 
   // Parents precede children, so one forward pass knows each node's kind root and variable.
@@ -403,8 +439,15 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       }
       var[i] = it->second;
     }
-    if (var[i] != kNone) m.variables[var[i]].samples += inclusive[i];
+    if (var[i] != kNone) {
+      Variable& v = m.variables[var[i]];
+      v.samples += inclusive[i];
+      v.samples_estimated += static_cast<double>(inclusive[i] + extra[i]);
+      v.samples_estimated_var += static_cast<double>(extra_var[i]);
+    }
   }
+  // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
+  take_estimates_from_unattributed(m, unknown_var);
 
   using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
   std::map<CodeKey, size_t> code_index;
@@ -444,6 +487,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
 
   const double total = static_cast<double>(m.total_samples);
   for (Variable& v : m.variables) {
+    m.estimated_data_samples += v.samples_estimated;
     set_interval(v, m.total_samples);
     // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
     std::stable_sort(v.accesses.begin(), v.accesses.end(),

@@ -42,12 +42,17 @@ struct Variable {
   double share = 0;          // samples / total samples of the database
   double share_low = 0;      // its 95% interval (stats.h share_interval)
   double share_high = 0;
+  // Horvitz-Thompson estimate of the samples the variable would have with every block tracked
+  // (= samples when all its blocks were tracked), and the estimate's variance (0 when exact).
+  // The unattributed classes give up what the estimates claim (docs/REPORT.md).
+  double samples_estimated = 0;
+  double samples_estimated_var = 0;
   uint64_t allocations = 0;  // heap only (tracked blocks)
   uint64_t bytes = 0;        // heap: tracked bytes; static: symbol size
 
   // Heap.
   std::string allocator;                  // "calloc", "operator new[]", ...
-  bool sampled = false;                   // small allocations tracked one in `small_every`
+  bool sampled = false;                   // some blocks tracked with probability < 1
   std::vector<Location> allocation_path;  // innermost first, starting with the API pseudo-frame
   size_t label_frame = 0;                 // index of the frame in allocation_path that names it
   std::string allocation_site;            // "calloc in make_grid (grid.c:41)"
@@ -95,10 +100,11 @@ struct ReportModel {
   bool has_sample_details = false;
   uint64_t samples_taken = 0;         // every sample the runtime took, dropped ones included
   uint64_t samples_dropped_full = 0;  // dropped: the thread's tree was full
-  uint64_t samples_dropped_busy = 0;  // dropped: the signal landed inside the runtime
   uint64_t samples_unresolved = 0;    // memory operand whose address could not be computed
   uint64_t offsets_lost = 0;          // samples missing from offset histograms (table full)
   size_t grouped_variables = 0;       // variables folded into Group rows
+  uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  double estimated_data_samples = 0;   // sum of samples_estimated over the variables
   std::string skipped;         // META skipped
   std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)
 

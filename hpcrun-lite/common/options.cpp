@@ -46,6 +46,23 @@ bool parse_size(const char* text, uint64_t* out) {
   return true;
 }
 
+bool parse_small_every(const char* text, uint64_t* out) {
+  if (strcmp(text, "auto") == 0) {
+    *out = kSmallEveryAuto;
+    return true;
+  }
+  uint64_t v;
+  if (!parse_size(text, &v) || v == kSmallEveryAuto) return false;
+  *out = v;
+  return true;
+}
+
+const char* small_every_text(uint64_t value, char* buf, size_t len) {
+  if (value == kSmallEveryAuto) snprintf(buf, len, "auto");
+  else snprintf(buf, len, "%llu", (unsigned long long)value);
+  return buf;
+}
+
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen) {
   const char* at = static_cast<const char*>(memchr(text, '@', len));
   size_t name_len = at ? size_t(at - text) : len;

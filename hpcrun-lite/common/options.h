@@ -12,13 +12,19 @@ inline constexpr const char* kEnvOut = "HPCRUN_LITE_OUT";
 inline constexpr const char* kEnvEvents = "HPCRUN_LITE_EVENTS";
 inline constexpr const char* kEnvMinBytes = "HPCRUN_LITE_MIN_BYTES";
 inline constexpr const char* kEnvSmallEvery = "HPCRUN_LITE_SMALL_EVERY";
+inline constexpr const char* kEnvTrackBudget = "HPCRUN_LITE_TRACK_BUDGET";
 inline constexpr const char* kEnvVerbose = "HPCRUN_LITE_VERBOSE";
 inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
 
 inline constexpr uint64_t kDefaultSoftRate = 1000;  // samples/s per thread of CPU time
 inline constexpr uint64_t kMaxSoftRate = 20000;
 inline constexpr uint64_t kDefaultMinBytes = 4096;
-inline constexpr uint64_t kDefaultSmallEvery = 64;
+// --small-every: "auto" (adaptive, every block while within the budget), 0 (never), N (fixed
+// one in N; 1 = every block). kSmallEveryAuto stands for "auto".
+inline constexpr uint64_t kSmallEveryAuto = UINT64_MAX;
+inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
+// --track-budget: tracked small allocations per second of each thread, sustained (auto only).
+inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
 enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs };
 const char* source_name(SourceKind kind);
@@ -34,6 +40,7 @@ struct Options {
   int nsources = 0;
   uint64_t min_bytes = kDefaultMinBytes;
   uint64_t small_every = kDefaultSmallEvery;
+  uint64_t track_budget = kDefaultTrackBudget;
   bool verbose = false;
 };
 
@@ -43,5 +50,9 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
 bool parse_sources(const char* text, Options* opts, char* err, size_t errlen);
 // Parses a non-negative decimal integer with an optional k/K, m/M, g/G suffix (powers of 1024).
 bool parse_size(const char* text, uint64_t* out);
+// Parses --small-every: "auto" (kSmallEveryAuto) or a number as parse_size.
+bool parse_small_every(const char* text, uint64_t* out);
+// Writes a --small-every value as the user would ("auto" or the number) into buf.
+const char* small_every_text(uint64_t value, char* buf, size_t len);
 
 }  // namespace hpcrun

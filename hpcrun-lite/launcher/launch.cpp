@@ -129,7 +129,9 @@ int launch(const LaunchRequest& req) {
   }
   if (!events.empty()) setenv(kEnvEvents, events.c_str(), 1);
   setenv(kEnvMinBytes, std::to_string(req.opts.min_bytes).c_str(), 1);
-  setenv(kEnvSmallEvery, std::to_string(req.opts.small_every).c_str(), 1);
+  char every[32];
+  setenv(kEnvSmallEvery, small_every_text(req.opts.small_every, every, sizeof every), 1);
+  setenv(kEnvTrackBudget, std::to_string(req.opts.track_budget).c_str(), 1);
   if (req.opts.verbose) setenv(kEnvVerbose, "1", 1);
 
   // A statically linked program never loads the runtime: say so rather than leave an empty

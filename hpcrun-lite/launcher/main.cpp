@@ -32,10 +32,15 @@ void usage(FILE* out) {
       "                         soft  software address sampling; R = samples per second of\n"
       "                               each thread's CPU time (default %llu, at most %llu)\n"
       "                         pebs, ibs  precise hardware sources (see --list-sources)\n"
-      "  --min-bytes N        allocations of at least N bytes are always variables (%s,\n"
-      "                       default %llu; k/m/g suffixes)\n"
-      "  --small-every N      one in N smaller allocations is tracked, so hot small objects\n"
-      "                       still show up, marked as sampled (%s, default %llu; 0 = none)\n"
+      "  --min-bytes N        allocations of at least N bytes are always tracked\n"
+      "                       (%s, default %llu; k/m/g suffixes)\n"
+      "  --small-every auto|N which smaller allocations are tracked (%s):\n"
+      "                         auto  (default) every one while the thread stays within\n"
+      "                               its tracking budget, beyond it one in k (k adapts);\n"
+      "                               such a block stands for k in the estimates\n"
+      "                         N     one in N, fixed (1 = every one, 0 = none)\n"
+      "  --track-budget N     with auto: tracked small allocations per second of each\n"
+      "                       thread, sustained (%s, default %llu)\n"
       "  -l, --list-sources   print which sampling sources this machine has, and exit\n"
       "  -v, --verbose        report what the runtime does on stderr (%s=1)\n"
       "  -h, --help           this text\n"
@@ -44,8 +49,8 @@ void usage(FILE* out) {
       "The program's output and exit status are its own; hpcrun-lite speaks on stderr,\n"
       "prefixed 'hpcrun-lite:', only when something is wrong or with -v.\n",
       kEnvOut, kEnvEvents, (unsigned long long)kDefaultSoftRate, (unsigned long long)kMaxSoftRate,
-      kEnvMinBytes, (unsigned long long)kDefaultMinBytes, kEnvSmallEvery,
-      (unsigned long long)kDefaultSmallEvery, kEnvVerbose);
+      kEnvMinBytes, (unsigned long long)kDefaultMinBytes, kEnvSmallEvery, kEnvTrackBudget,
+      (unsigned long long)kDefaultTrackBudget, kEnvVerbose);
 }
 
 int list_sources() {
@@ -81,13 +86,18 @@ bool defaults_from_environment(LaunchRequest* req) {
     }
   }
   struct { const char* var; uint64_t* slot; } sizes[] = {
-      {kEnvMinBytes, &req->opts.min_bytes}, {kEnvSmallEvery, &req->opts.small_every}};
+      {kEnvMinBytes, &req->opts.min_bytes}, {kEnvTrackBudget, &req->opts.track_budget}};
   for (auto& s : sizes) {
     const char* v = getenv(s.var);
     if (v && *v && !parse_size(v, s.slot)) {
       fprintf(stderr, "hpcrun-lite: %s=%s is not a number\n", s.var, v);
       return false;
     }
+  }
+  if (const char* v = getenv(kEnvSmallEvery);
+      v && *v && !parse_small_every(v, &req->opts.small_every)) {
+    fprintf(stderr, "hpcrun-lite: %s=%s is neither auto nor a number\n", kEnvSmallEvery, v);
+    return false;
   }
   if (const char* v = getenv(kEnvVerbose); v && *v && strcmp(v, "0") != 0) req->opts.verbose = true;
   return true;
@@ -127,14 +137,20 @@ int main(int argc, char** argv) {
         return 2;
       }
       req.opts.sources[req.opts.nsources++] = spec;
-    } else if (!strcmp(a, "--min-bytes") || !strcmp(a, "--small-every")) {
+    } else if (!strcmp(a, "--min-bytes") || !strcmp(a, "--track-budget")) {
       if (!take_value(argc, argv, &i, a, &v)) return 2;
       uint64_t n;
       if (!parse_size(v, &n)) {
         fprintf(stderr, "hpcrun-lite: %s: '%s' is not a number\n", a, v);
         return 2;
       }
-      (a[2] == 'm' ? req.opts.min_bytes : req.opts.small_every) = n;
+      (a[2] == 'm' ? req.opts.min_bytes : req.opts.track_budget) = n;
+    } else if (!strcmp(a, "--small-every")) {
+      if (!take_value(argc, argv, &i, a, &v)) return 2;
+      if (!parse_small_every(v, &req.opts.small_every)) {
+        fprintf(stderr, "hpcrun-lite: %s: '%s' is neither auto nor a number\n", a, v);
+        return 2;
+      }
     } else {
       fprintf(stderr, "hpcrun-lite: unknown option %s (see hpcrun-lite --help)\n", a);
       return 2;

@@ -1,7 +1,8 @@
 // The interposed allocation functions: the malloc family, C++ operator new, and anonymous mmap.
 //
-// Fast paths first: an allocation below --min-bytes that is not picked by the one-in-N small
-// sampling costs one thread-local decrement beyond the real call; a free of an untracked block
+// Fast paths first: an allocation below --min-bytes that the thread's tracking controller
+// (track_control.h) does not pick costs one thread-local decrement and one thread-local compare
+// (the heap-extent check of heap_extent.h) beyond the real call; a free of an untracked block
 // costs one relaxed load of the address map's filter. Only tracked blocks pay for a call path
 // (unw_backtrace), the site table and the address map's writer lock.
 //
@@ -18,6 +19,7 @@
 
 #include "guard.h"
 #include "hpcl/profile.h"
+#include "options.h"
 #include "real_fns.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -28,12 +30,15 @@
 namespace hpcrun {
 
 __thread int t_in_runtime __attribute__((tls_model("initial-exec"))) = 0;
+__thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 
 namespace {
 
 using hpcl::AllocApi;
 
 __thread uint8_t t_api_hint __attribute__((tls_model("initial-exec"))) = 0;
+// The 64 MiB region of the last block this thread received (heap_extent.h).
+__thread uint64_t t_arena_base __attribute__((tls_model("initial-exec"))) = 1;
 std::atomic<uint64_t> g_small_counter_no_state{0};
 
 inline AllocApi take_api(AllocApi plain) {
@@ -51,27 +56,45 @@ inline void hint(AllocApi api) {
   if (!t_api_hint && !t_in_runtime) t_api_hint = uint8_t(api);
 }
 
-// One in small_every small allocations is tracked, at random intervals (draw_small_countdown).
-inline bool pick_small() {
-  uint64_t every = g_config.small_every;
-  if (every == 0) return false;
+// Threads without a state (not started through our pthread_create) track one in 64, fixed.
+constexpr uint32_t kNoStateEvery = 64;
+
+// Whether this small allocation is tracked, and with which weight (1/p).
+inline bool pick_small(uint32_t* weight) {
   ThreadState* ts = t_state;
-  if (!ts)
+  if (__builtin_expect(!ts, 0)) {
+    uint64_t every = g_config.small_every == kSmallEveryAuto ? kNoStateEvery : g_config.small_every;
+    if (every == 0) return false;
+    *weight = uint32_t(every);
     return g_small_counter_no_state.fetch_add(1, std::memory_order_relaxed) % every == 0;
-  if (--ts->small_countdown > 0) return false;
-  draw_small_countdown(ts, every);
+  }
+  if (__builtin_expect(!ts->track.pick(), 1)) return false;
+  *weight = ts->track.weight;
+  ts->track.after_tracked(g_config.track, monotonic_ns);
   return true;
 }
 
-__attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, bool sampled) {
+__attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, uint32_t weight) {
   RuntimeGuard guard;
   if (!guard.entered()) return;
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
-  uint32_t site = g_sites.intern(uint8_t(api), sampled ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
+  uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
   if (site == AllocSites::kNoSite) return;
   g_sites.count(site, size);
-  g_heap.insert(reinterpret_cast<uint64_t>(p), size, site);
+  g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight);
+}
+
+__attribute__((noinline)) void note_heap_slow(uint64_t a, uint64_t base) {
+  t_arena_base = base;
+  if (glibc_block_in_arena_heap(a)) g_heap_extent.add_arena_heap(base);
+}
+
+// Every block malloc returns: is it in a 64 MiB arena heap we have not seen yet?
+inline void note_heap(void* p) {
+  auto a = reinterpret_cast<uint64_t>(p);
+  uint64_t base = a & ~(HeapExtent::kArenaHeap - 1);
+  if (__builtin_expect(base != t_arena_base, 0)) note_heap_slow(a, base);
 }
 
 __attribute__((noinline)) void rescan_after_dlopen() {
@@ -80,14 +103,13 @@ __attribute__((noinline)) void rescan_after_dlopen() {
 }
 
 inline void track(void* p, size_t size, AllocApi api) {
-  if (!p || t_in_runtime || !g_tracking.load(std::memory_order_relaxed)) return;
+  if (!p) return;
+  note_heap(p);
+  if (t_in_runtime || !g_tracking.load(std::memory_order_relaxed)) return;
   if (__builtin_expect(g_modules_dirty.load(std::memory_order_relaxed), 0)) rescan_after_dlopen();
-  bool sampled = false;
-  if (size < g_config.min_bytes) {
-    if (!pick_small()) return;
-    sampled = true;
-  }
-  track_slow(p, size, api, sampled);
+  uint32_t weight = 1;
+  if (size < g_config.min_bytes && !pick_small(&weight)) return;
+  track_slow(p, size, api, weight);
 }
 
 // Forgets a block before the real free/realloc gives its address back to the allocator, where
@@ -124,8 +146,24 @@ HPCL_EXPORT void* malloc(size_t size) {
 HPCL_EXPORT void free(void* p) {
   if (!p || in_bootstrap_arena(p)) return;
   if (__builtin_expect(early(), 0)) return;  // cannot happen for a real block: it came after
-  untrack(p);
+  BlockInfo was;
+  if (!untrack(p, &was)) {
+    real.free(p);
+    return;
+  }
+  // While the real free() reads and writes the block's chunk header and first bytes, the
+  // block is no longer in the map (another thread may receive the address at once); samples
+  // of this thread there are still the block's (t_freeing, read by this thread's handler).
+  // Start last: the handler reads the record only once its start is set.
+  t_freeing.size = was.size;
+  t_freeing.site = was.site;
+  t_freeing.weight = was.weight;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_freeing.start = was.start;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   real.free(p);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_freeing.start = 0;
 }
 
 HPCL_EXPORT void* calloc(size_t n, size_t size) {
@@ -156,7 +194,7 @@ HPCL_EXPORT void* realloc(void* old, size_t size) {
     // Resized in place, the same variable: no new call path. Failed: the old block is still
     // valid and stays tracked as it was.
     RuntimeGuard guard;
-    g_heap.insert(was.start, p ? size : was.size, was.site);
+    g_heap.insert(was.start, p ? size : was.size, was.site, was.weight);
     return p;
   }
   track(p, size, api);
@@ -259,8 +297,8 @@ HPCL_EXPORT void* mremap(void* old, size_t old_len, size_t new_len, int flags, .
                                    : real.mremap(old, old_len, new_len, flags);
   if (tracked) {
     RuntimeGuard guard;  // the same variable, maybe moved and resized
-    if (p != MAP_FAILED) g_heap.insert(reinterpret_cast<uint64_t>(p), new_len, was.site);
-    else g_heap.insert(was.start, was.size, was.site);
+    if (p != MAP_FAILED) g_heap.insert(reinterpret_cast<uint64_t>(p), new_len, was.site, was.weight);
+    else g_heap.insert(was.start, was.size, was.site, was.weight);
   }
   return p;
 }

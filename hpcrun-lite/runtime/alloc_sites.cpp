@@ -11,8 +11,8 @@ static void* map_zeroed(size_t bytes) {
   return raw_mmap(bytes);
 }
 
-uint64_t hash_frames(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t n) {
-  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t(api) << 8) ^ flags;
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t(api) << 8);
   for (uint32_t i = 0; i < n; ++i) {
     h ^= frames[i];
     h *= 0x100000001b3ull;
@@ -47,11 +47,15 @@ const uint64_t* AllocSites::store_frames(const uint64_t* frames, uint32_t n) {
 }
 
 uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes) {
-  uint64_t h = hash_frames(api, flags, frames, nframes);
+  uint64_t h = hash_frames(api, frames, nframes);
   auto matches = [&](uint32_t id) {
     SiteRecord* r = get(id);
-    return r && r->hash == h && r->api == api && r->flags == flags && r->nframes == nframes &&
-           memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0;
+    if (!(r && r->hash == h && r->api == api && r->nframes == nframes &&
+          memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0))
+      return false;
+    if ((__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & flags) != flags)
+      __atomic_fetch_or(&r->flags, flags, __ATOMIC_RELAXED);
+    return true;
   };
   // Lock-free probe first: the common case is an existing site.
   auto* slots = slots_;

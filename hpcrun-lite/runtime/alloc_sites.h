@@ -1,4 +1,4 @@
-// Allocation sites: every distinct (allocation API, sampled?, call path) gets a small integer id,
+// Allocation sites: every distinct (allocation API, call path) gets a small integer id,
 // the identity of a heap variable. The address map stores the id with each tracked block, and
 // the signal handler puts it in the tree (HeapVar node); the writer turns the table into the
 // profile's SITES section.
@@ -25,7 +25,7 @@ struct SiteRecord {
   const uint64_t* frames;  // raw code addresses (call sites: return address - 1), innermost first
   uint32_t nframes;
   uint8_t api;   // hpcl::AllocApi
-  uint8_t flags; // hpcl::AllocSiteFlags
+  uint8_t flags; // hpcl::AllocSiteFlags, OR-ed in by every intern (not part of the identity)
   std::atomic<uint64_t> allocations;
   std::atomic<uint64_t> bytes;
 };
@@ -36,7 +36,9 @@ class AllocSites {
   static constexpr uint32_t kNoSite = 0xffffffffu;  // the table is full or out of memory
 
   // The id of the site, created if new; kNoSite when it cannot be stored (the block is then
-  // not tracked). Never called from a signal handler.
+  // not tracked). `flags` are added to the site's flags: a site whose blocks were tracked with
+  // weight 1 at start-up and one in k later is one variable, flagged sampled. Never called from
+  // a signal handler.
   uint32_t intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes);
   void count(uint32_t id, uint64_t bytes) {
     SiteRecord* r = get(id);
@@ -66,6 +68,6 @@ class AllocSites {
   size_t frame_used_ = kFrameChunk;
 };
 
-uint64_t hash_frames(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t n);
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n);
 
 }  // namespace hpcrun

@@ -54,6 +54,8 @@ uint32_t Cct::new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
   n->a = a;
   n->b = b;
   n->samples = 0;
+  n->estimated_extra = 0;
+  n->estimated_var = 0;
   count_ = i + 1;
   return i;
 }

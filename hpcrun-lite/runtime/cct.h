@@ -21,11 +21,15 @@ struct RtNode {
   uint64_t a;
   uint64_t b;
   uint64_t samples;
+  // Samples in blocks tracked with probability p < 1 (weight w = 1/p): sum of (w - 1), the
+  // samples they stand for beyond their own, and the variance contribution (see sampler.cpp).
+  uint64_t estimated_extra;
+  uint64_t estimated_var;
 };
 
 class Cct {
  public:
-  static constexpr uint32_t kChunkBits = 14;  // 16384 nodes (512 KiB) per chunk
+  static constexpr uint32_t kChunkBits = 14;  // 16384 nodes (768 KiB) per chunk
   static constexpr uint32_t kMaxChunks = 256; // at most 4M nodes per thread
   static constexpr uint32_t kNone = 0xffffffffu;
 
@@ -34,6 +38,10 @@ class Cct {
   // Find-or-create; kNone when memory is exhausted.
   uint32_t child(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
   void add_samples(uint32_t node, uint64_t n) { at(node)->samples += n; }
+  void add_estimate(uint32_t node, uint64_t extra, uint64_t var) {
+    at(node)->estimated_extra += extra;
+    at(node)->estimated_var += var;
+  }
 
   uint32_t size() const { return count_; }
   const RtNode* at(uint32_t i) const { return &chunks_[i >> kChunkBits][i & ((1u << kChunkBits) - 1)]; }

@@ -8,8 +8,9 @@
 //    tracking: memory that our own code (libunwind, the ELF reader, the writer) allocates is
 //    never a variable of the program, and no wrapper re-enters a lock it already holds.
 //  - The sampling signal handler checks it first: a sample that lands inside the runtime is
-//    counted as "busy" and not attributed, because the data structures it would read may be
-//    mid-update on this very thread (the address map's writer lock, a half-built node).
+//    counted as "busy" and recorded as code time at the interrupted instruction only (no data
+//    address, no unwinding), because the data structures it would read may be mid-update on
+//    this very thread (libunwind's locks, the address map's writer lock, a half-built node).
 // Only entry points use the guard; internal functions assume it is held.
 #pragma once
 

@@ -36,8 +36,10 @@
 
 namespace hpcrun {
 
-constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, kDefaultSoftRate, "soft", {}, {}, 0};
+constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
+                                    kDefaultSoftRate, "soft", {}, {}, 0};
 constinit HeapMap g_heap;
+constinit HeapExtent g_heap_extent;
 constinit AllocSites g_sites;
 constinit std::atomic<bool> g_tracking{false};
 
@@ -47,6 +49,12 @@ pthread_key_t g_thread_key;
 std::atomic<bool> g_finished{false};
 // Held while ELF files are read (milliseconds).
 constinit SpinLock g_scan_lock;
+
+void set_track_policy() {
+  TrackPolicy& t = g_config.track;
+  t.adaptive = g_config.small_every == kSmallEveryAuto;
+  t.fixed_k = t.adaptive ? 1 : uint32_t(g_config.small_every > UINT32_MAX ? UINT32_MAX : g_config.small_every);
+}
 
 uint64_t now_ns() {
   timespec ts;
@@ -73,9 +81,14 @@ void read_options() {
     else log_warn("ignoring %s=%s: not a size", kEnvMinBytes, v);
   }
   if (const char* v = getenv(kEnvSmallEvery)) {
-    if (parse_size(v, &value)) g_config.small_every = value;
-    else log_warn("ignoring %s=%s: not a number", kEnvSmallEvery, v);
+    if (parse_small_every(v, &value)) g_config.small_every = value;
+    else log_warn("ignoring %s=%s: neither auto nor a number", kEnvSmallEvery, v);
   }
+  if (const char* v = getenv(kEnvTrackBudget)) {
+    if (parse_size(v, &value)) g_config.track.budget = value;
+    else log_warn("ignoring %s=%s: not a number", kEnvTrackBudget, v);
+  }
+  set_track_policy();
   Options opts;
   char err[256];
   SourceSpec spec;
@@ -140,12 +153,15 @@ void* start_trampoline(void* p) {
 void prefork() {
   g_sites.lock();
   g_heap.lock();
+  g_heap_extent.lock();
 }
 void postfork_parent() {
+  g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
 }
 void postfork_child() {
+  g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
   RuntimeGuard guard;
@@ -171,6 +187,8 @@ __attribute__((constructor)) void runtime_init() {
   g_config.start_ns = now_ns();
   read_cmdline();
   read_options();
+  uint64_t brk_lo = read_brk_heap_start();
+  g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
   unwind_init();
   g_scan_lock.lock();
   modules_scan();
@@ -181,13 +199,21 @@ __attribute__((constructor)) void runtime_init() {
   atexit(runtime_fini);
   g_tracking.store(true, std::memory_order_release);
   register_thread();
-  log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %llu, output %s",
-           int(getpid()), g_config.source, (unsigned long long)g_config.rate,
-           (unsigned long long)g_config.min_bytes, (unsigned long long)g_config.small_every,
-           g_config.out_dir);
+  char every[32];
+  log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %s, track-budget "
+           "%llu/s, output %s", int(getpid()), g_config.source, (unsigned long long)g_config.rate,
+           (unsigned long long)g_config.min_bytes,
+           small_every_text(g_config.small_every, every, sizeof every),
+           (unsigned long long)g_config.track.budget, g_config.out_dir);
 }
 
 }  // namespace
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
 
 std::atomic<bool> g_modules_dirty{false};
 std::atomic<bool> g_loader_added{false};

@@ -6,13 +6,16 @@
 #include <cstdint>
 
 #include "alloc_sites.h"
+#include "heap_extent.h"
 #include "heap_map.h"
+#include "track_control.h"
 
 namespace hpcrun {
 
 struct RuntimeConfig {
   uint64_t min_bytes;
-  uint64_t small_every;  // 0: small allocations are never tracked
+  uint64_t small_every;  // 0: never tracked; kSmallEveryAuto: adaptive (track); else fixed 1 in N
+  TrackPolicy track;     // derived from small_every and the track budget
   uint64_t rate;
   const char* source;    // "soft"
   char out_dir[1024];
@@ -22,7 +25,12 @@ struct RuntimeConfig {
 
 extern RuntimeConfig g_config;
 extern HeapMap g_heap;
+extern HeapExtent g_heap_extent;
 extern AllocSites g_sites;
+// The tracked block this thread is handing to the real free() right now (start 0: none). The
+// block is already out of the map; the thread's own signal handler credits samples in it or in
+// its chunk header to it.
+extern __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 // True once start-up finished: allocations are tracked from then on.
 extern std::atomic<bool> g_tracking;
 
@@ -33,6 +41,9 @@ extern std::atomic<bool> g_modules_dirty;
 void rescan_modules_if_dirty();
 // Scans new modules now (exit). Caller holds the runtime guard.
 void scan_now();
+
+// CLOCK_MONOTONIC through the vDSO: the tracking controller's clock.
+uint64_t monotonic_ns();
 
 // Builds the profile of this process and writes it (writer.cpp).
 void write_process_profile();

@@ -1,6 +1,6 @@
 // See sampler.h. The handler obeys the signal-handler rules of guard.h: it allocates nothing
 // (the tree grows with mmap), takes no lock (the address map is read lock-free), saves and
-// restores errno, and does nothing when it interrupts the runtime itself.
+// restores errno, and when it interrupts the runtime itself records only the interrupted PC.
 #include "sampler.h"
 
 #include <fcntl.h>
@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "saved_regs.h"
 #include "thread_state.h"
+#include "track_control.h"
 #include "unwind.h"
 
 namespace hpcrun {
@@ -43,24 +44,33 @@ constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot
 // before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
 // nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
 // block of a TLS block's size is checked against the threads' DTVs first.
-uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts) {
+uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
   BlockInfo blk;
   StaticHit hit;
   auto static_node = [&] {
     offsets_count(ea, ts->fs_base, nullptr, &hit);
     return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
   };
-  if (g_heap.lookup(ea, &blk)) {
+  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
+  // block this thread is freeing right now (free() reads its header and writes its first bytes
+  // after the wrapper took it out of the map).
+  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
     if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
       return static_node();
-    offsets_count(ea, ts->fs_base, &blk, nullptr);
+    if (blk.weight > 1) *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
+    if (ea >= blk.start) offsets_count(ea, ts->fs_base, &blk, nullptr);  // not in its header
     return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
   }
   if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
     return static_node();
-  bool stack = address_on_a_stack(ea, ts);
+  const bool stack = address_on_a_stack(ea, ts);
   if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
-  auto cls = stack ? hpcl::UnknownClass::Stack : hpcl::UnknownClass::Other;
+  auto cls = hpcl::UnknownClass::Other;
+  if (stack)
+    cls = hpcl::UnknownClass::Stack;
+  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
+  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
+    cls = hpcl::UnknownClass::UntrackedHeap;
   return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
 }
 
@@ -70,9 +80,10 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   Cct& c = ts->cct;
   uint32_t node;
   uint64_t leaf = regs.rip;
+  SampleEstimate est;
   switch (acc.kind) {
     case AccessKind::Address:
-      node = classify(c, acc.ea, ts);
+      node = classify(c, acc.ea, ts, &est);
       leaf = acc.insn;
       break;
     case AccessKind::Unresolvable:
@@ -97,6 +108,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
     return;
   }
   c.add_samples(node, 1);
+  if (est.extra) c.add_estimate(node, est.extra, est.var);
 }
 
 void on_sample(int, siginfo_t*, void* ucv) {
@@ -106,12 +118,22 @@ void on_sample(int, siginfo_t*, void* ucv) {
     ts->in_handler.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     ++ts->samples;
-    if (t_in_runtime) {
+    const auto* uc = static_cast<const ucontext_t*>(ucv);
+    const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (t_in_runtime || address_in_runtime(pc)) {
+      // The runtime's own work (tracking an allocation, the wrappers' checks) is code time of
+      // the program: recorded at the interrupted instruction under the no-data root, not as an
+      // access to the runtime's own data. No decoding and no unwinding: the thread may be
+      // inside libunwind, whose locks unw_backtrace would take again. The tree is safe to
+      // touch: only this thread's handler writes it, and it does not nest.
       ++ts->busy;
+      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0, pc);
+      if (node == Cct::kNone) ++ts->dropped;
+      else ts->cct.add_samples(node, 1);
     } else {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      record_sample(ts, static_cast<const ucontext_t*>(ucv));
+      record_sample(ts, uc);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }

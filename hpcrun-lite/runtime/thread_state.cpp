@@ -61,7 +61,7 @@ ThreadState* thread_begin() {
   g_next_index.fetch_add(1, std::memory_order_relaxed);
   ThreadState* ts = take_free_state();
   if (ts) {
-    adopt(ts);  // keeps the tree, the counters and the small-allocation countdown
+    adopt(ts);  // keeps the tree, the counters and the tracking controller
   } else {
     void* mem = raw_mmap(sizeof(ThreadState));
     if (!mem) return nullptr;
@@ -71,8 +71,8 @@ ThreadState* thread_begin() {
       return nullptr;
     }
     adopt(ts);
-    ts->rng = (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts);
-    draw_small_countdown(ts, g_config.small_every);
+    ts->track.init(g_config.track, monotonic_ns(),
+                   (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
     ts->index = g_next_index.load(std::memory_order_relaxed) - 1;
     ThreadState* head = g_head.load(std::memory_order_relaxed);
     do {

@@ -16,6 +16,7 @@
 
 #include "cct.h"
 #include "modules.h"
+#include "track_control.h"
 
 namespace hpcrun {
 
@@ -32,26 +33,16 @@ struct ThreadState {
   bool stale;                // fork child: a thread of the parent, not written
   // Counters (only the owning thread's handler writes them).
   uint64_t samples;          // every signal that reached the handler
-  uint64_t busy;             // landed inside the runtime: not attributed
+  uint64_t busy;             // landed inside the runtime: code time under no data, PC only
   uint64_t dropped;          // tree full: not recorded
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
-  // Small-allocation sampling: count down to the next tracked small block.
-  uint64_t rng;
-  int64_t small_countdown;
+  // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
+  TrackControl track;
   Cct cct;
 };
 
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
-
-// Draws the number of small allocations until the next tracked one: uniform in [1, 2*every-1],
-// mean `every`, so a periodic allocation pattern cannot alias with the sampling.
-inline void draw_small_countdown(ThreadState* ts, uint64_t every) {
-  ts->rng ^= ts->rng << 13;
-  ts->rng ^= ts->rng >> 7;
-  ts->rng ^= ts->rng << 17;
-  ts->small_countdown = int64_t(1 + ts->rng % (2 * (every ? every : 1) - 1));
-}
 
 // Creates and registers the calling thread's state (idempotent) and starts sampling it.
 // Not signal-safe; the caller holds the runtime guard.

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "modules.h"
 #include "offset_hist.h"
+#include "options.h"
 #include "process_env.h"
 #include "runtime.h"
 #include "thread_state.h"
@@ -110,6 +111,10 @@ class ProfileBuilder {
       }
       map[i] = b.child(map[n->parent], kind, a, bb);
       if (n->samples) tree.nodes[map[i]].add_metric(hpcl::kMetricSamples, n->samples);
+      if (n->estimated_extra)
+        tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimated, n->estimated_extra);
+      if (n->estimated_var)
+        tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimatedVar, n->estimated_var);
     }
     profile.trees.push_back(std::move(tree));
   }
@@ -180,15 +185,18 @@ void write_process_profile() {
   p.set_meta("source", g_config.source);
   p.set_meta("rate", std::to_string(g_config.rate));
   p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
-  p.set_meta("small_every", std::to_string(g_config.small_every));
+  char every[32];
+  p.set_meta("small_every", small_every_text(g_config.small_every, every, sizeof every));
+  p.set_meta("track_budget", std::to_string(g_config.track.budget));
   p.set_meta("start_ns", std::to_string(g_config.start_ns));
   p.set_meta("end_ns", std::to_string(uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec)));
   p.set_meta("threads", std::to_string(threads_count()));
   p.set_meta("samples_total", std::to_string(samples));
-  p.set_meta("samples_dropped", std::to_string(dropped + busy));
-  // Why they were dropped, and what the recorded ones lacked (the report explains each).
+  // Only a full tree drops a sample; one that interrupted the runtime is kept as code time.
+  p.set_meta("samples_dropped", std::to_string(dropped));
+  p.set_meta("samples_in_runtime", std::to_string(busy));
+  // What the recorded ones lacked (the report explains each).
   p.set_meta("samples_dropped_full", std::to_string(dropped));
-  p.set_meta("samples_dropped_busy", std::to_string(busy));
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
@@ -213,11 +221,11 @@ void write_process_profile() {
     log_warn("cannot write the profile: %s", err.c_str());
     return;
   }
-  log_info("wrote %s: %u threads in %zu trees, %llu samples (%llu not attributed), %u heap variables, "
-           "%zu static variables; address map %zu blocks, %zu KiB",
+  log_info("wrote %s: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the runtime), "
+           "%u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d arena heaps",
            path.c_str(), threads_count(), threads.size(), (unsigned long long)samples,
-           (unsigned long long)(dropped + busy), g_sites.size(), p.statics.size(), g_heap.size(),
-           g_heap.footprint() / 1024);
+           (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), p.statics.size(),
+           g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
 }
 
 }  // namespace hpcrun

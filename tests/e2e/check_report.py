@@ -18,6 +18,10 @@ Subcommands:
                                                       each run's measured time shares)
   store_join REPORT                                   the store before a branch target is charged
                                                       to the table, not the stack
+  heap_list REPORT --mode walk|churn|free [--timing PREFIX] [--cpu NATIVE TOOL]
+                                                      small list nodes: tracked or estimated
+                                                      share, unattributed data, CPU cost, the
+                                                      chunk-header rule (see heap_list.c)
   heat2d REPORT [--processes N]                       the example's story holds
   names REPORT --source FILE [options]                heap variables are named after the
                                                       `site: FUNCTION` lines of FILE (see
@@ -38,7 +42,9 @@ Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadab
 """
 
 import argparse
+import contextlib
 import copy
+import io
 import glob
 import json
 import re
@@ -136,6 +142,16 @@ PROGRAMS["list_walk"] = {
     ],
     "cold": [],
     "array_bytes": 4 << 20,
+}
+# 200 small tables in four groups of 50 (1, 2 and 3 KiB; 101,376 bytes per group), every one tracked.
+PROGRAMS["small_tables"] = {
+    "arrays": [
+        {"label": f"group {g}", "kind": "heap", "allocator": "malloc", "site": f"alloc_group_{g}",
+         "weight": w, "allocations": 50, "bytes": 101376}
+        for g, w in (("a", 1), ("b", 2), ("c", 3), ("d", 4))
+    ],
+    "cold": [],
+    "array_bytes": 101376,
 }
 
 TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
@@ -553,6 +569,81 @@ def check_names(report, source, one_per_site, wrappers, top_distinct, statics, r
         raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
 
 
+def estimated(var):
+    return float(var.get("metrics", {}).get("samples_estimated", samples(var)))
+
+
+def unattributed(report):
+    """[unknown data] and [untracked heap] after the estimates took their share."""
+    return sum(estimated(v) for v in report["variables"]
+               if v.get("kind") == "unknown" and v.get("name") in ("[unknown data]", "[untracked heap]"))
+
+
+NODES = {"label": "list nodes", "kind": "heap", "allocator": "malloc", "site": "make_nodes"}
+ARRAY = {"label": "array", "kind": "heap", "allocator": "malloc", "site": "make_array"}
+
+
+def check_heap_list(report, mode, timing=None, cpu=None):
+    """heap_list (tests/programs/heap_list.c): small nodes tracked, sampled or estimated."""
+    check_totals(report, 1)
+    totals = report["totals"]
+    data = float(totals.get("estimated_data_samples", totals.get("data_samples", 0)))
+    nodes = find(report, NODES, required=True)
+    errors = []
+    print(f"nodes: {samples(nodes)} samples, estimated {estimated(nodes):.0f} "
+          f"(variance {nodes['metrics'].get('samples_estimated_var', 0)}), sampled {nodes.get('sampled')}; "
+          f"data samples {data:.0f}, unattributed {unattributed(report):.0f}, "
+          f"in the runtime {totals.get('samples_in_runtime')}, dropped {totals.get('samples_dropped')}")
+    if "samples_estimated" not in nodes.get("metrics", {}) or "estimated_data_samples" not in totals:
+        raise CheckFailed("the report has no samples_estimated / estimated_data_samples")
+    if estimated(nodes) < samples(nodes):
+        errors.append("nodes: the estimate is below the raw samples")
+    if mode == "walk":
+        spec = {"arrays": [dict(NODES, weight=1), dict(ARRAY, weight=16)]}
+        share_list = measured_time_shares(timing, spec)[0]
+        expected = share_list * data
+        print(f"nodes: the walk took {share_list:.3f} of the timed phases: {expected:.0f} of the "
+              f"data samples; at least 60% of that is required")
+        if data < MIN_SAMPLES:
+            errors.append(f"only {data:.0f} data samples (need {MIN_SAMPLES})")
+        if estimated(nodes) < 0.6 * expected:
+            errors.append(f"nodes: estimated {estimated(nodes):.0f} samples, under 60% of {expected:.0f}")
+        if unattributed(report) > 0.2 * data:
+            errors.append(f"unattributed data {unattributed(report):.0f} is over 20% of {data:.0f}")
+        find(report, ARRAY, required=True)
+    elif mode == "churn":
+        if totals.get("samples_dropped") != 0:
+            errors.append(f"{totals.get('samples_dropped')} samples dropped")
+        if not isinstance(totals.get("samples_in_runtime"), int):
+            errors.append("totals.samples_in_runtime is missing")
+        if not nodes.get("sampled") or estimated(nodes) <= samples(nodes):
+            errors.append("nodes: not sampled with estimates above the raw samples")
+        native, tool = cpu
+        print(f"CPU time: native {native:.2f} s, under the tool {tool:.2f} s ({tool / native:.2f}x, at most 1.5x)")
+        if tool > 1.5 * native:
+            errors.append(f"CPU time {tool:.2f} s is over 1.5x the native {native:.2f} s")
+    elif mode == "free":
+        def through_free(var):  # samples of free() itself, called from free_nodes
+            return sum(int(a["metrics"]["samples"]) for a in var.get("accesses", [])
+                       if a.get("path") and "heap_list" not in a["path"][0].get("module", "")
+                       and any(same_function(f.get("function", ""), "free_nodes") for f in a["path"]))
+        if nodes.get("sampled"):
+            errors.append("nodes: sampled, but every block should be tracked (--small-every 1)")
+        total = sum(through_free(v) for v in report["variables"])
+        mine = through_free(nodes)
+        # free() reads the node's own header (the node's) and the next chunk's size field (the
+        # next node's while it is live, free memory once it was freed first): about half. Without
+        # the chunk-header rule the nodes would get none of them.
+        print(f"free() under free_nodes: {total} data samples, {mine} of them on the nodes "
+              f"(at least 30% required)")
+        if total < 50:
+            errors.append(f"only {total} data samples in free() under free_nodes (need 50)")
+        elif mine < 0.3 * total:
+            errors.append(f"nodes: {mine} of the {total} data samples in free() under free_nodes")
+    if errors:
+        raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
+
+
 def selftest(path):
     """Runs the proportions check on a hand-written good report, then on broken copies of it."""
     good = load(path)
@@ -592,6 +683,51 @@ def selftest(path):
     expect_failure("two processes", lambda r: r["totals"].update(processes=2))
     expect_failure("a lost light array", lambda r: var(r, "heap", "allocator", "aligned_alloc")["metrics"].update(samples=1))
     print("selftest: good report passes, 7 broken ones fail")
+    selftest_heap_list()
+
+
+def selftest_heap_list():
+    """The heap_list checks on hand-made reports: a good one passes, broken copies fail."""
+    frame = lambda fn, module="/lib/x86_64-linux-gnu/libc.so.6": {"function": fn, "module": module}
+    free_path = [frame("_int_free"), frame("free"), frame("free_nodes", "/x/heap_list"), frame("main", "/x/heap_list")]
+    good = {
+        "totals": {"samples": 2000, "data_samples": 1000, "estimated_data_samples": 1000.0,
+                   "processes": 1, "samples_dropped": 0, "samples_in_runtime": 150},
+        "variables": [
+            {"kind": "heap", "name": "make_nodes (heap_list.c:76)", "allocator": "malloc", "sampled": True,
+             "metrics": {"samples": 40, "samples_estimated": 600.0, "samples_estimated_var": 9000.0},
+             "accesses": [{"path": free_path, "metrics": {"samples": 40}}]},
+            {"kind": "unknown", "name": "[untracked heap]",
+             "metrics": {"samples": 900, "samples_estimated": 340.0, "samples_estimated_var": 9000.0},
+             "accesses": [{"path": free_path, "metrics": {"samples": 60}}]},
+        ]}
+
+    def expect(mode, what, mutate, cpu=(1.0, 1.2), passes=False):
+        report = copy.deepcopy(good)
+        mutate(report)
+        try:
+            check_heap_list(report, mode, cpu=cpu)
+        except CheckFailed:
+            if passes:
+                raise
+            return
+        if not passes:
+            raise CheckFailed(f"selftest: a heap_list {mode} report with {what} passed")
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        expect("churn", "nothing wrong", lambda r: None, passes=True)
+        expect("churn", "dropped samples", lambda r: r["totals"].update(samples_dropped=3))
+        expect("churn", "no estimate", lambda r: r["variables"][0]["metrics"].update(samples_estimated=40.0))
+        expect("churn", "1.6x CPU", lambda r: None, cpu=(1.0, 1.6))
+        expect("churn", "no estimate fields", lambda r: r["totals"].pop("estimated_data_samples"))
+        def exact(r):
+            r["variables"][0]["sampled"] = False
+        expect("free", "nothing wrong", exact, passes=True)
+        def headers_lost(r):
+            exact(r)
+            r["variables"][0]["accesses"][0]["metrics"]["samples"] = 5
+        expect("free", "the chunk headers in [untracked heap]", headers_lost)
+    print("selftest: heap_list: good reports pass, 5 broken ones fail")
 
 
 def main():
@@ -627,6 +763,12 @@ def main():
     n.add_argument("--frame", action="append", default=[], help="some path has a frame of this function")
     n.add_argument("--forbid", action="append", default=[], help="no variable name matches this regex")
     n.add_argument("--forbid-frame", action="append", default=[], help="no frame function matches this regex")
+    hl = sub.add_parser("heap_list")
+    hl.add_argument("report")
+    hl.add_argument("--mode", required=True, choices=["walk", "churn", "free"])
+    hl.add_argument("--timing", help="walk: prefix of the timing files")
+    hl.add_argument("--cpu", nargs=2, type=float, metavar=("NATIVE", "TOOL"),
+                    help="churn: CPU seconds of the native run and of the run under the tool")
     t = sub.add_parser("hottest")
     t.add_argument("report")
     c = sub.add_parser("tail_calls")
@@ -665,17 +807,19 @@ def main():
         elif args.command == "names":
             check_names(load(args.report), args.source, args.one_per_site, args.wrappers, args.top_distinct,
                         args.static, args.omp_region, args.frame, args.forbid, args.forbid_frame)
+        elif args.command == "heap_list":
+            check_heap_list(load(args.report), args.mode, args.timing, args.cpu)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":
             report = load(args.report)
             if not report["variables"]:
                 raise CheckFailed("the report has no variables")
-            # The first variable in report order, which must also have the most samples: the
+            # The first variable in report order, which must also have the most (estimated) samples: the
             # text report's row 1 is the same variable.
             first = report["variables"][0]
-            if samples(first) != max(samples(v) for v in report["variables"]):
-                raise CheckFailed("the variables are not sorted by samples")
+            if estimated(first) != max(estimated(v) for v in report["variables"]):
+                raise CheckFailed("the variables are not sorted by (estimated) samples")
             print(first["name"])
         else:
             selftest(args.sample)

@@ -41,6 +41,19 @@ FILE *test_timing_stream(int *must_close) {
   return env != NULL && strcmp(env, "1") == 0 ? stderr : NULL;
 }
 
+void write_timing(const char *const *labels, const int *weights, const double *seconds,
+                  const long *calls, int count) {
+  int must_close = 0;
+  FILE *out = test_timing_stream(&must_close);
+  if (out == NULL)
+    return;
+  for (int i = 0; i < count; i++)
+    fprintf(out, "timing: %-16s weight %2d  %8.1f us/call  %6.3f s total\n", labels[i], weights[i],
+            calls[i] ? seconds[i] / (double)calls[i] * 1e6 : 0.0, seconds[i]);
+  if (must_close)
+    fclose(out);
+}
+
 double run_weighted(const struct test_array *arrays, int count, int rounds) {
   return run_weighted_kernel(arrays, count, rounds, sum_array);
 }
@@ -49,6 +62,8 @@ double run_weighted_kernel(const struct test_array *arrays, int count, int round
   int must_close = 0;
   FILE *out = test_timing_stream(&must_close);
   int timing = out != NULL;
+  if (must_close)
+    fclose(out);  /* write_timing opens it again at the end */
   double seconds[64] = {0};
   long calls[64] = {0};
   double total = 0.0;
@@ -66,11 +81,14 @@ double run_weighted_kernel(const struct test_array *arrays, int count, int round
     }
   }
   if (timing) {
-    for (int i = 0; i < count && i < 64; i++)
-      fprintf(out, "timing: %-16s weight %2d  %8.1f us/call  %6.3f s total\n", arrays[i].label,
-              arrays[i].weight, calls[i] ? seconds[i] / (double)calls[i] * 1e6 : 0.0, seconds[i]);
-    if (must_close)
-      fclose(out);
+    const char *labels[64];
+    int weights[64];
+    int n = count < 64 ? count : 64;
+    for (int i = 0; i < n; i++) {
+      labels[i] = arrays[i].label;
+      weights[i] = arrays[i].weight;
+    }
+    write_timing(labels, weights, seconds, calls, n);
   }
   return total;
 }

@@ -36,6 +36,11 @@ FILE *test_timing_stream(int *must_close);
 /* The same with another read kernel in place of sum_array (e.g. one compiled with other flags). */
 typedef double (*test_kernel)(const double *a, size_t n);
 double run_weighted_kernel(const struct test_array *arrays, int count, int rounds, test_kernel kernel);
+/* Writes one timing line per entry, in run_weighted's format and to the same place (stderr with
+ * HPCL_TEST_TIMING=1, PATH.<pid> with HPCL_TEST_TIMING_FILE=PATH), for programs that time their
+ * phases themselves. */
+void write_timing(const char *const *labels, const int *weights, const double *seconds,
+                  const long *calls, int count);
 
 /* Reads a positive round count from argv[1], else returns `fallback`. Exits 2 on garbage. */
 int rounds_from_args(int argc, char **argv, int fallback);

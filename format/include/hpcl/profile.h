@@ -51,7 +51,7 @@ enum class AllocApi : uint8_t {
 const char* alloc_api_name(AllocApi api);  // "malloc", "operator new[]", "mmap", ...
 
 enum AllocSiteFlags : uint8_t {
-  kSiteSampled = 1,  // blocks below --min-bytes, tracked one in `sample_every` (see meta)
+  kSiteSampled = 1,  // some blocks (below --min-bytes) were tracked with probability < 1
 };
 
 // A heap variable: every block allocated through one API from one calling context.
@@ -90,12 +90,19 @@ enum class NodeKind : uint8_t {
   UnknownClass = 8,   // a = UnknownClass value
 };
 
-enum class UnknownClass : uint32_t { Stack = 0, Other = 1 };
+// Stack: a thread's stack. Other: no heap, static, stack or TLS variable covers the address.
+// UntrackedHeap: in the malloc heap (brk heap or a glibc arena heap), but in no tracked block.
+enum class UnknownClass : uint32_t { Stack = 0, Other = 1, UntrackedHeap = 2 };
 
 // Metric identifiers. Ids are stable across versions; a reader keeps ids it does not know.
 enum MetricId : uint16_t {
   kMetricSamples = 0,      // samples attributed exactly at this node
   kMetricLatency = 1,      // sum of access latency in cycles (hardware sources)
+  // Samples in heap blocks tracked with probability p < 1 stand for 1/p samples of their site
+  // (Horvitz-Thompson). Both are in units of samples (1/p is an integer), present only where
+  // such samples landed, and sum like the others when merging:
+  kMetricSamplesEstimated = 2,     // sum of (1/p - 1): estimated samples beyond the raw count
+  kMetricSamplesEstimatedVar = 3,  // variance contribution, sum of (1/p^2 - 1/p)(2c + 1)
   kMetricDataSrcBase = 16, // 16..31: samples per data source (L1, L2, L3, DRAM, remote ...)
 };
 

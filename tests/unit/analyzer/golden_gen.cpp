@@ -47,11 +47,14 @@ Profile rank(int r) {
     heap_sample(tree, 0, {main_f, omp, {app, 0x2b14}}, 40 * k);
     heap_sample(tree, 0, {main_f, omp, {app, 0x2b3c}}, 11 * k);
     heap_sample(tree, 1, {main_f, {app, 0x2c08}}, 6 * k);
-    heap_sample(tree, 2, {main_f, {mpi, 0x41000}, {mpi, 0x41234}}, 2);
+    // Two samples in blocks tracked one in 16: 30 more estimated, variance 2 * (256 - 16).
+    heap_sample_estimated(tree, 2, {main_f, {mpi, 0x41000}, {mpi, 0x41234}}, 2, 30, 480);
+    unknown_sample(tree, UnknownClass::UntrackedHeap, {main_f, {mpi, 0x41240}}, 40 + r);
     static_sample(tree, 1, {main_f, omp, {app, 0x2b50}}, 9 * k);
     static_sample(tree, 0, {main_f, omp, {app, 0x2a10}}, 1);
     unknown_sample(tree, UnknownClass::Stack, {main_f, {app, 0x1cc4}}, 3);
     if (r == 1) unknown_sample(tree, UnknownClass::Other, {main_f, {libc, 0x150000}}, 1);
+    if (r == 1) p.set_meta("samples_in_runtime", "3");
     nodata_sample(tree, {main_f, omp, {app, 0x2b14}}, 5 * k);
     nodata_sample(tree, {main_f, {mpi, 0x50010}}, 7);
     for (const Node& n : tree.nodes) total += n.metric(kMetricSamples);
@@ -60,8 +63,7 @@ Profile rank(int r) {
   p.trees = std::move(trees);
   p.set_meta("samples_total", std::to_string(total + 2));
   p.set_meta("samples_dropped", "2");
-  p.set_meta("samples_dropped_full", "0");
-  p.set_meta("samples_dropped_busy", "2");
+  p.set_meta("samples_dropped_full", "2");
   p.set_meta("samples_no_data", "0");
   p.set_meta("samples_unresolved", std::to_string(r));
   p.set_meta("offsets_lost", "0");

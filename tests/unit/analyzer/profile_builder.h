@@ -18,18 +18,26 @@
 
 namespace hpcl::testing {
 
-// Adds `samples` at the end of root -> kind_root -> [var] -> frames.
-inline void add_sample_path(Tree& tree, NodeKind kind_root, std::optional<std::pair<NodeKind, uint32_t>> var,
-                            const std::vector<Frame>& frames, uint64_t samples) {
+// Adds `samples` at the end of root -> kind_root -> [var] -> frames; returns that node.
+inline uint32_t add_sample_path(Tree& tree, NodeKind kind_root, std::optional<std::pair<NodeKind, uint32_t>> var,
+                                const std::vector<Frame>& frames, uint64_t samples) {
   TreeBuilder b(tree);
   uint32_t n = b.child(0, kind_root, 0, 0);
   if (var) n = b.child(n, var->first, var->second, 0);
   for (const Frame& f : frames) n = b.child(n, NodeKind::Frame, f.module, f.offset);
   tree.nodes[n].add_metric(kMetricSamples, samples);
+  return n;
 }
 
 inline void heap_sample(Tree& t, uint32_t site, const std::vector<Frame>& frames, uint64_t n) {
   add_sample_path(t, NodeKind::HeapRoot, std::make_pair(NodeKind::HeapVar, site), frames, n);
+}
+// Samples in blocks tracked with probability < 1: `extra` and `var` are the metrics 2 and 3.
+inline void heap_sample_estimated(Tree& t, uint32_t site, const std::vector<Frame>& frames,
+                                  uint64_t n, uint64_t extra, uint64_t var) {
+  uint32_t leaf = add_sample_path(t, NodeKind::HeapRoot, std::make_pair(NodeKind::HeapVar, site), frames, n);
+  t.nodes[leaf].add_metric(kMetricSamplesEstimated, extra);
+  t.nodes[leaf].add_metric(kMetricSamplesEstimatedVar, var);
 }
 inline void static_sample(Tree& t, uint32_t var, const std::vector<Frame>& frames, uint64_t n) {
   add_sample_path(t, NodeKind::StaticRoot, std::make_pair(NodeKind::StaticVarNode, var), frames, n);

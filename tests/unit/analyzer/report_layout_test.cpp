@@ -157,8 +157,8 @@ Profile lammps_database() {
   db.set_meta("small_every", "64");
   db.set_meta("samples_total", "1010");
   db.set_meta("samples_dropped", "10");
-  db.set_meta("samples_dropped_full", "3");
-  db.set_meta("samples_dropped_busy", "7");
+  db.set_meta("samples_dropped_full", "10");
+  db.set_meta("samples_in_runtime", "7");
   db.set_meta("samples_unresolved", "2");
   db.set_meta("skipped", "");
   db.modules = {{kApp, "", 0}, {kMpi, "", 0}, {kPal, "", 0}, {kVader, "", 0}, {kGomp, "", 0}, {kLibc, "", 0}};
@@ -332,9 +332,11 @@ TEST(ReportHeader, SaysWhatTheSamplesCover) {
   std::string text = text_report(m, 120);
   EXPECT_NE(text.find("samples: 1000   with a data address: 970 (97.0%)   without: 30 (3.0%)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("untracked data: 15 (1.5%: [stack], [unknown data]; 2 unresolved)"),
+  EXPECT_NE(text.find("untracked data: 15 (1.5%: [stack], [untracked heap], [unknown data]; 2 unresolved)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("dropped: 10 of 1010 taken (1.0%; 7 inside the runtime, 3 with a full tree)"),
+  EXPECT_NE(text.find("in the profiler's own work: 7 (0.7%, code time, no data address)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("dropped: 10 of 1010 taken (1.0%), the thread's tree was full"),
             std::string::npos) << text;
   EXPECT_NE(text.find("1  hot: 0-22% of the block (bytes 0-16777208 sampled)"), std::string::npos) << text;
 }

@@ -1,6 +1,9 @@
-// Allocation sites: the same (API, flags, path) gets the same id, anything different a new one;
+// Allocation sites: the same (API, path) gets the same id, anything different a new one; flags
+// are OR-ed into the site, not part of its identity;
 // counts add up; concurrent interning from two threads agrees.
 #include "alloc_sites.h"
+
+#include "hpcl/profile.h"
 
 #include <gtest/gtest.h>
 
@@ -18,12 +21,24 @@ TEST(AllocSites, SamePathSameId) {
   EXPECT_EQ(s->intern(1, 0, a, 3), x);
   EXPECT_NE(s->intern(1, 0, b, 3), x);
   EXPECT_NE(s->intern(2, 0, a, 3), x);  // another API
-  EXPECT_NE(s->intern(1, 1, a, 3), x);  // sampled
   EXPECT_NE(s->intern(1, 0, a, 2), x);  // shorter path
-  EXPECT_EQ(s->size(), 5u);
+  EXPECT_EQ(s->size(), 4u);
   ASSERT_NE(s->get(x), nullptr);
   EXPECT_EQ(s->get(x)->nframes, 3u);
   EXPECT_EQ(s->get(x)->frames[2], 0x3000u);
+}
+
+// Blocks of one path tracked first for certain and later one in k are one variable, sampled.
+TEST(AllocSites, SampledFlagJoinsTheSiteInsteadOfSplittingIt) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t a[] = {0x1000, 0x2000};
+  uint32_t x = s->intern(1, 0, a, 2);
+  EXPECT_EQ(s->get(x)->flags, 0u);
+  EXPECT_EQ(s->intern(1, hpcl::kSiteSampled, a, 2), x);
+  EXPECT_EQ(s->get(x)->flags, hpcl::kSiteSampled);
+  EXPECT_EQ(s->intern(1, 0, a, 2), x);
+  EXPECT_EQ(s->get(x)->flags, hpcl::kSiteSampled);  // stays
+  EXPECT_EQ(s->size(), 1u);
 }
 
 TEST(AllocSites, CountsAccumulate) {

@@ -139,3 +139,305 @@ TEST(HeapMap, LookupsRaceWithConcurrentMallocAndFree) {
   // A lookup gives up only after 64 consecutive changes of the map; allow a tiny fraction.
   EXPECT_GE(found, 400000u - 400000u / 100);
 }
+
+// ---- Small blocks (granule index) ----
+
+TEST(HeapMap, SmallBlocksAreFoundAcrossGranuleBorders) {
+  auto m = make_map();
+  // 48 B in the 256 B level, 1000 B and 4096 B in the 4 KiB level, 5000 B in the skip list; the
+  // first three straddle a granule border of their level.
+  ASSERT_TRUE(m->insert(0x100f0, 48, 1));
+  ASSERT_TRUE(m->insert(0x20e00, 1000, 2));
+  ASSERT_TRUE(m->insert(0x30010, 4096, 3));
+  ASSERT_TRUE(m->insert(0x40000, 5000, 4));
+  BlockInfo b;
+  struct Probe { uint64_t addr; bool hit; uint32_t site; } probes[] = {
+      {0x100f0, true, 1}, {0x10100, true, 1}, {0x1011f, true, 1}, {0x10120, false, 0},
+      {0x100ef, false, 0}, {0x20e00, true, 2}, {0x21000, true, 2}, {0x211e7, true, 2},
+      {0x211e8, false, 0}, {0x30010, true, 3}, {0x3100f, true, 3}, {0x31010, false, 0},
+      {0x41387, true, 4}, {0x41388, false, 0}};
+  for (const Probe& p : probes) {
+    EXPECT_EQ(m->lookup(p.addr, &b), p.hit) << std::hex << p.addr;
+    if (p.hit) {
+      EXPECT_EQ(b.site, p.site) << std::hex << p.addr;
+    }
+  }
+  EXPECT_EQ(m->size(), 4u);
+  ASSERT_TRUE(m->remove(0x20e00, &b));
+  EXPECT_EQ(b.size, 1000u);
+  EXPECT_FALSE(m->lookup(0x21000, &b));
+  EXPECT_EQ(m->size(), 3u);
+}
+
+TEST(HeapMap, KeepsEachBlocksWeight) {
+  auto m = make_map();
+  m->insert(0x5000, 48, 9, 16);
+  m->insert(0x9000, 100000, 10);
+  BlockInfo b;
+  ASSERT_TRUE(m->lookup(0x5010, &b));
+  EXPECT_EQ(b.weight, 16u);
+  ASSERT_TRUE(m->lookup(0x9010, &b));
+  EXPECT_EQ(b.weight, 1u);
+  ASSERT_TRUE(m->remove(0x5000, &b));
+  EXPECT_EQ(b.weight, 16u);  // what realloc re-inserts
+}
+
+TEST(HeapMap, CountsSamplesPerBlock) {
+  auto m = make_map();
+  m->insert(0x5000, 48, 1, 8);
+  m->insert(0x9000, 100000, 2, 8);
+  BlockInfo small, large;
+  ASSERT_TRUE(m->lookup(0x5000, &small));
+  ASSERT_TRUE(m->lookup(0x9000, &large));
+  EXPECT_EQ(m->add_hit(small.ref), 0u);
+  EXPECT_EQ(m->add_hit(small.ref), 1u);
+  EXPECT_EQ(m->add_hit(large.ref), 0u);
+  // A new block in a recycled node starts from zero.
+  m->remove(0x5000, nullptr);
+  m->insert(0x6000, 48, 3, 8);
+  ASSERT_TRUE(m->lookup(0x6000, &small));
+  EXPECT_EQ(m->add_hit(small.ref), 0u);
+}
+
+// free() of a list node reads the 16-byte chunk header in front of it: credited to the block.
+TEST(HeapMap, ChunkHeaderBelongsToTheBlockAfterIt) {
+  auto m = make_map();
+  m->insert(0x10010, 48, 1);  // header [0x10000, 0x10010)
+  m->insert(0x10050, 48, 2);  // header [0x10040, 0x10050); 0x10040 is past block 1's 48 bytes
+  BlockInfo b;
+  EXPECT_TRUE(m->lookup_header(0x10000, &b));
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_TRUE(m->lookup_header(0x10008, &b));  // glibc's size field
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_TRUE(m->lookup_header(0x10048, &b));
+  EXPECT_EQ(b.site, 2u);
+  EXPECT_FALSE(m->lookup_header(0x0fff8, &b));  // more than 16 bytes before
+  EXPECT_FALSE(m->lookup_header(0x10010, &b));  // inside the block: lookup's business
+  EXPECT_FALSE(m->lookup_header(0x10030, &b));
+  EXPECT_FALSE(m->lookup_header(UINT64_MAX - 4, &b));
+}
+
+TEST(HeapMap, RemoveRangeDropsSmallBlocksToo) {
+  auto m = make_map();
+  for (uint64_t i = 0; i < 64; ++i) m->insert(0x7f0000000000ull + i * 64, 48, uint32_t(i));
+  m->insert(0x7f0000000000ull + 0x2000, 3000, 100);
+  EXPECT_EQ(m->remove_range(0x7f0000000000ull + 32 * 64, 0x7f0000000000ull + 0x3000), 33u);
+  BlockInfo b;
+  EXPECT_TRUE(m->lookup(0x7f0000000000ull + 31 * 64, &b));
+  EXPECT_FALSE(m->lookup(0x7f0000000000ull + 32 * 64, &b));
+  EXPECT_FALSE(m->lookup(0x7f0000000000ull + 0x2100, &b));
+  EXPECT_EQ(m->size(), 32u);
+}
+
+// A million list nodes (48 B in 64 B chunks, interleaved with 1-3 KiB tables): every block is
+// found at its first and last byte, the gaps find nothing, removal of half keeps the rest.
+TEST(HeapMap, AMillionSmallBlocksAgreeWithTheirLayout) {
+  auto m = make_map();
+  constexpr uint64_t kBase = 0x7f3400000000ull;
+  constexpr uint64_t kNodes = 1000000;
+  for (uint64_t i = 0; i < kNodes; ++i) ASSERT_TRUE(m->insert(kBase + i * 64 + 16, 48, uint32_t(i % 1000)));
+  const uint64_t tables = kBase + kNodes * 64;
+  for (uint64_t i = 0; i < 200; ++i) m->insert(tables + i * 4096, 1024 + (i % 3) * 1024, 5000 + uint32_t(i));
+  EXPECT_EQ(m->size(), kNodes + 200);
+  BlockInfo b;
+  for (uint64_t i = 0; i < kNodes; i += 7) {
+    ASSERT_TRUE(m->lookup(kBase + i * 64 + 16, &b)) << i;
+    ASSERT_EQ(b.site, uint32_t(i % 1000));
+    ASSERT_TRUE(m->lookup(kBase + i * 64 + 63, &b)) << i;
+    ASSERT_FALSE(m->lookup(kBase + i * 64 + 8, &b)) << i;  // a chunk header
+    ASSERT_TRUE(m->lookup_header(kBase + i * 64 + 8, &b)) << i;
+  }
+  for (uint64_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(m->lookup(tables + i * 4096 + 1023, &b));
+    ASSERT_EQ(b.site, 5000 + uint32_t(i));
+  }
+  for (uint64_t i = 0; i < kNodes; i += 2) ASSERT_TRUE(m->remove(kBase + i * 64 + 16, nullptr));
+  for (uint64_t i = 0; i < 1000; ++i) EXPECT_EQ(m->lookup(kBase + i * 64 + 20, &b), i % 2 == 1) << i;
+}
+
+// Small blocks share their granule's list with the blocks a writer inserts and removes: readers
+// of the stable ones must always find them, and never report a wrong block.
+TEST(HeapMap, SmallLookupsRaceWithInsertsInTheSameLists) {
+  auto m = make_map();
+  constexpr uint64_t kBase = 0x7f5000000000ull;
+  constexpr int kStable = 4096;
+  // Stable blocks at even 64-byte slots; the writer churns the odd ones, in the same granules.
+  for (int i = 0; i < kStable; ++i) m->insert(kBase + uint64_t(i) * 128, 48, uint32_t(i));
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> churned{0};
+  std::thread writer([&] {
+    std::mt19937_64 rng(7);
+    std::vector<uint64_t> mine;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (mine.size() < 2048 && rng() % 2) {
+        uint64_t slot = rng() % kStable;
+        uint64_t start = kBase + slot * 128 + 64;
+        m->insert(start, 48, 100000 + uint32_t(slot), 4);
+        mine.push_back(start);
+      } else if (!mine.empty()) {
+        size_t k = rng() % mine.size();
+        m->remove(mine[k], nullptr);
+        mine[k] = mine.back();
+        mine.pop_back();
+      }
+      churned.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  uint64_t found = 0, wrong = 0;
+  std::mt19937_64 rng(3);
+  constexpr int kLookups = 2000000;
+  for (int i = 0; i < kLookups; ++i) {
+    uint64_t slot = rng() % kStable;
+    uint64_t odd = rng() % 2;
+    uint64_t addr = kBase + slot * 128 + odd * 64 + rng() % 48;
+    BlockInfo b;
+    bool hit = m->lookup(addr, &b);
+    if (!odd) {
+      found += hit;
+      if (hit && (b.site != slot || b.weight != 1)) ++wrong;
+    } else if (hit && (b.site != 100000 + slot || b.weight != 4)) {
+      ++wrong;
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(churned.load(), 1000u);
+  EXPECT_EQ(wrong, 0u);
+  // A reader misses a stable block only when a writer recycled the node it stood on.
+  uint64_t stable_lookups = kLookups / 2;
+  EXPECT_GE(found, stable_lookups - stable_lookups / 100);
+}
+
+
+// The sampler's heap attribution: a block's bytes, its chunk header, and the block this thread
+// is freeing (already out of the map), in that order; anything else is not a heap block.
+TEST(HeapMap, FindHeapBlockCoversBytesHeadersAndTheBlockBeingFreed) {
+  auto m = make_map();
+  m->insert(0x10010, 48, 1, 4);
+  BlockInfo none;  // start 0: not freeing
+  BlockInfo freeing{0x20010, 48, 2, 8, 0};
+  BlockInfo b;
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, none, 0x10020, &b));
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_EQ(b.weight, 4u);
+  EXPECT_NE(b.ref, 0u);
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, none, 0x10008, &b));  // header
+  EXPECT_EQ(b.site, 1u);
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, none, 0x20008, &b));
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x20008, &b));  // the freed block's header
+  EXPECT_EQ(b.site, 2u);
+  EXPECT_EQ(b.weight, 8u);
+  EXPECT_EQ(b.ref, 0u);
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x20010, &b));   // its first bytes
+  EXPECT_TRUE(hpcrun::find_heap_block(*m, freeing, 0x2003f, &b));   // its last byte
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x20040, &b));  // past it
+  EXPECT_FALSE(hpcrun::find_heap_block(*m, freeing, 0x1fff8, &b));  // before its header
+}
+
+// Large blocks through the 64 KiB granule index: several in one granule, one spanning many,
+// removal handing a granule to the next block, and a block over 1 GiB that is not indexed.
+TEST(HeapMap, LargeBlocksThroughTheGranuleIndex) {
+  auto m = make_map();
+  const uint64_t base = 0x7f0000000000ull;
+  // Ten 5 KiB blocks in the first 64 KiB granule, then one of 1 MiB starting inside it.
+  for (uint64_t i = 0; i < 10; ++i) m->insert(base + i * 0x1400, 0x1400, uint32_t(i));
+  m->insert(base + 0xc800, 1 << 20, 10);
+  BlockInfo b;
+  for (uint64_t i = 0; i < 10; ++i) {
+    ASSERT_TRUE(m->lookup(base + i * 0x1400 + 7, &b)) << i;
+    EXPECT_EQ(b.site, uint32_t(i));
+  }
+  ASSERT_TRUE(m->lookup(base + 0xc800 + (1 << 20) - 1, &b));
+  EXPECT_EQ(b.site, 10u);
+  EXPECT_FALSE(m->lookup(base + 0xc800 + (1 << 20), &b));
+  // The granule's first block goes: its entry moves to the second.
+  ASSERT_TRUE(m->remove(base, nullptr));
+  EXPECT_FALSE(m->lookup(base + 7, &b));
+  ASSERT_TRUE(m->lookup(base + 0x1400 + 7, &b));
+  EXPECT_EQ(b.site, 1u);
+  // All small ones go: the granule now starts at the 1 MiB block.
+  for (uint64_t i = 1; i < 10; ++i) ASSERT_TRUE(m->remove(base + i * 0x1400, nullptr));
+  EXPECT_FALSE(m->lookup(base + 0x1400 + 7, &b));
+  ASSERT_TRUE(m->lookup(base + 0xc800 + 100, &b));
+  EXPECT_EQ(b.site, 10u);
+  // A 2 GiB block (an mmap) is not indexed; lookups inside it search the list.
+  const uint64_t huge = 0x7e0000000000ull;
+  m->insert(huge, 2ull << 30, 20);
+  ASSERT_TRUE(m->lookup(huge + (1ull << 30), &b));
+  EXPECT_EQ(b.site, 20u);
+  ASSERT_TRUE(m->lookup(base + 0xc800 + 100, &b));
+  EXPECT_EQ(b.site, 10u);
+  ASSERT_TRUE(m->remove(huge, nullptr));
+  EXPECT_FALSE(m->lookup(huge + (1ull << 30), &b));
+  EXPECT_EQ(m->size(), 1u);
+}
+
+// 50,000 large blocks of random sizes with random removals agree with a reference model.
+TEST(HeapMap, ManyLargeBlocksAgreeWithAReferenceModel) {
+  auto m = make_map();
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+  uint64_t a = 0x7f2000000000ull;
+  for (int i = 0; i < 50000; ++i) {
+    uint64_t size = 4097 + rng() % 200000;
+    blocks.emplace_back(a, size);
+    m->insert(a, size, uint32_t(i));
+    a += size + 16 + (rng() % 4) * 4096;
+  }
+  std::vector<bool> live(blocks.size(), true);
+  for (size_t i = 0; i < blocks.size(); i += 1 + rng() % 3) {
+    ASSERT_TRUE(m->remove(blocks[i].first, nullptr));
+    live[i] = false;
+  }
+  BlockInfo b;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    uint64_t addr = blocks[i].first + rng() % blocks[i].second;
+    ASSERT_EQ(m->lookup(addr, &b), bool(live[i])) << i;
+    if (live[i]) {
+      ASSERT_EQ(b.site, uint32_t(i));
+    }
+    ASSERT_FALSE(m->lookup(blocks[i].first + blocks[i].second + 8, &b)) << i;  // the gap
+  }
+}
+
+// Large blocks inserted and removed in the granules of stable large blocks: readers follow the
+// granule index while its entries move, and must still find every stable block, never a wrong one.
+TEST(HeapMap, LargeLookupsRaceWithInsertsInTheSameGranules) {
+  auto m = make_map();
+  const uint64_t base = 0x7f4000000000ull;
+  constexpr int kStable = 512;
+  for (int i = 0; i < kStable; ++i) m->insert(base + uint64_t(i) * 0x10000 + 0x4000, 0x4000, uint32_t(i));
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::mt19937_64 rng(11);
+    std::vector<uint64_t> mine;
+    while (!stop.load(std::memory_order_relaxed)) {
+      if (mine.size() < 1024 && rng() % 2) {
+        uint64_t slot = rng() % kStable, j = rng() % 2;  // before or after the stable block
+        uint64_t start = base + slot * 0x10000 + (j ? 0x9000 : 0x1000);
+        m->insert(start, 0x2000, 100000 + uint32_t(slot));
+        mine.push_back(start);
+      } else if (!mine.empty()) {
+        size_t k = rng() % mine.size();
+        m->remove(mine[k], nullptr);
+        mine[k] = mine.back();
+        mine.pop_back();
+      }
+    }
+  });
+  uint64_t found = 0, wrong = 0;
+  std::mt19937_64 rng(13);
+  constexpr int kLookups = 1000000;
+  for (int i = 0; i < kLookups; ++i) {
+    uint64_t slot = rng() % kStable;
+    BlockInfo b;
+    if (m->lookup(base + slot * 0x10000 + 0x4000 + rng() % 0x4000, &b)) {
+      ++found;
+      if (b.site != slot) ++wrong;
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_GE(found, uint64_t(kLookups) - kLookups / 100);
+}

@@ -45,3 +45,20 @@ TEST(Options, ParsesSizes) {
   EXPECT_FALSE(parse_size("99999999999999999999", &v));
   EXPECT_FALSE(parse_size("1t", &v));
 }
+
+TEST(Options, SmallEveryIsAutoOrANumber) {
+  uint64_t v = 0;
+  char buf[32];
+  ASSERT_TRUE(parse_small_every("auto", &v));
+  EXPECT_EQ(v, kSmallEveryAuto);
+  EXPECT_STREQ(small_every_text(v, buf, sizeof buf), "auto");
+  ASSERT_TRUE(parse_small_every("64", &v));
+  EXPECT_EQ(v, 64u);
+  EXPECT_STREQ(small_every_text(v, buf, sizeof buf), "64");
+  ASSERT_TRUE(parse_small_every("0", &v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_FALSE(parse_small_every("Auto", &v));
+  EXPECT_FALSE(parse_small_every("", &v));
+  EXPECT_FALSE(parse_small_every("18446744073709551615", &v));  // would read as auto
+  EXPECT_EQ(kDefaultSmallEvery, kSmallEveryAuto);
+}

@@ -1,0 +1,134 @@
+// Which small allocations (below --min-bytes) are tracked: the per-thread adaptive controller.
+//
+// Every small block is tracked (k = 1) while the thread's tracked allocations stay within its
+// budget; beyond it the thread tracks one in k, k a power of two that doubles when the budget
+// runs out and halves when it refills. The budget is a token bucket, checked with one clock read
+// (vDSO) every kCheckEvery tracked allocations:
+//  - it refills at `budget` tracked allocations per second (the sustained cost: about 0.4 us
+//    each, so the default 50,000/s is ~2-4% of a thread's time at most);
+//  - the first time k doubles to each level it grants one more `quantum` of tokens, so a burst
+//    of A allocations (a program building its data at start-up) gets about
+//    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
+//    refill allows: enough tracked blocks for the estimates to be precise, at a cost that
+//    shrinks relative to the burst. Levels grant again once k is back at 1.
+// A full bucket (two quanta saved: a quiet phase, or a modest allocation rate) puts k back at 1.
+// k doubles when the tokens are spent and halves for each half quantum saved, so under
+// sustained allocation it settles around the rate the budget allows.
+// The gap to the next tracked block is drawn uniformly from [1, 2k-1] (mean k), so a periodic
+// allocation pattern cannot alias with it; each block is then tracked with probability 1/k and
+// carries weight k (Horvitz-Thompson, see docs/REPORT.md).
+// A fixed --small-every N (no adaptation) and the "never" (0) / "always" (1) settings use the
+// same state. Everything here is plain arithmetic on the owning thread's state: no locks.
+#pragma once
+
+#include <cstdint>
+
+namespace hpcrun {
+
+struct TrackPolicy {
+  bool adaptive = true;
+  uint32_t fixed_k = 0;             // when not adaptive: 0 = never, else one in fixed_k
+  uint64_t budget = 50000;          // tracked allocations per second, sustained
+  int64_t quantum = 16384;          // tokens at start and per new level of k
+  uint32_t k_max = 1u << 16;
+};
+
+struct TrackControl {
+  static constexpr uint32_t kCheckEvery = 64;
+  uint32_t k;           // current: track one in k
+  uint32_t k_granted;   // highest level that granted its quantum since k was last 1
+  uint32_t weight;      // k of the draw that set the countdown: the next tracked block's weight
+  int64_t countdown;    // small allocations until the next tracked one
+  int64_t tokens;       // time-based: refilled at `budget` per second, at most 2 quanta
+  int64_t grant;        // burst allowance from new levels, spent before the tokens
+  uint32_t since_check;
+  uint64_t last_ns;
+  uint64_t rng;
+  uint64_t tracked;     // tracked small allocations so far (diagnostics and tests)
+  uint64_t seen;        // small allocations seen, estimated as the sum of weights
+
+  void init(const TrackPolicy& p, uint64_t now_ns, uint64_t seed) {
+    k = p.adaptive ? 1 : p.fixed_k;
+    k_granted = 1;
+    tokens = 0;
+    grant = p.quantum;
+    since_check = 0;
+    last_ns = now_ns;
+    rng = seed ? seed : 0x9E3779B97F4A7C15ull;
+    tracked = seen = 0;
+    draw();
+  }
+
+  // The fast path: one decrement. True when this allocation is to be tracked with weight
+  // `weight`; the caller then calls after_tracked().
+  bool pick() {
+    if (k == 0) return false;
+    return --countdown <= 0;
+  }
+
+  // Bookkeeping after a tracked allocation; `now` is called every kCheckEvery of them.
+  template <typename Clock>
+  void after_tracked(const TrackPolicy& p, Clock now) {
+    ++tracked;
+    seen += weight;
+    if (p.adaptive) {
+      if (grant > 0) --grant;
+      else --tokens;
+      if (++since_check >= kCheckEvery) {
+        since_check = 0;
+        uint64_t t = now();
+        uint64_t dt = t > last_ns ? t - last_ns : 0;
+        last_ns = t;
+        // Refill, capped at two quanta so a long quiet phase cannot pay for an unbounded burst.
+        int64_t refill = int64_t(dt / 1000 * p.budget / 1000000);
+        if (tokens + refill >= 2 * p.quantum) {
+          // The bucket filled up: the thread has been within its budget long enough (a quiet
+          // phase, or a modest allocation rate) to start over, tracking every block.
+          tokens = 2 * p.quantum;
+          k = 1;
+          k_granted = 1;
+        } else {
+          tokens += refill;
+        }
+        if (tokens <= 0 && grant <= 0 && k < p.k_max) {
+          k *= 2;
+          if (k > k_granted) {
+            k_granted = k;
+            grant = p.quantum;
+          }
+          tokens = 0;  // no debt carried to the new level
+        } else if (tokens >= p.quantum / 2 && k > 1) {
+          k /= 2;  // paid with the half quantum saved: one level per saving
+          tokens -= p.quantum / 2;
+          if (k == 1) k_granted = 1;
+        }
+      }
+    }
+    draw();
+  }
+
+ private:
+  void draw() {
+    weight = k;
+    if (k == 0) return;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    countdown = int64_t(1 + rng % (2 * uint64_t(k) - 1));
+  }
+};
+
+// What one sample in a block tracked with probability 1/w stands for (Horvitz-Thompson): its
+// site gets w - 1 estimated samples beyond this one (metric 2), and the variance grows by
+// (w^2 - w) * (2c + 1), c being the block's earlier samples (metric 3): summed over a block's y
+// samples that is (w^2 - w) * y^2, the unbiased variance estimate for a cluster of y samples kept
+// with probability 1/w (docs/REPORT.md). Plain arithmetic: safe in the signal handler.
+struct SampleEstimate {
+  uint64_t extra = 0;
+  uint64_t var = 0;
+  static SampleEstimate of(uint64_t w, uint64_t before) {
+    return SampleEstimate{w - 1, (w * w - w) * (2 * before + 1)};
+  }
+};
+
+}  // namespace hpcrun

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Small heap blocks at default settings (tests/programs/heap_list.c has the expected proportions):
+#   heap_list.sh walk|churn|free PROGRAM [ROUNDS]
+# walk: the node site's estimated share against the program's own timing, little unattributed;
+# churn: estimates present, nothing dropped, CPU time at most 1.5x native (best of two pairs);
+# free: with every block tracked, free()'s reads of the chunk headers belong to the nodes.
+source "$(dirname "$0")/lib.sh"
+
+mode=$1
+prog=$2
+shift 2
+[ -x "$prog" ] || skip "heap_list was not built: $prog"
+[ -x /usr/bin/time ] || skip "/usr/bin/time is needed to measure CPU time"
+
+
+extra=()
+[ "$mode" = free ] && extra=(--small-every 1)
+best_native="" best_tool=""
+pairs=1
+[ "$mode" = churn ] && pairs=2
+for ((p = 1; p <= pairs; p++)); do
+  run_to native /usr/bin/time -f '%U %S' -o native.cpu "$prog" "$mode" "$@"
+  rm -rf meas timing.*
+  HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool /usr/bin/time -f '%U %S' -o tool.cpu \
+    "$HPCL_RUN" "${extra[@]}" -o meas -- "$prog" "$mode" "$@"
+  native=$(awk 'END { print $1 + $2 }' native.cpu)
+  tool=$(awk 'END { print $1 + $2 }' tool.cpu)
+  step "pair $p: CPU native $native s, tool $tool s"
+  if [ -z "$best_tool" ] || awk -v a="$tool" -v b="$native" -v c="$best_tool" -v d="$best_native" \
+       'BEGIN { exit !(a / b < c / d) }'; then
+    best_native=$native best_tool=$tool
+  fi
+done
+cat tool.err >&2
+same_as_native native tool
+expect_profiles meas 1
+merge_and_report meas db.hpcdb report.json
+check heap_list report.json --mode "$mode" --timing timing --cpu "$best_native" "$best_tool"
