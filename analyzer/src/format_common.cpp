@@ -65,6 +65,11 @@ std::string shorten_name(std::string_view f, size_t width) {
 
 std::string shorten_label(std::string_view s, size_t width) {
   if (display_width(s) <= width) return std::string(s);
+  // A heap label's " ← caller" only tells sites with the same label apart (docs/REPORT.md): it
+  // goes first, or the row would be named after the end of the caller's name.
+  constexpr std::string_view kCallerMark = " \u2190 ";
+  if (size_t mark = s.find(kCallerMark); mark != std::string_view::npos && mark > 0)
+    return shorten_label(s.substr(0, mark), width);
   // The name says what it is; the location only where. A name squeezed below this many columns
   // to keep its location is worth less than the whole name without it.
   constexpr size_t kMinName = 16;
@@ -76,6 +81,13 @@ std::string shorten_label(std::string_view s, size_t width) {
   size_t wwhere = display_width(where);
   if (wwhere + std::min(kMinName, display_width(name)) <= width)
     return shorten_name(name, width - wwhere) + std::string(where);
+  // Without line information the location is "(module+0xOFFSET)": the offset alone still tells
+  // two sites in one function apart, where the module name adds nothing within one table. Kept
+  // only beside the whole name: a cut name with an offset reads worse than the name alone.
+  if (size_t plus = where.rfind("+0x"); plus != std::string_view::npos && where.find(':') == std::string_view::npos) {
+    std::string offset = " (" + std::string(where.substr(plus));
+    if (display_width(offset) + display_width(name) <= width) return std::string(name) + offset;
+  }
   return shorten_name(name, width);
 }
 

@@ -69,6 +69,15 @@ TEST(ShortenLabel, KeepsLastComponentAndLocation) {
   // Too narrow for the location with a 16-column name: the name alone.
   EXPECT_EQ(shorten_label(label, 30), "LAMMPS_NS::PairLJCut\u2026::compute");
   EXPECT_EQ(shorten_label("a_c_function (file.c:3)", 14), "a_c_function");
+  // A heap label's caller suffix goes first; without lines, the module offset is kept.
+  const std::string grow = "LAMMPS_NS::AtomVec::grow(int) (liblammps.so.0+0x290efa) \u2190 "
+                           "LAMMPS_NS::AtomVecAtomic::unpack_border(int, int, double*) (liblammps.so.0+0x2a0b1c)";
+  EXPECT_EQ(shorten_label(grow, 41), "LAMMPS_NS::AtomVec::grow(int) (+0x290efa)");
+  EXPECT_EQ(shorten_label(grow, 40), "LAMMPS_NS::AtomVec::grow(int)");
+  EXPECT_NE(shorten_label(grow, 41), shorten_label(
+      "LAMMPS_NS::AtomVec::grow(int) (liblammps.so.0+0x290dac) \u2190 "
+      "LAMMPS_NS::AtomVecAtomic::unpack_border(int, int, double*) (liblammps.so.0+0x2a0b1c)", 41));
+  EXPECT_EQ(shorten_label(grow, 30).find("unpack_border"), std::string::npos);
   EXPECT_EQ(shorten_label("LAMMPS_NS::Neighbor::build", 20), "LAMMPS_NS::N\u2026::build");
 }
 
