@@ -241,6 +241,15 @@ bool cheap_access(const ZydisDecodedOperand& m) {
   return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
 }
 
+// The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
+// access (a spill, a reload, a scalar local: stack_only), unless it is atomic (lock prefix,
+// xchg): fences such as `lock or [rsp], 0` keep their time. RIP-relative loads stay rule P: a
+// global scalar can miss (written by another thread), unlike a spill slot.
+bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
+  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
+  return m.mem.type == ZYDIS_MEMOP_TYPE_MEM && stack_only(m);
+}
+
 // A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
 // lea r, [r + disp]. Sets *delta to the amount added.
 bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
@@ -755,6 +764,14 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
       const int m = access_operand(in, ops);
       if (m < 0 || (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_READ) == 0) return false;
       if (overwrites_address_register(in, ops, ops[m])) return false;
+      if (cheap_access(ops[m])) {
+        // A reload of a spill slot or a constant hits L1: the waiter was waiting for its own
+        // computation's inputs, not for memory (rule N).
+        *d = PcDecision{};
+        d->choice = Choice::NoData;
+        d->rule = Rule::Compute;
+        return true;
+      }
       const ZydisDecodedOperand mem = ops[m];
       const uint64_t load_len = in.length;
       if (!undo_updates(c, at, load_len, pc, mem, d, &in, ops)) return false;
@@ -842,8 +859,14 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   if (pc_is_target && m < 0 && pc_cheap) return compute;  // N, at a branch target
   if (pc_is_target && (m < 0 || chases)) return cur;     // C4
 
+  PcDecision other;
   if (m >= 0 && !chases) {
-    if (!pc_is_target) return p;  // P
+    if (!pc_is_target) {
+      if (!cheap_previous(in, ops[m])) return p;  // P
+      const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
+      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // D'', waiter prev
+      return compute;                                                  // N''
+    }
     const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
     if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
       p.rule = Rule::BranchJoin;
@@ -852,7 +875,6 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
     return cur;  // C4
   }
   if (!pc_ok || (pm >= 0 && chases)) return cur;
-  PcDecision other;
   if (chases) {
     const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
     if (next_access_through(c, pc, chased, &other)) return other;  // F
