@@ -580,6 +580,12 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //   N'. pc is a branch target, prev is not an access, and the instruction at pc is cheap
 //       -> NoData (rule Compute; see N for why)
 //   C4. pc is a branch target (otherwise)                                          -> UseCurrent
+//   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
+//       stack access (stack_only) that is not atomic (no lock prefix, not xchg: a fence such as
+//       `lock orq $0,(%rsp)` keeps P): a spill store waits for its data, a reload hits L1, so
+//       the time is the computation's -> the load feeding prev's non-address inputs (as in D,
+//       prev the waiter; rule LoadFeeds), else NoData (rule Compute). RIP-relative accesses
+//       before pc stay P (a global scalar can miss when another thread writes it).
 //   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
 //   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
 //       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
@@ -612,7 +618,10 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
 //       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
 //       LoadFeeds. A writer that is not such a load, or any other update of an address register,
-//       gives up (rule Current: the instruction at pc, usually no data).
+//       gives up (rule Current: the instruction at pc, usually no data). When the load found is
+//       cheap (a stack reload or a RIP-relative constant, see N) the waiter was not waiting for
+//       memory                                               -> NoData, rule Compute.
+//       (This applies wherever D is used: D, D' and N''.)
 //   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
 //
 // One linear pass over the function gives the instruction starts and the branch targets in a

@@ -58,6 +58,8 @@ const Bytes kIncRcx = {0x48, 0xff, 0xc1};                                       
 const Bytes kMovRaxRsiRcx = {0x48, 0x8b, 0x04, 0xce};                           // mov rax, [rsi+rcx*8]
 const Bytes kMovsdStoreRdi = {0xf2, 0x0f, 0x11, 0x04, 0xcf};                    // movsd [rdi+rcx*8], xmm0
 const Bytes kReloadRbp = {0x0f, 0x28, 0x4d, 0xd0};                              // movaps xmm1, [rbp-0x30]
+const Bytes kLockOrStack = {0xf0, 0x48, 0x83, 0x0c, 0x24, 0x00};              // lock or qword [rsp], 0
+const Bytes kReloadXmm3 = {0x0f, 0x10, 0x5c, 0x24, 0x40};                       // movups xmm3, [rsp+0x40]
 const Bytes kRet = {0xc3};
 const Bytes kCallFuncStart = {0xe8, 0, 0, 0, 0};  // call rel32, patched to the function start
 
@@ -366,6 +368,31 @@ TEST(RuleCompute, AtABranchTarget) {
   g.jump(kJne, 2);
   g.add(kRet);
   expect_current(g.at_insn(2));
+}
+
+TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
+  // The spill store is the previous instruction: it waited for the mulps, which is charged to no
+  // data (rule N''), not to [rsp+0x20].
+  expect_no_data(Fn({kMulps, kSpillXmm3, kIncRcx, kRet}).at_insn(2));
+  // A reload before pc: an L1 hit, no data.
+  expect_no_data(Fn({kReloadRbp, kIncRcx, kRet}).at_insn(1));
+  // A spill of a value just loaded: the load that feeds it (rule D with the spill as waiter).
+  Fn f{kMovupsXmm3Rdi, kSpillXmm3, kIncRcx, kRet};
+  expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
+  // A fence on the stack (Open MPI's `lock orq $0,(%rsp)`) keeps its time (rule P).
+  const PcDecision fence = Fn({kLockOrStack, kIncRcx, kRet}).at_insn(1);
+  EXPECT_EQ(fence.choice, Choice::UsePrevious);
+  EXPECT_EQ(fence.rule, Rule::Previous);
+}
+
+TEST(RuleCompute, CheapFeedingLoadIsNoData) {
+  // The load that feeds the waiting mulps is a reload from the stack: no data, at a spill (D')
+  // and at an instruction without data access (D).
+  expect_no_data(Fn({kReloadXmm3, kMulps, kSpillXmm3, kRet}).at_insn(2));
+  expect_no_data(Fn({kReloadXmm3, kMulps, kIncRcx, kRet}).at_insn(2));
+  // The same through a general pointer is charged (rule D).
+  Fn f{kMovupsXmm3Rdi, kMulps, kIncRcx, kRet};
+  expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
 }
 
 }  // namespace
