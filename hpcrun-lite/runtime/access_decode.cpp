@@ -242,12 +242,15 @@ bool cheap_access(const ZydisDecodedOperand& m) {
 }
 
 // The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
-// access (a spill, a reload, a scalar local: stack_only), unless it is atomic (lock prefix,
-// xchg): fences such as `lock or [rsp], 0` keep their time. RIP-relative loads stay rule P: a
-// global scalar can miss (written by another thread), unlike a spill slot.
+// access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
+// bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
+// prefix, xchg): fences such as `lock or [rsp], 0` keep their time. Narrower RIP-relative loads
+// stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
 bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
   if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
-  return m.mem.type == ZYDIS_MEMOP_TYPE_MEM && stack_only(m);
+  if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
+  if (stack_only(m)) return true;
+  return m.mem.base == ZYDIS_REGISTER_RIP && (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0 && m.size >= 128;
 }
 
 // A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
@@ -581,11 +584,12 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       -> NoData (rule Compute; see N for why)
 //   C4. pc is a branch target (otherwise)                                          -> UseCurrent
 //   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
-//       stack access (stack_only) that is not atomic (no lock prefix, not xchg: a fence such as
-//       `lock orq $0,(%rsp)` keeps P): a spill store waits for its data, a reload hits L1, so
-//       the time is the computation's -> the load feeding prev's non-address inputs (as in D,
-//       prev the waiter; rule LoadFeeds), else NoData (rule Compute). RIP-relative accesses
-//       before pc stay P (a global scalar can miss when another thread writes it).
+//       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
+//       not atomic (no lock prefix, not xchg: a fence such as `lock orq $0,(%rsp)` keeps P): a
+//       spill store waits for its data, a reload or a literal hits L1, so the time is the
+//       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
+//       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc
+//       stay P (a global scalar can miss when another thread writes it).
 //   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
 //   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
 //       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward

@@ -379,6 +379,8 @@ TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
   // A spill of a value just loaded: the load that feeds it (rule D with the spill as waiter).
   Fn f{kMovupsXmm3Rdi, kSpillXmm3, kIncRcx, kRet};
   expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
+  // Arithmetic on a SIMD literal (GROMACS: `mulps c(%rip),%xmm2; addps c(%rip),%xmm3`): no data.
+  expect_no_data(Fn({kAddpsRipConst, kIncRcx, kRet}).at_insn(1));
   // A fence on the stack (Open MPI's `lock orq $0,(%rsp)`) keeps its time (rule P).
   const PcDecision fence = Fn({kLockOrStack, kIncRcx, kRet}).at_insn(1);
   EXPECT_EQ(fence.choice, Choice::UsePrevious);
