@@ -1,4 +1,4 @@
-// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D and F), on
+// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D, F and N), on
 // hand-assembled byte sequences (bytes checked with GNU as + objdump), with their refusals.
 #include <gtest/gtest.h>
 
