@@ -232,6 +232,27 @@ bool stack_only(const ZydisDecodedOperand& m) {
          m.mem.segment != ZYDIS_REGISTER_FS && m.mem.segment != ZYDIS_REGISTER_GS;
 }
 
+// An access that cannot have taken the time of the instruction before it, because it has not run
+// yet and hits L1 when it does (rule N): a store (the store buffer hides its latency), a stack
+// access (spills, reloads, locals: stack_only), or a RIP-relative load (a constant of .rodata).
+bool cheap_access(const ZydisDecodedOperand& m) {
+  if ((m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) return true;
+  if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
+  return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
+}
+
+// The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
+// access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
+// bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
+// prefix, xchg): fences such as `lock or [rsp], 0` keep their time. Narrower RIP-relative loads
+// stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
+bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
+  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
+  if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
+  if (stack_only(m)) return true;
+  return m.mem.base == ZYDIS_REGISTER_RIP && (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0 && m.size >= 128;
+}
+
 // A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
 // lea r, [r + disp]. Sets *delta to the amount added.
 bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
@@ -555,7 +576,20 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
 //       The sample may also have come through the branch; that path's stall is not looked for
 //       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
+//   Let "cheap" mean that the data access of the instruction at pc is a store (or read-modify-
+//   write), a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a
+//   .rodata constant): it has not run yet at the sample, and when it runs it hits L1 or the
+//   store buffer.
+//   N'. pc is a branch target, prev is not an access, and the instruction at pc is cheap
+//       -> NoData (rule Compute; see N for why)
 //   C4. pc is a branch target (otherwise)                                          -> UseCurrent
+//   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
+//       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
+//       not atomic (no lock prefix, not xchg: a fence such as `lock orq $0,(%rsp)` keeps P): a
+//       spill store waits for its data, a reload or a literal hits L1, so the time is the
+//       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
+//       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc
+//       stay P (a global scalar can miss when another thread writes it).
 //   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
 //   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
 //       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
@@ -565,6 +599,21 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       access, with the registers as saved (rule ChasedNext). Its address is in the node the
 //       chasing load just reached, so a linked structure allocated from one site is charged
 //       correctly; a structure whose nodes come from several sites gets the next node's site.
+//   D'. prev is not an access, the instruction at pc is one: the load that feeds prev, as in D
+//       with prev as the waiting instruction (prev is the instruction that took the time; it
+//       waited for that load)                                 -> UseOther(load), rule LoadFeeds
+//   N.  otherwise, when the instruction at pc is cheap        -> NoData, rule Compute
+//       The time went to prev's computation (or to an input D could not trace); the access at
+//       pc did not take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples
+//       sat on SSE spills and reloads, 68.1% after an arithmetic instruction without a memory
+//       operand (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made
+//       [stack] the top row with 40.7% of the data samples; .rodata SIMD constants
+//       (`addps 0xb2af3b(%rip)`) went the same way to the module's data row.
+//   C6. otherwise (a load or read through a general pointer at pc after compute) -> UseCurrent
+//       Kept: such a load is usually the next element of the stream the loop reads, so the
+//       variable is right although the instruction is not. Measured both ways: no e2e program
+//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays
+//       the kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
 //   D.  prev is not an access and neither is the instruction at pc: the waiting instruction is
 //       the one at pc, else the previous one. Going back from it within the block (no branch
 //       target at or after the instruction reached, no control transfer, at most kDepInsns
@@ -574,7 +623,10 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
 //       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
 //       LoadFeeds. A writer that is not such a load, or any other update of an address register,
-//       gives up (rule Current: the instruction at pc, usually no data).
+//       gives up (rule Current: the instruction at pc, usually no data). When the load found is
+//       cheap (a stack reload or a RIP-relative constant, see N) the waiter was not waiting for
+//       memory                                               -> NoData, rule Compute.
+//       (This applies wherever D is used: D, D' and N''.)
 //   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
 //
 // One linear pass over the function gives the instruction starts and the branch targets in a
@@ -726,6 +778,14 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
       const int m = access_operand(in, ops);
       if (m < 0 || (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_READ) == 0) return false;
       if (overwrites_address_register(in, ops, ops[m])) return false;
+      if (cheap_access(ops[m])) {
+        // A reload of a spill slot or a constant hits L1: the waiter was waiting for its own
+        // computation's inputs, not for memory (rule N).
+        *d = PcDecision{};
+        d->choice = Choice::NoData;
+        d->rule = Rule::Compute;
+        return true;
+      }
       const ZydisDecodedOperand mem = ops[m];
       const uint64_t load_len = in.length;
       if (!undo_updates(c, at, load_len, pc, mem, d, &in, ops)) return false;
@@ -801,15 +861,26 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   p.choice = Choice::UsePrevious;
   p.prev_len = in.length;
   p.rule = Rule::Previous;
-  if (pc_is_target && (m < 0 || chases)) return cur;  // C4
-
   // The instruction at pc, needed by every remaining rule but P.
   ZydisDecodedInstruction at_pc;
   ZydisDecodedOperand at_ops[ZYDIS_MAX_OPERAND_COUNT];
   const bool pc_ok = c.decode(pc, &at_pc, at_ops);
   const int pm = pc_ok ? access_operand(at_pc, at_ops) : -1;
+  PcDecision compute;
+  compute.choice = Choice::NoData;
+  compute.rule = Rule::Compute;
+  const bool pc_cheap = pm >= 0 && cheap_access(at_ops[pm]);
+  if (pc_is_target && m < 0 && pc_cheap) return compute;  // N, at a branch target
+  if (pc_is_target && (m < 0 || chases)) return cur;     // C4
+
+  PcDecision other;
   if (m >= 0 && !chases) {
-    if (!pc_is_target) return p;  // P
+    if (!pc_is_target) {
+      if (!cheap_previous(in, ops[m])) return p;  // P
+      const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
+      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // D'', waiter prev
+      return compute;                                                  // N''
+    }
     const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
     if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
       p.rule = Rule::BranchJoin;
@@ -817,14 +888,18 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
     }
     return cur;  // C4
   }
-  if (!pc_ok || pm >= 0) return cur;
-  PcDecision other;
+  if (!pc_ok || (pm >= 0 && chases)) return cur;
   if (chases) {
     const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
     if (next_access_through(c, pc, chased, &other)) return other;  // F
     return cur;  // C5
   }
   const RegSet prev_reads = reads_of(in, ops);
+  if (pm >= 0) {
+    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // D, waiter prev
+    if (pc_cheap) return compute;                                        // N
+    return cur;                                                          // C6
+  }
   if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // D, waiter at pc
   if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // D, waiter prev
   return cur;                                                                       // C5
@@ -936,6 +1011,11 @@ Access resolve_sample(const SavedRegs& regs) {
 
 Access access_for(const PcDecision& d, const SavedRegs& regs) {
   const uint64_t pc = regs.rip;
+  if (d.choice == Choice::NoData) {
+    Access none;
+    none.insn = pc;
+    return none;
+  }
   if (d.choice == Choice::UsePrevious && d.prev_len != 0) {
     const Access a = access_at(pc - d.prev_len, regs);
     if (a.kind != AccessKind::NoMemoryOperand) return a;

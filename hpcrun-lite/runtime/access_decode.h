@@ -7,7 +7,8 @@
 // in between, no memory operand, pointer chasing) three further rules look for the access from
 // the code: the load that produced the input of the waiting instruction (with simple pointer
 // increments since undone), the next access through a chased pointer, and a memory access before
-// a branch target whose own instruction touches only the stack. The rules are listed before
+// a branch target whose own instruction touches only the stack. Compute followed by a spill, a
+// store or a constant load is charged to no data rather than to that access (rule N). The rules are listed before
 // decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table.
 //
 // Everything here is called from a signal handler: it allocates nothing, takes no lock, and does
@@ -46,10 +47,11 @@ struct Access {
 //   UseCurrent   the instruction at pc;
 //   UseOther     the instruction at pc + offset (a load earlier in the block, or the next access
 //                through a chased pointer), with the address registers corrected by `fixes`;
-//   Unknown      no decision (pc not an instruction start of a known function).
+//   Unknown      no decision (pc not an instruction start of a known function);
+//   NoData       the time went to computation: no instruction's access is charged (rule N).
 // With UsePrevious / UseOther, an instruction that turns out to have no memory operand falls back
 // to the instruction at pc (access_for).
-enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown, UseOther };
+enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown, UseOther, NoData };
 
 // Which rule made the decision (for tests and the rules' documentation; not cached).
 enum class Rule : uint8_t {
@@ -59,6 +61,7 @@ enum class Rule : uint8_t {
   BranchJoin,  // B: previous memory access before a branch target that touches only the stack
   LoadFeeds,   // D: the load that produced the waiting instruction's input
   ChasedNext,  // F: the next access through the pointer a chasing load wrote
+  Compute,     // N: compute before an access that did not run yet (spill, store, constant): no data
 };
 
 // A register correction: the chosen instruction ran with gpr[reg] == saved gpr[reg] - delta.
@@ -93,7 +96,7 @@ Access access_at(uint64_t insn, const SavedRegs& regs);
 
 // The access a decision designates for a sample with registers `regs` (regs.rip is the pc):
 // the chosen instruction's access with its address registers corrected, or, when the chosen
-// instruction has no memory operand, the instruction at pc.
+// instruction has no memory operand, the instruction at pc; NoData gives NoMemoryOperand.
 Access access_for(const PcDecision& d, const SavedRegs& regs);
 
 // The whole rule, with the per-PC cache: what a sample at regs.rip accessed.

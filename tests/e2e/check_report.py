@@ -369,6 +369,27 @@ def check_store_join(report):
         raise CheckFailed(f"table {t:.3f}, [stack] {k:.3f} of the data samples\n{listing(report)}")
 
 
+def check_compute_spills(report, timing):
+    """Spilling compute beside an array pass (compute_spills.c, decoder rule N): [stack] under 10%
+    of the data samples, and the array's share of all samples within 5 points of the time share
+    of its passes the program measured (its timing lines: compute, then alloc_stream)."""
+    check_totals(report, 1)
+    total = report["totals"].get("samples", 0)
+    data = report["totals"].get("data_samples", 0)
+    if data < MIN_SAMPLES:
+        raise CheckFailed(f"only {data} samples with a data address (need {MIN_SAMPLES})")
+    spec = {"arrays": [{"label": "compute", "weight": 1}, {"label": "alloc_stream", "weight": 1}]}
+    truth = measured_time_shares(timing, spec)[1]
+    array = find(report, {"label": "stream", "kind": "heap", "allocator": "malloc", "site": "alloc_stream"},
+                 required=True)
+    stack = find(report, {"label": "[stack]", "kind": "unknown", "name": "[stack]"}, required=False)
+    a, k = samples(array) / total, (samples(stack) if stack else 0) / data
+    print(f"array {a:.3f} of all samples (measured time share {truth:.3f}), "
+          f"[stack] {k:.3f} of the data samples (must stay under 0.10)")
+    if abs(a - truth) > 0.05 or k >= 0.10:
+        raise CheckFailed(f"array {a:.3f} (expected {truth:.3f}), [stack] {k:.3f}\n{listing(report)}")
+
+
 def check_heat2d(report, processes):
     """The example's story: the temperature field (one block per rank from alloc_field) is the
     hottest variable, and most of its samples come from column_means_bad."""
@@ -749,6 +770,9 @@ def main():
                    help="timing prefixes of the two runs: compare distances from the measured shares")
     j = sub.add_parser("store_join")
     j.add_argument("report")
+    cs = sub.add_parser("compute_spills")
+    cs.add_argument("report")
+    cs.add_argument("--timing", required=True)
     h = sub.add_parser("heat2d")
     h.add_argument("report")
     h.add_argument("--processes", type=int)
@@ -796,6 +820,8 @@ def main():
                 check_data_fraction(report, args.min_data_fraction)
         elif args.command == "same_shares":
             check_same_shares(load(args.first), load(args.second), args.program, args.within, args.timing)
+        elif args.command == "compute_spills":
+            check_compute_spills(load(args.report), args.timing)
         elif args.command == "store_join":
             check_store_join(load(args.report))
         elif args.command == "tail_calls":

@@ -23,6 +23,7 @@ extern const char hpcl_t_chain_head[], hpcl_t_chain_head_after[];
 
 extern const char hpcl_t_dep_load[], hpcl_t_dep_wait[], hpcl_t_dep_cmp[], hpcl_t_dep_lost[];
 extern const char hpcl_t_hop[], hpcl_t_hop_after[], hpcl_t_store[], hpcl_t_join[];
+extern const char hpcl_t_spill[], hpcl_t_fed_load[], hpcl_t_fed[], hpcl_t_const[], hpcl_t_general[];
 }
 
 // clang-format off
@@ -154,6 +155,35 @@ hpcl_t_join:
   ret
   .cfi_endproc
   .size hpcl_t_fn_rules, . - hpcl_t_fn_rules
+
+  .p2align 4
+  .globl hpcl_t_fn_compute
+  .type hpcl_t_fn_compute, @function
+hpcl_t_fn_compute:
+  .cfi_startproc
+  xorps xmm14, xmm14
+  roundps xmm14, xmm14, 1
+  .globl hpcl_t_spill
+hpcl_t_spill:
+  movaps xmmword ptr [rsp + 0x318], xmm14
+  .globl hpcl_t_fed_load
+hpcl_t_fed_load:
+  movups xmm3, xmmword ptr [rdi]
+  mulps xmm3, xmm4
+  .globl hpcl_t_fed
+hpcl_t_fed:
+  movaps xmmword ptr [rsp + 0x20], xmm3
+  addps xmm5, xmm6
+  .globl hpcl_t_const
+hpcl_t_const:
+  addps xmm7, xmmword ptr [rip + hpcl_t_array]
+  inc rcx
+  .globl hpcl_t_general
+hpcl_t_general:
+  mov rax, qword ptr [rsi + rcx*8]
+  ret
+  .cfi_endproc
+  .size hpcl_t_fn_compute, . - hpcl_t_fn_compute
   .att_syntax prefix
 )");
 // clang-format on
@@ -297,10 +327,12 @@ TEST_F(AccessAt, ResolveSamplePointerChaseFallsBack) {
   const Access a = hpcrun::resolve_sample(r);
   EXPECT_EQ(a.kind, AccessKind::NoMemoryOperand);
   EXPECT_EQ(a.insn, addr(hpcl_t_chase_after));
-  // pc on the load itself (e.g. a sample that hit it): the current instruction's address.
+  // pc on the load itself: its predecessor `add rcx, rax` waited for `mov rax, [rdi]`, which is
+  // charged (rule D' with the previous instruction as the waiter), not the chasing load at pc.
   r.rip = addr(hpcl_t_chase);
+  r.gpr[RDI] = 0x6000;
   const Access b = hpcrun::resolve_sample(r);
-  expect_address(b, addr(hpcl_t_chase), 0x6100, 8, false);
+  expect_address(b, addr(hpcl_t_chain_after) - 3, 0x6000, 8, false);
 }
 
 TEST_F(AccessAt, ResolveSampleLoopHead) {
@@ -366,6 +398,26 @@ TEST_F(AccessAt, StoreBeforeStackOnlyJoin) {
   // store is charged, not [rsp+0x20].
   expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_join, {{R9, 0x7000}, {R8, 3}, {RSP, 0x7ffd0000}})),
                  addr(hpcl_t_store), 0x7018, 8, true);
+}
+
+TEST_F(AccessAt, ComputeBeforeSpillOrConstantIsNoData) {
+  // roundps then its spill: no data, although [rsp+0x318] is computable.
+  const Access spill = hpcrun::resolve_sample(at_pc(hpcl_t_spill, {{RSP, 0x7ffd0000}}));
+  EXPECT_EQ(spill.kind, AccessKind::NoMemoryOperand);
+  EXPECT_EQ(spill.insn, addr(hpcl_t_spill));
+  // addps then addps with a .rodata-style constant: no data either.
+  const Access rodata = hpcrun::resolve_sample(at_pc(hpcl_t_const, {}));
+  EXPECT_EQ(rodata.kind, AccessKind::NoMemoryOperand);
+  EXPECT_EQ(rodata.insn, addr(hpcl_t_const));
+}
+
+TEST_F(AccessAt, ComputeFedByALoadChargesTheLoad) {
+  // mulps waited for movups [rdi]: the spill after the mulps is charged to the movups.
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_fed, {{RDI, 0x9000}, {RSP, 0x7ffd0000}})),
+                 addr(hpcl_t_fed_load), 0x9000, 16, false);
+  // A general load after inc rcx stays the instruction at pc.
+  expect_address(hpcrun::resolve_sample(at_pc(hpcl_t_general, {{RSI, 0xa000}, {RCX, 2}})), addr(hpcl_t_general),
+                 0xa010, 8, false);
 }
 
 TEST(SavedRegs, FromUcontextMapsEncodingOrder) {

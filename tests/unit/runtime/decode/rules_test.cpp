@@ -1,4 +1,4 @@
-// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D and F), on
+// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D, F and N), on
 // hand-assembled byte sequences (bytes checked with GNU as + objdump), with their refusals.
 #include <gtest/gtest.h>
 
@@ -46,6 +46,20 @@ const Bytes kXorStore = {0x4b, 0x31, 0x3c, 0xc1};                // xor [r9+r8*8
 const Bytes kAddStack = {0x48, 0x83, 0x44, 0x24, 0x20, 0x01};    // add qword [rsp+0x20], 1
 const Bytes kMovRcxRbp = {0x48, 0x8b, 0x4d, 0xf8};               // mov rcx, [rbp-8]
 const Bytes kAddRcxMemRsi = {0x48, 0x03, 0x0e};                  // add rcx, [rsi]
+const Bytes kRoundps = {0x66, 0x45, 0x0f, 0x3a, 0x08, 0xf6, 0x01};             // roundps xmm14, xmm14, 1
+const Bytes kSpillXmm14 = {0x44, 0x0f, 0x29, 0xb4, 0x24, 0x18, 0x03, 0, 0};     // movaps [rsp+0x318], xmm14
+const Bytes kXorpsXmm14 = {0x45, 0x0f, 0x57, 0xf6};                             // xorps xmm14, xmm14
+const Bytes kMovupsXmm3Rdi = {0x0f, 0x10, 0x1f};                                // movups xmm3, [rdi]
+const Bytes kMulps = {0x0f, 0x59, 0xdc};                                        // mulps xmm3, xmm4
+const Bytes kSpillXmm3 = {0x0f, 0x29, 0x5c, 0x24, 0x20};                        // movaps [rsp+0x20], xmm3
+const Bytes kAddpsXmm5 = {0x0f, 0x58, 0xee};                                    // addps xmm5, xmm6
+const Bytes kAddpsRipConst = {0x0f, 0x58, 0x3d, 0x00, 0x01, 0x00, 0x00};        // addps xmm7, [rip+0x100]
+const Bytes kIncRcx = {0x48, 0xff, 0xc1};                                       // inc rcx
+const Bytes kMovRaxRsiRcx = {0x48, 0x8b, 0x04, 0xce};                           // mov rax, [rsi+rcx*8]
+const Bytes kMovsdStoreRdi = {0xf2, 0x0f, 0x11, 0x04, 0xcf};                    // movsd [rdi+rcx*8], xmm0
+const Bytes kReloadRbp = {0x0f, 0x28, 0x4d, 0xd0};                              // movaps xmm1, [rbp-0x30]
+const Bytes kLockOrStack = {0xf0, 0x48, 0x83, 0x0c, 0x24, 0x00};              // lock or qword [rsp], 0
+const Bytes kReloadXmm3 = {0x0f, 0x10, 0x5c, 0x24, 0x40};                       // movups xmm3, [rsp+0x40]
 const Bytes kRet = {0xc3};
 const Bytes kCallFuncStart = {0xe8, 0, 0, 0, 0};  // call rel32, patched to the function start
 
@@ -284,11 +298,103 @@ TEST(RuleBranchJoin, Refusals) {
   // The instruction at the target accesses non-stack data: it is used.
   const Fn f = join_layout(kXorStore, kAddRcxMemRsi);
   expect_current(f.at_insn(1));
-  // The previous instruction has no memory operand, or chases: the target's instruction.
+  // The previous instruction has no memory operand: the target's stack access did not take the
+  // time either (rule N at a branch target); or it chases: the target's instruction.
   const Fn g = join_layout(kAddRcx1, kAddStack);
-  expect_current(g.at_insn(1));
+  EXPECT_EQ(g.at_insn(1).choice, Choice::NoData);
+  EXPECT_EQ(g.at_insn(1).rule, Rule::Compute);
   const Fn h = join_layout(kMovRaxRax8, kAddStack);
   expect_current(h.at_insn(1));
+}
+
+// ---- Rule N: compute before a spill, a store or a constant is no data -------------------------------
+
+void expect_no_data(const PcDecision& d) {
+  EXPECT_EQ(d.choice, Choice::NoData);
+  EXPECT_EQ(d.rule, Rule::Compute);
+}
+
+TEST(RuleCompute, SpillAfterComputeIsNoData) {
+  // GROMACS (docs/CASES.md): roundps, then the spill of its result. The roundps took the time;
+  // its input comes from no load, so nothing is charged (before: [rsp+0x318], i.e. [stack]).
+  expect_no_data(Fn({kXorpsXmm14, kRoundps, kSpillXmm14, kRet}).at_insn(2));
+  // A reload through rbp after compute: a stack access too.
+  expect_no_data(Fn({kXorpsXmm14, kRoundps, kReloadRbp, kRet}).at_insn(2));
+  // At the start of the function there is no previous instruction: the spill itself (C1).
+  expect_current(Fn({kSpillXmm14, kRet}).at_insn(0));
+}
+
+TEST(RuleCompute, ComputeFedByALoadGoesToTheLoad) {
+  // movups xmm3,[rdi]; mulps xmm3,xmm4; movaps [rsp+0x20],xmm3 <- pc: the mulps waited for the
+  // load, which is charged (rule D with the previous instruction as the waiter).
+  Fn f{kMovupsXmm3Rdi, kMulps, kSpillXmm3, kRet};
+  const PcDecision d = f.at_insn(2);
+  expect_other(d, Rule::LoadFeeds, f.off(2, 0));
+  EXPECT_EQ(d.nfixes, 0);
+  // The same with a pointer increment in between: corrected as in rule D.
+  Fn g{kMovupsXmm3Rdi, {0x48, 0x83, 0xc7, 0x10}, kMulps, kSpillXmm3, kRet};  // add rdi, 16
+  const PcDecision e = g.at_insn(3);
+  expect_other(e, Rule::LoadFeeds, g.off(3, 0));
+  expect_fixes(e, {{7, 16}});
+}
+
+TEST(RuleCompute, RipConstantAfterComputeIsNoData) {
+  expect_no_data(Fn({kAddpsXmm5, kAddpsRipConst, kRet}).at_insn(1));
+}
+
+TEST(RuleCompute, StoreAfterComputeIsNoData) {
+  // A store through a general pointer has not run either; the store buffer hides its latency.
+  expect_no_data(Fn({kAddpsXmm5, kMovsdStoreRdi, kRet}).at_insn(1));
+}
+
+TEST(RuleCompute, GeneralLoadAfterComputeKeepsTheInstructionAtPc) {
+  // inc rcx; mov rax,[rsi+rcx*8] <- pc: a load through a general pointer (the next element of a
+  // stream, in the loops measured) stays charged (rule C6).
+  expect_current(Fn({kIncRcx, kMovRaxRsiRcx, kRet}).at_insn(1));
+  // ... unless the previous instruction waited for a load (D first).
+  Fn f{kMovupsXmm3Rdi, kMulps, kMovRaxRsiRcx, kRet};
+  expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
+}
+
+TEST(RuleCompute, AtABranchTarget) {
+  // 0: addps; 1: movaps [rsp+0x20],xmm3 <- pc, target of the jne: no data (prev is compute on
+  // one path, the jump on the other; the spill ran on neither).
+  Fn f{kAddpsXmm5, kSpillXmm3, kIncRcx};
+  f.jump(kJne, 1);
+  f.add(kRet);
+  expect_no_data(f.at_insn(1));
+  // A general load at the target stays the instruction at pc (C4); D is not tried across it.
+  Fn g{kMovupsXmm3Rdi, kMulps, kMovRaxRsiRcx, kIncRcx};
+  g.jump(kJne, 2);
+  g.add(kRet);
+  expect_current(g.at_insn(2));
+}
+
+TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
+  // The spill store is the previous instruction: it waited for the mulps, which is charged to no
+  // data (rule N''), not to [rsp+0x20].
+  expect_no_data(Fn({kMulps, kSpillXmm3, kIncRcx, kRet}).at_insn(2));
+  // A reload before pc: an L1 hit, no data.
+  expect_no_data(Fn({kReloadRbp, kIncRcx, kRet}).at_insn(1));
+  // A spill of a value just loaded: the load that feeds it (rule D with the spill as waiter).
+  Fn f{kMovupsXmm3Rdi, kSpillXmm3, kIncRcx, kRet};
+  expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
+  // Arithmetic on a SIMD literal (GROMACS: `mulps c(%rip),%xmm2; addps c(%rip),%xmm3`): no data.
+  expect_no_data(Fn({kAddpsRipConst, kIncRcx, kRet}).at_insn(1));
+  // A fence on the stack (Open MPI's `lock orq $0,(%rsp)`) keeps its time (rule P).
+  const PcDecision fence = Fn({kLockOrStack, kIncRcx, kRet}).at_insn(1);
+  EXPECT_EQ(fence.choice, Choice::UsePrevious);
+  EXPECT_EQ(fence.rule, Rule::Previous);
+}
+
+TEST(RuleCompute, CheapFeedingLoadIsNoData) {
+  // The load that feeds the waiting mulps is a reload from the stack: no data, at a spill (D')
+  // and at an instruction without data access (D).
+  expect_no_data(Fn({kReloadXmm3, kMulps, kSpillXmm3, kRet}).at_insn(2));
+  expect_no_data(Fn({kReloadXmm3, kMulps, kIncRcx, kRet}).at_insn(2));
+  // The same through a general pointer is charged (rule D).
+  Fn f{kMovupsXmm3Rdi, kMulps, kIncRcx, kRet};
+  expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
 }
 
 }  // namespace
