@@ -92,6 +92,18 @@ bool direct_branch_target(const ZydisDecodedInstruction& in, uint64_t runtime_ad
   return false;
 }
 
+// `lock or $0,(%rsp)` / `lock add $0,(%rsp)` (any operand size): a full memory fence.
+bool is_fence_idiom(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) == 0) return false;
+  if (in.mnemonic != ZYDIS_MNEMONIC_OR && in.mnemonic != ZYDIS_MNEMONIC_ADD) return false;
+  if (in.operand_count_visible != 2) return false;
+  const ZydisDecodedOperand& m = ops[0];
+  const ZydisDecodedOperand& imm = ops[1];
+  return m.type == ZYDIS_OPERAND_TYPE_MEMORY && m.mem.base == ZYDIS_REGISTER_RSP &&
+         m.mem.index == ZYDIS_REGISTER_NONE && imm.type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+         imm.imm.value.u == 0;
+}
+
 // The memory operand that is a data access, or -1.
 //   - operand type MEMORY with memory type MEM or VSIB (AGEN = lea-style address generation and
 //     MIB = MPX bound tables are not accesses) and a non-empty read/write action;
@@ -100,10 +112,14 @@ bool direct_branch_target(const ZydisDecodedInstruction& in, uint64_t runtime_ad
 //     push/pop/call/ret are not counted;
 //   - lea and nops with memory operands (nop dword [rax+rax], reserved-nop hints) are not
 //     accesses; prefetches and clflush are (they touch the line);
-//   - with two memory operands (movs, cmps) the source [rsi] is preferred.
+//   - with two memory operands (movs, cmps) the source [rsi] is preferred;
+//   - the full-fence idiom `lock or/add $0,(%rsp)` (Open MPI, GCC's __atomic_thread_fence on
+//     some targets) is not an access: it changes nothing, and its time is the fence's (the store
+//     buffer draining), like mfence's. In HPCC's MPI progress loop it made [stack] a top row.
 int access_operand(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
   if (in.mnemonic == ZYDIS_MNEMONIC_LEA || in.mnemonic == ZYDIS_MNEMONIC_NOP ||
-      in.meta.category == ZYDIS_CATEGORY_NOP || in.meta.category == ZYDIS_CATEGORY_WIDENOP) {
+      in.meta.category == ZYDIS_CATEGORY_NOP || in.meta.category == ZYDIS_CATEGORY_WIDENOP ||
+      is_fence_idiom(in, ops)) {
     return -1;
   }
   const bool string_op = in.meta.category == ZYDIS_CATEGORY_STRINGOP;
@@ -244,7 +260,8 @@ bool cheap_access(const ZydisDecodedOperand& m) {
 // The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
 // access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
 // bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
-// prefix, xchg): fences such as `lock or [rsp], 0` keep their time. Narrower RIP-relative loads
+// prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all, see access_operand).
+// Narrower RIP-relative loads
 // stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
 bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
   if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
@@ -585,7 +602,7 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //   C4. pc is a branch target (otherwise)                                          -> UseCurrent
 //   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
 //       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
-//       not atomic (no lock prefix, not xchg: a fence such as `lock orq $0,(%rsp)` keeps P): a
+//       not atomic (no lock prefix, not xchg; `lock orq $0,(%rsp)` is a fence, no access): a
 //       spill store waits for its data, a reload or a literal hits L1, so the time is the
 //       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
 //       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc

@@ -381,10 +381,16 @@ TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
   expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
   // Arithmetic on a SIMD literal (GROMACS: `mulps c(%rip),%xmm2; addps c(%rip),%xmm3`): no data.
   expect_no_data(Fn({kAddpsRipConst, kIncRcx, kRet}).at_insn(1));
-  // A fence on the stack (Open MPI's `lock orq $0,(%rsp)`) keeps its time (rule P).
-  const PcDecision fence = Fn({kLockOrStack, kIncRcx, kRet}).at_insn(1);
-  EXPECT_EQ(fence.choice, Choice::UsePrevious);
-  EXPECT_EQ(fence.rule, Rule::Previous);
+  // The fence idiom on the stack (Open MPI's `lock orq $0,(%rsp)`) is no data access: its time
+  // is the fence's, code time (access_operand), after it and at it.
+  EXPECT_NE(Fn({kLockOrStack, kIncRcx, kRet}).at_insn(1).choice, Choice::UsePrevious);
+  static const uint8_t kFence[] = {0xf0, 0x48, 0x83, 0x0c, 0x24, 0x00};
+  hpcrun::SavedRegs regs{};
+  regs.gpr[4] = 0x7ffd0000;  // rsp
+  EXPECT_EQ(hpcrun::access_at(reinterpret_cast<uint64_t>(kFence), regs).kind, hpcrun::AccessKind::NoMemoryOperand);
+  // A real read-modify-write under lock stays an access.
+  static const uint8_t kLockAdd1[] = {0xf0, 0x48, 0x83, 0x04, 0x24, 0x01};  // lock add qword [rsp], 1
+  EXPECT_EQ(hpcrun::access_at(reinterpret_cast<uint64_t>(kLockAdd1), regs).kind, hpcrun::AccessKind::Address);
 }
 
 TEST(RuleCompute, CheapFeedingLoadIsNoData) {
