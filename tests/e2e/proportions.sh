@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # Measures a test program with known access proportions, natively and under the tool, and checks
 # that the program behaves the same and that the report's shares match the known weights.
-# Usage: proportions.sh [--threads N] [--mpi NP] NAME PROGRAM [ARGS...]
-#   (NAME selects the weights in check_report.py; --threads sets OMP_NUM_THREADS, default 2)
+# Usage: proportions.sh [--mpi NP] NAME PROGRAM [ARGS...]   (NAME selects the weights in check_report.py)
 source "$(dirname "$0")/lib.sh"
 
 launch=()
 np=""
-if [ "${1:-}" = "--threads" ]; then
-  export OMP_NUM_THREADS=$2
-  shift 2
-fi
 if [ "${1:-}" = "--mpi" ]; then
   np=$2
   shift 2

@@ -13,6 +13,13 @@ extern "C" {
  * never inlined, so every sample of every array lands in the same code. */
 double sum_array(const double *a, size_t n);
 
+/* When sum_array_timing is set, every thread adds the CPU time (its own thread clock) it spent in
+ * the loop of sum_array; sum_array_cpu_seconds() returns the total so far. The end-to-end tests
+ * take it as the truth: the process CPU clock folds another running thread's time in only at
+ * scheduler ticks (4 ms), which aliases with calls of a few hundred microseconds. */
+extern int sum_array_timing;
+double sum_array_cpu_seconds(void);
+
 #ifdef __cplusplus
 }
 #endif
