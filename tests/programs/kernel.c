@@ -1,8 +1,9 @@
 /* The shared read kernel of the test programs (see kernel.h).
  *
  * Without -ffast-math the reduction is a chain of dependent scalar adds with a memory operand
- * (`addsd xmm0, [rdx]`), so a call costs the same whether the array is in cache or in DRAM:
- * a profile of the programs shows each array's repetition count, not its cache behaviour. */
+ * (`addsd xmm0, [rdx]`), so a call costs about the same whether the array is in cache or not.
+ * Not exactly: on CPUs with large shared caches a rarely read array misses more (page walks),
+ * which is why the tests compare with the time the kernel measures, not with the weights. */
 #define _POSIX_C_SOURCE 200809L
 #include "kernel.h"
 

@@ -16,7 +16,8 @@ void fill_array(double *a, size_t n, double seed) {
 }
 
 /* CPU time of the whole process (every thread), not wall time: samples are taken per thread-CPU
- * millisecond, and on a busy machine wall time also counts the time the threads waited to run. */
+ * millisecond, and on a busy machine wall time also counts the time the threads waited to run.
+ * For kernels other than sum_array, which times its loop on each thread's clock (kernel.h). */
 static double now_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
