@@ -61,10 +61,8 @@ void write_offsets(JsonWriter& w, const Variable& v) {
   const double nbins = static_cast<double>(v.offset_bins.size());
   w.key("hot");
   w.begin_object(true);
-  w.key("from");
-  w.value_fixed(r.first / nbins, kShareDecimals);
-  w.key("to");
-  w.value_fixed(r.count > 0 ? (r.last + 1) / nbins : 0, kShareDecimals);
+  w.field_fixed("from", r.first / nbins, kShareDecimals);
+  w.field_fixed("to", r.count > 0 ? (r.last + 1) / nbins : 0, kShareDecimals);
   w.field("samples", r.count);
   w.end_object();
   w.end_object();
@@ -79,8 +77,7 @@ void write_libraries(JsonWriter& w, const Variable& v) {
     w.field("variables", d.variables);
     w.field("samples", d.samples);
     w.field("bytes", d.bytes);
-    w.key("share");
-    w.value_fixed(d.share, kShareDecimals);
+    w.field_fixed("share", d.share, kShareDecimals);
     w.end_object();
   }
   w.end_array();
@@ -104,19 +101,14 @@ void write_variable(JsonWriter& w, const Variable& v) {
   }
   w.field("allocations", v.allocations);
   w.field("bytes", v.bytes);
-  w.key("share");
-  w.value_fixed(v.share, kShareDecimals);
-  w.key("share_low");
-  w.value_fixed(v.share_low, kShareDecimals);
-  w.key("share_high");
-  w.value_fixed(v.share_high, kShareDecimals);
+  w.field_fixed("share", v.share, kShareDecimals);
+  w.field_fixed("share_low", v.share_low, kShareDecimals);
+  w.field_fixed("share_high", v.share_high, kShareDecimals);
   w.key("metrics");
   w.begin_object(true);
   w.field("samples", v.samples);
-  w.key("samples_estimated");
-  w.value_fixed(v.samples_estimated, kEstimateDecimals);
-  w.key("samples_estimated_var");
-  w.value_fixed(v.samples_estimated_var, kEstimateDecimals);
+  w.field_fixed("samples_estimated", v.samples_estimated, kEstimateDecimals);
+  w.field_fixed("samples_estimated_var", v.samples_estimated_var, kEstimateDecimals);
   w.end_object();
   if (v.has_offsets) write_offsets(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
@@ -150,8 +142,7 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("no_data_samples", m.no_data_samples);
   w.field("unknown_data_samples", m.unknown_samples);
   w.field("samples_in_runtime", m.samples_in_runtime);
-  w.key("estimated_data_samples");
-  w.value_fixed(m.estimated_data_samples, kEstimateDecimals);
+  w.field_fixed("estimated_data_samples", m.estimated_data_samples, kEstimateDecimals);
   if (m.has_sample_details) {
     w.field("samples_taken", m.samples_taken);
     w.field("samples_dropped_full", m.samples_dropped_full);
@@ -197,8 +188,7 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
       if (c.where.omp_region) {
         w.field("omp_region", true);
       }
-      w.key("share");
-      w.value_fixed(c.share, kShareDecimals);
+      w.field_fixed("share", c.share, kShareDecimals);
       write_samples(w, c.samples, &c.data_samples);
       w.end_object();
     }

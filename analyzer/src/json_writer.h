@@ -51,6 +51,10 @@ class JsonWriter {
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     out_ << buf;
   }
+  void field_fixed(std::string_view k, double v, int decimals) {
+    key(k);
+    value_fixed(v, decimals);
+  }
 
   // Ends the document with a newline.
   void finish() { out_ << '\n'; }
