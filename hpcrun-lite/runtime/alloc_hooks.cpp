@@ -19,6 +19,7 @@
 
 #include "guard.h"
 #include "hpcl/profile.h"
+#include "last_words_heap.h"
 #include "options.h"
 #include "real_fns.h"
 #include "runtime.h"
@@ -128,6 +129,20 @@ inline bool early() {
   return real_fns_resolving();
 }
 
+// The profile writer of an ending process allocates from its own heap (last_words_heap.h).
+inline bool last_words() { return __builtin_expect(t_last_words, 0); }
+
+void* last_words_realloc(void* old, size_t size) {
+  void* p = last_words_alloc(size);
+  if (p && old && last_words_owns(old)) {
+    size_t n = last_words_size(old);
+    memcpy(p, old, n < size ? n : size);
+  }
+  // A block of the real allocator is left where it is (see last_words_heap.h): its bytes
+  // cannot be copied without its size, and no runtime code reallocates one at exit.
+  return p;
+}
+
 }  // namespace
 }  // namespace hpcrun
 
@@ -138,6 +153,7 @@ extern "C" {
 
 HPCL_EXPORT void* malloc(size_t size) {
   if (__builtin_expect(early(), 0)) return bootstrap_alloc(size, 16);
+  if (last_words()) return last_words_alloc(size);
   void* p = real.malloc(size);
   track(p, size, take_api(AllocApi::Malloc));
   return p;
@@ -146,6 +162,7 @@ HPCL_EXPORT void* malloc(size_t size) {
 HPCL_EXPORT void free(void* p) {
   if (!p || in_bootstrap_arena(p)) return;
   if (__builtin_expect(early(), 0)) return;  // cannot happen for a real block: it came after
+  if (last_words() || last_words_owns(p)) return;
   BlockInfo was;
   if (!untrack(p, &was)) {
     real.free(p);
@@ -172,6 +189,11 @@ HPCL_EXPORT void* calloc(size_t n, size_t size) {
     if (__builtin_mul_overflow(n, size, &total)) return nullptr;
     return bootstrap_alloc(total, 16);  // static memory: already zero
   }
+  if (last_words()) {
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) return nullptr;
+    return last_words_alloc(total);  // fresh mmap'd pages: already zero
+  }
   void* p = real.calloc(n, size);
   track(p, n * size, take_api(AllocApi::Calloc));
   return p;
@@ -186,6 +208,7 @@ HPCL_EXPORT void* realloc(void* old, size_t size) {
     }
     return p;
   }
+  if (last_words() || (old && last_words_owns(old))) return last_words_realloc(old, size);
   AllocApi api = take_api(AllocApi::Realloc);
   BlockInfo was{};
   bool tracked = old && untrack(old, &was);
@@ -213,6 +236,7 @@ HPCL_EXPORT void* reallocarray(void* old, size_t n, size_t size) {
 
 HPCL_EXPORT void* memalign(size_t align, size_t size) {
   if (__builtin_expect(early(), 0)) return bootstrap_alloc(size, align);
+  if (last_words()) return last_words_alloc(size, align);
   void* p = real.memalign(align, size);
   track(p, size, take_api(AllocApi::Memalign));
   return p;
@@ -223,6 +247,12 @@ HPCL_EXPORT int posix_memalign(void** out, size_t align, size_t size) {
     *out = bootstrap_alloc(size, align);
     return *out ? 0 : ENOMEM;
   }
+  if (last_words()) {
+    void* p = last_words_alloc(size, align);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+  }
   int rc = real.posix_memalign(out, align, size);
   if (rc == 0) track(*out, size, take_api(AllocApi::PosixMemalign));
   return rc;
@@ -230,6 +260,7 @@ HPCL_EXPORT int posix_memalign(void** out, size_t align, size_t size) {
 
 HPCL_EXPORT void* aligned_alloc(size_t align, size_t size) {
   if (__builtin_expect(early(), 0)) return bootstrap_alloc(size, align);
+  if (last_words()) return last_words_alloc(size, align);
   void* p = real.aligned_alloc(align, size);
   track(p, size, take_api(AllocApi::AlignedAlloc));
   return p;
@@ -237,6 +268,7 @@ HPCL_EXPORT void* aligned_alloc(size_t align, size_t size) {
 
 HPCL_EXPORT void* valloc(size_t size) {
   if (__builtin_expect(early(), 0)) return bootstrap_alloc(size, 4096);
+  if (last_words()) return last_words_alloc(size, 4096);
   void* p = real.valloc(size);
   track(p, size, take_api(AllocApi::Valloc));
   return p;
@@ -245,6 +277,7 @@ HPCL_EXPORT void* valloc(size_t size) {
 HPCL_EXPORT void* pvalloc(size_t size) {
   size_t rounded = (size + 4095) & ~size_t(4095);  // pvalloc's size: whole pages
   if (__builtin_expect(early(), 0)) return bootstrap_alloc(rounded, 4096);
+  if (last_words()) return last_words_alloc(rounded, 4096);
   if (!real.pvalloc) return valloc(rounded);
   void* p = real.pvalloc(size);
   track(p, rounded, take_api(AllocApi::Pvalloc));

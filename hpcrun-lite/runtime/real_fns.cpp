@@ -85,6 +85,9 @@ void resolve_real_fns() {
   resolve(real.mremap, "mremap", true, nullptr);
   resolve(real.pthread_create, "pthread_create", true, nullptr);
   resolve(real.dlopen, "dlopen", true, nullptr);
+  resolve(real.sigaction, "sigaction", true, nullptr);
+  resolve(real.sigprocmask, "sigprocmask", true, nullptr);
+  resolve(real.pthread_sigmask, "pthread_sigmask", true, nullptr);
   resolve(real.op_new, "_Znwm", false, nullptr);
   resolve(real.op_new_array, "_Znam", false, nullptr);
   resolve(real.op_new_nothrow, "_ZnwmRKSt9nothrow_t", false, nullptr);

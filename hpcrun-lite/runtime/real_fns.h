@@ -5,6 +5,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -29,6 +30,10 @@ struct RealFns {
   void* (*mremap)(void*, size_t, size_t, int, ...);
   int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   void* (*dlopen)(const char*, int);
+  // Signal dispositions and masks (signal_guard.cpp).
+  int (*sigaction)(int, const struct sigaction*, struct sigaction*);
+  int (*sigprocmask)(int, const sigset_t*, sigset_t*);
+  int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
   // C++ operator new variants from libstdc++ (null when the program has no libstdc++).
   void* (*op_new)(size_t);
   void* (*op_new_array)(size_t);

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "modules.h"
 #include "offset_hist.h"
+#include "process_end.h"
 #include "real_fns.h"
 #include "sampler.h"
 #include "spinlock.h"
@@ -46,7 +47,6 @@ constinit std::atomic<bool> g_tracking{false};
 namespace {
 
 pthread_key_t g_thread_key;
-std::atomic<bool> g_finished{false};
 // Held while ELF files are read (milliseconds).
 constinit SpinLock g_scan_lock;
 
@@ -167,19 +167,13 @@ void postfork_child() {
   RuntimeGuard guard;
   // Allocation counts stay: the child has the parent's blocks in its own address space, and a
   // variable's size describes it there too. Samples start from zero.
+  process_end_after_fork_child();
   threads_after_fork_child();
   offsets_reset();
   g_config.start_ns = now_ns();
 }
 
-void runtime_fini() {
-  if (g_finished.exchange(true)) return;
-  RuntimeGuard guard;
-  if (g_modules_dirty.load(std::memory_order_acquire)) scan_now();
-  g_tracking.store(false, std::memory_order_relaxed);
-  sampler_stop_all();
-  write_process_profile();
-}
+void runtime_fini() { process_end_write(EndPath::ExitHandler); }
 
 __attribute__((constructor)) void runtime_init() {
   ensure_real_fns();
@@ -194,6 +188,7 @@ __attribute__((constructor)) void runtime_init() {
   modules_scan();
   g_scan_lock.unlock();
   sampler_init(g_config.rate, sampling_signal());
+  process_end_init();
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);
   atexit(runtime_fini);
@@ -252,7 +247,7 @@ extern "C" {
 HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
                                void* (*fn)(void*), void* arg) {
   ensure_real_fns();
-  if (!g_tracking.load(std::memory_order_acquire) || g_finished.load(std::memory_order_relaxed))
+  if (!g_tracking.load(std::memory_order_acquire) || process_ending())
     return real.pthread_create(thread, attr, fn, arg);
   StartArgs* args;
   {

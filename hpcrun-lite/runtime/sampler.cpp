@@ -21,8 +21,10 @@
 #include "modules.h"
 #include "offset_hist.h"
 #include "perf_event.h"
+#include "process_end.h"
 #include "runtime.h"
 #include "saved_regs.h"
+#include "signal_guard.h"
 #include "thread_state.h"
 #include "track_control.h"
 #include "unwind.h"
@@ -111,7 +113,13 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   if (est.extra) c.add_estimate(node, est.extra, est.var);
 }
 
-void on_sample(int, siginfo_t*, void* ucv) {
+void on_sample(int sig, siginfo_t* info, void* ucv) {
+  // Only a sampling event's signal carries a positive si_code (POLL_IN); kill, sigqueue and
+  // raise give zero or less. Those belong to the program (signal_guard.h).
+  if (info->si_code <= 0) {
+    signal_forward(sig, info, ucv, process_end_on_signal);
+    return;
+  }
   int saved_errno = errno;
   ThreadState* ts = t_state;
   if (ts && !g_stopped.load(std::memory_order_relaxed)) {
@@ -150,13 +158,7 @@ bool sampler_init(uint64_t rate, int signo) {
   decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sample;
-  // SA_RESTART: a sample must never make the program's system calls fail with EINTR.
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(signo, &sa, nullptr) != 0) {
+  if (!signals_own_sampling(signo, on_sample)) {
     log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
     return false;
   }

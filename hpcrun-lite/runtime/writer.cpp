@@ -91,8 +91,10 @@ class ProfileBuilder {
     tree.tid = uint32_t(ts->tid);
     hpcl::TreeBuilder b(tree);
     const Cct& c = ts->cct;
-    std::vector<uint32_t> map(c.size(), 0);
-    for (uint32_t i = 1; i < c.size(); ++i) {
+    // One size for the whole walk: a thread that is still running may add nodes meanwhile.
+    const uint32_t n_nodes = c.size();
+    std::vector<uint32_t> map(n_nodes, 0);
+    for (uint32_t i = 1; i < n_nodes; ++i) {
       const RtNode* n = c.at(i);
       auto kind = hpcl::NodeKind(n->kind);
       uint32_t a = 0;

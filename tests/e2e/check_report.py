@@ -36,6 +36,8 @@ Subcommands:
                                                       M!0xF+0xB: one function, two labels; their
                                                       shares match the program's measured time
   debug_sites REPORT --function F --lines L1 L2       two malloc sites named F (file:L1), (file:L2)
+  work REPORT --site F --min-samples N                the heap variable allocated in F has at
+                                                      least N samples (the work before an ending)
   selftest SAMPLE                                     the checker rejects broken reports
 
 Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
@@ -604,6 +606,15 @@ NODES = {"label": "list nodes", "kind": "heap", "allocator": "malloc", "site": "
 ARRAY = {"label": "array", "kind": "heap", "allocator": "malloc", "site": "make_array"}
 
 
+def check_work(report, site, minimum):
+    spec = {"label": site, "kind": "heap", "allocator": "malloc", "site": site}
+    var = find(report, spec, True)
+    if samples(var) < minimum:
+        raise CheckFailed(f"{site}: {samples(var)} samples, expected at least {minimum}:\n" +
+                          listing(report, 8))
+    print(f"{site}: {samples(var)} samples")
+
+
 def check_heap_list(report, mode, timing=None, cpu=None):
     """heap_list (tests/programs/heap_list.c): small nodes tracked, sampled or estimated."""
     check_totals(report, 1)
@@ -810,6 +821,10 @@ def main():
     d.add_argument("--lines", nargs=2, type=int, required=True)
     s = sub.add_parser("selftest")
     s.add_argument("sample")
+    w = sub.add_parser("work")
+    w.add_argument("report")
+    w.add_argument("--site", required=True)
+    w.add_argument("--min-samples", type=int, required=True)
     args = parser.parse_args()
 
     try:
@@ -835,6 +850,8 @@ def main():
                         args.static, args.omp_region, args.frame, args.forbid, args.forbid_frame)
         elif args.command == "heap_list":
             check_heap_list(load(args.report), args.mode, args.timing, args.cpu)
+        elif args.command == "work":
+            check_work(load(args.report), args.site, args.min_samples)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

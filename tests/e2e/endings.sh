@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One way for a process to end (see tests/programs/endings.c): under the tool the program's
+# output and exit status (or the signal that killed it) are those of the native run, and every
+# process of the program leaves a profile that merges and holds the work done before the end
+# (at least MIN_SAMPLES samples in the array made by make_work_array, read for 0.3 s).
+# Usage: endings.sh PROGRAM WAY PROFILES MIN_SAMPLES
+#   PROFILES: how many profiles of PROGRAM the run leaves (a forked child has its own).
+source "$(dirname "$0")/lib.sh"
+prog=$1 way=$2 nprofiles=$3 min_samples=$4
+ulimit -c 0  # the deaths by SIGSEGV and SIGABRT must not leave cores in the build tree
+
+run_to native "$prog" "$way"
+run_to tool "$HPCL_RUN" -o meas -- "$prog" "$way"
+same_as_native native tool
+echo "status $(cat tool.status), as native" >&2
+
+# Other programs the run started (system()'s shell) leave profiles of their own.
+name=$(basename "$prog")
+mapfile -t mine < <(profiles meas | grep "/$name\.")
+[ "${#mine[@]}" -eq "$nprofiles" ] || { ls -la meas >&2; fail "${#mine[@]} profiles of $name, expected $nprofiles"; }
+
+i=0
+for f in "${mine[@]}"; do
+  i=$((i + 1))
+  mkdir -p "one$i"
+  cp "$f" "one$i/"
+  merge_and_report "one$i" "one$i.db" "one$i.json"
+  check work "one$i.json" --site make_work_array --min-samples "$min_samples" ||
+    fail "$(basename "$f") lacks the work done before the end"
+done
+# And all of the run's profiles merge together.
+merge_and_report meas all.db all.json

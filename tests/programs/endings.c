@@ -1,0 +1,163 @@
+/* One program, many ways to end. Each run first does known work on one heap array
+ * (make_work_array, summed for about 0.3 s of CPU time), then ends the way its argument names.
+ * Under the tool the exit status (or the terminating signal) and the output must be those of a
+ * native run, and the profile must be written and hold the work.
+ *
+ *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
+ *   block rtsig
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WORK_DOUBLES (1 << 20) /* 8 MiB: out of cache, so its loads take the samples */
+
+static double *work_array;
+static volatile double sink;
+
+__attribute__((noinline)) static double *make_work_array(void) {
+  double *a = malloc(WORK_DOUBLES * sizeof *a);
+  for (int i = 0; i < WORK_DOUBLES; i++) a[i] = i * 0.5;
+  return a;
+}
+
+static double cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+__attribute__((noinline)) static void work(double seconds) {
+  double start = cpu_seconds(), s = 0;
+  while (cpu_seconds() - start < seconds)
+    for (int i = 0; i < WORK_DOUBLES; i += 8) s += work_array[i];
+  sink = s;
+}
+
+static void *short_thread(void *arg) {
+  volatile double s = 0;
+  for (int i = 0; i < 2000; i++) s += work_array[(i * 64 + (long)arg) % WORK_DOUBLES];
+  return NULL;
+}
+
+static volatile sig_atomic_t handled;
+static void count_handler(int sig) { (void)sig; handled++; }
+static void exit_handler(int sig) { (void)sig; _exit(9); }
+
+int main(int argc, char **argv) {
+  const char *how = argc > 1 ? argv[1] : "return";
+  setvbuf(stdout, NULL, _IONBF, 0); /* every line is out before the process dies */
+  if (!strcmp(how, "reset"))
+    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL); /* as daemons and some launchers do */
+  if (!strcmp(how, "block")) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+  }
+  work_array = make_work_array();
+  work(0.3);
+  printf("worked: %s\n", how);
+
+  if (!strcmp(how, "return")) return 0;
+  if (!strcmp(how, "exit")) exit(5);
+  if (!strcmp(how, "_exit")) _exit(6);
+  if (!strcmp(how, "abort")) abort();
+  if (!strcmp(how, "segv")) {
+    volatile int *nowhere = NULL;
+    *nowhere = 1;
+  }
+  if (!strcmp(how, "term")) {
+    kill(getpid(), SIGTERM);
+    for (;;) pause();
+  }
+  if (!strcmp(how, "fork")) {
+    pid_t child = fork();
+    if (child == 0) {
+      work(0.3);
+      printf("child worked\n");
+      _exit(7); /* as forked children end */
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+  }
+  if (!strcmp(how, "system")) {
+    int status = system("exit 4");
+    printf("system status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 2;
+  }
+  if (!strcmp(how, "threads")) {
+    for (long i = 0; i < 3000; i++) {
+      pthread_t t;
+      if (pthread_create(&t, NULL, short_thread, (void *)i) != 0) return 1;
+      pthread_join(t, NULL);
+    }
+    printf("3000 threads joined\n");
+    return 0;
+  }
+  if (!strcmp(how, "handlers")) {
+    /* The program's own handlers run and do what they did without the tool. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = count_handler;
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGUSR1, count_handler);
+    raise(SIGTERM);
+    raise(SIGUSR1);
+    struct sigaction back;
+    sigaction(SIGTERM, NULL, &back);
+    printf("handled %d, handler kept %d\n", (int)handled, back.sa_handler == count_handler);
+    return 0;
+  }
+  if (!strcmp(how, "handler_exit")) {
+    signal(SIGTERM, exit_handler);
+    raise(SIGTERM);
+    return 1; /* not reached */
+  }
+  if (!strcmp(how, "reset")) {
+    work(0.2); /* sampled with every handler at its default */
+    struct sigaction back;
+    sigaction(SIGRTMIN + 4, NULL, &back);
+    printf("SIGRTMIN+4 reads back as default: %d\n", back.sa_handler == SIG_DFL);
+    return 0;
+  }
+  if (!strcmp(how, "dlopen")) {
+    for (int i = 0; i < 200; i++) {
+      void *h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+      if (!h) return 1;
+      double (*cosine)(double) = (double (*)(double))dlsym(h, "cos");
+      sink += cosine(i);
+      dlclose(h);
+    }
+    printf("dlopen loop done\n");
+    return 0;
+  }
+  if (!strcmp(how, "block")) {
+    work(0.2); /* every signal blocked: the samples still come */
+    sigset_t now;
+    sigprocmask(SIG_SETMASK, NULL, &now);
+    printf("SIGRTMIN+4 reads back as blocked: %d\n", sigismember(&now, SIGRTMIN + 4));
+    return 0;
+  }
+  if (!strcmp(how, "rtsig")) {
+    /* The program's handler for the tool's default sampling signal gets the program's signals. */
+    signal(SIGRTMIN + 4, count_handler);
+    for (int i = 0; i < 3; i++) raise(SIGRTMIN + 4);
+    work(0.2);
+    printf("handled %d\n", (int)handled);
+    signal(SIGRTMIN + 4, SIG_DFL);
+    work(0.1); /* samples must not kill the program now */
+    printf("still alive\n");
+    return 0;
+  }
+  fprintf(stderr, "unknown way to end: %s\n", how);
+  return 64;
+}
