@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include "guard.h"
 #include "last_words_heap.h"
@@ -32,6 +34,9 @@ constinit std::atomic<pid_t> g_writer{0};
 constinit std::atomic<int> g_held_signal{0};
 // The measured process; 0 before start-up finished.
 constinit std::atomic<pid_t> g_pid{0};
+// Test hook (HPCRUN_LITE_TEST_WRITER_FAULT=segv|abort): the writer fails that way, to show that
+// a failing writer neither hangs nor changes how the program ends.
+int g_test_fault = 0;
 __thread sigjmp_buf* t_escape __attribute__((tls_model("initial-exec"))) = nullptr;
 
 pid_t current_tid() { return pid_t(syscall(SYS_gettid)); }
@@ -76,6 +81,8 @@ void die_of(int sig, siginfo_t* info, void* ucv) {
 }  // namespace
 
 void process_end_init() {
+  if (const char* v = getenv("HPCRUN_LITE_TEST_WRITER_FAULT"))
+    g_test_fault = strcmp(v, "segv") == 0 ? 1 : strcmp(v, "abort") == 0 ? 2 : 0;
   g_pid.store(getpid(), std::memory_order_release);
   signals_own_endings(process_end_on_signal);
 }
@@ -108,6 +115,8 @@ void process_end_write(EndPath path) {
       if (path == EndPath::ExitHandler && g_modules_dirty.load(std::memory_order_acquire)) scan_now();
       g_tracking.store(false, std::memory_order_relaxed);
       sampler_stop_all();
+      if (g_test_fault == 1) *static_cast<volatile int*>(nullptr) = 0;
+      if (g_test_fault == 2) abort();
       write_process_profile();
     } else {
       log_warn("the profile writer failed (it raised a fault); no profile written, the program "
@@ -135,6 +144,8 @@ void process_end_on_signal(int sig, siginfo_t* info, void* uc) {
     errno = saved_errno;
     return;
   }
+  log_info("signal %d (%s) ends pid %d: writing the profile", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+           int(getpid()));
   process_end_write(EndPath::Signal);
   errno = saved_errno;
   die_of(sig, info, uc);

@@ -21,6 +21,7 @@
 
 #include "../common/options.h"
 #include "../common/process_env.h"
+#include "alt_stack.h"
 #include "guard.h"
 #include "log.h"
 #include "modules.h"
@@ -126,10 +127,12 @@ int sampling_signal() {
 void on_thread_exit(void* p) {
   RuntimeGuard guard;
   thread_end(static_cast<ThreadState*>(p));
+  alt_stack_thread_end();
 }
 
 void register_thread() {
   rescan_modules_if_dirty();
+  alt_stack_thread_start();
   ThreadState* ts = thread_begin();
   // The key's destructor runs at thread exit, also through pthread_exit.
   if (ts) pthread_setspecific(g_thread_key, ts);

@@ -38,6 +38,7 @@ int g_signo = 0;
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_warned_open{false};
+std::atomic<uint64_t> g_overflowed{0};
 
 using hpcl::NodeKind;
 constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
@@ -150,7 +151,18 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   errno = saved_errno;
 }
 
+// A sample the kernel could not queue as the sampling signal (see signals_own_sampling).
+void on_sigio(int sig, siginfo_t* info, void* ucv) {
+  if (info->si_code == SI_KERNEL) {
+    g_overflowed.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  signal_forward(sig, info, ucv, process_end_on_signal);
+}
+
 }  // namespace
+
+uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relaxed); }
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
@@ -158,6 +170,8 @@ bool sampler_init(uint64_t rate, int signo) {
   decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
+  if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
+    log_warn("cannot take SIGIO (%s): a full signal queue could kill the program", strerror(errno));
   if (!signals_own_sampling(signo, on_sample)) {
     log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
     return false;

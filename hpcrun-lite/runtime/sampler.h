@@ -17,5 +17,7 @@ void sampler_stop_thread(ThreadState* ts);
 // Stops every thread's sampling and waits for handlers in flight, before the trees are read.
 void sampler_stop_all();
 bool sampler_enabled();
+// Samples lost because the kernel's queue of pending signals was full (they came as SIGIO).
+uint64_t sampler_overflowed();
 
 }  // namespace hpcrun

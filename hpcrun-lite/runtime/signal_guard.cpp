@@ -29,6 +29,7 @@ struct SlotState {
 constinit SlotState g_slots[NSIG];
 constinit SpinLock g_lock;
 int g_sampling_signo = 0;
+bool g_own_sigio = false;
 SignalHandler g_ending_handler = nullptr;
 
 // The program believes the sampling signal is blocked in this thread (it asked for it).
@@ -100,7 +101,7 @@ int owned_sigaction(int sig, const struct sigaction* act, struct sigaction* old)
   else if (real.sigaction(sig, nullptr, &previous) != 0) return -1;
 
   if (act) {
-    if (sig == g_sampling_signo) {
+    if (o == Owner::Sampling) {
       set_program_action(sig, *act);  // the runtime's handler stays
     } else if (is_default(*act) && g_ending_handler) {
       // Back to the default: the ending handler takes the signal again.
@@ -117,7 +118,9 @@ int owned_sigaction(int sig, const struct sigaction* act, struct sigaction* old)
   return 0;
 }
 
-bool may_own(int sig) { return valid(sig) && (sig == g_sampling_signo || signal_is_ending(sig)); }
+bool may_own(int sig) {
+  return valid(sig) && (sig == g_sampling_signo || (sig == SIGIO && g_own_sigio) || signal_is_ending(sig));
+}
 
 int program_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   ensure_real_fns();
@@ -175,6 +178,7 @@ bool signals_own_sampling(int signo, SignalHandler handler) {
     errno = EINVAL;
     return false;
   }
+  if (signo == SIGIO) g_own_sigio = true;
   Critical c;
   struct sigaction previous;
   if (real.sigaction(signo, nullptr, &previous) != 0) return false;
@@ -183,7 +187,7 @@ bool signals_own_sampling(int signo, SignalHandler handler) {
   if (real.sigaction(signo, &ours, nullptr) != 0) return false;
   set_program_action(signo, previous);
   g_slots[signo].owner.store(int(Owner::Sampling), std::memory_order_release);
-  g_sampling_signo = signo;
+  if (signo != SIGIO) g_sampling_signo = signo;
   return true;
 }
 

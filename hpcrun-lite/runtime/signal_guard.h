@@ -26,7 +26,9 @@ namespace hpcrun {
 using SignalHandler = void (*)(int, siginfo_t*, void*);
 
 // Makes `handler` the sampling signal's handler. Returns false (with errno) when the kernel
-// refuses. Not signal-safe; called once at start-up.
+// refuses. Not signal-safe; called once at start-up. Also called for SIGIO: when a user's queue
+// of pending real-time signals is full, the kernel sends a sampling event's signal as a plain
+// SIGIO (si_code SI_KERNEL), whose default action would kill the program.
 bool signals_own_sampling(int signo, SignalHandler handler);
 // Installs `handler` for every ending signal whose disposition is SIG_DFL now.
 void signals_own_endings(SignalHandler handler);

@@ -23,6 +23,7 @@
 #include "options.h"
 #include "process_env.h"
 #include "runtime.h"
+#include "sampler.h"
 #include "thread_state.h"
 
 namespace hpcrun {
@@ -36,9 +37,24 @@ std::string basename_of(const std::string& path) {
 
 class ProfileBuilder {
  public:
+  // The code segments of every module, sorted, for a binary search per frame: a process with
+  // tens of thousands of call paths (an MPI library's start-up allocations) and a hundred
+  // modules would otherwise spend most of the write in modules_find_code's linear scan, and a
+  // profile written on SIGTERM must be written before the launcher's SIGKILL.
+  ProfileBuilder() {
+    for (uint32_t i = 0; i < modules_count(); ++i) {
+      const ModuleEntry* m = module_get(i);
+      for (uint32_t s = 0; s < m->nsegs; ++s) segments_.push_back({m->seg_lo[s], m->seg_hi[s], i});
+    }
+    std::sort(segments_.begin(), segments_.end(),
+              [](const Segment& a, const Segment& b) { return a.lo < b.lo; });
+  }
+
   hpcl::Frame frame(uint64_t addr) const {
-    uint32_t m = modules_find_code(addr);
-    if (m == kNoModuleIndex) return hpcl::Frame{hpcl::kNoModule, addr};
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
+                               [](uint64_t a, const Segment& s) { return a < s.lo; });
+    if (it == segments_.begin() || addr >= (it - 1)->hi) return hpcl::Frame{hpcl::kNoModule, addr};
+    uint32_t m = (it - 1)->module;
     return hpcl::Frame{m, addr - module_get(m)->bias};
   }
 
@@ -74,6 +90,7 @@ class ProfileBuilder {
   }
 
   void add_sites() {
+    profile.sites.reserve(g_sites.size());
     for (uint32_t id = 0; id < g_sites.size(); ++id) {
       SiteRecord* r = g_sites.get(id);
       hpcl::AllocSite s;
@@ -81,6 +98,7 @@ class ProfileBuilder {
       s.flags = r->flags;
       s.allocations = r->allocations.load(std::memory_order_relaxed);
       s.bytes = r->bytes.load(std::memory_order_relaxed);
+      s.frames.reserve(r->nframes);
       for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
       profile.sites.push_back(std::move(s));
     }
@@ -145,12 +163,18 @@ class ProfileBuilder {
   hpcl::Profile profile;
 
  private:
+  struct Segment {
+    uint64_t lo, hi;
+    uint32_t module;
+  };
+  std::vector<Segment> segments_;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_;
 };
 
 }  // namespace
 
 void write_process_profile() {
+  const uint64_t began_ns = monotonic_ns();
   ProfileBuilder pb;
   hpcl::Profile& p = pb.profile;
   p.kind = hpcl::FileKind::Process;
@@ -202,6 +226,7 @@ void write_process_profile() {
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
+  p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
 
   pb.add_modules();
   pb.add_sites();
@@ -223,9 +248,9 @@ void write_process_profile() {
     log_warn("cannot write the profile: %s", err.c_str());
     return;
   }
-  log_info("wrote %s: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the runtime), "
-           "%u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d arena heaps",
-           path.c_str(), threads_count(), threads.size(), (unsigned long long)samples,
+  log_info("wrote %s in %.1f ms: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the "
+           "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
+           "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), threads.size(), (unsigned long long)samples,
            (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), p.statics.size(),
            g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
 }

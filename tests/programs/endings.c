@@ -4,7 +4,10 @@
  * native run, and the profile must be written and hold the work.
  *
  *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
- *   block rtsig
+ *   block rtsig overflow
+ * Built with WITH_MPI (mpi_endings), every rank works first, then:
+ *   mpi_abort  rank 1 calls MPI_Abort(3) while rank 0 waits in a barrier
+ *   killed     every rank works until mpirun's --timeout kills the job
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -16,6 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef WITH_MPI
+#include <mpi.h>
+#endif
 
 #define WORK_DOUBLES (1 << 20) /* 8 MiB: out of cache, so its loads take the samples */
 
@@ -47,6 +53,14 @@ static void *short_thread(void *arg) {
   return NULL;
 }
 
+/* Each level keeps 4 KiB on the stack until the 8 MiB stack is gone. */
+__attribute__((noinline)) static int recurse(int depth) {
+  volatile char frame[4096];
+  frame[0] = (char)depth;
+  if (depth < 0) return 0; /* never: depth only grows */
+  return recurse(depth + 1) + frame[0];
+}
+
 static volatile sig_atomic_t handled;
 static void count_handler(int sig) { (void)sig; handled++; }
 static void exit_handler(int sig) { (void)sig; _exit(9); }
@@ -62,6 +76,20 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_BLOCK, &all, NULL);
   }
   work_array = make_work_array();
+#ifdef WITH_MPI
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  work(0.3);
+  if (!strcmp(how, "mpi_abort")) {
+    if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (!strcmp(how, "killed"))
+    for (;;) work(1.0);
+  MPI_Finalize();
+  return 0;
+#endif
   work(0.3);
   printf("worked: %s\n", how);
 
@@ -158,6 +186,7 @@ int main(int argc, char **argv) {
     printf("still alive\n");
     return 0;
   }
+  if (!strcmp(how, "overflow")) return recurse(0); /* SIGSEGV on a full stack */
   fprintf(stderr, "unknown way to end: %s\n", how);
   return 64;
 }
