@@ -128,9 +128,9 @@ void on_thread_exit(void* p) {
   thread_end(static_cast<ThreadState*>(p));
 }
 
-void register_thread() {
+void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   rescan_modules_if_dirty();
-  ThreadState* ts = thread_begin();
+  ThreadState* ts = thread_begin(creator, ncreator);
   // The key's destructor runs at thread exit, also through pthread_exit.
   if (ts) pthread_setspecific(g_thread_key, ts);
 }
@@ -138,14 +138,28 @@ void register_thread() {
 struct StartArgs {
   void* (*fn)(void*);
   void* arg;
+  uint32_t ncreator;
+  uint64_t creator[kMaxCreatorFrames];
 };
+
+// The creating thread's call path, innermost first: pthread_create's caller and its callers,
+// then the path that created the creating thread itself, so a thread started by a thread keeps
+// the whole chain. Not signal context: unw_backtrace may lock and allocate here.
+uint32_t capture_creator_path(uint64_t* out) {
+  int n = capture_alloc_path(out, kMaxCreatorFrames);
+  if (n < 0) n = 0;
+  const ThreadState* self = t_state;
+  for (uint32_t i = 0; self && i < self->ncreator && n < kMaxCreatorFrames; ++i)
+    out[n++] = self->creator[i];
+  return uint32_t(n);
+}
 
 void* start_trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   {
     RuntimeGuard guard;
     real.free(p);
-    register_thread();
+    register_thread(args.creator, args.ncreator);
   }
   return args.fn(args.arg);
 }
@@ -258,6 +272,7 @@ HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   {
     RuntimeGuard guard;
     args = static_cast<StartArgs*>(real.malloc(sizeof(StartArgs)));
+    if (args) args->ncreator = capture_creator_path(args->creator);
   }
   if (!args) return real.pthread_create(thread, attr, fn, arg);
   args->fn = fn;
