@@ -145,9 +145,20 @@ struct StartArgs {
 // The creating thread's call path, innermost first: pthread_create's caller and its callers,
 // then the path that created the creating thread itself, so a thread started by a thread keeps
 // the whole chain. Not signal context: unw_backtrace may lock and allocate here.
+//
+// Not for the threads of libgomp's pool: libgomp keeps its workers for every later parallel
+// region, so the path that created them is the first region's, and the samples of all later
+// regions would hang under it (e2e tail_calls: an array read only in a second region appeared
+// under the first region's caller). Their own frames name the region they run.
+bool created_by_thread_pool(uint64_t call_site) {
+  uint32_t m = modules_find_code(call_site);
+  const ModuleEntry* e = m == kNoModuleIndex ? nullptr : module_get(m);
+  return e && strstr(e->path, "libgomp") != nullptr;
+}
+
 uint32_t capture_creator_path(uint64_t* out) {
   int n = capture_alloc_path(out, kMaxCreatorFrames);
-  if (n < 0) n = 0;
+  if (n <= 0 || created_by_thread_pool(out[0])) return 0;
   const ThreadState* self = t_state;
   for (uint32_t i = 0; self && i < self->ncreator && n < kMaxCreatorFrames; ++i)
     out[n++] = self->creator[i];
