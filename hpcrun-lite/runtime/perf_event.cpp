@@ -38,8 +38,9 @@ int perf_arm_thread_signal(int fd, int signo, pid_t tid) {
   if (fcntl(fd, F_SETSIG, signo) != 0) return -errno;
   f_owner_ex owner{F_OWNER_TID, tid};
   if (fcntl(fd, F_SETOWN_EX, &owner) != 0) return -errno;
-  int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0) return -errno;
+  // A new perf fd has none of the flags F_SETFL sets (O_APPEND, O_NONBLOCK, ...), so O_ASYNC
+  // alone is its whole set: no F_GETFL first, one system call less per thread.
+  if (fcntl(fd, F_SETFL, O_ASYNC) != 0) return -errno;
   if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) return -errno;
   return 0;
 }

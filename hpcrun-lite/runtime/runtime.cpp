@@ -130,10 +130,10 @@ void on_thread_exit(void* p) {
   alt_stack_thread_end();
 }
 
-void register_thread() {
+void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   rescan_modules_if_dirty();
   alt_stack_thread_start();
-  ThreadState* ts = thread_begin();
+  ThreadState* ts = thread_begin(creator, ncreator);
   // The key's destructor runs at thread exit, also through pthread_exit.
   if (ts) pthread_setspecific(g_thread_key, ts);
 }
@@ -141,14 +141,39 @@ void register_thread() {
 struct StartArgs {
   void* (*fn)(void*);
   void* arg;
+  uint32_t ncreator;
+  uint64_t creator[kMaxCreatorFrames];
 };
+
+// The creating thread's call path, innermost first: pthread_create's caller and its callers,
+// then the path that created the creating thread itself, so a thread started by a thread keeps
+// the whole chain. Not signal context: unw_backtrace may lock and allocate here.
+//
+// Not for the threads of libgomp's pool: libgomp keeps its workers for every later parallel
+// region, so the path that created them is the first region's, and the samples of all later
+// regions would hang under it (e2e tail_calls: an array read only in a second region appeared
+// under the first region's caller). Their own frames name the region they run.
+bool created_by_thread_pool(uint64_t call_site) {
+  uint32_t m = modules_find_code(call_site);
+  const ModuleEntry* e = m == kNoModuleIndex ? nullptr : module_get(m);
+  return e && strstr(e->path, "libgomp") != nullptr;
+}
+
+uint32_t capture_creator_path(uint64_t* out) {
+  int n = capture_alloc_path(out, kMaxCreatorFrames);
+  if (n <= 0 || created_by_thread_pool(out[0])) return 0;
+  const ThreadState* self = t_state;
+  for (uint32_t i = 0; self && i < self->ncreator && n < kMaxCreatorFrames; ++i)
+    out[n++] = self->creator[i];
+  return uint32_t(n);
+}
 
 void* start_trampoline(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   {
     RuntimeGuard guard;
     real.free(p);
-    register_thread();
+    register_thread(args.creator, args.ncreator);
   }
   return args.fn(args.arg);
 }
@@ -256,6 +281,7 @@ HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   {
     RuntimeGuard guard;
     args = static_cast<StartArgs*>(real.malloc(sizeof(StartArgs)));
+    if (args) args->ncreator = capture_creator_path(args->creator);
   }
   if (!args) return real.pthread_create(thread, attr, fn, arg);
   args->fn = fn;

@@ -45,9 +45,12 @@ void find_stack(ThreadState* ts) {
 }
 
 // Fills in what belongs to the calling thread, on a new or a reused state.
-void adopt(ThreadState* ts) {
+void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
   ts->perf_fd = -1;
+  ts->period_pending = 0;
+  ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
+  for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
   __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
   ts->stack_lo = ts->stack_hi = 0;
   find_stack(ts);
@@ -56,12 +59,12 @@ void adopt(ThreadState* ts) {
 
 }  // namespace
 
-ThreadState* thread_begin() {
+ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   if (t_state) return t_state;
   g_next_index.fetch_add(1, std::memory_order_relaxed);
   ThreadState* ts = take_free_state();
   if (ts) {
-    adopt(ts);  // keeps the tree, the counters and the tracking controller
+    adopt(ts, creator, n);  // keeps the tree, the counters and the tracking controller
   } else {
     void* mem = raw_mmap(sizeof(ThreadState));
     if (!mem) return nullptr;
@@ -70,7 +73,7 @@ ThreadState* thread_begin() {
       raw_munmap(mem, sizeof(ThreadState));
       return nullptr;
     }
-    adopt(ts);
+    adopt(ts, creator, n);
     ts->track.init(g_config.track, monotonic_ns(),
                    (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
     ts->index = g_next_index.load(std::memory_order_relaxed) - 1;

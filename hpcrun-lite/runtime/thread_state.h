@@ -20,6 +20,9 @@
 
 namespace hpcrun {
 
+// Frames of the call path that created a thread, kept with it (see ThreadState::creator).
+inline constexpr int kMaxCreatorFrames = 32;
+
 struct ThreadState {
   ThreadState* next;         // global list, newest first
   ThreadState* next_free;    // list of states of exited threads, ready for reuse
@@ -31,6 +34,13 @@ struct ThreadState {
   std::atomic<int> in_handler;
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
+  int period_pending;        // the event still runs its random first period (sampler.cpp)
+  // The call path that created this thread (pthread_create's caller and its callers, then the
+  // creating thread's own creator path), innermost first; none for the main thread. Every
+  // sample of the thread hangs under it, as its outermost frames: the report then shows which
+  // code (which parallel region) started the thread that touched the data.
+  uint32_t ncreator;
+  uint64_t creator[kMaxCreatorFrames];
   // Counters (only the owning thread's handler writes them).
   uint64_t samples;          // every signal that reached the handler
   uint64_t busy;             // landed inside the runtime: code time under no data, PC only
@@ -44,9 +54,10 @@ struct ThreadState {
 
 extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 
-// Creates and registers the calling thread's state (idempotent) and starts sampling it.
+// Creates and registers the calling thread's state (idempotent) and starts sampling it, with
+// `creator` (n frames, innermost first) as the call path that created the thread.
 // Not signal-safe; the caller holds the runtime guard.
-ThreadState* thread_begin();
+ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
 // Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
 // the state goes to the next thread that starts.
 void thread_end(ThreadState* ts);

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 
 #include "log.h"
 #include "real_fns.h"
@@ -13,6 +14,39 @@ namespace {
 using BacktraceFn = int (*)(void**, int);
 BacktraceFn g_backtrace = nullptr;
 uint64_t g_self_lo = 0, g_self_hi = 0;
+// libunwind's TLS module id, and whether a thread's unwind cache may be created by its first
+// sample (see unwind_thread_init).
+size_t g_tls_modid = 0;
+bool g_lazy_cache = false;
+
+struct TlsIndex {
+  unsigned long module, offset;
+};
+extern "C" void* __tls_get_addr(TlsIndex*);
+
+// unw_backtrace keeps a per-thread cache: the first call on a thread maps 256 KiB, writes all
+// of it and stores it with pthread_setspecific; thread exit unmaps it. That is about 150 us of
+// CPU per thread here (docs/PERFORMANCE.md, thread start and exit), paid by every thread even
+// when it is never sampled. Creating it inside the first sample's handler is safe when:
+//  - libunwind's thread-local variables exist already (they are dynamic TLS, which glibc
+//    mallocs at the first access): unwind_thread_init touches them at thread start;
+//  - libunwind's mutex is taken with every signal blocked (lock_acquire), so a handler never
+//    meets it held by its own thread, and its memory comes from mmap;
+//  - pthread_setspecific does not allocate: it does not for the first 32 keys. libunwind
+//    creates its key at its first unw_backtrace, which is the call just before; keys are
+//    handed out lowest first, so a key created after it with an index below 32 proves that
+//    libunwind's is below 32 too.
+// Otherwise every thread creates its cache at its start, as before.
+bool lazy_cache_is_safe(void* handle) {
+  if (dlinfo(handle, RTLD_DI_TLS_MODID, &g_tls_modid) != 0 || g_tls_modid == 0) return false;
+  void* buf[4];
+  g_backtrace(buf, 4);  // this thread's cache, and libunwind's key
+  pthread_key_t probe;
+  if (pthread_key_create(&probe, nullptr) != 0) return false;
+  bool low = probe < 32;
+  pthread_key_delete(probe);
+  return low;
+}
 }  // namespace
 
 bool address_in_runtime(uint64_t addr) { return addr >= g_self_lo && addr < g_self_hi; }
@@ -36,11 +70,17 @@ bool unwind_init() {
     log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
     return false;
   }
+  g_lazy_cache = lazy_cache_is_safe(h);
   return true;
 }
 
 void unwind_thread_init() {
   if (!g_backtrace) return;
+  if (g_lazy_cache) {
+    TlsIndex ti{g_tls_modid, 0};
+    __tls_get_addr(&ti);
+    return;
+  }
   void* buf[4];
   g_backtrace(buf, 4);
 }

@@ -17,11 +17,13 @@ inline constexpr int kMaxSampleFrames = 64;
 // Loads libunwind and records our own code range. Not signal-safe; called once at start.
 bool unwind_init();
 // Call once on each thread before its first sample, outside any signal handler: libunwind
-// creates its per-thread cache lazily, and that first call is not async-signal-safe.
+// creates its per-thread cache lazily, and parts of that first call are not async-signal-safe.
+// When the rest is (unwind.cpp), this only prepares what is not, and the cache is created by
+// the thread's first unwind, so threads that are never sampled do not pay for it.
 void unwind_thread_init();
 
-// Allocation path of the caller: call sites (return address - 1), innermost first, with every
-// frame of this library removed. Returns the number of frames.
+// Call path of the caller (an allocation, a thread creation): call sites (return address - 1),
+// innermost first, with every frame of this library removed. Returns the number of frames.
 int capture_alloc_path(uint64_t* out, int max);
 
 // Access path of an interrupted context, from inside the signal handler: the call sites of the

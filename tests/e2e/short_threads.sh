@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Many short-lived threads run one after another: the shares of the worker and main arrays must
-# match their 1:1 weights, and the report must count every thread (the runtime reuses the state
-# and tree of an exited thread for the next one).
-# Usage: short_threads.sh PROGRAM THREADS
+# match their CPU time shares (measured by the native run, each thread on its own clock), and the
+# report must count every thread (the runtime reuses the state and tree of an exited thread for
+# the next one).
+#
+# With SLICES small, each worker runs far shorter than one sampling period (4 slices: ~0.1 ms
+# against 1 ms). Its samples then come only from the random phase at which each thread's sampling
+# starts (hpcrun-lite/runtime/sampling_phase.h): without it a worker is never sampled and the
+# worker array's share is ~0 instead of ~0.5. The shares must be within 5 points, about 4
+# standard deviations of a binomial share at the ~1,000 samples this run takes.
+# Usage: short_threads.sh PROGRAM THREADS [SLICES]
 source "$(dirname "$0")/lib.sh"
 prog=$1
 threads=$2
+slices=${3:-320}
 [ -x "$prog" ] || skip "short_threads was not built: $prog"
 
-run_to native "$prog" "$threads"
-run_to tool "$HPCL_RUN" -o meas -- "$prog" "$threads"
+HPCL_TEST_TIMING_FILE=$PWD/timing run_to native "$prog" "$threads" "$slices"
+run_to tool "$HPCL_RUN" -o meas -- "$prog" "$threads" "$slices"
 cat tool.err >&2
 same_as_native native tool
 expect_profiles meas 1
 merge_and_report meas db.hpcdb report.json
-check proportions report.json --program short_threads --processes 1
+cat timing.* >&2
+check proportions report.json --program short_threads --processes 1 --timing timing
 step "checking totals.threads"
 "$HPCL_PYTHON" - report.json "$((threads + 1))" <<'PY'
 import json, sys
