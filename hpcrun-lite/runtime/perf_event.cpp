@@ -34,14 +34,17 @@ int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, uns
   return fd < 0 ? -errno : int(fd);
 }
 
-int perf_arm_thread_signal(int fd, int signo, pid_t tid) {
+int perf_arm_thread_signal(int fd, int signo, pid_t tid, bool one_overflow) {
   if (fcntl(fd, F_SETSIG, signo) != 0) return -errno;
   f_owner_ex owner{F_OWNER_TID, tid};
   if (fcntl(fd, F_SETOWN_EX, &owner) != 0) return -errno;
   // A new perf fd has none of the flags F_SETFL sets (O_APPEND, O_NONBLOCK, ...), so O_ASYNC
   // alone is its whole set: no F_GETFL first, one system call less per thread.
   if (fcntl(fd, F_SETFL, O_ASYNC) != 0) return -errno;
-  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) return -errno;
+  // REFRESH 1 enables the event for one overflow, after which the kernel disables it.
+  if (ioctl(fd, one_overflow ? PERF_EVENT_IOC_REFRESH : PERF_EVENT_IOC_ENABLE,
+            one_overflow ? 1 : 0) != 0)
+    return -errno;
   return 0;
 }
 

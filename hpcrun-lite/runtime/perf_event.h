@@ -20,7 +20,7 @@ int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, uns
 // Routes the event's overflow signal to thread `tid` as `signo` (F_SETSIG, then F_SETOWN_EX with
 // F_OWNER_TID, then O_ASYNC, in that order) and enables it. For an fd fresh from perf_open (its
 // file status flags are replaced by O_ASYNC). Returns 0 or -errno.
-int perf_arm_thread_signal(int fd, int signo, pid_t tid);
+int perf_arm_thread_signal(int fd, int signo, pid_t tid, bool one_overflow = false);
 
 // Test hook: when set, perf_open calls it instead of the system call.
 using PerfOpenHook = int (*)(const perf_event_attr&, pid_t, int, int, unsigned long);

@@ -43,7 +43,6 @@ std::atomic<uint64_t> g_overflowed{0};
 // Mixed into each thread's phase seed, so two threads that start in the same nanosecond with
 // reused thread ids still draw different phases.
 std::atomic<uint64_t> g_phase_draws{0};
-constexpr bool kRandomPhase = false;
 
 using hpcl::NodeKind;
 constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
@@ -122,10 +121,14 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   if (est.extra) c.add_estimate(node, est.extra, est.var);
 }
 
-// Read the fd once: the thread's exit path may have closed it (-1) while the signal was pending.
-void set_real_period(ThreadState* ts) {
+// The first overflow disabled the event (it was enabled for one overflow): from here on the real
+// period. Read the fd once: the thread's exit path may have closed it (-1) while the signal was
+// pending.
+void start_real_period(ThreadState* ts) {
   int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void on_sample(int sig, siginfo_t* info, void* ucv) {
@@ -141,7 +144,6 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     ts->in_handler.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     ++ts->samples;
-    if (ts->period_pending) set_real_period(ts);
     const auto* uc = static_cast<const ucontext_t*>(ucv);
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
     if (t_in_runtime || address_in_runtime(pc)) {
@@ -162,14 +164,11 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       t_in_runtime = 0;
     }
     if (ts->period_pending) {
-      // The first period was the thread's random phase; from now on the real one. The kernel
-      // restarts the clock with the full period at each ioctl (it resets period_left): the
-      // first, at entry, keeps a short phase from firing again while this handler runs; the
-      // second, here, makes the handler's own time (it creates libunwind's cache for the
-      // thread, unwind.cpp, ~150 us) not count towards the next sample, which then lands one
-      // full period of program time later (less the signal's delivery, 15-20 us, once).
-      set_real_period(ts);
+      // The first period was the thread's random phase. Set here, at the end, the handler's own
+      // time (it creates libunwind's cache for the thread, unwind.cpp, ~150 us) does not count
+      // towards the next sample, which lands one full period of program time later.
       ts->period_pending = 0;
+      start_real_period(ts);
     }
     ts->in_handler.store(0, std::memory_order_release);
   }
@@ -213,12 +212,6 @@ void sampler_start_thread(ThreadState* ts) {
   uint64_t seed = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^
                   g_phase_draws.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
-  // OFF until understood: with the random phase, short_threads 6000 4 took 5,833 samples on
-  // 0.44 s of worker CPU (13x the rate), and 20,000-thread runs sometimes ran the user's queued
-  // signals up to RLIMIT_SIGPENDING, where the kernel falls back to SIGIO and kills the program.
-  // Some threads apparently keep their short first period. Until that is found, every thread
-  // starts with the full period (the old behaviour); the machinery stays for that work.
-  if (!kRandomPhase) first = g_period_ns;
   int fd = perf_open(soft_clock_attr(first), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     if (!g_warned_open.exchange(true))
@@ -232,12 +225,16 @@ void sampler_start_thread(ThreadState* ts) {
     close(fd);
     fd = high;
   }
-  // Both before the event is enabled: its first overflow may come right after the ENABLE, and
-  // its handler must find the fd to set the real period (else the thread would keep sampling
-  // at its phase, as often as every 10 us).
+  // Both before the event is enabled: its first overflow may come right after it, and its
+  // handler must find the fd to start the real period.
   ts->period_pending = first != g_period_ns;
   __atomic_store_n(&ts->perf_fd, fd, __ATOMIC_RELEASE);
-  int err = perf_arm_thread_signal(fd, g_signo, ts->tid);
+  // The random first period is enabled for one overflow only. A thread may have every signal
+  // blocked for a while (glibc's thread start and exit, a program's own critical sections):
+  // the handler that sets the real period cannot run then, and an event left running would
+  // queue one real-time signal per short period, thousands, up to the user's limit, where the
+  // kernel falls back to SIGIO.
+  int err = perf_arm_thread_signal(fd, g_signo, ts->tid, ts->period_pending);
   if (err != 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));
