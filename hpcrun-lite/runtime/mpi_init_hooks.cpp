@@ -31,6 +31,15 @@ constexpr int kNoMpi = 16;
 
 void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
 
+// For the rank query: the first definition in the process, not the next after this library. An
+// executable that names MPI_COMM_WORLD holds a copy-relocated `ompi_mpi_comm_world` that libmpi
+// itself then uses; RTLD_NEXT skips the executable and would return libmpi's stale original
+// (lmp under mpirun: rank 0 on every rank). RTLD_NEXT only when the global scope lacks it.
+void* mpi_symbol(const char* name) {
+  void* p = dlsym(RTLD_DEFAULT, name);
+  return p ? p : dlsym(RTLD_NEXT, name);
+}
+
 // The next definition of `name`, or nullptr (never this library's own wrapper).
 template <typename Fn>
 Fn next_fn(const char* name, Fn self) {
@@ -43,7 +52,7 @@ void after_init(int rc, const char* which) {
   if (rc != 0) return;
   RuntimeGuard guard;
   const char* family = nullptr;
-  int rank = query_mpi_rank(next_symbol, &family);
+  int rank = query_mpi_rank(mpi_symbol, &family);
   record_mpi_rank(rank);
   const char* var = nullptr;
   int env_rank = mpi_rank_from_environment(&var);
