@@ -27,6 +27,21 @@ run_to native "${MPIRUN[@]}" -np 2 lmp "${deck[@]}"
 [ "$(cat native.status)" = 0 ] || skip "lmp does not run here: $(tail -5 native.err)"
 run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- lmp "${deck[@]}"
 
+# The heap share is judged only when both runs had their two cores: LAMMPS's "CPU use" line
+# (process CPU time over wall time; a rank waiting in MPI spins, so an unloaded run reads about
+# 100%). On a machine busy with other work the ranks run by turns, each one's waiting shows as
+# MPI polling of its shared-memory segment, and that is what gets the samples (33% CPU use gave
+# 38% heap, 60% MPI state: docs/CASES.md). When such a run misses 50% the test is skipped,
+# saying so, after every other check passed.
+cpu_use() { sed -n 's/^ *\([0-9.]*\)% CPU use with.*/\1/p' "$1" | head -1; }
+for run in native tool; do
+  use=$(cpu_use "$run.out")
+  [ -n "$use" ] || fail "no 'CPU use' line in the $run output"
+  if awk -v u="$use" 'BEGIN { exit !(u < 70) }'; then
+    busy="${busy:-}$run run ${use}% CPU use; "
+  fi
+done
+
 thermo() { sed -n '/^ *Step /,/^Loop time/p' "$1" | grep -v '^Loop time'; }
 thermo native.out >native.thermo
 thermo tool.out >tool.thermo
@@ -47,7 +62,8 @@ done
 
 merge_and_report meas lammps.hpcdb report.json
 "$HPCL_PROF" report lammps.hpcdb --top 12 --wide >report.txt || fail "text report failed"
-"$HPCL_PYTHON" - report.json "$src/bench/cases" native.out <<'PY' || { sed -n '/^ *# /,$p' report.txt >&2; fail "acceptance check failed"; }
+status=0
+"$HPCL_PYTHON" - report.json "$src/bench/cases" native.out "${busy:-}" <<'PY' || status=$?
 import json, re, sys
 sys.path.insert(0, sys.argv[2])
 from summarize import figures
@@ -62,7 +78,9 @@ heap_vars = [v for v in variables if v.get("kind") == "heap"]
 problems = []
 if totals.get("processes") != 2 or totals.get("ranks") != 2:
     problems.append(f"{totals.get('processes')} processes, {totals.get('ranks')} ranks; expected 2 and 2")
-if heap["of_data"] < 0.5:
+busy = sys.argv[4]
+heap_low = heap["of_data"] < 0.5
+if heap_low and not busy:
     problems.append(f"heap variables hold {heap['samples']} of {fig['data_samples']} data samples "
                     f"({heap['of_data']:.1%}), under 50%")
 wrapper = re.compile(r"^LAMMPS_NS::Memory::s(m|re)alloc\(")
@@ -80,7 +98,7 @@ print(f"MPI code took {fig['mpi_code_samples']} data samples ({fig['mpi_code_of_
 if heap_vars:
     print(f"hottest heap variable: {heap_vars[0]['name']} ({heap_vars[0]['metrics']['samples']} samples), "
           f"allocated through " + " <- ".join(f["function"] for f in heap_vars[0]["allocation_path"][:3]))
-if problems:
+if problems or heap_low:
     print("rows by samples (kind, samples, share of data samples):", file=sys.stderr)
     data = fig["data_samples"] or 1
     for v in variables[:10]:
@@ -89,8 +107,12 @@ if problems:
     breakdown = [l.rstrip() for l in open(sys.argv[3]) if re.match(r"^(Pair|Neigh|Comm|Modify) +\|", l)
                  or "CPU use" in l]
     print("LAMMPS's native time breakdown:\n  " + "\n  ".join(breakdown), file=sys.stderr)
-    for p in problems:
-        print("FAIL: " + p, file=sys.stderr)
-    sys.exit(1)
+for p in problems:
+    print("FAIL: " + p, file=sys.stderr)
+sys.exit(1 if problems else 77 if heap_low else 0)
 PY
+if [ "$status" = 77 ]; then
+  skip "the machine is busy (${busy}under 70%: the ranks did not run side by side) and heap variables hold under 50% of the data samples: the share measures the load, not the tool; every other check passed"
+fi
+[ "$status" = 0 ] || { sed -n '/^ *# /,$p' report.txt >&2; fail "acceptance check failed"; }
 echo "mpi_lammps: passed"
