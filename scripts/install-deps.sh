@@ -18,6 +18,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
   python3             # JSON checks in end-to-end tests
   heaptrack           # benchmark peer
+  lammps              # lmp: the real-application end-to-end test and case study (14 MB, 5 s)
 )
 
 missing=()

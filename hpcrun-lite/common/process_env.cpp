@@ -8,10 +8,43 @@
 
 namespace hpcrun {
 
-int mpi_rank_from_environment() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    const char* v = getenv(var);
-    if (v && *v) return atoi(v);
+namespace {
+
+// A non-negative decimal int, or -1 (unset, empty, signs, trailing text, overflow).
+int decimal(const char* v) {
+  if (!v || !*v) return -1;
+  long n = 0;
+  for (const char* c = v; *c; ++c) {
+    if (*c < '0' || *c > '9') return -1;
+    n = n * 10 + (*c - '0');
+    if (n > 0x7fffffff) return -1;
+  }
+  return int(n);
+}
+
+// Whether SLURM_PROCID names an MPI-like rank: this process is one task of an srun step of
+// several tasks (process_env.h says why a batch script's SLURM_PROCID is not one).
+bool in_slurm_step_of_many() {
+  int step_tasks = decimal(getenv("SLURM_STEP_NUM_TASKS"));
+  if (step_tasks >= 0) return step_tasks > 1;
+  const char* step = getenv("SLURM_STEP_ID");
+  return step && *step && decimal(getenv("SLURM_NTASKS")) > 1;
+}
+
+}  // namespace
+
+int mpi_rank_from_environment(const char** source) {
+  if (source) *source = nullptr;
+  static const struct {
+    const char* name;
+    bool slurm_step;  // counts only in a Slurm step of several tasks
+  } kVars[] = {{"OMPI_COMM_WORLD_RANK", false}, {"MV2_COMM_WORLD_RANK", false},
+               {"PMIX_RANK", false}, {"PMI_RANK", false}, {"SLURM_PROCID", true}};
+  for (const auto& var : kVars) {
+    int rank = decimal(getenv(var.name));
+    if (rank < 0 || (var.slurm_step && !in_slurm_step_of_many())) continue;
+    if (source) *source = var.name;
+    return rank;
   }
   return -1;
 }

@@ -21,6 +21,7 @@
 #include "modules.h"
 #include "offset_hist.h"
 #include "options.h"
+#include "mpi_rank.h"
 #include "process_env.h"
 #include "runtime.h"
 #include "sampler.h"
@@ -181,7 +182,7 @@ void write_process_profile() {
 
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
-  int rank = mpi_rank_from_environment();
+  int rank = process_rank();
   const ModuleEntry* exe = module_get(0);
   std::string exe_path = exe ? exe->path : "";
 

@@ -32,7 +32,7 @@ export OMP_NUM_THREADS=2
 export OMP_WAIT_POLICY=passive
 unset SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID HPCRUN_LITE_OUT HPCRUN_LITE_EVENTS \
   HPCRUN_LITE_MIN_BYTES HPCRUN_LITE_SMALL_EVERY HPCRUN_LITE_TRACK_BUDGET HPCRUN_LITE_VERBOSE \
-  OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID
+  OMPI_COMM_WORLD_RANK MV2_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID
 
 rm -rf "$HPCL_WORK"
 mkdir -p "$HPCL_WORK"
@@ -98,3 +98,33 @@ merge_and_report() {
 }
 
 check() { "$HPCL_PYTHON" "$CHECK" "$@"; }
+
+# profile_meta FILE KEY: prints the value of META KEY of a process profile, read from its bytes
+# as docs/FORMAT.md lays them out (header, zstd payload through the zstd tool, first section),
+# not through the analyzer. Fails the test when the file has no such key.
+profile_meta() {
+  command -v zstd >/dev/null 2>&1 || skip "zstd (the command) not found"
+  "$HPCL_PYTHON" - "$1" "$2" <<'PY' || fail "$1 has no META $2"
+import struct, subprocess, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"HPCLITE\x1a", "not an hpcl file"
+flags = struct.unpack_from("<I", data, 24)[0]
+payload = data[32:]
+if flags & 1:
+    payload = subprocess.run(["zstd", "-dcq"], input=payload, stdout=subprocess.PIPE, check=True).stdout
+tag, _, length = struct.unpack_from("<IIQ", payload, 0)
+assert tag == 1, "the first section is not META"
+pos = 16
+n = struct.unpack_from("<I", payload, pos)[0]
+pos += 4
+meta = {}
+for _ in range(n):
+    strs = []
+    for _ in range(2):
+        ln = struct.unpack_from("<I", payload, pos)[0]
+        strs.append(payload[pos + 4:pos + 4 + ln].decode())
+        pos += 4 + ln
+    meta[strs[0]] = strs[1]
+print(meta[sys.argv[2]])
+PY
+}

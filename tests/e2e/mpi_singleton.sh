@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# An MPI program run under the tool WITHOUT mpirun (an MPI "singleton"): no launcher put a rank
+# in the environment, so the rank comes from MPI itself through the runtime's MPI_Init wrapper
+# (hpcrun-lite/runtime/mpi_init_hooks.cpp). The program's output and exit status are those of
+# the native run, the wrapper the program calls logged the rank Open MPI gave, and the profile
+# says rank 0 in its META and in its file name.
+# Usage: mpi_singleton.sh WRAPPER MPI_PROGRAM [ARGS...]   (WRAPPER: MPI_Init, mpi_init_thread...)
+source "$(dirname "$0")/lib.sh"
+wrapper=$1
+prog=$2
+shift 2
+[ -x "$prog" ] || skip "MPI test program not built: $prog"
+setup_mpi
+
+# About a second each. Open MPI's singleton starts its own orted, which inherits the preload
+# and writes a profile of its own; only the program's profile is checked here.
+run_to native "$prog" "$@"
+[ "$(cat native.status)" = 0 ] || skip "the MPI program does not run as a singleton here: $(cat native.err)"
+run_to tool "$HPCL_RUN" -v -o meas -- "$prog" "$@"
+for what in status out; do
+  cmp -s "native.$what" "tool.$what" || { diff "native.$what" "tool.$what" >&2 || true; fail "the program's $what differs under the tool"; }
+done
+
+grep -q "^hpcrun-lite: $wrapper: Open MPI says rank 0 " tool.err \
+  || { grep -i "mpi_init" tool.err >&2 || true; fail "the $wrapper wrapper did not log rank 0 from Open MPI"; }
+
+exe=$(basename "$prog")
+mapfile -t files < <(find meas -maxdepth 1 -name "$exe.*.hpcl" -type f)
+[ "${#files[@]}" -eq 1 ] || { ls -la meas >&2; fail "expected one profile of $exe, found ${#files[@]}"; }
+name=$(basename "${files[0]}")
+[[ "$name" =~ ^$exe\..+\.0\.[0-9]+\.hpcl$ ]] || fail "profile name $name is not $exe.<host>.0.<pid>.hpcl"
+rank=$(profile_meta "${files[0]}" rank)
+[ "$rank" = 0 ] || fail "META rank of $name is '$rank', expected 0"
+echo "singleton: $name, META rank $rank"
