@@ -61,7 +61,7 @@ std::vector<uint32_t> sorted_order(std::vector<T>& items, Less less) {
 Accumulator::Accumulator()
     : tree_(std::make_unique<Tree>()), builder_(std::make_unique<TreeBuilder>(*tree_)) {}
 
-void Accumulator::add_content(const Profile& p) {
+Accumulator::IndexMaps Accumulator::add_content(const Profile& p) {
   std::vector<uint32_t> module_map(p.modules.size());
   for (size_t i = 0; i < p.modules.size(); ++i) {
     const Module& m = p.modules[i];
@@ -115,10 +115,12 @@ void Accumulator::add_content(const Profile& p) {
       else if (kind == NodeKind::HeapVar) a = site_map[a];
       else if (kind == NodeKind::StaticVarNode) a = static_map[a];
     });
+  return IndexMaps{std::move(site_map), std::move(static_map)};
 }
 
 void Accumulator::add_process(const Profile& p) {
-  add_content(p);
+  IndexMaps maps = add_content(p);
+  balance_.add_process(p, maps.sites, maps.statics);
   processes_ += 1;
   // A process's META threads counts every thread it measured; its trees can be fewer (the
   // runtime hands an exited thread's tree to the next thread). Older profiles have no META.
@@ -139,7 +141,8 @@ void Accumulator::absorb(Accumulator& other) {
   content.statics = std::move(other.statics_);
   content.trees.push_back(std::move(*other.tree_));
   for (auto& [owner_index, h] : other.offsets_) content.offsets.push_back(std::move(h));
-  add_content(content);
+  IndexMaps maps = add_content(content);
+  balance_.absorb(other.balance_, maps.sites, maps.statics);
   processes_ += other.processes_;
   threads_ += other.threads_;
   for (auto& [key, n] : other.summed_) summed_[key] += n;
@@ -212,6 +215,7 @@ Profile Accumulator::finish() {
     h.index = h.owner == OffsetOwner::Site ? new_site[h.index] : new_static[h.index];
     db.offsets.push_back(std::move(h));
   }
+  db.balance = balance_.finish(new_site, new_static);
   std::sort(db.offsets.begin(), db.offsets.end(),
             [](const OffsetHistogram& x, const OffsetHistogram& y) {
               return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);

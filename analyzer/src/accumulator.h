@@ -1,7 +1,10 @@
 // A partial merge: the modules, sites, statics and tree of any number of process profiles (or of
 // other partial merges), deduplicated by the rules of docs/FORMAT.md, plus the META facts the
-// database reports. Each merge worker fills one; the partials are then absorbed into one and put
-// in canonical order so the database is the same whatever the split.
+// database reports, and the per-rank and per-thread summaries of every variable (balance.h: all
+// of their combination logic is reached from add_process, absorb and finish, so a transport of
+// partials between processes has one place to add). Each merge worker fills one; the partials
+// are then absorbed into one and put in canonical order so the database is the same whatever
+// the split.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "balance.h"
 #include "hpcl/profile.h"
 #include "hpcl/tree.h"
 
@@ -40,7 +44,11 @@ class Accumulator {
   using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
-  void add_content(const Profile& p);
+  // Where the sites and statics of `p` went in this accumulator.
+  struct IndexMaps {
+    std::vector<uint32_t> sites, statics;
+  };
+  IndexMaps add_content(const Profile& p);
 
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
@@ -52,6 +60,7 @@ class Accumulator {
   std::map<StaticKey, uint32_t> static_index_;
   // Offset histograms by (owner, index in sites_ / statics_).
   std::map<std::pair<OffsetOwner, uint32_t>, OffsetHistogram> offsets_;
+  BalanceParts balance_;  // per-rank and per-thread summaries (BALANCE)
 
   uint64_t processes_ = 0, threads_ = 0;
   std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs

@@ -2,6 +2,8 @@
 // with the text table's columns but raw numbers. Fields are quoted as RFC 4180 says: only when
 // they contain a comma, a quote or a line break, with quotes doubled. Lines end with "\n".
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "format_common.h"
 #include "formatters.h"
@@ -25,7 +27,21 @@ std::string fixed(double v) {
   return buf;
 }
 
-void row(std::ostream& out, std::initializer_list<std::string> cells) {
+// The balance columns of one variable (empty without a BALANCE section): docs/REPORT.md.
+std::vector<std::string> balance_cells(const Variable& v) {
+  if (!v.has_balance) return std::vector<std::string>(12);
+  std::vector<std::string> out;
+  for (bool thread : {false, true}) {
+    const BalanceStats& b = thread ? v.threads : v.ranks;
+    out.push_back(std::to_string(b.count));
+    for (double x : {b.min, b.mean, b.max}) out.push_back(fixed(x));
+    out.push_back(b.with > 0 ? group_label(b.max_group, thread) : "");
+    out.push_back(fixed(b.imbalance));
+  }
+  return out;
+}
+
+void row(std::ostream& out, const std::vector<std::string>& cells) {
   bool first = true;
   for (const std::string& c : cells) {
     if (!first) out << ',';
@@ -40,13 +56,21 @@ void row(std::ostream& out, std::initializer_list<std::string> cells) {
 void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
   if (options.view == View::Data) {
     row(out, {"rank", "variable", "kind", "share", "share_low", "share_high", "samples", "bytes",
-              "allocations", "sampled", "allocation_site", "module", "hottest_access"});
+              "allocations", "sampled", "allocation_site", "module", "hottest_access",
+              "ranks", "ranks_min", "ranks_mean", "ranks_max", "ranks_max_rank", "ranks_imbalance",
+              "threads", "threads_min", "threads_mean", "threads_max", "threads_max_thread",
+              "threads_imbalance"});
     size_t n = rows_to_print(m.variables.size(), options.top);
     for (size_t i = 0; i < n; ++i) {
       const Variable& v = m.variables[i];
-      row(out, {std::to_string(i + 1), v.name, kind_name(v.kind), fixed(v.share),
-                fixed(v.share_low), fixed(v.share_high), std::to_string(v.samples), std::to_string(v.bytes), std::to_string(v.allocations),
-                v.sampled ? "1" : "0", v.allocation_site, v.module, v.hottest_access});
+      std::vector<std::string> cells = {
+          std::to_string(i + 1), v.name, kind_name(v.kind), fixed(v.share), fixed(v.share_low),
+          fixed(v.share_high), std::to_string(v.samples), std::to_string(v.bytes),
+          std::to_string(v.allocations), v.sampled ? "1" : "0", v.allocation_site, v.module,
+          v.hottest_access};
+      std::vector<std::string> balance = balance_cells(v);
+      cells.insert(cells.end(), balance.begin(), balance.end());
+      row(out, cells);
     }
   } else {
     row(out, {"rank", "function", "file", "line", "module", "label", "share", "samples",

@@ -83,6 +83,24 @@ void write_libraries(JsonWriter& w, const Variable& v) {
   w.end_array();
 }
 
+// "ranks" and "threads": docs/REPORT.md. max_rank -1 names a process without a rank, which
+// max_pid then names; a thread is max_rank, max_pid and max_thread (its tree in the process).
+void write_balance(JsonWriter& w, const char* key, const BalanceStats& b, bool thread) {
+  w.key(key);
+  w.begin_object(true);
+  w.field("count", b.count);
+  w.field("with_samples", b.with);
+  w.field_fixed("min", b.min, kEstimateDecimals);
+  w.field_fixed("mean", b.mean, kEstimateDecimals);
+  w.field_fixed("max", b.max, kEstimateDecimals);
+  w.field_fixed("stddev", b.stddev, kEstimateDecimals);
+  w.field("max_rank", b.with > 0 ? b.max_group.rank : int64_t{-1});
+  if (thread || (b.with > 0 && b.max_group.rank < 0)) w.field("max_pid", b.max_group.pid);
+  if (thread) w.field("max_thread", b.max_group.thread);
+  w.field_fixed("imbalance", b.imbalance, kShareDecimals);
+  w.end_object();
+}
+
 void write_variable(JsonWriter& w, const Variable& v) {
   w.begin_object();
   w.field("kind", kind_name(v.kind));
@@ -110,6 +128,10 @@ void write_variable(JsonWriter& w, const Variable& v) {
   w.field_fixed("samples_estimated", v.samples_estimated, kEstimateDecimals);
   w.field_fixed("samples_estimated_var", v.samples_estimated_var, kEstimateDecimals);
   w.end_object();
+  if (v.has_balance) {
+    write_balance(w, "ranks", v.ranks, false);
+    write_balance(w, "threads", v.threads, true);
+  }
   if (v.has_offsets) write_offsets(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
   w.field("hottest_access", v.hottest_access);

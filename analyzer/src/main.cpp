@@ -29,6 +29,7 @@ constexpr int kExitUsage = 2;
 const char kUsage[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR]\n"
     "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
+    "                              [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
     "                              [--alloc-wrapper REGEX]...\n"
     "\n"
@@ -42,7 +43,9 @@ const char kUsage[] =
     "        20; json, csv: all; 0 = all). --format text (default), json (schema:\n"
     "        docs/REPORT.md) or csv. --all: the text table also lists variables without\n"
     "        samples. --no-group: list the variables of MPI, OpenMP and C/C++ runtime\n"
-    "        libraries one by one instead of one row per family. The text table fits the\n"
+    "        libraries one by one instead of one row per family. --sort imbalance: variables\n"
+    "        with at least 1% of the samples by max/mean over the ranks first (thread-imbalance:\n"
+    "        over the threads), then the others by samples. The text table fits the\n"
     "        terminal (else $COLUMNS, else 120 columns); --width N sets it, --wide drops it.\n"
     "        --alloc-wrapper REGEX (repeatable): functions whose demangled name matches are\n"
     "        the program's allocation wrappers, so heap variables are named after their\n"
@@ -157,6 +160,7 @@ size_t terminal_width() {
 
 int run_report(Args& args) {
   std::string db_path, format = "text", view = "data", top_text, width_text, wrapper, error;
+  std::string sort = "samples";
   bool all = false, no_group = false, wide = false;
   ReportModelOptions model_options;
   while (!args.done()) {
@@ -172,7 +176,8 @@ int run_report(Args& args) {
     } else if (args.option(a, {"--format", "-f"}, &format, &error) ||
         args.option(a, {"--view"}, &view, &error) ||
         args.option(a, {"--top", "-n"}, &top_text, &error) ||
-        args.option(a, {"--width"}, &width_text, &error)) {
+        args.option(a, {"--width"}, &width_text, &error) ||
+        args.option(a, {"--sort"}, &sort, &error)) {
       if (!error.empty()) return usage_error(error);
     } else if (a == "--all") {
       all = true;
@@ -191,6 +196,11 @@ int run_report(Args& args) {
   if (db_path.empty()) return usage_error("report: which database? (report DB)");
   if (format != "text" && format != "json" && format != "csv")
     return usage_error("--format is text, json or csv, not " + format);
+  VariableOrder order = VariableOrder::Samples;
+  if (sort == "imbalance") order = VariableOrder::Imbalance;
+  else if (sort == "thread-imbalance") order = VariableOrder::ThreadImbalance;
+  else if (sort != "samples")
+    return usage_error("--sort is samples, imbalance or thread-imbalance, not " + sort);
   ReportOptions options;
   if (view == "data") options.view = View::Data;
   else if (view == "code") options.view = View::Code;
@@ -219,6 +229,7 @@ int run_report(Args& args) {
   if (format != "json") model_options.max_access_paths = 1;
   model_options.group_runtime = !no_group;
   ReportModel model = build_report_model(db, model_options);
+  sort_variables(model, order);
   if (format == "text") write_text(model, options, std::cout);
   else if (format == "json") write_json(model, options, std::cout);
   else write_csv(model, options, std::cout);

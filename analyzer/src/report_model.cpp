@@ -368,7 +368,47 @@ void group_runtime_variables(ReportModel& m) {
                       " shown as one row per library family; --no-group lists them one by one.");
 }
 
+// Every variable but a Group row gets its spread over ranks and threads; one without an entry
+// had no samples anywhere.
+void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var) {
+  const Balance& b = db.balance;
+  if (!b.present()) return;
+  m.balance_ranks = b.rank_groups;
+  m.balance_threads = b.thread_groups;
+  for (Variable& v : m.variables) {
+    v.has_balance = true;
+    v.ranks = describe(Spread{}, b.rank_groups);
+    v.threads = describe(Spread{}, b.thread_groups);
+  }
+  for (const VariableBalance& e : b.variables) {
+    size_t i = e.owner == BalanceOwner::Site     ? e.index
+               : e.owner == BalanceOwner::Static ? db.sites.size() + e.index
+                                                 : SIZE_MAX;
+    if (e.owner == BalanceOwner::Unknown)
+      if (auto it = unknown_var.find(e.index); it != unknown_var.end()) i = it->second;
+    if (i >= m.variables.size()) continue;
+    m.variables[i].ranks = describe(e.ranks, b.rank_groups);
+    m.variables[i].threads = describe(e.threads, b.thread_groups);
+  }
+}
+
 }  // namespace
+
+void sort_variables(ReportModel& m, VariableOrder order) {
+  if (order == VariableOrder::Samples) return;
+  const bool threads = order == VariableOrder::ThreadImbalance;
+  auto ranked = [&](const Variable& v) {
+    return v.has_balance && v.share >= kImbalanceMinShare;
+  };
+  auto imbalance = [&](const Variable& v) {
+    return threads ? v.threads.imbalance : v.ranks.imbalance;
+  };
+  std::stable_sort(m.variables.begin(), m.variables.end(), [&](const Variable& x, const Variable& y) {
+    if (ranked(x) != ranked(y)) return ranked(x);
+    if (ranked(x) && imbalance(x) != imbalance(y)) return imbalance(x) > imbalance(y);
+    return hotter(x, y);
+  });
+}
 
 const char* kind_name(VariableKind kind) {
   switch (kind) {
@@ -448,6 +488,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   }
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
+  add_balance(m, db, unknown_var);
 
   using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
   std::map<CodeKey, size_t> code_index;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "balance.h"
 #include "hpcl/profile.h"
 #include "location.h"
 
@@ -77,6 +78,12 @@ struct Variable {
 
   // Group only: per library, samples descending.
   std::vector<LibraryDetail> libraries;
+
+  // How the samples (estimated, as the share counts them) spread over the ranks and the threads
+  // of the run (BALANCE section). has_balance is false for a database without that section and
+  // for Group rows, whose members' per-rank values are not kept.
+  bool has_balance = false;
+  BalanceStats ranks, threads;
 };
 
 // A source location of sampled instructions (code view).
@@ -91,6 +98,9 @@ struct CodeLocation {
 struct ReportModel {
   std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
   uint64_t processes = 0, threads = 0, ranks = 0;
+  // Groups of the BALANCE section: ranks (processes by META rank, a process without one its own)
+  // and threads (TREEs); 0 without the section.
+  uint64_t balance_ranks = 0, balance_threads = 0;
   uint64_t total_samples = 0;  // inclusive samples of the root, no-data samples included
   uint64_t data_samples = 0;   // under the heap, static and unknown roots
   uint64_t samples_dropped = 0;
@@ -127,5 +137,13 @@ struct ReportModelOptions {
 
 // Builds both views. The database must have passed validate_profile and be a database.
 ReportModel build_report_model(const Profile& db, const ReportModelOptions& options = {});
+
+// The orders of the data view (--sort). Samples: the model's own order. Imbalance and
+// ThreadImbalance: by ranks.imbalance (threads.imbalance) descending among the variables with at
+// least kImbalanceMinShare of the samples, then the rest in samples order: a variable with a few
+// samples on one rank has a large imbalance by chance alone.
+enum class VariableOrder { Samples, Imbalance, ThreadImbalance };
+inline constexpr double kImbalanceMinShare = 0.01;
+void sort_variables(ReportModel& model, VariableOrder order);
 
 }  // namespace hpcl::analysis

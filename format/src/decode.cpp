@@ -22,6 +22,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagSymbols: return "SYMBOLS";
     case layout::kTagCallees: return "CALLEES";
     case layout::kTagOffsets: return "OFFSETS";
+    case layout::kTagBalance: return "BALANCE";
     default: return nullptr;
   }
 }
@@ -199,6 +200,36 @@ void read_offsets(Section& s, Profile& p) {
   }
 }
 
+Spread get_spread(wire::Reader& r) {
+  Spread s;
+  s.groups = r.u64();
+  s.sum = r.u64();
+  s.sumsq_lo = r.u64();
+  s.sumsq_hi = r.u64();
+  s.min = r.u64();
+  s.max = r.u64();
+  s.max_group.rank = static_cast<int64_t>(r.u64());
+  s.max_group.pid = r.u64();
+  s.max_group.thread = r.u32();
+  return s;
+}
+
+// BALANCE (1.3); its values are checked by validate().
+void read_balance(Section& s, Profile& p) {
+  p.balance.rank_groups = s.r.u64();
+  p.balance.thread_groups = s.r.u64();
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kBalanceEntrySize, "balance entries")) return;
+  p.balance.variables.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    VariableBalance& v = p.balance.variables.emplace_back();
+    v.owner = static_cast<BalanceOwner>(s.r.u8());
+    v.index = s.r.u32();
+    v.ranks = get_spread(s.r);
+    v.threads = get_spread(s.r);
+  }
+}
+
 }  // namespace
 
 std::string decode(const uint8_t* data, size_t size, Profile& out) {
@@ -247,6 +278,13 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
         read_callees(s, out);
         break;
       case layout::kTagOffsets: read_offsets(s, out); break;
+      case layout::kTagBalance:
+        if (out.kind != FileKind::Database) {
+          return strf("section BALANCE at payload byte %zu in a process profile "
+                      "(only databases have rank and thread balance)", at);
+        }
+        read_balance(s, out);
+        break;
     }
     if (std::string err = s.result(); !err.empty()) return err;
   }

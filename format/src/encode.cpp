@@ -1,5 +1,6 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
-// thread, then SYMBOLS and (only when there are any) CALLEES (1.1) and OFFSETS (1.2). Every 1.0
+// thread, then SYMBOLS and (only when there are any) CALLEES (1.1), OFFSETS (1.2) and
+// BALANCE (1.3). Every 1.0
 // section is written even when empty, so the bytes of a file depend only on the Profile and
 // golden tests stay stable.
 #include <algorithm>
@@ -46,6 +47,18 @@ void put_tree(wire::Writer& w, const Tree& t) {
       w.u64(n.metrics[i].value);
     }
   }
+}
+
+void put_spread(wire::Writer& w, const Spread& s) {
+  w.u64(s.groups);
+  w.u64(s.sum);
+  w.u64(s.sumsq_lo);
+  w.u64(s.sumsq_hi);
+  w.u64(s.min);
+  w.u64(s.max);
+  w.u64(static_cast<uint64_t>(s.max_group.rank));
+  w.u64(s.max_group.pid);
+  w.u32(s.max_group.thread);
 }
 
 }  // namespace
@@ -134,6 +147,18 @@ std::vector<uint8_t> encode(const Profile& p) {
       w.u64(h.max);
       w.u32(static_cast<uint32_t>(h.bins.size()));
       for (uint64_t b : h.bins) w.u64(b);
+    }
+  });
+  // Only when the merge computed it, so that other files keep their earlier minor.
+  if (p.balance.present()) section(w, layout::kTagBalance, [&] {
+    w.u64(p.balance.rank_groups);
+    w.u64(p.balance.thread_groups);
+    w.u32(static_cast<uint32_t>(p.balance.variables.size()));
+    for (const VariableBalance& v : p.balance.variables) {
+      w.u8(static_cast<uint8_t>(v.owner));
+      w.u32(v.index);
+      put_spread(w, v.ranks);
+      put_spread(w, v.threads);
     }
   });
   return out;

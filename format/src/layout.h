@@ -40,8 +40,9 @@ enum Tag : uint32_t {
   kTagSymbols = 6,
   kTagCallees = 7,  // since 1.1
   kTagOffsets = 8,  // since 1.2
+  kTagBalance = 9,  // since 1.3
 };
-inline constexpr uint32_t kLastKnownTag = kTagOffsets;
+inline constexpr uint32_t kLastKnownTag = kTagBalance;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -59,6 +60,12 @@ inline constexpr size_t kCalleeMin = 4 + 8 + kSourceLocMin;
 static_assert(kModuleMin == 16 && kFrameSize == 12 && kSiteMin == 22 && kStaticMin == 25);
 inline constexpr size_t kOffsetsMin = 1 + 4 + 8 + 8 + 4;  // without bins
 static_assert(kOffsetsMin == 25);
+// BALANCE: u64 rank_groups, u64 thread_groups, u32 n, then n entries of u8 owner, u32 index and
+// two spreads (u64 groups, sum, sumsq_lo, sumsq_hi, min, max; i64 max_rank; u64 max_pid;
+// u32 max_thread).
+inline constexpr size_t kSpreadSize = 6 * 8 + 8 + 8 + 4;
+inline constexpr size_t kBalanceEntrySize = 1 + 4 + 2 * kSpreadSize;
+static_assert(kSpreadSize == 68 && kBalanceEntrySize == 141);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

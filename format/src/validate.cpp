@@ -126,6 +126,62 @@ struct Checker {
     return {};
   }
 
+  // A spread is the summary of non-zero per-group values: at most `limit` groups, and
+  // min <= max <= sum <= groups * max, all zero without groups.
+  static std::string spread(const Spread& s, const char* what, uint64_t limit) {
+    if (s.groups > limit)
+      return strf("%s: %" PRIu64 " with samples, but the run has %" PRIu64, what, s.groups, limit);
+    if (s.groups == 0) {
+      if (s.sum != 0 || s.max != 0 || s.min != 0 || s.sumsq_lo != 0 || s.sumsq_hi != 0)
+        return strf("%s: values without any group", what);
+      return {};
+    }
+    if (s.min == 0 || s.min > s.max || s.max > s.sum)
+      return strf("%s: min %" PRIu64 ", max %" PRIu64 ", sum %" PRIu64
+                  " (a summary of non-zero values has 0 < min <= max <= sum)", what, s.min, s.max, s.sum);
+    if (static_cast<unsigned __int128>(s.groups) * s.max < s.sum)
+      return strf("%s: sum %" PRIu64 " above %" PRIu64 " groups times the max %" PRIu64, what, s.sum,
+                  s.groups, s.max);
+    return {};
+  }
+
+  // BALANCE: sorted, one entry per variable, known owners, both spreads of one variable sum to
+  // the same samples (the same samples split by rank and by thread).
+  std::string balance() const {
+    const Balance& b = p.balance;
+    if (!b.variables.empty() && !b.present()) return "section BALANCE: entries but no ranks";
+    if (b.thread_groups < b.rank_groups && !b.variables.empty())
+      return strf("section BALANCE: %" PRIu64 " threads in %" PRIu64 " ranks", b.thread_groups,
+                  b.rank_groups);
+    for (size_t i = 0; i < b.variables.size(); ++i) {
+      const VariableBalance& v = b.variables[i];
+      std::string where = strf("section BALANCE entry %zu: ", i);
+      switch (v.owner) {
+        case BalanceOwner::Site:
+          if (v.index >= p.sites.size())
+            return where + strf("site index %" PRIu32 " out of range (%zu sites)", v.index, p.sites.size());
+          break;
+        case BalanceOwner::Static:
+          if (v.index >= p.statics.size())
+            return where + strf("static index %" PRIu32 " out of range (%zu statics)", v.index,
+                                p.statics.size());
+          break;
+        case BalanceOwner::Unknown: break;
+        default: return where + strf("unknown owner %u", static_cast<unsigned>(v.owner));
+      }
+      if (i > 0 && !(std::tie(b.variables[i - 1].owner, b.variables[i - 1].index) <
+                     std::tie(v.owner, v.index)))
+        return where + "out of order (entries are sorted by owner and index, each variable once)";
+      if (std::string err = spread(v.ranks, "ranks", b.rank_groups); !err.empty()) return where + err;
+      if (std::string err = spread(v.threads, "threads", b.thread_groups); !err.empty())
+        return where + err;
+      if (v.ranks.sum != v.threads.sum)
+        return where + strf("ranks sum to %" PRIu64 " samples, threads to %" PRIu64, v.ranks.sum,
+                            v.threads.sum);
+    }
+    return {};
+  }
+
   std::string run() const {
     for (size_t i = 0; i < p.sites.size(); ++i) {
       for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
@@ -140,6 +196,7 @@ struct Checker {
       if (std::string err = tree(i); !err.empty()) return err;
     }
     if (std::string err = offsets(); !err.empty()) return err;
+    if (std::string err = balance(); !err.empty()) return err;
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       if (!module_ok(f.module)) return strf("symbol %zu: ", i) + bad_module(f.module);

@@ -17,11 +17,13 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-// 1.2 added the OFFSETS section (1.1: CALLEES). A writer stamps the lowest minor that describes
-// its file, so a file without offset histograms stays a file of the earlier minor byte for byte.
-inline constexpr uint16_t kMinorVersion = 2;
+// 1.3 added the BALANCE section (1.2: OFFSETS, 1.1: CALLEES). A writer stamps the lowest minor
+// that describes its file, so a file without the newer sections stays a file of the earlier minor
+// byte for byte.
+inline constexpr uint16_t kMinorVersion = 3;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
+inline constexpr uint16_t kMinorBalance = 3;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -157,6 +159,43 @@ struct OffsetHistogram {
   friend bool operator==(const OffsetHistogram&, const OffsetHistogram&) = default;
 };
 
+// How one variable's samples spread over the ranks and over the threads of a run (format 1.3,
+// database only). Each Spread is the reducible summary of the per-group values (a group is a rank
+// or a thread; its value the samples plus estimated samples, metrics 0 + 2, of the variable's
+// subtree) over the groups where the value is not zero: combining two summaries of disjoint
+// groups gives the summary of their union exactly (analysis::Accumulator does it). Groups where
+// the variable has no samples are counted only in Balance::rank_groups / thread_groups.
+struct GroupId {
+  int64_t rank = -1;    // META rank; -1: a process without a rank
+  uint64_t pid = 0;     // META pid: names a group without a rank, and a thread's process
+  uint32_t thread = 0;  // threads: the index of the thread's TREE in its process profile
+  friend bool operator==(const GroupId&, const GroupId&) = default;
+  friend auto operator<=>(const GroupId&, const GroupId&) = default;
+};
+struct Spread {
+  uint64_t groups = 0;                    // groups with a non-zero value
+  uint64_t sum = 0;                       // of the values
+  uint64_t sumsq_lo = 0, sumsq_hi = 0;    // sum of the squared values, 128 bits (low, high)
+  uint64_t min = 0, max = 0;              // over the groups with a non-zero value
+  GroupId max_group;                      // the group of `max`; the smallest GroupId on ties
+  friend bool operator==(const Spread&, const Spread&) = default;
+};
+enum class BalanceOwner : uint8_t { Site = 1, Static = 2, Unknown = 3 };
+struct VariableBalance {
+  BalanceOwner owner = BalanceOwner::Site;
+  uint32_t index = 0;  // into SITES or STATICS; Unknown: the UnknownClass value
+  Spread ranks;
+  Spread threads;
+  friend bool operator==(const VariableBalance&, const VariableBalance&) = default;
+};
+struct Balance {
+  uint64_t rank_groups = 0;    // ranks of the run (processes by META rank; no rank: its own group)
+  uint64_t thread_groups = 0;  // threads of the run: the TREEs of every process
+  std::vector<VariableBalance> variables;  // sorted by (owner, index); only variables with samples
+  bool present() const { return rank_groups > 0; }
+  friend bool operator==(const Balance&, const Balance&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -166,6 +205,7 @@ struct Profile {
   std::vector<Tree> trees;            // a process: one per thread; a database: exactly one
   std::vector<Symbolized> symbols;    // database only, sorted by frame
   std::vector<OffsetHistogram> offsets;  // at most one per (owner, index); database: sorted
+  Balance balance;                       // database only; present() when the merge computed it
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

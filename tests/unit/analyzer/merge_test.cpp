@@ -229,11 +229,22 @@ TEST(Merge, OutputDoesNotDependOnThreadCount) {
     std::swap(p.trees[0], p.trees[1]);
     write_or_fail(p, dir.file("app-" + std::to_string(r) + ".hpcl"));
   }
+  // The per-rank summaries (BALANCE) must not depend on the split either: a forked child writes
+  // a second profile of rank 1 (sorted far from the first, so a worker boundary falls between
+  // them), and a process without a rank is a group of its own.
+  Profile child = process1();
+  child.set_meta("pid", "4242");
+  write_or_fail(child, dir.file("zz-child-of-1.hpcl"));
+  Profile rankless = process0();
+  rankless.set_meta("rank", "-1");
+  write_or_fail(rankless, dir.file("tool.hpcl"));
   std::vector<uint8_t> reference;
-  for (unsigned jobs : {1u, 3u, 2u, 8u}) {
+  for (unsigned jobs : {1u, 3u, 2u, 8u, 10u}) {
     MergeOutcome out = merge(dir, jobs);
     ASSERT_EQ(out.error, "");
-    EXPECT_EQ(out.merged, 8u);
+    EXPECT_EQ(out.merged, 10u);
+    EXPECT_EQ(out.database.balance.rank_groups, 9u) << "ranks 0-7 and the process without a rank";
+    EXPECT_EQ(out.database.balance.thread_groups, 19u);
     std::vector<uint8_t> bytes = encode_profile(out.database, 0);
     if (reference.empty()) {
       reference = bytes;

@@ -61,6 +61,9 @@ void check_golden(const std::string& name, const Profile& p) {
 
 TEST(Golden, SmallProcess) { check_golden("small-process-1.0.hpcl", test::small_process()); }
 TEST(Golden, SmallDatabase) { check_golden("small-database-1.0.hpcdb", test::small_database()); }
+TEST(Golden, SmallDatabaseWithBalance) {
+  check_golden("small-database-balance-1.3.hpcdb", test::small_database_balance());
+}
 TEST(Golden, SmallProcessWithOffsets) {
   check_golden("small-process-offsets-1.2.hpcl", test::small_process_offsets());
 }

@@ -171,6 +171,23 @@ Profile small_database() {
   return p;
 }
 
+Profile small_database_balance() {
+  Profile p = small_database();
+  p.balance.rank_groups = 2;
+  p.balance.thread_groups = 3;
+  // Site 0: 2 samples on rank 0, 3 on rank 1 (its thread 0, pid 42); static 0: one sample on
+  // rank 0's thread 1; [stack]: 2 samples in a process without a rank (pid 99).
+  Spread site_ranks{2, 5, 13, 0, 2, 3, {1, 0, 0}};
+  Spread site_threads{2, 5, 13, 0, 2, 3, {1, 42, 0}};
+  Spread static_ranks{1, 1, 1, 0, 1, 1, {0, 0, 0}};
+  Spread static_threads{1, 1, 1, 0, 1, 1, {0, 41, 1}};
+  Spread stack{1, 2, 4, 0, 2, 2, {-1, 99, 0}};
+  p.balance.variables = {{BalanceOwner::Site, 0, site_ranks, site_threads},
+                         {BalanceOwner::Static, 0, static_ranks, static_threads},
+                         {BalanceOwner::Unknown, 0, stack, stack}};
+  return p;
+}
+
 std::string dump(const Profile& p) {
   std::string s;
   char buf[512];
@@ -214,6 +231,16 @@ std::string dump(const Profile& p) {
     s += " ";
     for (uint64_t b : h.bins) s += " " + std::to_string(b);
     s += "\n";
+  }
+  if (p.balance.present() || !p.balance.variables.empty())
+    line("balance ranks %" PRIu64 " threads %" PRIu64, p.balance.rank_groups, p.balance.thread_groups);
+  for (const VariableBalance& v : p.balance.variables) {
+    line("  owner %u index %u", static_cast<unsigned>(v.owner), v.index);
+    for (const Spread* sp : {&v.ranks, &v.threads})
+      line("    groups %" PRIu64 " sum %" PRIu64 " sumsq %" PRIu64 ":%" PRIu64 " min %" PRIu64
+           " max %" PRIu64 " at %" PRId64 "/%" PRIu64 "/%u",
+           sp->groups, sp->sum, sp->sumsq_hi, sp->sumsq_lo, sp->min, sp->max, sp->max_group.rank,
+           sp->max_group.pid, sp->max_group.thread);
   }
   return s;
 }

@@ -24,6 +24,8 @@ Profile small_process();
 Profile small_process_offsets();
 // A small database for golden bytes.
 Profile small_database();
+// small_database() with a BALANCE section (format 1.3): a site, a static and an unknown class.
+Profile small_database_balance();
 
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);

@@ -17,7 +17,12 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   EXPECT_EQ(b[10] | b[11] << 8, kMinorCallees);
   b = encode_profile(test::small_process_offsets(), 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorOffsets);
-  EXPECT_EQ(kMinorVersion, 2);
+  Profile balanced = test::rich_database();
+  balanced.balance.rank_groups = 1;
+  balanced.balance.thread_groups = 1;
+  b = encode_profile(balanced, 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorBalance);
+  EXPECT_EQ(kMinorVersion, 3);
 }
 
 // 1.1: the callee of a call-site frame survives the round trip; one naming no symbol is refused.

@@ -1,0 +1,186 @@
+// Reducible per-rank and per-thread summaries (see balance.h). Every operation is integer
+// arithmetic with a total order for ties, so the result does not depend on the order in which
+// processes arrive or on how they were split between partial merges.
+#include "balance.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <tuple>
+
+namespace hpcl::analysis {
+namespace {
+
+void add_u128(Spread& s, unsigned __int128 v) {
+  unsigned __int128 total = (static_cast<unsigned __int128>(s.sumsq_hi) << 64 | s.sumsq_lo) + v;
+  s.sumsq_lo = static_cast<uint64_t>(total);
+  s.sumsq_hi = static_cast<uint64_t>(total >> 64);
+}
+
+// The summary of the union of two disjoint sets of groups. The largest value wins the argmax;
+// on a tie, the smallest GroupId, so that the result is the same in any order.
+void combine(Spread& into, const Spread& other) {
+  if (other.groups == 0) return;
+  if (into.groups == 0) {
+    into = other;
+    return;
+  }
+  into.groups += other.groups;
+  into.sum += other.sum;
+  add_u128(into, static_cast<unsigned __int128>(other.sumsq_hi) << 64 | other.sumsq_lo);
+  into.min = std::min(into.min, other.min);
+  if (other.max > into.max || (other.max == into.max && other.max_group < into.max_group)) {
+    into.max = other.max;
+    into.max_group = other.max_group;
+  }
+}
+
+// The summary of one more group whose value is `v`: a group is a summary of one, so combine()
+// is the only rule.
+void fold(Spread& s, uint64_t v, const GroupId& g) {
+  if (v == 0) return;
+  Spread one;
+  one.groups = 1;
+  one.sum = one.min = one.max = v;
+  add_u128(one, static_cast<unsigned __int128>(v) * v);
+  one.max_group = g;
+  combine(s, one);
+}
+
+bool parse_i64(const std::string* s, int64_t* out) {
+  if (s == nullptr) return false;
+  auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), *out);
+  return ec == std::errc() && p == s->data() + s->size();
+}
+
+// Adds b into a; both sorted by key.
+void merge_values(std::vector<std::pair<BalanceKey, uint64_t>>& a,
+                  const std::vector<std::pair<BalanceKey, uint64_t>>& b) {
+  std::vector<std::pair<BalanceKey, uint64_t>> out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) out.push_back(a[i++]);
+    else if (i == a.size() || b[j].first < a[i].first) out.push_back(b[j++]);
+    else {
+      out.emplace_back(a[i].first, a[i].second + b[j].second);
+      ++i, ++j;
+    }
+  }
+  a = std::move(out);
+}
+
+BalanceKey remap(BalanceKey k, const std::vector<uint32_t>& site_map,
+                 const std::vector<uint32_t>& static_map) {
+  if (k.first == BalanceOwner::Site) k.second = site_map[k.second];
+  else if (k.first == BalanceOwner::Static) k.second = static_map[k.second];
+  return k;  // an unknown class keeps its value
+}
+
+}  // namespace
+
+void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& site_map,
+                               const std::vector<uint32_t>& static_map) {
+  int64_t rank = -1, pid = 0;
+  if (!parse_i64(p.find_meta("rank"), &rank) || rank < 0) rank = -1;
+  if (!parse_i64(p.find_meta("pid"), &pid) || pid < 0) pid = 0;
+  std::map<BalanceKey, uint64_t> process;
+  for (uint32_t t = 0; t < p.trees.size(); ++t) {
+    // Parents precede children: one pass gives each node its variable, if it is below one.
+    const std::vector<Node>& nodes = p.trees[t].nodes;
+    std::vector<int64_t> var(nodes.size(), -1);
+    std::vector<BalanceKey> keys;
+    std::vector<uint64_t> sums;
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      var[i] = var[n.parent];
+      if (var[i] < 0) {
+        BalanceKey k;
+        if (n.kind == NodeKind::HeapVar) k = {BalanceOwner::Site, site_map[n.a]};
+        else if (n.kind == NodeKind::StaticVarNode) k = {BalanceOwner::Static, static_map[n.a]};
+        else if (n.kind == NodeKind::UnknownClass) k = {BalanceOwner::Unknown, n.a};
+        else continue;
+        var[i] = static_cast<int64_t>(keys.size());
+        keys.push_back(k);
+        sums.push_back(0);
+      }
+      // The estimated samples, as the shares count them (docs/REPORT.md).
+      sums[var[i]] += n.metric(kMetricSamples) + n.metric(kMetricSamplesEstimated);
+    }
+    const GroupId thread{rank, static_cast<uint64_t>(pid), t};
+    for (size_t v = 0; v < keys.size(); ++v) {
+      fold(spreads_[keys[v]].threads, sums[v], thread);
+      process[keys[v]] += sums[v];
+    }
+  }
+  trees_ += p.trees.size();
+  if (rank < 0) {
+    ++rankless_;
+    for (auto& [k, v] : process) fold(spreads_[k].ranks, v, GroupId{-1, static_cast<uint64_t>(pid), 0});
+    return;
+  }
+  Values values;
+  for (auto& [k, v] : process)
+    if (v > 0) values.emplace_back(k, v);
+  merge_values(open_ranks_[rank], values);
+}
+
+void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
+                          const std::vector<uint32_t>& static_map) {
+  for (auto& [k, both] : other.spreads_) {
+    Both& into = spreads_[remap(k, site_map, static_map)];
+    combine(into.ranks, both.ranks);
+    combine(into.threads, both.threads);
+  }
+  for (auto& [rank, values] : other.open_ranks_) {
+    for (auto& [k, v] : values) k = remap(k, site_map, static_map);
+    std::sort(values.begin(), values.end());
+    merge_values(open_ranks_[rank], values);
+  }
+  rankless_ += other.rankless_;
+  trees_ += other.trees_;
+  other = BalanceParts();
+}
+
+Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
+                             const std::vector<uint32_t>& new_static) {
+  for (auto& [rank, values] : open_ranks_)
+    for (auto& [k, v] : values) fold(spreads_[k].ranks, v, GroupId{rank, 0, 0});
+  Balance b;
+  b.rank_groups = open_ranks_.size() + rankless_;
+  b.thread_groups = trees_;
+  for (auto& [k, both] : spreads_) {
+    if (both.ranks.groups == 0) continue;  // a variable node without samples
+    BalanceKey key = remap(k, new_site, new_static);
+    b.variables.push_back(VariableBalance{key.first, key.second, both.ranks, both.threads});
+  }
+  std::sort(b.variables.begin(), b.variables.end(),
+            [](const VariableBalance& x, const VariableBalance& y) {
+              return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
+            });
+  *this = BalanceParts();
+  return b;
+}
+
+BalanceStats describe(const Spread& s, uint64_t groups) {
+  BalanceStats r;
+  r.count = std::max(groups, s.groups);
+  r.with = s.groups;
+  if (r.count == 0 || s.groups == 0) return r;
+  const double n = static_cast<double>(r.count);
+  r.min = s.groups < r.count ? 0 : static_cast<double>(s.min);
+  r.max = static_cast<double>(s.max);
+  r.mean = static_cast<double>(s.sum) / n;
+  const double sumsq = std::ldexp(static_cast<double>(s.sumsq_hi), 64) + static_cast<double>(s.sumsq_lo);
+  r.stddev = std::sqrt(std::max(0.0, sumsq / n - r.mean * r.mean));
+  r.imbalance = r.max / r.mean;
+  r.max_group = s.max_group;
+  return r;
+}
+
+std::string group_label(const GroupId& g, bool thread) {
+  std::string label = g.rank >= 0 ? std::to_string(g.rank) : "pid " + std::to_string(g.pid);
+  return thread ? label + "." + std::to_string(g.thread) : label;
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,66 @@
+// Per-rank and per-thread balance of every variable (docs/FORMAT.md BALANCE, docs/REPORT.md
+// "ranks" and "threads"). BalanceParts is the Accumulator's share of a partial merge: it folds
+// each process's per-variable samples into reducible summaries (hpcl::Spread) and combines two
+// partials exactly, whatever files each one read. describe() turns a stored summary into what a
+// report shows (mean over all groups of the run, zeros included; imbalance = max / mean).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hpcl/profile.h"
+
+namespace hpcl::analysis {
+
+// A variable of a partial merge: (owner, index into its sites / statics, or the unknown class).
+using BalanceKey = std::pair<BalanceOwner, uint32_t>;
+
+class BalanceParts {
+ public:
+  // Adds one validated process profile whose sites and statics the Accumulator numbered
+  // `site_map[i]` and `static_map[i]`.
+  void add_process(const Profile& process, const std::vector<uint32_t>& site_map,
+                   const std::vector<uint32_t>& static_map);
+  // Adds what `other` holds, its indices renumbered by the maps (other is left empty).
+  void absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
+              const std::vector<uint32_t>& static_map);
+  // The database's section, indices renumbered by the maps of the canonical order.
+  Balance finish(const std::vector<uint32_t>& new_site, const std::vector<uint32_t>& new_static);
+
+ private:
+  struct Both {
+    Spread ranks, threads;
+  };
+  // (variable, value) sorted by variable: one group's samples of every variable it touched.
+  using Values = std::vector<std::pair<BalanceKey, uint64_t>>;
+
+  std::map<BalanceKey, Both> spreads_;  // closed groups: threads, processes without a rank
+  // Ranks stay open until finish(): one rank can write several profiles (a forked child keeps
+  // its parent's rank) that different partials read, and a summary cannot take a group's value
+  // back to add to it. Sparse: only the variables each rank touched.
+  std::map<int64_t, Values> open_ranks_;
+  uint64_t rankless_ = 0;  // processes without a rank, each a group of its own
+  uint64_t trees_ = 0;     // threads: every TREE of every process
+};
+
+// What a report says about one Spread of a run with `groups` ranks (or threads).
+struct BalanceStats {
+  uint64_t count = 0;    // groups of the run
+  uint64_t with = 0;     // groups where the variable has samples
+  double min = 0;        // over every group: 0 when some group has no samples
+  double mean = 0;       // sum / count
+  double max = 0;
+  double stddev = 0;     // population standard deviation over every group
+  double imbalance = 0;  // max / mean; 0 when the variable has no samples
+  GroupId max_group;     // meaningful when with > 0
+};
+BalanceStats describe(const Spread& s, uint64_t groups);
+
+// How a report names a group: a rank "3", a process without a rank "pid 4242"; a thread adds
+// the index of its tree in the process profile: "3.1", "pid 4242.1".
+std::string group_label(const GroupId& g, bool thread);
+
+}  // namespace hpcl::analysis
