@@ -16,7 +16,7 @@ constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_eve
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
                                        "samples_dropped_full", "samples_in_runtime",
                                        "samples_no_data",      "samples_unresolved",
-                                       "offsets_lost"};
+                                       "offsets_lost",         "samples_overflowed"};
 
 void add_histogram(OffsetHistogram& into, const OffsetHistogram& h) {
   uint64_t before = 0;

@@ -279,6 +279,10 @@ void add_notes(ReportModel& m, const Profile& db) {
     m.notes.push_back(std::to_string(m.offsets_lost) +
                       " samples are missing from the offset histograms (the runtime's table of "
                       "variables was full, or the sample fell on another thread's TLS).");
+  if (m.samples_overflowed > 0)
+    m.notes.push_back(std::to_string(m.samples_overflowed) +
+                      " samples were lost: the kernel's queue of pending signals was full (the "
+                      "user's RLIMIT_SIGPENDING); they are not in this report.");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
     // An MPI stack is dozens of libraries: name a few, count the rest.
@@ -434,6 +438,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");
+  m.samples_overflowed = meta_u64(db, "samples_overflowed");
 
   const Expander expand(db);
   add_heap_variables(db, expand, options, m.variables);

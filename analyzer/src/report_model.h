@@ -112,6 +112,7 @@ struct ReportModel {
   uint64_t samples_dropped_full = 0;  // dropped: the thread's tree was full
   uint64_t samples_unresolved = 0;    // memory operand whose address could not be computed
   uint64_t offsets_lost = 0;          // samples missing from offset histograms (table full)
+  uint64_t samples_overflowed = 0;    // sampling signals the kernel could not queue (lost)
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
   double estimated_data_samples = 0;   // sum of samples_estimated over the variables

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 #include "guard.h"
@@ -20,6 +21,7 @@
 #include "runtime.h"
 #include "sampler.h"
 #include "signal_guard.h"
+#include "thread_state.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -96,42 +98,95 @@ void process_end_after_fork_child() {
 
 bool process_ending() { return g_state.load(std::memory_order_relaxed) != kRunning; }
 
-void process_end_write(EndPath path) {
+namespace {
+
+// Writes the profile with the last-words heap, escaping from a fault inside the writer. The
+// caller holds the writing state. `final`: the process ends, sampling stops for good; else
+// (before an exec) the other threads go on sampling while the trees are read.
+bool write_guarded(bool final, bool rescan, const char* tag, char* written, size_t n) {
+  bool ok = false;
+  int saved_errno = errno;
+  RuntimeGuard guard;
+  sigjmp_buf escape;
+  t_last_words = 1;
+  if (sigsetjmp(escape, 1) == 0) {
+    t_escape = &escape;
+    if (rescan && g_modules_dirty.load(std::memory_order_acquire)) scan_now();
+    if (final) {
+      g_tracking.store(false, std::memory_order_relaxed);
+      sampler_stop_all();
+    }
+    if (g_test_fault == 1) *static_cast<volatile int*>(nullptr) = 0;
+    if (g_test_fault == 2) abort();
+    ok = write_process_profile(tag, written, n);
+  } else {
+    log_warn("the profile writer failed (it raised a fault); no profile written, the program "
+             "ends as it would have");
+  }
+  t_escape = nullptr;
+  t_last_words = 0;
+  errno = saved_errno;
+  return ok;
+}
+
+// Takes the writing state for this thread; false when the profile is written or being written
+// (then, from another thread, after waiting for it), or when this is not the measured process.
+bool begin_writing() {
   pid_t pid = g_pid.load(std::memory_order_acquire);
-  if (pid == 0 || getpid() != pid) return;  // not started, or a vfork/clone child
+  if (pid == 0 || getpid() != pid) return false;  // not started, or a vfork/clone child
   int expected = kRunning;
   if (!g_state.compare_exchange_strong(expected, kWriting, std::memory_order_acq_rel)) {
     if (g_writer.load(std::memory_order_acquire) != current_tid()) wait_for_writer();
-    return;
+    return false;
   }
   g_writer.store(current_tid(), std::memory_order_release);
-  int saved_errno = errno;
-  {
-    RuntimeGuard guard;
-    sigjmp_buf escape;
-    t_last_words = 1;
-    if (sigsetjmp(escape, 1) == 0) {
-      t_escape = &escape;
-      if (path == EndPath::ExitHandler && g_modules_dirty.load(std::memory_order_acquire)) scan_now();
-      g_tracking.store(false, std::memory_order_relaxed);
-      sampler_stop_all();
-      if (g_test_fault == 1) *static_cast<volatile int*>(nullptr) = 0;
-      if (g_test_fault == 2) abort();
-      write_process_profile();
-    } else {
-      log_warn("the profile writer failed (it raised a fault); no profile written, the program "
-               "ends as it would have");
-    }
-    t_escape = nullptr;
-    t_last_words = 0;
-  }
+  return true;
+}
+
+uint64_t samples_so_far() {
+  uint64_t n = 0;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (!t->stale) n += t->samples;
+  return n;
+}
+
+// 10 ms of CPU at the default rate.
+constexpr uint64_t kMinExecSnapshotSamples = 10;
+
+// The snapshot written before an exec, removed if the exec fails (the process then writes its
+// whole profile at its end).
+char g_exec_snapshot[4096];
+
+}  // namespace
+
+void process_end_write(EndPath path) {
+  if (!begin_writing()) return;
+  write_guarded(true, path == EndPath::ExitHandler, nullptr, nullptr, 0);
   g_state.store(kWritten, std::memory_order_release);
-  errno = saved_errno;
   // A signal held during the write: after exit() the program goes on (its other exit handlers),
   // so the signal is acted on now, as it would have been. After _exit() or an ending signal it
   // would have come too late to matter.
   int held = g_held_signal.exchange(0);
   if (held && path == EndPath::ExitHandler) die_of(held, nullptr, nullptr);
+}
+
+void process_end_before_exec() {
+  g_exec_snapshot[0] = 0;
+  // A forked child that execs at once (the usual fork and exec: MPI_Init starting orted, a
+  // shell's commands) has only its start-up, a few samples, not worth a file of its own.
+  if (samples_so_far() < kMinExecSnapshotSamples || !begin_writing()) return;
+  // The new image of the same program has the same pid and would write the same name: the
+  // image's start time tells the two apart.
+  char tag[48];
+  snprintf(tag, sizeof tag, "exec-%llu", (unsigned long long)g_config.start_ns);
+  write_guarded(false, false, tag, g_exec_snapshot, sizeof g_exec_snapshot);
+  g_state.store(kRunning, std::memory_order_release);
+  if (int held = g_held_signal.exchange(0)) die_of(held, nullptr, nullptr);
+}
+
+void process_end_after_failed_exec() {
+  if (g_exec_snapshot[0]) unlink(g_exec_snapshot);
+  g_exec_snapshot[0] = 0;
 }
 
 void process_end_on_signal(int sig, siginfo_t* info, void* uc) {

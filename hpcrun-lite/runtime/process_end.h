@@ -9,7 +9,9 @@
 //    and then restores the default disposition and lets the signal kill the process, so the
 //    exit status, the terminating signal and its core dump are those of a run without the tool.
 //    A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) raised by the kernel is left to happen again when
-//    the handler returns; any other signal is raised again.
+//    the handler returns; any other signal is raised again;
+//  - the exec family replaces the image: the interposed functions (exec_hooks.cpp) write what
+//    the image measured first, to a file of its own. The new image starts a profile afresh.
 //
 // Why writing from there is safe:
 //  - the writer allocates only from the last-words heap (last_words_heap.h): no malloc lock;
@@ -49,6 +51,11 @@ void process_end_write(EndPath path);
 // The ending handler (also the action for the sampling signal's SIG_DFL): writes, then dies of
 // `sig` as the default disposition would.
 void process_end_on_signal(int sig, siginfo_t* info, void* uc);
+// Before an exec of the measured process: writes what this image measured, tagged with its start
+// time (the new image has the same pid), unless it took fewer than 10 samples. Then, if the exec failed,
+// the snapshot is removed: the image goes on and writes its whole profile at its end.
+void process_end_before_exec();
+void process_end_after_failed_exec();
 // True once the profile is being written or was written: no new thread is measured.
 bool process_ending();
 

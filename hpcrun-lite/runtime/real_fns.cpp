@@ -88,6 +88,11 @@ void resolve_real_fns() {
   resolve(real.sigaction, "sigaction", true, nullptr);
   resolve(real.sigprocmask, "sigprocmask", true, nullptr);
   resolve(real.pthread_sigmask, "pthread_sigmask", true, nullptr);
+  resolve(real.execve, "execve", true, nullptr);
+  resolve(real.execv, "execv", true, nullptr);
+  resolve(real.execvp, "execvp", true, nullptr);
+  resolve(real.execvpe, "execvpe", false, nullptr);
+  resolve(real.fexecve, "fexecve", false, nullptr);
   resolve(real.op_new, "_Znwm", false, nullptr);
   resolve(real.op_new_array, "_Znam", false, nullptr);
   resolve(real.op_new_nothrow, "_ZnwmRKSt9nothrow_t", false, nullptr);

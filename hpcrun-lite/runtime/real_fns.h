@@ -34,6 +34,13 @@ struct RealFns {
   int (*sigaction)(int, const struct sigaction*, struct sigaction*);
   int (*sigprocmask)(int, const sigset_t*, sigset_t*);
   int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
+  // The exec family (exec_hooks.cpp): resolved here, not at the call, because a forked child of
+  // a threaded program may exec while the loader's lock is held by a thread that is gone.
+  int (*execve)(const char*, char* const[], char* const[]);
+  int (*execv)(const char*, char* const[]);
+  int (*execvp)(const char*, char* const[]);
+  int (*execvpe)(const char*, char* const[], char* const[]);
+  int (*fexecve)(int, char* const[], char* const[]);
   // C++ operator new variants from libstdc++ (null when the program has no libstdc++).
   void* (*op_new)(size_t);
   void* (*op_new_array)(size_t);

@@ -203,8 +203,28 @@ void postfork_child() {
 
 void runtime_fini() { process_end_write(EndPath::ExitHandler); }
 
+// The launchers' own daemons and tools inherit the preload from the environment: mpirun starts
+// orted (also for a singleton's MPI_Init), Slurm's srun and MPICH's proxies run beside the
+// ranks. They are not the user's program; measured, they would add profiles of their own to the
+// measurement and be merged with the ranks.
+bool is_launcher_process() {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return false;
+  exe[n] = 0;
+  const char* slash = strrchr(exe, '/');
+  const char* name = slash ? slash + 1 : exe;
+  for (const char* launcher : {"orted", "prted", "mpirun", "mpiexec", "orterun", "prterun",
+                               "prte", "hydra_pmi_proxy", "mpiexec.hydra", "srun", "slurmstepd"})
+    if (strcmp(name, launcher) == 0) return true;
+  return false;
+}
+
 __attribute__((constructor)) void runtime_init() {
   ensure_real_fns();
+  // Inert: the wrappers pass every call through (nothing is tracked or sampled, nothing
+  // written), and the signal wrappers install what the process asks for.
+  if (is_launcher_process()) return;
   RuntimeGuard guard;
   g_config.start_ns = now_ns();
   read_cmdline();

@@ -45,7 +45,9 @@ void scan_now();
 // CLOCK_MONOTONIC through the vDSO: the tracking controller's clock.
 uint64_t monotonic_ns();
 
-// Builds the profile of this process and writes it (writer.cpp).
-void write_process_profile();
+// Builds the profile of this process and writes it (writer.cpp): DIR/EXE.HOST.RANK.PID.hpcl, or
+// with `tag` DIR/EXE.HOST.RANK.PID.TAG.hpcl. The path written goes to `written` (size n) if set.
+// Returns whether the file was written.
+bool write_process_profile(const char* tag = nullptr, char* written = nullptr, size_t n = 0);
 
 }  // namespace hpcrun

@@ -174,7 +174,7 @@ class ProfileBuilder {
 
 }  // namespace
 
-void write_process_profile() {
+bool write_process_profile(const char* tag, char* written, size_t n) {
   const uint64_t began_ns = monotonic_ns();
   ProfileBuilder pb;
   hpcl::Profile& p = pb.profile;
@@ -238,22 +238,25 @@ void write_process_profile() {
   if (!make_dirs(dir)) {
     log_warn("cannot create the measurement directory %s: %s; no profile written", dir.c_str(),
              strerror(errno));
-    return;
+    return false;
   }
   std::string exe_name = basename_of(exe_path.empty() ? "program" : exe_path);
   std::string path = dir + "/" + exe_name + "." + host + "." +
                      (rank >= 0 ? std::to_string(rank) : std::string("norank")) + "." +
-                     std::to_string(getpid()) + ".hpcl";
+                     std::to_string(getpid()) + (tag ? std::string(".") + tag : std::string()) +
+                     ".hpcl";
   std::string err;
   if (!hpcl::write_profile_file(p, path, &err)) {
     log_warn("cannot write the profile: %s", err.c_str());
-    return;
+    return false;
   }
+  if (written && n) snprintf(written, n, "%s", path.c_str());
   log_info("wrote %s in %.1f ms: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the "
            "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
            "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), threads.size(), (unsigned long long)samples,
            (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), p.statics.size(),
            g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
+  return true;
 }
 
 }  // namespace hpcrun

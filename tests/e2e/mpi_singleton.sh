@@ -12,8 +12,8 @@ shift 2
 [ -x "$prog" ] || skip "MPI test program not built: $prog"
 setup_mpi
 
-# About a second each. Open MPI's singleton starts its own orted, which inherits the preload
-# and writes a profile of its own; only the program's profile is checked here.
+# About a second each. Open MPI's singleton starts its own orted, which inherits the preload;
+# the runtime stays inert in launcher daemons, so the program's profile is the only one.
 run_to native "$prog" "$@"
 [ "$(cat native.status)" = 0 ] || skip "the MPI program does not run as a singleton here: $(cat native.err)"
 run_to tool "$HPCL_RUN" -v -o meas -- "$prog" "$@"
@@ -25,6 +25,8 @@ grep -q "^hpcrun-lite: $wrapper: Open MPI says rank 0 " tool.err \
   || { grep -i "mpi_init" tool.err >&2 || true; fail "the $wrapper wrapper did not log rank 0 from Open MPI"; }
 
 exe=$(basename "$prog")
+n_all=$(profiles meas | wc -l)
+[ "$n_all" -eq 1 ] || { ls -la meas >&2; fail "$n_all profiles: a launcher daemon (orted) was measured"; }
 mapfile -t files < <(find meas -maxdepth 1 -name "$exe.*.hpcl" -type f)
 [ "${#files[@]}" -eq 1 ] || { ls -la meas >&2; fail "expected one profile of $exe, found ${#files[@]}"; }
 name=$(basename "${files[0]}")

@@ -4,7 +4,7 @@
  * native run, and the profile must be written and hold the work.
  *
  *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
- *   block rtsig overflow
+ *   block rtsig overflow exec vfork
  * Built with WITH_MPI (mpi_endings), every rank works first, then:
  *   mpi_abort  rank 1 calls MPI_Abort(3) while rank 0 waits in a barrier
  *   killed     every rank works until mpirun's --timeout kills the job
@@ -187,6 +187,21 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(how, "overflow")) return recurse(0); /* SIGSEGV on a full stack */
+  if (!strcmp(how, "exec")) {
+    /* The image ends by exec; the new image (the same program, the same pid) works again. */
+    execl("/proc/self/exe", argv[0], "return", (char *)NULL);
+    return 1;
+  }
+  if (!strcmp(how, "vfork")) {
+    /* The child shares the parent's memory until it ends: it must not write a profile. */
+    pid_t child = vfork();
+    if (child == 0) _exit(8);
+    int status = 0;
+    waitpid(child, &status, 0);
+    printf("vfork child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    work(0.1);
+    return 0;
+  }
   fprintf(stderr, "unknown way to end: %s\n", how);
   return 64;
 }

@@ -147,7 +147,11 @@ TEST_F(Sampling, StreamingScaleResolvesIntoArrays) {
               (unsigned long)g_in_code.load(), (unsigned long)g_in_a.load(), (unsigned long)g_in_b.load(),
               100 * frac, (unsigned long)g_no_mem.load(), (unsigned long)g_unresolvable.load());
   ASSERT_GE(g_in_code.load(), 200u);
-  EXPECT_GE(frac, 0.90);
+  // Lower than the sum's bar: samples whose skid lands after the mulsd or the add (their
+  // previous instruction has no memory operand) count as no_mem. How many do depends on the
+  // CPU: 5-10% on the EPYC hosts of FINDINGS.md, 12-20% on the Xeon VMs of November 2026
+  // (80-88% resolved, with or without load).
+  EXPECT_GE(frac, 0.75);
   EXPECT_EQ(g_errno_changed.load(), 0u);
 }
 
