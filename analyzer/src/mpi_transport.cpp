@@ -38,10 +38,13 @@ size_t chunk_bytes() {
 
 void send_bytes(const std::vector<uint8_t>& bytes, int dest, MPI_Comm comm) {
   uint64_t header[2] = {bytes.size(), chunk_bytes()};
-  MPI_Send(header, 2, MPI_UINT64_T, dest, kTagHeader, comm);
+  MPI_Request request;
+  MPI_Isend(header, 2, MPI_UINT64_T, dest, kTagHeader, comm, &request);
+  wait_politely(&request);
   for (size_t at = 0; at < bytes.size(); at += header[1]) {
     size_t n = std::min<size_t>(header[1], bytes.size() - at);
-    MPI_Send(bytes.data() + at, count_of(n), MPI_BYTE, dest, kTagChunk, comm);
+    MPI_Isend(bytes.data() + at, count_of(n), MPI_BYTE, dest, kTagChunk, comm, &request);
+    wait_politely(&request);
   }
 }
 
@@ -54,7 +57,8 @@ std::vector<uint8_t> recv_bytes(int source, MPI_Comm comm) {
   const size_t chunk = std::max<uint64_t>(header[1], 1);
   for (size_t at = 0; at < bytes.size(); at += chunk) {
     size_t n = std::min<size_t>(chunk, bytes.size() - at);
-    MPI_Recv(bytes.data() + at, count_of(n), MPI_BYTE, source, kTagChunk, comm, MPI_STATUS_IGNORE);
+    MPI_Irecv(bytes.data() + at, count_of(n), MPI_BYTE, source, kTagChunk, comm, &request);
+    wait_politely(&request);
   }
   return bytes;
 }
@@ -63,11 +67,14 @@ void bcast_bytes(std::string& bytes, int root, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   uint64_t header[2] = {bytes.size(), chunk_bytes()};
-  MPI_Bcast(header, 2, MPI_UINT64_T, root, comm);
+  MPI_Request request;
+  MPI_Ibcast(header, 2, MPI_UINT64_T, root, comm, &request);
+  wait_politely(&request);
   if (rank != root) bytes.assign(header[0], '\0');
   for (size_t at = 0; at < bytes.size(); at += header[1]) {
     size_t n = std::min<size_t>(header[1], bytes.size() - at);
-    MPI_Bcast(bytes.data() + at, count_of(n), MPI_BYTE, root, comm);
+    MPI_Ibcast(bytes.data() + at, count_of(n), MPI_BYTE, root, comm, &request);
+    wait_politely(&request);
   }
 }
 

@@ -1,8 +1,8 @@
 // Byte messages of any size between the ranks of hpcprof-lite-mpi. MPI counts are `int`, so a
 // message is a header (total size, chunk size) and then chunks of at most `chunk` bytes; the
-// receiver takes the chunk size from the header. Waiting ranks sleep between polls instead of
-// spinning in MPI: on a node where every core also runs a merging rank, a spinning receiver
-// takes CPU from the rank it waits for.
+// receiver takes the chunk size from the header. Every wait (sender, receiver, broadcast) sleeps
+// between polls instead of spinning in MPI: on a node where every core also runs a merging rank,
+// a rank spinning in MPI_Send or MPI_Recv takes CPU from the rank it waits for.
 #pragma once
 
 #include <mpi.h>
