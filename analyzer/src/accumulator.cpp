@@ -5,6 +5,7 @@
 #include <charconv>
 #include <numeric>
 #include <stdexcept>
+#include <string_view>
 
 namespace hpcl::analysis {
 namespace {
@@ -23,6 +24,7 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
 // version of the layout, so ranks of different builds refuse each other's partials.
 constexpr const char* kPartialMarker = "partial";
 constexpr const char* kPartialVersion = "1";
+constexpr std::string_view kPartialSum = "partial.sum.", kPartialCopied = "partial.copied.";
 
 void add_histogram(OffsetHistogram& into, const OffsetHistogram& h) {
   uint64_t before = 0;
@@ -159,10 +161,10 @@ Profile Accumulator::to_partial() {
   put(kPartialMarker, kPartialVersion);
   put("partial.processes", std::to_string(processes_));
   put("partial.threads", std::to_string(threads_));
-  for (auto& [key, n] : summed_) put("partial.sum." + key, std::to_string(n));
+  for (auto& [key, n] : summed_) put(std::string(kPartialSum) + key, std::to_string(n));
   for (long long r : ranks_) put("partial.rank", std::to_string(r));
   for (auto& [key, values] : copied_)
-    for (const std::string& v : values) put("partial.copied." + key, v);
+    for (const std::string& v : values) put(std::string(kPartialCopied) + key, v);
   // A path cannot hold a NUL byte; the format's strings can.
   for (auto& [path, reason] : skipped_) put("partial.skipped", path + '\0' + reason);
   *this = Accumulator();
@@ -188,14 +190,14 @@ std::string Accumulator::add_partial(const Profile& p) {
       ok = parse_u64(&value, &processes);
     } else if (key == "partial.threads") {
       ok = parse_u64(&value, &threads);
-    } else if (key.starts_with("partial.sum.")) {
+    } else if (key.starts_with(kPartialSum)) {
       ok = parse_u64(&value, &n);
-      sums.emplace_back(key.substr(12), n);
+      sums.emplace_back(key.substr(kPartialSum.size()), n);
     } else if (key == "partial.rank") {
       ok = parse_ll(&value, &rank);
       ranks.push_back(rank);
-    } else if (key.starts_with("partial.copied.")) {
-      copied.emplace_back(key.substr(15), value);
+    } else if (key.starts_with(kPartialCopied)) {
+      copied.emplace_back(key.substr(kPartialCopied.size()), value);
     } else if (key == "partial.skipped") {
       size_t nul = value.find('\0');
       ok = nul != std::string::npos;
