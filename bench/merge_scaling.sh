@@ -48,6 +48,7 @@ run() {
     /usr/bin/time -f "%M %U %S" -o "$out/$name.rss.0" "$prof" merge "$profiles" -o "$out/$name.hpcdb" -j "$jobs" \
       >/dev/null 2>"$out/$name.err"
   else
+    # shellcheck disable=SC2016  # expanded by the rank's shell: its own rank
     mpirun --oversubscribe -np "$np" sh -c \
       'exec /usr/bin/time -f "%M %U %S" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "$@"' "$out/$name" \
       "$mpi_prof" "$profiles" -o "$out/$name.hpcdb" -j "$jobs" >/dev/null 2>"$out/$name.err"
