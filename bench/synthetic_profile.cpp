@@ -62,10 +62,14 @@ hpcl::Profile make_process_profile(int rank, const SyntheticShape& shape) {
   p.set_meta("start_ns", "1700000000000000000");
   p.set_meta("end_ns", "1700000010000000000");
 
-  p.modules = {{"/nonexistent/bench/app", "0123456789abcdef0123456789abcdef01234567", 0x400000},
-               {"/nonexistent/lib/libmpi.so.40", "1123456789abcdef0123456789abcdef01234567", 0x7f0000000000},
-               {"/nonexistent/lib/libc.so.6", "2123456789abcdef0123456789abcdef01234567", 0x7f1000000000},
-               {"/nonexistent/lib/libgomp.so.1", "3123456789abcdef0123456789abcdef01234567", 0x7f2000000000}};
+  // Load biases differ by rank, as under ASLR; frames are link-time offsets, so the same code
+  // is the same frame in every rank and the merge must not look at the bias.
+  Rng aslr{0xa51a0000ull + uint64_t(rank)};
+  auto bias = [&](uint64_t base) { return base + (aslr.next() & 0xfffffff) * 0x1000; };
+  p.modules = {{"/nonexistent/bench/app", "0123456789abcdef0123456789abcdef01234567", bias(0x550000000000)},
+               {"/nonexistent/lib/libmpi.so.40", "1123456789abcdef0123456789abcdef01234567", bias(0x7f0000000000)},
+               {"/nonexistent/lib/libc.so.6", "2123456789abcdef0123456789abcdef01234567", bias(0x7f1000000000)},
+               {"/nonexistent/lib/libgomp.so.1", "3123456789abcdef0123456789abcdef01234567", bias(0x7f2000000000)}};
 
   // Sites and statics: the same program in every rank.
   Rng shared{0x5eed0001};

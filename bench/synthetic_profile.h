@@ -3,9 +3,10 @@
 //
 // Every profile of a run shares one program: the same modules (paths that do not exist on disk,
 // so symbolization fails fast and the timings are of the merge itself), the same pool of code
-// locations, allocation sites and static variables, with a rank-dependent part (about 10% of
-// access paths differ between ranks), so the merged tree grows with the number of inputs much
-// more slowly than the sum of the inputs, as with a real run.
+// locations, allocation sites and static variables (at load biases that differ by rank, as under
+// ASLR), with a rank-dependent part (about 10% of access paths differ between ranks), so the
+// merged tree grows with the number of inputs much more slowly than the sum of the inputs, as
+// with a real run.
 #pragma once
 
 #include <cstdint>

@@ -20,8 +20,11 @@ find_package(Threads REQUIRED)
 find_package(OpenMP REQUIRED)
 set_package_properties(OpenMP PROPERTIES TYPE REQUIRED PURPOSE "Test programs and the bundled example are OpenMP codes")
 
-find_package(MPI COMPONENTS C)
-set_package_properties(MPI PROPERTIES TYPE RECOMMENDED PURPOSE "MPI example and multi-rank end-to-end tests")
+# C++ for hpcprof-lite-mpi, through the C API (not the removed MPI C++ bindings).
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI COMPONENTS C OPTIONAL_COMPONENTS CXX)
+set_package_properties(MPI PROPERTIES TYPE RECOMMENDED
+  PURPOSE "MPI example, multi-rank end-to-end tests, hpcprof-lite-mpi (the MPI-parallel merge)")
 
 find_package(Boost 1.74 CONFIG COMPONENTS headers)
 set_package_properties(Boost PROPERTIES TYPE RECOMMENDED PURPOSE "Boost.Container flat maps in the tree model")

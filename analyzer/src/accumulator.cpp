@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <numeric>
+#include <stdexcept>
+#include <string_view>
 
 namespace hpcl::analysis {
 namespace {
@@ -17,6 +19,12 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "samples_dropped_full", "samples_in_runtime",
                                        "samples_no_data",      "samples_unresolved",
                                        "offsets_lost",         "samples_overflowed"};
+
+// META of a partial merge (to_partial): every key starts with "partial"; this one names the
+// version of the layout, so ranks of different builds refuse each other's partials.
+constexpr const char* kPartialMarker = "partial";
+constexpr const char* kPartialVersion = "1";
+constexpr std::string_view kPartialSum = "partial.sum.", kPartialCopied = "partial.copied.";
 
 void add_histogram(OffsetHistogram& into, const OffsetHistogram& h) {
   uint64_t before = 0;
@@ -135,21 +143,85 @@ void Accumulator::add_process(const Profile& p) {
 }
 
 void Accumulator::absorb(Accumulator& other) {
-  Profile content;
-  content.modules = std::move(other.modules_);
-  content.sites = std::move(other.sites_);
-  content.statics = std::move(other.statics_);
-  content.trees.push_back(std::move(*other.tree_));
-  for (auto& [owner_index, h] : other.offsets_) content.offsets.push_back(std::move(h));
-  IndexMaps maps = add_content(content);
-  balance_.absorb(other.balance_, maps.sites, maps.statics);
-  processes_ += other.processes_;
-  threads_ += other.threads_;
-  for (auto& [key, n] : other.summed_) summed_[key] += n;
-  ranks_.merge(other.ranks_);
-  for (auto& [key, values] : other.copied_) copied_[key].merge(values);
-  for (auto& s : other.skipped_) skipped_.push_back(std::move(s));
-  other = Accumulator();
+  // Through the transport form, so that threads and ranks share one path and one test.
+  std::string error = add_partial(other.to_partial());
+  if (!error.empty()) throw std::logic_error("Accumulator::absorb: " + error);
+}
+
+Profile Accumulator::to_partial() {
+  Profile p;
+  p.kind = FileKind::Database;
+  p.modules = std::move(modules_);
+  p.sites = std::move(sites_);
+  p.statics = std::move(statics_);
+  p.trees.push_back(std::move(*tree_));
+  for (auto& [owner_index, h] : offsets_) p.offsets.push_back(std::move(h));  // sorted: map order
+  // META: duplicate keys are allowed by the format; sets and lists are one entry per element.
+  auto put = [&](std::string key, std::string value) {
+    p.meta.emplace_back(std::move(key), std::move(value));
+  };
+  put(kPartialMarker, kPartialVersion);
+  put("partial.processes", std::to_string(processes_));
+  put("partial.threads", std::to_string(threads_));
+  for (auto& [key, n] : summed_) put(std::string(kPartialSum) + key, std::to_string(n));
+  for (long long r : ranks_) put("partial.rank", std::to_string(r));
+  for (auto& [key, values] : copied_)
+    for (const std::string& v : values) put(std::string(kPartialCopied) + key, v);
+  // A path cannot hold a NUL byte; the format's strings can.
+  for (auto& [path, reason] : skipped_) put("partial.skipped", path + '\0' + reason);
+  balance_.put_meta(put);
+  *this = Accumulator();
+  return p;
+}
+
+std::string Accumulator::add_partial(const Profile& p) {
+  const std::string* marker = p.find_meta(kPartialMarker);
+  if (p.kind != FileKind::Database || p.trees.size() != 1 || marker == nullptr)
+    return "not a partial merge (no META " + std::string(kPartialMarker) + ")";
+  if (*marker != kPartialVersion)
+    return "partial merge of version " + *marker + ", this analyzer reads " + kPartialVersion;
+  // Checked in full before anything is added, so a refused partial leaves this one unchanged.
+  uint64_t processes = 0, threads = 0, n = 0;
+  std::vector<std::pair<std::string, uint64_t>> sums;
+  std::vector<long long> ranks;
+  std::vector<std::pair<std::string, std::string>> copied, skipped;
+  BalanceParts balance;
+  for (const auto& [key, value] : p.meta) {
+    if (key == kPartialMarker) continue;
+    long long rank = 0;
+    bool ok = true;
+    if (key == "partial.processes") {
+      ok = parse_u64(&value, &processes);
+    } else if (key == "partial.threads") {
+      ok = parse_u64(&value, &threads);
+    } else if (key.starts_with(kPartialSum)) {
+      ok = parse_u64(&value, &n);
+      sums.emplace_back(key.substr(kPartialSum.size()), n);
+    } else if (key == "partial.rank") {
+      ok = parse_ll(&value, &rank);
+      ranks.push_back(rank);
+    } else if (key.starts_with(kPartialCopied)) {
+      copied.emplace_back(key.substr(kPartialCopied.size()), value);
+    } else if (key.starts_with(BalanceParts::kMetaPrefix)) {
+      ok = balance.read_meta(key, value);
+    } else if (key == "partial.skipped") {
+      size_t nul = value.find('\0');
+      ok = nul != std::string::npos;
+      if (ok) skipped.emplace_back(value.substr(0, nul), value.substr(nul + 1));
+    } else {
+      ok = false;
+    }
+    if (!ok) return "partial merge: bad META " + key + "=" + value;
+  }
+  IndexMaps maps = add_content(p);
+  balance_.absorb(balance, maps.sites, maps.statics);
+  processes_ += processes;
+  threads_ += threads;
+  for (auto& [key, sum] : sums) summed_[key] += sum;
+  ranks_.insert(ranks.begin(), ranks.end());
+  for (auto& [key, value] : copied) copied_[key].insert(std::move(value));
+  for (auto& s : skipped) skipped_.push_back(std::move(s));
+  return "";
 }
 
 void Accumulator::skip(std::string path, std::string reason) {

@@ -1,10 +1,12 @@
 // A partial merge: the modules, sites, statics and tree of any number of process profiles (or of
 // other partial merges), deduplicated by the rules of docs/FORMAT.md, plus the META facts the
-// database reports, and the per-rank and per-thread summaries of every variable (balance.h: all
-// of their combination logic is reached from add_process, absorb and finish, so a transport of
-// partials between processes has one place to add). Each merge worker fills one; the partials
-// are then absorbed into one and put in canonical order so the database is the same whatever
-// the split.
+// database reports, and the per-rank and per-thread summaries of every variable (balance.h).
+// Each merge worker fills one; the partials are then absorbed into one and put in canonical order
+// so the database is the same whatever the split.
+//
+// A partial travels (between threads, and between the ranks of hpcprof-lite-mpi) as a Profile:
+// to_partial() writes every field of the state into one, add_partial() reads every field back.
+// A field added to the Accumulator is transported by adding it to those two functions only.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +29,16 @@ class Accumulator {
 
   // Adds a validated process profile.
   void add_process(const Profile& process);
-  // Adds everything another partial merge holds (it is left empty).
+  // Adds everything another partial merge holds (it is left empty): add_partial(to_partial()).
   void absorb(Accumulator& other);
+
+  // The whole state as a Profile of kind Database (one tree, in no canonical order) whose META
+  // holds only the reserved "partial.*" keys (docs/FORMAT.md). The accumulator is empty
+  // afterwards. The profile encodes and decodes with the format library like any database.
+  Profile to_partial();
+  // Adds a profile made by to_partial() (possibly after an encode/decode round trip). Returns ""
+  // or why `partial` is not one (a database or process profile given by mistake).
+  std::string add_partial(const Profile& partial);
   // Records an input that could not be merged.
   void skip(std::string path, std::string reason);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <tuple>
 
 namespace hpcl::analysis {
@@ -160,6 +161,92 @@ Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
             });
   *this = BalanceParts();
   return b;
+}
+
+// Text fields of the transport: a spread is 9 numbers, a rank's value "owner:index:value".
+namespace {
+
+std::string spread_text(const Spread& s) {
+  std::string t;
+  for (uint64_t v : {s.groups, s.sum, s.sumsq_lo, s.sumsq_hi, s.min, s.max})
+    t += std::to_string(v) + ' ';
+  return t + std::to_string(s.max_group.rank) + ' ' + std::to_string(s.max_group.pid) + ' ' +
+         std::to_string(s.max_group.thread);
+}
+
+bool next_u64(std::istringstream& in, uint64_t* v) { return static_cast<bool>(in >> *v); }
+
+bool read_spread(std::istringstream& in, Spread* s) {
+  uint64_t thread = 0;
+  bool ok = next_u64(in, &s->groups) && next_u64(in, &s->sum) && next_u64(in, &s->sumsq_lo) &&
+            next_u64(in, &s->sumsq_hi) && next_u64(in, &s->min) && next_u64(in, &s->max) &&
+            static_cast<bool>(in >> s->max_group.rank) && next_u64(in, &s->max_group.pid) &&
+            next_u64(in, &thread) && thread <= UINT32_MAX;
+  s->max_group.thread = uint32_t(thread);
+  return ok;
+}
+
+bool read_key(std::istringstream& in, BalanceKey* k) {
+  unsigned owner = 0;
+  uint64_t index = 0;
+  if (!(in >> owner >> index) || owner < 1 || owner > 3 || index > UINT32_MAX) return false;
+  *k = BalanceKey{BalanceOwner(owner), uint32_t(index)};
+  return true;
+}
+
+}  // namespace
+
+void BalanceParts::put_meta(const std::function<void(std::string, std::string)>& put) {
+  const std::string prefix(kMetaPrefix);
+  put(prefix + "rankless", std::to_string(rankless_));
+  put(prefix + "trees", std::to_string(trees_));
+  for (const auto& [k, both] : spreads_)
+    put(prefix + "spread", std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) +
+                               ' ' + spread_text(both.ranks) + ' ' + spread_text(both.threads));
+  for (const auto& [rank, values] : open_ranks_) {
+    std::string t = std::to_string(rank);
+    for (const auto& [k, v] : values)
+      t += ' ' + std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) + ' ' +
+           std::to_string(v);
+    put(prefix + "rank", std::move(t));
+  }
+  *this = BalanceParts();
+}
+
+bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
+  if (!key.starts_with(kMetaPrefix)) return false;
+  const std::string_view name = std::string_view(key).substr(kMetaPrefix.size());
+  std::istringstream in(value);
+  if (name == "rankless" || name == "trees") {
+    uint64_t n = 0;
+    if (!next_u64(in, &n)) return false;
+    (name == "rankless" ? rankless_ : trees_) += n;
+  } else if (name == "spread") {
+    BalanceKey k;
+    Both both;
+    if (!read_key(in, &k) || !read_spread(in, &both.ranks) || !read_spread(in, &both.threads))
+      return false;
+    Both& into = spreads_[k];
+    combine(into.ranks, both.ranks);
+    combine(into.threads, both.threads);
+  } else if (name == "rank") {
+    int64_t rank = 0;
+    if (!(in >> rank)) return false;
+    Values values;
+    BalanceKey k;
+    uint64_t v = 0;
+    while (read_key(in, &k)) {
+      if (!next_u64(in, &v)) return false;
+      values.emplace_back(k, v);
+    }
+    if (!in.eof()) return false;
+    std::sort(values.begin(), values.end());
+    merge_values(open_ranks_[rank], values);
+  } else {
+    return false;
+  }
+  std::string rest;
+  return !(in >> rest);
 }
 
 BalanceStats describe(const Spread& s, uint64_t groups) {

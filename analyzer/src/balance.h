@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,14 @@ class BalanceParts {
               const std::vector<uint32_t>& static_map);
   // The database's section, indices renumbered by the maps of the canonical order.
   Balance finish(const std::vector<uint32_t>& new_site, const std::vector<uint32_t>& new_static);
+
+  // The transport of a partial merge (Accumulator::to_partial and add_partial): the whole state
+  // as META entries whose keys start with kMetaPrefix, indices as the Accumulator numbers its
+  // sites and statics. put_meta leaves this empty.
+  static constexpr std::string_view kMetaPrefix = "partial.balance.";
+  void put_meta(const std::function<void(std::string, std::string)>& put);
+  // Reads one entry written by put_meta into this part; false when it is malformed.
+  bool read_meta(const std::string& key, const std::string& value);
 
  private:
   struct Both {

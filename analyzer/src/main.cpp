@@ -6,10 +6,8 @@
 
 #include <cstdlib>
 
-#include <charconv>
 #include <cstdio>
 #include <iostream>
-#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,7 +15,7 @@
 #include "database.h"
 #include "formatters.h"
 #include "hpcl/io.h"
-#include "merge.h"
+#include "merge_cli.h"
 #include "report_model.h"
 
 namespace {
@@ -56,94 +54,14 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-std::optional<size_t> parse_count(const std::string& s) {
-  size_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
-// Splits "--name=value" and takes "--name value" / "-xvalue" / "-x value" forms.
-class Args {
- public:
-  Args(int argc, char** argv) : args_(argv + 1, argv + argc) {}
-  bool done() const { return pos_ >= args_.size(); }
-  std::string next() { return args_[pos_++]; }
-  // If `arg` is one of the names, stores its value (from "=value" or the next argument).
-  bool option(const std::string& arg, std::initializer_list<const char*> names, std::string* value,
-              std::string* error) {
-    for (std::string name : names) {
-      if (arg == name) {
-        if (done()) {
-          *error = name + " needs a value";
-          return true;
-        }
-        *value = next();
-        return true;
-      }
-      bool long_form = name.starts_with("--");
-      if (long_form && arg.starts_with(name + "=")) {
-        *value = arg.substr(name.size() + 1);
-        return true;
-      }
-      if (!long_form && arg.size() > name.size() && arg.starts_with(name)) {
-        *value = arg.substr(name.size());
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::string> args_;
-  size_t pos_ = 0;
-};
-
 int run_merge(Args& args) {
-  std::string dir, output, jobs_text, debug_dir, error;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (args.option(a, {"-o", "--output"}, &output, &error) ||
-        args.option(a, {"-j", "--jobs"}, &jobs_text, &error) ||
-        args.option(a, {"--debug-dir"}, &debug_dir, &error)) {
-      if (!error.empty()) return usage_error(error);
-    } else if (a.starts_with("-") && a != "-") {
-      return usage_error("merge: unknown option " + a);
-    } else if (dir.empty()) {
-      dir = a;
-    } else {
-      return usage_error("merge: one directory expected, got " + dir + " and " + a);
-    }
-  }
-  if (dir.empty()) return usage_error("merge: which directory? (merge DIR -o DB)");
-  if (output.empty()) return usage_error("merge: no output database (-o DB)");
-  MergeOptions options;
-  options.debug_dir = debug_dir;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  options.jobs = cpus > 0 ? static_cast<unsigned>(cpus) : 1;
-  if (!jobs_text.empty()) {
-    auto j = parse_count(jobs_text);
-    if (!j || *j == 0 || *j > 1024) return usage_error("-j wants a number of threads, not " + jobs_text);
-    options.jobs = static_cast<unsigned>(*j);
-  }
-
-  MergeOutcome out = merge_directory(dir, options);
-  for (const SkippedInput& s : out.skipped)
-    std::cerr << "hpcprof-lite: skipping " << s.path << ": " << s.reason << "\n";
-  if (!out.error.empty()) {
-    std::cerr << "hpcprof-lite: " << out.error << "\n";
-    return 1;
-  }
-  for (const std::string& w : out.warnings) std::cerr << "hpcprof-lite: " << w << "\n";
-  std::string write_error;
-  if (!hpcl::write_profile_file(out.database, output, &write_error)) {
-    std::cerr << "hpcprof-lite: " << write_error << "\n";
-    return 1;
-  }
-  const std::string* threads = out.database.find_meta("threads");
-  std::cout << "merged " << out.merged << " of " << out.found << " profiles ("
-            << (threads ? *threads : "0") << " threads) into " << output << "\n";
-  return 0;
+  MergeCommand command;
+  if (std::string error = parse_merge_args(args, cpus > 0 ? static_cast<unsigned>(cpus) : 1, &command);
+      !error.empty())
+    return usage_error(error);
+  MergeOutcome out = merge_directory(command.dir, command.options);
+  return write_merge_outcome(out, command.output, "hpcprof-lite");
 }
 
 // The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.

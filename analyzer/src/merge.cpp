@@ -46,17 +46,15 @@ void merge_one(Accumulator& acc, const std::string& path) {
 
 }  // namespace
 
-MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& options) {
-  MergeOutcome out;
+void merge_into(Accumulator& into, std::vector<std::string> paths, unsigned jobs) {
   std::sort(paths.begin(), paths.end());
-  out.found = paths.size();
-  const size_t nworkers = std::max<size_t>(1, std::min<size_t>(options.jobs, paths.size()));
-
+  const size_t nworkers = std::max<size_t>(1, std::min<size_t>(jobs, paths.size()));
   // Contiguous slices: each worker's partial is independent; canonical order comes at the end.
+  // Worker 0 adds to `into` itself, which saves absorbing one partial.
   std::vector<Accumulator> partials(nworkers);
   auto run = [&](size_t w) {
     size_t begin = paths.size() * w / nworkers, end = paths.size() * (w + 1) / nworkers;
-    for (size_t i = begin; i < end; ++i) merge_one(partials[w], paths[i]);
+    for (size_t i = begin; i < end; ++i) merge_one(w == 0 ? into : partials[w], paths[i]);
   };
   if (nworkers == 1) {
     run(0);
@@ -65,12 +63,21 @@ MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& opt
     for (size_t w = 0; w < nworkers; ++w) threads.emplace_back(run, w);
     for (std::thread& t : threads) t.join();
   }
-  for (size_t w = 1; w < nworkers; ++w) partials[0].absorb(partials[w]);
-  out.merged = partials[0].processes();
-  for (auto& [path, reason] : partials[0].skipped()) out.skipped.push_back({path, reason});
-  out.database = partials[0].finish();
+  for (size_t w = 1; w < nworkers; ++w) into.absorb(partials[w]);
+}
+
+MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& dir,
+                          const MergeOptions& options) {
+  MergeOutcome out;
+  out.found = found;
+  out.merged = merged.processes();
+  for (auto& [path, reason] : merged.skipped()) out.skipped.push_back({path, reason});
+  out.database = merged.finish();
   if (out.merged == 0) {
-    out.error = "none of the " + std::to_string(out.found) + " profiles could be read; nothing merged";
+    out.error = dir.empty() ? "none of the " + std::to_string(found) +
+                                  " profiles could be read; nothing merged"
+                            : "none of the " + std::to_string(found) + " profiles in " + dir +
+                                  " could be read (all damaged); nothing merged";
     return out;
   }
   if (options.symbolize) {
@@ -92,39 +99,41 @@ MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& opt
   return out;
 }
 
-MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options) {
-  MergeOutcome out;
+MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& options) {
+  Accumulator merged;
+  size_t found = paths.size();
+  merge_into(merged, std::move(paths), options.jobs);
+  return finish_merge(merged, found, "", options);
+}
+
+std::string list_profiles(const std::string& dir, std::vector<std::string>* paths) {
   std::error_code ec;
   auto status = std::filesystem::status(dir, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    out.error = dir + ": no such directory";
-    return out;
-  }
-  if (!std::filesystem::is_directory(status)) {
-    out.error = dir + ": not a directory";
-    return out;
-  }
-  std::vector<std::string> paths;
+  if (ec || !std::filesystem::exists(status)) return dir + ": no such directory";
+  if (!std::filesystem::is_directory(status)) return dir + ": not a directory";
   std::filesystem::directory_iterator it(dir, ec);
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const auto& entry = *it;
     std::error_code fec;
     if (entry.path().extension() == ".hpcl" && entry.is_regular_file(fec))
-      paths.push_back(entry.path().string());
+      paths->push_back(entry.path().string());
   }
-  if (ec) {
-    out.error = dir + ": " + ec.message();
+  if (ec) return dir + ": " + ec.message();
+  if (paths->empty()) return "no profiles (*.hpcl) in " + dir;
+  return "";
+}
+
+MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options) {
+  std::vector<std::string> paths;
+  if (std::string error = list_profiles(dir, &paths); !error.empty()) {
+    MergeOutcome out;
+    out.error = error;
     return out;
   }
-  if (paths.empty()) {
-    out.error = "no profiles (*.hpcl) in " + dir;
-    return out;
-  }
-  out = merge_files(std::move(paths), options);
-  if (out.merged == 0)
-    out.error = "none of the " + std::to_string(out.found) + " profiles in " + dir +
-                " could be read (all damaged); nothing merged";
-  return out;
+  Accumulator merged;
+  size_t found = paths.size();
+  merge_into(merged, std::move(paths), options.jobs);
+  return finish_merge(merged, found, dir, options);
 }
 
 }  // namespace hpcl::analysis

@@ -11,6 +11,8 @@
 
 namespace hpcl::analysis {
 
+class Accumulator;
+
 struct MergeOptions {
   unsigned jobs = 1;       // worker threads for reading/merging and for symbolization
   bool symbolize = true;   // fill the SYMBOLS section with libdw
@@ -37,5 +39,19 @@ MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& opt
 
 // Merges every "*.hpcl" regular file directly in `dir`.
 MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options);
+
+// The steps of merge_directory, for a merge whose files are spread over processes
+// (hpcprof-lite-mpi): list, merge a share, finish the sum of the shares.
+//
+// The "*.hpcl" regular files directly in `dir`, as merge_directory names them (unsorted), or
+// "" and an error naming `dir`.
+std::string list_profiles(const std::string& dir, std::vector<std::string>* paths);
+// Reads each file, adds it to `into` (or records why it was skipped) and drops it, on up to
+// `jobs` threads.
+void merge_into(Accumulator& into, std::vector<std::string> paths, unsigned jobs);
+// The outcome of `found` files (in `dir`, "" when not a directory's) merged into `merged`:
+// the database in canonical order, symbolized as `options` say. `merged` is left empty.
+MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& dir,
+                          const MergeOptions& options);
 
 }  // namespace hpcl::analysis

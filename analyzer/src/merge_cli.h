@@ -1,0 +1,28 @@
+// The merge command line shared by `hpcprof-lite merge` and hpcprof-lite-mpi: the same options,
+// the same messages about skipped files, the same summary line and exit status.
+#pragma once
+
+#include <string>
+
+#include "cli_args.h"
+#include "merge.h"
+
+namespace hpcl::analysis {
+
+struct MergeCommand {
+  std::string dir;
+  std::string output;
+  MergeOptions options;
+};
+
+// Parses "DIR -o DB [-j N] [--debug-dir DIR]" (the rest of `args`). `default_jobs` is -j's
+// default. Returns "" or a usage error.
+std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* command);
+
+// Prints the skipped files and the outcome's error or warnings on stderr (each line starting
+// with "PROGRAM: "), writes the database and prints the summary line on stdout. Returns the exit
+// status: 0 when the database was written, else 1.
+int write_merge_outcome(const MergeOutcome& out, const std::string& output,
+                        const std::string& program);
+
+}  // namespace hpcl::analysis

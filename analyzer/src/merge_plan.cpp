@@ -1,0 +1,89 @@
+// See merge_plan.h.
+#include "merge_plan.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
+#include "merge.h"
+
+namespace hpcl::analysis {
+
+size_t MergePlan::found() const {
+  size_t n = 0;
+  for (const auto& share : shares) n += share.size();
+  return n;
+}
+
+MergePlan balance_by_size(std::vector<std::pair<std::string, uint64_t>> files, int ranks) {
+  MergePlan plan;
+  plan.shares.resize(static_cast<size_t>(std::max(ranks, 1)));
+  std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) {
+    return std::tie(y.second, x.first) < std::tie(x.second, y.first);  // size down, path up
+  });
+  std::vector<uint64_t> load(plan.shares.size(), 0);
+  for (auto& [path, size] : files) {
+    size_t r = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[r] += size;
+    plan.shares[r].push_back(std::move(path));
+  }
+  return plan;
+}
+
+MergePlan plan_directory(const std::string& dir, int ranks) {
+  std::vector<std::string> paths;
+  if (std::string error = list_profiles(dir, &paths); !error.empty()) {
+    MergePlan plan;
+    plan.error = error;
+    return plan;
+  }
+  std::vector<std::pair<std::string, uint64_t>> files;
+  for (std::string& p : paths) {
+    // A file that cannot be stat'ed is still merged (size 0), so that its reader names the error.
+    struct stat st {};
+    uint64_t size = ::stat(p.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    files.emplace_back(std::move(p), size);
+  }
+  return balance_by_size(std::move(files), ranks);
+}
+
+// "E" + error, or "P" then "rank\0path\0" per file: paths cannot hold a NUL byte.
+std::string encode_plan(const MergePlan& plan) {
+  if (!plan.error.empty()) return "E" + plan.error;
+  std::string out = "P";
+  for (size_t r = 0; r < plan.shares.size(); ++r)
+    for (const std::string& path : plan.shares[r]) {
+      out += std::to_string(r);
+      out += '\0';
+      out += path;
+      out += '\0';
+    }
+  return out;
+}
+
+bool decode_plan(const std::string& bytes, int ranks, MergePlan* plan) {
+  *plan = MergePlan();
+  if (bytes.starts_with("E")) {
+    plan->error = bytes.substr(1);
+    return !plan->error.empty();
+  }
+  if (!bytes.starts_with("P") || ranks < 1) return false;
+  plan->shares.resize(static_cast<size_t>(ranks));
+  size_t pos = 1;
+  while (pos < bytes.size()) {
+    size_t rank_end = bytes.find('\0', pos);
+    if (rank_end == std::string::npos) return false;
+    size_t path_end = bytes.find('\0', rank_end + 1);
+    if (path_end == std::string::npos) return false;
+    size_t r = 0;
+    auto [p, ec] = std::from_chars(bytes.data() + pos, bytes.data() + rank_end, r);
+    if (ec != std::errc() || p != bytes.data() + rank_end || r >= plan->shares.size()) return false;
+    plan->shares[r].push_back(bytes.substr(rank_end + 1, path_end - rank_end - 1));
+    pos = path_end + 1;
+  }
+  return true;
+}
+
+}  // namespace hpcl::analysis

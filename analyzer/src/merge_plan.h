@@ -1,0 +1,32 @@
+// How hpcprof-lite-mpi spreads the files of a measurement directory over its ranks: each rank
+// gets a share of about the same number of bytes (merge time follows file size, not file
+// count: ranks of one job differ in threads and in tree size). Rank 0 makes the plan and
+// broadcasts it as one string, so every rank sees the same split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpcl::analysis {
+
+struct MergePlan {
+  std::string error;                             // listing failed; every rank stops with it
+  std::vector<std::vector<std::string>> shares;  // shares[rank]: the files that rank merges
+  size_t found() const;
+};
+
+// Largest file first, each to the share with the fewest bytes so far (ties: the lower rank).
+// The result does not depend on the order of `files`.
+MergePlan balance_by_size(std::vector<std::pair<std::string, uint64_t>> files, int ranks);
+
+// The plan of `dir` for `ranks` ranks: its "*.hpcl" files (as merge_directory lists them)
+// with their sizes, balanced; or an error naming `dir`.
+MergePlan plan_directory(const std::string& dir, int ranks);
+
+// The plan as bytes and back (for MPI_Bcast). decode_plan returns false on malformed bytes.
+std::string encode_plan(const MergePlan& plan);
+bool decode_plan(const std::string& bytes, int ranks, MergePlan* plan);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,133 @@
+// hpcprof-lite-mpi: `hpcprof-lite merge` spread over the ranks of an MPI job, for measurement
+// directories of thousands of process profiles. Rank 0 lists the directory and splits the files
+// by size (merge_plan.h); each rank merges its share on threads (merge_into); the partial merges
+// are summed along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial
+// profiles (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database,
+// which is byte for byte the one `hpcprof-lite merge` writes.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "accumulator.h"
+#include "hpcl/io.h"
+#include "merge_cli.h"
+#include "merge_plan.h"
+#include "mpi_transport.h"
+
+namespace {
+
+using namespace hpcl::analysis;
+
+constexpr int kExitUsage = 2;
+const char kProgram[] = "hpcprof-lite-mpi";
+
+const char kUsage[] =
+    "usage: mpirun -np K hpcprof-lite-mpi DIR -o DB [-j N] [--debug-dir DIR]\n"
+    "\n"
+    "Merges every *.hpcl process profile in DIR into the database DB, as `hpcprof-lite merge`\n"
+    "does, with the files spread over K MPI ranks (balanced by size) and the partial merges\n"
+    "summed along a binary tree to rank 0, which symbolizes and writes DB. The database is the\n"
+    "one `hpcprof-lite merge` writes. Damaged profiles are skipped and named.\n"
+    "-j N: threads per rank (default: online CPUs divided by the ranks on the node).\n"
+    "--debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
+    "(and DIR/<module path>), before /usr/lib/debug.\n";
+
+// Online CPUs shared by the ranks of this node.
+unsigned default_jobs() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long jobs = cpus > 0 ? cpus / std::max(on_node, 1) : 1;
+  return static_cast<unsigned>(std::max(jobs, 1L));
+}
+
+[[noreturn]] void fail_all(const std::string& message) {
+  std::cerr << kProgram << ": " << message << std::endl;
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return
+}
+
+// Sums the partial merges of all ranks into rank 0's: in round k (k = 1, 2, 4, ...) each rank
+// r with r % 2k == k sends to r - k and is done; r % 2k == 0 receives from r + k.
+void reduce_to_root(Accumulator& acc, int rank, int size) {
+  for (int step = 1; step < size; step *= 2) {
+    if (rank % (2 * step) == step) {
+      std::vector<uint8_t> bytes;
+      {
+        hpcl::Profile partial = acc.to_partial();
+        // Light compression: the partials cross shared memory or a fast network.
+        bytes = hpcl::encode_profile(partial, 1);
+      }
+      mpi::send_bytes(bytes, rank - step, MPI_COMM_WORLD);
+      return;
+    }
+    if (rank + step < size) {
+      int from = rank + step;
+      std::string name = "partial merge of rank " + std::to_string(from);
+      hpcl::ReadResult r;
+      {
+        std::vector<uint8_t> bytes = mpi::recv_bytes(from, MPI_COMM_WORLD);
+        r = hpcl::read_profile_bytes(bytes.data(), bytes.size(), name);
+      }
+      if (!r.ok) fail_all(r.error);
+      if (std::string error = acc.add_partial(r.profile); !error.empty())
+        fail_all(name + ": " + error);
+    }
+  }
+}
+
+int run(int argc, char** argv, int rank, int size) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      if (rank == 0) std::cout << kUsage;
+      return 0;
+    }
+  }
+  Args args(argc, argv);
+  MergeCommand command;
+  if (std::string error = parse_merge_args(args, default_jobs(), &command); !error.empty()) {
+    if (rank == 0) std::cerr << kProgram << ": " << error << "\n" << kUsage;
+    return kExitUsage;
+  }
+
+  std::string plan_bytes;
+  if (rank == 0) plan_bytes = encode_plan(plan_directory(command.dir, size));
+  mpi::bcast_bytes(plan_bytes, 0, MPI_COMM_WORLD);
+  MergePlan plan;
+  if (!decode_plan(plan_bytes, size, &plan)) fail_all("malformed file list from rank 0");
+  if (!plan.error.empty()) {
+    if (rank == 0) std::cerr << kProgram << ": " << plan.error << "\n";
+    return 1;
+  }
+
+  const size_t found = plan.found();
+  Accumulator acc;
+  merge_into(acc, std::move(plan.shares[static_cast<size_t>(rank)]), command.options.jobs);
+  reduce_to_root(acc, rank, size);
+  if (rank != 0) return 0;
+  MergeOutcome out = finish_merge(acc, found, command.dir, command.options);
+  return write_merge_outcome(out, command.output, kProgram);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Only the main thread calls MPI; the merge threads never do.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int status = run(argc, argv, rank, size);
+  MPI_Finalize();
+  return status;
+}

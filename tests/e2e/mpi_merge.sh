@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hpcprof-lite-mpi against hpcprof-lite merge on one measurement directory: the profiles of a
+# 2-rank MPI run and of two separate runs, a truncated profile and a file that is no profile at
+# all. On 2 and 3 ranks (an odd rank waits a round), with messages cut into 4 KiB chunks, the
+# MPI merge writes the same database byte for byte, prints the same skipped files, warnings and
+# summary line, and exits as merge does on a directory of damaged files and on a missing one.
+# Usage: mpi_merge.sh HPCPROF_LITE_MPI MPI_PROGRAM PROGRAM
+source "$(dirname "$0")/lib.sh"
+mpi_tool=$1
+mpi_prog=$2
+prog=$3
+[ -x "$mpi_tool" ] || skip "hpcprof-lite-mpi was not built (no MPI): $mpi_tool"
+[ -x "$mpi_prog" ] || skip "mpi_alloc_apis was not built: $mpi_prog"
+setup_mpi
+
+run_to mpirun_tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$mpi_prog" 10
+[ "$(cat mpirun_tool.status)" = 0 ] || fail "the MPI run failed: $(cat mpirun_tool.err)"
+expect_profiles meas 2
+for d in one two; do
+  run_to "$d" "$HPCL_RUN" -o "$d" -- "$prog" 10
+  [ "$(cat "$d.status")" = 0 ] || fail "run $d failed: $(cat "$d.err")"
+  cp "$(profiles "$d")" meas/
+done
+good=$(profiles meas | head -n1)
+head -c $(( $(stat -c %s "$good") / 2 )) "$good" >meas/truncated.hpcl
+echo "not a profile" >meas/junk.hpcl
+expect_profiles meas 6
+
+# prefixed_lines NAME PROGRAM: NAME.err's lines by PROGRAM (mpirun adds its own), prefix removed.
+prefixed_lines() { sed -n "s/^$2: //p" "$1.err"; }
+
+# same_outcome A B: the two merges' exit status, summary line and messages are the same.
+same_outcome() {
+  [ "$(cat "$1.status")" = "$(cat "$2.status")" ] ||
+    fail "$2 exited $(cat "$2.status"), merge exited $(cat "$1.status"): $(cat "$2.err")"
+  # The summary line names the output database, which differs.
+  [ "$(sed 's/ into .*//' "$1.out")" = "$(sed 's/ into .*//' "$2.out")" ] ||
+    fail "the summary lines differ: $(cat "$1.out") / $(cat "$2.out")"
+  if ! diff <(prefixed_lines "$1" hpcprof-lite) <(prefixed_lines "$2" hpcprof-lite-mpi) >&2; then
+    fail "$2 reports other skipped files, warnings or errors than merge"
+  fi
+}
+
+run_to serial "$HPCL_PROF" merge meas -o serial.hpcdb -j 2
+[ "$(cat serial.status)" = 0 ] || fail "hpcprof-lite merge failed: $(cat serial.err)"
+[ "$(prefixed_lines serial hpcprof-lite | grep -c '^skipping ')" = 2 ] ||
+  fail "merge did not skip exactly the two damaged files: $(cat serial.err)"
+grep -q "merged 4 of 6 profiles" serial.out || fail "merge's summary: $(cat serial.out)"
+"$HPCL_PROF" report serial.hpcdb --format json --top 0 >serial.json || fail "report of serial.hpcdb failed"
+
+for np in 2 3; do
+  HPCPROF_LITE_MPI_CHUNK=4096 run_to "mpi$np" "${MPIRUN[@]}" -np "$np" "$mpi_tool" meas -o "mpi$np.hpcdb" -j 1
+  same_outcome serial "mpi$np"
+  cmp serial.hpcdb "mpi$np.hpcdb" || fail "-np $np: the database differs from merge's"
+  "$HPCL_PROF" report "mpi$np.hpcdb" --format json --top 0 >"mpi$np.json" || fail "report of mpi$np.hpcdb failed"
+  cmp -s serial.json "mpi$np.json" || fail "-np $np: the JSON report differs from merge's"
+done
+
+# Exit status and messages where nothing can be merged.
+mkdir damaged
+cp meas/truncated.hpcl meas/junk.hpcl damaged/
+for dir in damaged missing; do
+  run_to "serial_$dir" "$HPCL_PROF" merge "$dir" -o "serial_$dir.hpcdb"
+  run_to "mpi_$dir" "${MPIRUN[@]}" -np 2 "$mpi_tool" "$dir" -o "mpi_$dir.hpcdb"
+  [ "$(cat "serial_$dir.status")" = 1 ] || fail "merge of $dir exited $(cat "serial_$dir.status")"
+  same_outcome "serial_$dir" "mpi_$dir"
+  [ ! -e "mpi_$dir.hpcdb" ] || fail "hpcprof-lite-mpi wrote a database of $dir"
+done
+echo "hpcprof-lite-mpi wrote merge's database on 2 and 3 ranks"

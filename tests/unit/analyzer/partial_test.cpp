@@ -1,0 +1,203 @@
+// Partial merges as they travel between the ranks of hpcprof-lite-mpi: to_partial -> bytes ->
+// add_partial, in any split and any nesting, then finish() gives the database that adding
+// every process to one accumulator gives, byte for byte. The inputs use every field of the
+// accumulator's state; a field that the transport forgets makes the bytes differ. Also the
+// plan that splits a directory over ranks.
+#include "accumulator.h"
+#include "merge_plan.h"
+#include "profile_builder.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+const Module kApp{"/nonexistent/bin/app", "aa11", 0x5555000};
+const Module kLibc{"/nonexistent/lib/libc.so.6", "cc22", 0x7f0000};
+
+OffsetHistogram histogram(OffsetOwner owner, uint32_t index, uint64_t min, uint64_t max,
+                          uint32_t bin, uint64_t count) {
+  OffsetHistogram h;
+  h.owner = owner;
+  h.index = index;
+  h.min = min;
+  h.max = max;
+  h.bins[bin] = count;
+  return h;
+}
+
+// Process `rank` of a made-up job: shared and rank-specific sites, statics (one TLS), offset
+// histograms, estimated samples, every META key the accumulator sums or copies, and a
+// different exe on rank 3 (so the database says "mixed").
+Profile process(int rank) {
+  Profile p = new_process(rank, "soft", rank == 2 ? "2000" : "1000");
+  if (rank == 3) p.set_meta("exe", "/nonexistent/bin/other");
+  p.modules = rank % 2 ? std::vector<Module>{kLibc, kApp} : std::vector<Module>{kApp, kLibc};
+  const uint32_t app = rank % 2 ? 1 : 0, libc = rank % 2 ? 0 : 1;
+  p.sites = {{AllocApi::Malloc, 0, {{app, 0x100}, {app, 0x200}}, 2, 2000},
+             {AllocApi::New, rank == 1 ? uint8_t(kSiteSampled) : uint8_t(0),
+              {{libc, 0x50}, {app, 0x300 + uint64_t(rank)}}, 1 + uint64_t(rank), 64}};
+  p.statics = {{app, 0x4000, 64, 0, "counter.3"},
+               {libc, 0x10, 8, kStaticTls, "tls_" + std::to_string(rank % 2)}};
+  Tree t1 = new_tree(100 + rank);
+  heap_sample(t1, 0, {{app, 0x900}, {app, 0x910}}, 5 + rank);
+  heap_sample_estimated(t1, 1, {{app, 0x900}, {libc, 0x60 + uint64_t(rank)}}, 2, 30, 900);
+  static_sample(t1, 0, {{app, 0x900}, {app, 0x920}}, 3);
+  static_sample(t1, 1, {{app, 0x930}}, 1);
+  Tree t2 = new_tree(200 + rank);
+  unknown_sample(t2, UnknownClass::UntrackedHeap, {{app, 0x940}}, 1);
+  nodata_sample(t2, {{kNoModule, 0x1234}}, 4);
+  p.trees = {t1, t2};
+  p.offsets = {histogram(OffsetOwner::Site, 0, 8 * uint64_t(rank), 100, 1, 5),
+               histogram(OffsetOwner::Static, 1, 0, 7, 0, 1)};
+  p.set_meta("threads", std::to_string(2 + rank));
+  p.set_meta("samples_total", std::to_string(20 + rank));
+  p.set_meta("samples_dropped", std::to_string(rank));
+  if (rank >= 2) {  // 1.2 counters in some inputs only
+    p.set_meta("samples_no_data", "4");
+    p.set_meta("offsets_lost", std::to_string(rank));
+  }
+  return p;
+}
+
+// Through the bytes, as between ranks.
+void transport(Accumulator& from, Accumulator& into) {
+  std::vector<uint8_t> bytes = encode_profile(from.to_partial(), 1);
+  ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), "partial");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(into.add_partial(r.profile), "");
+}
+
+void skip_two(Accumulator& a, Accumulator& b) {
+  a.skip("/m/z.hpcl", "damaged: tree 0 node 7: site 12 out of range; really");
+  b.skip("/m/a.hpcl", "truncated in section TREE");
+}
+
+std::vector<uint8_t> database_bytes(Accumulator& acc) { return encode_profile(acc.finish(), 0); }
+
+TEST(Partial, RoundTripThroughBytesEqualsDirectMerge) {
+  Accumulator direct;
+  for (int r = 0; r < 5; ++r) direct.add_process(process(r));
+  skip_two(direct, direct);
+
+  // Ranks 0..3 as hpcprof-lite-mpi splits them, one rank with nothing, reduced along a tree:
+  // 1 -> 0, 3 -> 2, then 2 -> 0.
+  Accumulator rank[4];
+  rank[0].add_process(process(4));
+  rank[0].add_process(process(1));
+  rank[1].add_process(process(0));
+  rank[2].add_process(process(3));
+  rank[2].add_process(process(2));
+  skip_two(rank[1], rank[3]);
+  transport(rank[1], rank[0]);
+  transport(rank[3], rank[2]);
+  transport(rank[2], rank[0]);
+
+  EXPECT_EQ(rank[0].processes(), direct.processes());
+  EXPECT_EQ(rank[0].skipped(), direct.skipped());
+  std::vector<uint8_t> expected = database_bytes(direct);
+  EXPECT_EQ(database_bytes(rank[0]), expected);
+  // The inputs did exercise what the comparison relies on.
+  ReadResult db = read_profile_bytes(expected.data(), expected.size(), "db");
+  ASSERT_TRUE(db.ok) << db.error;
+  EXPECT_EQ(*db.profile.find_meta("exe"), "mixed");
+  EXPECT_EQ(*db.profile.find_meta("ranks"), "5");
+  EXPECT_EQ(*db.profile.find_meta("threads"), "20");
+  EXPECT_EQ(*db.profile.find_meta("offsets_lost"), "9");
+  EXPECT_NE(db.profile.find_meta("skipped")->find("really"), std::string::npos);
+  EXPECT_EQ(db.profile.offsets.size(), 3u);
+}
+
+TEST(Partial, AbsorbEqualsTransport) {
+  Accumulator a, b, c, d;
+  a.add_process(process(0));
+  b.add_process(process(1));
+  c.add_process(process(0));
+  d.add_process(process(1));
+  a.absorb(b);
+  transport(d, c);
+  EXPECT_EQ(database_bytes(a), database_bytes(c));
+}
+
+TEST(Partial, ToPartialEmptiesTheAccumulator) {
+  Accumulator a;
+  a.add_process(process(0));
+  a.skip("/m/x.hpcl", "bad");
+  Profile p = a.to_partial();
+  EXPECT_EQ(a.processes(), 0u);
+  EXPECT_TRUE(a.skipped().empty());
+  Accumulator empty;
+  EXPECT_EQ(database_bytes(a), database_bytes(empty));
+  // An empty partial (a rank given no file) adds nothing.
+  Accumulator b, c;
+  b.add_process(process(2));
+  c.add_process(process(2));
+  transport(empty, b);
+  EXPECT_EQ(database_bytes(b), database_bytes(c));
+}
+
+TEST(Partial, RefusesWhatIsNotAPartial) {
+  Accumulator a;
+  EXPECT_NE(a.add_partial(process(0)).find("not a partial merge"), std::string::npos);
+  Accumulator b;
+  b.add_process(process(0));
+  Profile db = b.finish();
+  EXPECT_NE(a.add_partial(db).find("not a partial merge"), std::string::npos);
+
+  Accumulator c;
+  c.add_process(process(1));
+  Profile p = c.to_partial();
+  Profile newer = p;
+  newer.set_meta("partial", "2");
+  EXPECT_NE(a.add_partial(newer).find("version 2"), std::string::npos);
+  Profile odd = p;
+  odd.meta.emplace_back("partial.unheard_of", "1");
+  EXPECT_NE(a.add_partial(odd).find("partial.unheard_of"), std::string::npos);
+  Profile bad = p;
+  bad.set_meta("partial.threads", "many");
+  EXPECT_NE(a.add_partial(bad).find("partial.threads=many"), std::string::npos);
+  // Nothing of the refused partials was added.
+  EXPECT_EQ(a.processes(), 0u);
+  Accumulator empty;
+  EXPECT_EQ(database_bytes(a), database_bytes(empty));
+}
+
+TEST(MergePlan, BalancesBytesLargestFirst) {
+  MergePlan plan = balance_by_size({{"d", 10}, {"a", 50}, {"b", 40}, {"c", 30}, {"e", 20}}, 2);
+  ASSERT_EQ(plan.shares.size(), 2u);
+  // 50 -> 0; 40 -> 1; 30 -> 1 (40 < 50); 20 -> 0 (50 < 70); 10 -> 0 (70 = 70, lower rank).
+  EXPECT_EQ(plan.shares[0], (std::vector<std::string>{"a", "e", "d"}));
+  EXPECT_EQ(plan.shares[1], (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(plan.found(), 5u);
+  // More ranks than files: the others get nothing.
+  MergePlan wide = balance_by_size({{"x", 1}}, 3);
+  EXPECT_EQ(wide.shares[0], std::vector<std::string>{"x"});
+  EXPECT_TRUE(wide.shares[2].empty());
+}
+
+TEST(MergePlan, EncodesAndDecodes) {
+  MergePlan plan = balance_by_size({{"/m/a b.hpcl", 3}, {"/m/c.hpcl", 2}, {"/m/d.hpcl", 1}}, 2);
+  MergePlan back;
+  ASSERT_TRUE(decode_plan(encode_plan(plan), 2, &back));
+  EXPECT_EQ(back.shares, plan.shares);
+  MergePlan failed;
+  failed.error = "/m: no such directory";
+  ASSERT_TRUE(decode_plan(encode_plan(failed), 2, &back));
+  EXPECT_EQ(back.error, failed.error);
+  EXPECT_FALSE(decode_plan("X", 2, &back));
+  EXPECT_FALSE(decode_plan(std::string("P5\0/m/a.hpcl\0", 13), 2, &back));  // rank out of range
+  EXPECT_FALSE(decode_plan(std::string("P0\0/m/a.hpcl", 12), 2, &back));    // unterminated
+}
+
+TEST(MergePlan, ListsTheDirectoryAsMergeDoes) {
+  TempDir dir;
+  write_or_fail(process(0), dir.file("a.hpcl"));
+  write_or_fail(process(1), dir.file("b.hpcl"));
+  MergePlan plan = plan_directory(dir.path(), 4);
+  EXPECT_EQ(plan.error, "");
+  EXPECT_EQ(plan.found(), 2u);
+  EXPECT_EQ(plan_directory(dir.file("none"), 2).error, dir.file("none") + ": no such directory");
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
