@@ -6,9 +6,12 @@
 
 namespace hpcrun {
 
-// Installs a signal stack for the calling thread unless it has one. Not signal-safe.
-void alt_stack_thread_start();
-// Removes and frees the calling thread's signal stack if it is still the runtime's.
-void alt_stack_thread_end();
+// Installs a signal stack for the calling thread unless it has one. `*memory` is the stack's
+// mapping, kept with the thread's state: null the first time (mapped here), then reused by every
+// later thread that gets the same state, so a program that runs thousands of short threads maps
+// none after the first few. Not signal-safe.
+void alt_stack_thread_start(void** memory);
+// Removes the calling thread's signal stack if it is still `memory` (the mapping stays).
+void alt_stack_thread_end(void* memory);
 
 }  // namespace hpcrun

@@ -47,6 +47,18 @@ bool collect_list(const char* first, va_list* ap, char** args) {
   return true;
 }
 
+// Collects the list that follows `arg` and hands it to `exec`, with the arguments left after
+// the list (execle's envp).
+template <typename Exec>
+int exec_list(const char* target, const char* arg, va_list* ap, Exec exec) {
+  char* args[kMaxListArgs + 1];
+  if (!collect_list(arg, ap, args)) {
+    errno = E2BIG;
+    return -1;
+  }
+  return exec(target, args, ap);
+}
+
 }  // namespace
 }  // namespace hpcrun
 
@@ -84,36 +96,36 @@ HPCL_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   return around_exec([&] { return real.fexecve(fd, argv, envp); });
 }
 
-// execl(path, arg0, ..., NULL); execle adds envp after the NULL.
+// execl(path, arg0, ..., NULL), execlp likewise; execle adds envp after the NULL.
 HPCL_EXPORT int execl(const char* path, const char* arg, ...) {
-  char* args[kMaxListArgs + 1];
   va_list ap;
   va_start(ap, arg);
-  bool fits = collect_list(arg, &ap, args);
+  int rc = exec_list(path, arg, &ap, [](const char* p, char* const* args, va_list*) {
+    return around_exec([&] { return real.execv(p, args); });
+  });
   va_end(ap);
-  if (!fits) return errno = E2BIG, -1;
-  return execv(path, args);
+  return rc;
 }
 
 HPCL_EXPORT int execlp(const char* file, const char* arg, ...) {
-  char* args[kMaxListArgs + 1];
   va_list ap;
   va_start(ap, arg);
-  bool fits = collect_list(arg, &ap, args);
+  int rc = exec_list(file, arg, &ap, [](const char* f, char* const* args, va_list*) {
+    return around_exec([&] { return real.execvp(f, args); });
+  });
   va_end(ap);
-  if (!fits) return errno = E2BIG, -1;
-  return execvp(file, args);
+  return rc;
 }
 
 HPCL_EXPORT int execle(const char* path, const char* arg, ...) {
-  char* args[kMaxListArgs + 1];
   va_list ap;
   va_start(ap, arg);
-  bool fits = collect_list(arg, &ap, args);
-  char* const* envp = fits ? va_arg(ap, char* const*) : nullptr;
+  int rc = exec_list(path, arg, &ap, [](const char* p, char* const* args, va_list* rest) {
+    char* const* envp = va_arg(*rest, char* const*);
+    return around_exec([&] { return real.execve(p, args, envp); });
+  });
   va_end(ap);
-  if (!fits) return errno = E2BIG, -1;
-  return execve(path, args, envp);
+  return rc;
 }
 
 }  // extern "C"

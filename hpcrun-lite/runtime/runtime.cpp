@@ -126,16 +126,18 @@ int sampling_signal() {
 
 void on_thread_exit(void* p) {
   RuntimeGuard guard;
-  thread_end(static_cast<ThreadState*>(p));
-  alt_stack_thread_end();
+  auto* ts = static_cast<ThreadState*>(p);
+  alt_stack_thread_end(ts->alt_stack);
+  thread_end(ts);
 }
 
 void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   rescan_modules_if_dirty();
-  alt_stack_thread_start();
   ThreadState* ts = thread_begin(creator, ncreator);
+  if (!ts) return;
+  alt_stack_thread_start(&ts->alt_stack);
   // The key's destructor runs at thread exit, also through pthread_exit.
-  if (ts) pthread_setspecific(g_thread_key, ts);
+  pthread_setspecific(g_thread_key, ts);
 }
 
 struct StartArgs {

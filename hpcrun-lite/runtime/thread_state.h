@@ -31,6 +31,7 @@ struct ThreadState {
   int perf_fd;               // -1 when not sampling
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   uint64_t stack_lo, stack_hi;
+  void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written

@@ -19,14 +19,6 @@ name=$(basename "$prog")
 mapfile -t mine < <(profiles meas | grep "/$name\.")
 [ "${#mine[@]}" -eq "$nprofiles" ] || { ls -la meas >&2; fail "${#mine[@]} profiles of $name, expected $nprofiles"; }
 
-i=0
-for f in "${mine[@]}"; do
-  i=$((i + 1))
-  mkdir -p "one$i"
-  cp "$f" "one$i/"
-  merge_and_report "one$i" "one$i.db" "one$i.json"
-  check work "one$i.json" --site make_work_array --min-samples "$min_samples" ||
-    fail "$(basename "$f") lacks the work done before the end"
-done
+check_work_in_each "$min_samples" "${mine[@]}"
 # And all of the run's profiles merge together.
 merge_and_report meas all.db all.json

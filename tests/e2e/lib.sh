@@ -99,6 +99,22 @@ merge_and_report() {
 
 check() { "$HPCL_PYTHON" "$CHECK" "$@"; }
 
+# check_work_in_each MIN_SAMPLES PROFILE...: each profile, merged on its own, holds at least
+# MIN_SAMPLES samples in the array made by make_work_array (tests/programs/endings.c): the work
+# its process did before it ended.
+check_work_in_each() {
+  local min=$1 f i=0
+  shift
+  for f in "$@"; do
+    i=$((i + 1))
+    mkdir -p "one$i"
+    cp "$f" "one$i/"
+    merge_and_report "one$i" "one$i.db" "one$i.json"
+    check work "one$i.json" --site make_work_array --min-samples "$min" ||
+      fail "$(basename "$f") lacks the work done before the end"
+  done
+}
+
 # profile_meta FILE KEY: prints the value of META KEY of a process profile, read from its bytes
 # as docs/FORMAT.md lays them out (header, zstd payload through the zstd tool, first section),
 # not through the analyzer. Fails the test when the file has no such key.

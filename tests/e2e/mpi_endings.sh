@@ -23,12 +23,4 @@ echo "mpirun status $(cat tool.status), as native" >&2
 
 mapfile -t mine < <(profiles meas)
 [ "${#mine[@]}" -eq 2 ] || { ls -la meas >&2; grep -v "module" tool.err >&2; fail "${#mine[@]} profiles, expected one per rank"; }
-i=0
-for f in "${mine[@]}"; do
-  i=$((i + 1))
-  mkdir -p "rank$i"
-  cp "$f" "rank$i/"
-  merge_and_report "rank$i" "rank$i.db" "rank$i.json"
-  check work "rank$i.json" --site make_work_array --min-samples "$min_samples" ||
-    fail "$(basename "$f") lacks the work done before the end"
-done
+check_work_in_each "$min_samples" "${mine[@]}"
