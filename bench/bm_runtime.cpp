@@ -12,14 +12,14 @@
 #include <cstring>
 #include <vector>
 
-#include "access_decode.h"
-#include "alloc_sites.h"
+#include "sources/soft/access_decode.h"
+#include "memory/alloc_sites.h"
 #include "bench_asm.h"
-#include "cct.h"
-#include "heap_map.h"
+#include "trees/cct.h"
+#include "memory/heap_map.h"
 #include "hpcl/profile.h"
-#include "modules.h"
-#include "saved_regs.h"
+#include "memory/modules.h"
+#include "sources/soft/saved_regs.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "access_decode.h"
+#include "sources/soft/access_decode.h"
 #include "pc_corpus.h"
 #include "bench_asm.h"
 

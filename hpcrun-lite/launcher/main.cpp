@@ -9,7 +9,7 @@
 
 #include "launch.h"
 #include "options.h"
-#include "source_probe.h"
+#include "sources/source_probe.h"
 
 using namespace hpcrun;
 

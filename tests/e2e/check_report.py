@@ -113,7 +113,7 @@ PROGRAMS["short_threads"] = {
     "array_bytes": 4 << 20,
 }
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
-# Programs of the decoder's rules (hpcrun-lite/runtime/access_decode.cpp): vectorized loads (rule D),
+# Programs of the decoder's rules (hpcrun-lite/runtime/sources/soft/access_decode.cpp): vectorized loads (rule D),
 # the same in Fortran, and a linked list walked by pointer chasing (rule F). A static array may be
 # matched by several names: the raw symbol or a demangled Fortran form (fields::mod_table, /legacy/).
 PROGRAMS["vector_loads"] = {

@@ -6,7 +6,7 @@
 #
 # With SLICES small, each worker runs far shorter than one sampling period (4 slices: ~0.1 ms
 # against 1 ms). Its samples then come only from the random phase at which each thread's sampling
-# starts (hpcrun-lite/runtime/sampling_phase.h): without it a worker is never sampled and the
+# starts (hpcrun-lite/runtime/sources/sampling_phase.h): without it a worker is never sampled and the
 # worker array's share is ~0 instead of ~0.5. The shares must be within 5 points, about 4
 # standard deviations of a binomial share at the ~1,000 samples this run takes.
 # Usage: short_threads.sh PROGRAM THREADS [SLICES]

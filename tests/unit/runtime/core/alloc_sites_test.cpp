@@ -1,7 +1,7 @@
 // Allocation sites: the same (API, path) gets the same id, anything different a new one; flags
 // are OR-ed into the site, not part of its identity;
 // counts add up; concurrent interning from two threads agrees.
-#include "alloc_sites.h"
+#include "memory/alloc_sites.h"
 
 #include "hpcl/profile.h"
 

@@ -1,6 +1,6 @@
 // The runtime's calling-context tree: the five roots, find-or-create, growth past the initial
 // hash table and chunk, parents before children.
-#include "cct.h"
+#include "trees/cct.h"
 
 #include <gtest/gtest.h>
 

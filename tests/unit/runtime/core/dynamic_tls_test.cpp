@@ -1,8 +1,8 @@
 // Dynamic TLS: the __thread array of a library opened with dlopen after the module registry's
 // first scan is found through each thread's DTV, in the calling thread and in another live
 // thread, and bad thread pointers read nothing instead of faulting.
-#include "dynamic_tls.h"
-#include "modules.h"
+#include "memory/dynamic_tls.h"
+#include "memory/modules.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Static variables: the ELF reader finds this test binary's own data symbols, and the module
 // registry maps addresses (plain, C++ namespaced, function-local static, TLS) to them.
-#include "elf_symbols.h"
-#include "modules.h"
+#include "memory/elf_symbols.h"
+#include "memory/modules.h"
 
 #include <gtest/gtest.h>
 

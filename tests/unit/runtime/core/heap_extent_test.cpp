@@ -1,7 +1,7 @@
 // The malloc heap's extent (heap_extent.h): the brk range and the table of 64 MiB arena heaps,
 // and glibc's chunk header telling a thread arena's block from a main-arena one, checked on
 // blocks this test's own malloc returns.
-#include "heap_extent.h"
+#include "memory/heap_extent.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The address map: exact lookups, replacement, range removal, the free() filter, and lookups
 // racing with a writer that inserts and removes blocks on another thread (the situation of a
 // signal handler sampling while the program mallocs and frees).
-#include "heap_map.h"
+#include "memory/heap_map.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "offset_hist.h"
+#include "memory/offset_hist.h"
 
 namespace hpcrun {
 namespace {

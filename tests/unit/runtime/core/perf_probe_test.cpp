@@ -1,7 +1,7 @@
 // The attributes the soft source asks the kernel for (checked without opening anything, through
 // the perf_open hook), and the run-time probe on fake sysfs trees.
-#include "perf_event.h"
-#include "source_probe.h"
+#include "sources/perf_event.h"
+#include "sources/source_probe.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "mpi_rank.h"
+#include "process/mpi_rank.h"
 #include "process_env.h"
 
 using namespace hpcrun;

@@ -1,6 +1,6 @@
 // The random first period of each thread (sampling_phase.h): always in (0, period], uniform over
 // it, and different for seeds that differ in one bit (thread ids, clock readings).
-#include "sampling_phase.h"
+#include "sources/sampling_phase.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // when the program allocates little, a logarithmic number during a start-up burst, the budget
 // held during sustained allocation, back to every block after a quiet phase, and weights that
 // make the tracked blocks an unbiased estimate of all of them.
-#include "track_control.h"
+#include "memory/track_control.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "access_decode.h"
+#include "sources/soft/access_decode.h"
 #include "pc_corpus.h"
 
 namespace {

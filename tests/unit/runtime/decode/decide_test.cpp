@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "access_decode.h"
+#include "sources/soft/access_decode.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "access_decode.h"
+#include "sources/soft/access_decode.h"
 
 namespace hpcl_test {
 

@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "access_decode.h"
+#include "sources/soft/access_decode.h"
 
 namespace {
 

@@ -1,0 +1,105 @@
+// See alloc_sites.h.
+#include "memory/alloc_sites.h"
+
+#include "process/raw_sys.h"
+
+#include <cstring>
+
+namespace hpcrun {
+
+static void* map_zeroed(size_t bytes) {
+  return raw_mmap(bytes);
+}
+
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t(api) << 8);
+  for (uint32_t i = 0; i < n; ++i) {
+    h ^= frames[i];
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h ^ n;
+}
+
+SiteRecord* AllocSites::get(uint32_t id) const {
+  if (id >= count_.load(std::memory_order_acquire)) return nullptr;
+  SiteRecord* c = chunks_[id >> kChunkBits].load(std::memory_order_acquire);
+  return c ? &c[id & ((1u << kChunkBits) - 1)] : nullptr;
+}
+
+bool AllocSites::ensure_storage() {
+  if (slots_) return true;
+  slots_ = static_cast<std::atomic<uint32_t>*>(map_zeroed(sizeof(std::atomic<uint32_t>) * kSlots));
+  return slots_ != nullptr;
+}
+
+const uint64_t* AllocSites::store_frames(const uint64_t* frames, uint32_t n) {
+  size_t bytes = sizeof(uint64_t) * n;
+  if (frame_used_ + bytes > kFrameChunk) {
+    frame_chunk_ = static_cast<uint8_t*>(map_zeroed(kFrameChunk));
+    if (!frame_chunk_) return nullptr;
+    frame_used_ = 0;
+  }
+  auto* dst = reinterpret_cast<uint64_t*>(frame_chunk_ + frame_used_);
+  memcpy(dst, frames, bytes);
+  frame_used_ += bytes;
+  return dst;
+}
+
+uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes) {
+  uint64_t h = hash_frames(api, frames, nframes);
+  auto matches = [&](uint32_t id) {
+    SiteRecord* r = get(id);
+    if (!(r && r->hash == h && r->api == api && r->nframes == nframes &&
+          memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0))
+      return false;
+    if ((__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & flags) != flags)
+      __atomic_fetch_or(&r->flags, flags, __ATOMIC_RELAXED);
+    return true;
+  };
+  // Lock-free probe first: the common case is an existing site.
+  auto* slots = slots_;
+  if (slots) {
+    for (uint32_t i = 0; i < 64; ++i) {
+      uint32_t v = slots[(h + i) & (kSlots - 1)].load(std::memory_order_acquire);
+      if (v == 0) break;
+      if (matches(v - 1)) return v - 1;
+    }
+  }
+  lock_.lock();
+  uint32_t result = kNoSite;
+  if (ensure_storage()) {
+    for (uint32_t i = 0; i < 64; ++i) {
+      auto& slot = slots_[(h + i) & (kSlots - 1)];
+      uint32_t v = slot.load(std::memory_order_relaxed);
+      if (v != 0) {
+        if (matches(v - 1)) { result = v - 1; break; }
+        continue;
+      }
+      uint32_t id = count_.load(std::memory_order_relaxed);
+      if (id >= kMaxSites) break;
+      uint32_t c = id >> kChunkBits;
+      if (!chunks_[c].load(std::memory_order_relaxed)) {
+        auto* mem = static_cast<SiteRecord*>(map_zeroed(sizeof(SiteRecord) << kChunkBits));
+        if (!mem) break;
+        chunks_[c].store(mem, std::memory_order_release);
+      }
+      const uint64_t* stored = store_frames(frames, nframes);
+      if (!stored) break;
+      SiteRecord* r = &chunks_[c].load(std::memory_order_relaxed)[id & ((1u << kChunkBits) - 1)];
+      r->hash = h;
+      r->frames = stored;
+      r->nframes = nframes;
+      r->api = api;
+      r->flags = flags;
+      count_.store(id + 1, std::memory_order_release);
+      slot.store(id + 1, std::memory_order_release);
+      result = id;
+      break;
+    }
+  }
+  lock_.unlock();
+  return result;
+}
+
+}  // namespace hpcrun

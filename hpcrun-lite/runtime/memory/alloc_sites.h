@@ -1,0 +1,73 @@
+// Allocation sites: every distinct (allocation API, call path) gets a small integer id,
+// the identity of a heap variable. The address map stores the id with each tracked block, and
+// the signal handler puts it in the tree (HeapVar node); the writer turns the table into the
+// profile's SITES section.
+//
+// Lookups are lock-free (the allocation fast path for an existing site takes no lock); a new
+// site is inserted under a spinlock. Records and frames live in mmap'd chunks that are never
+// freed, so ids and frame pointers stay valid for the life of the process.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "process/spinlock.h"
+
+namespace hpcrun {
+
+// Deeper allocation paths are cut at the outer end: unw_backtrace costs ~8 ns a frame and the
+// site hash and compare grow with depth; 32 frames keep a tracked allocation near 300 ns.
+inline constexpr int kMaxAllocFrames = 32;
+
+struct SiteRecord {
+  uint64_t hash;
+  const uint64_t* frames;  // raw code addresses (call sites: return address - 1), innermost first
+  uint32_t nframes;
+  uint8_t api;   // hpcl::AllocApi
+  uint8_t flags; // hpcl::AllocSiteFlags, OR-ed in by every intern (not part of the identity)
+  std::atomic<uint64_t> allocations;
+  std::atomic<uint64_t> bytes;
+};
+
+class AllocSites {
+ public:
+  static constexpr uint32_t kMaxSites = 1u << 18;
+  static constexpr uint32_t kNoSite = 0xffffffffu;  // the table is full or out of memory
+
+  // The id of the site, created if new; kNoSite when it cannot be stored (the block is then
+  // not tracked). `flags` are added to the site's flags: a site whose blocks were tracked with
+  // weight 1 at start-up and one in k later is one variable, flagged sampled. Never called from
+  // a signal handler.
+  uint32_t intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes);
+  void count(uint32_t id, uint64_t bytes) {
+    SiteRecord* r = get(id);
+    if (!r) return;
+    r->allocations.fetch_add(1, std::memory_order_relaxed);
+    r->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  uint32_t size() const { return count_.load(std::memory_order_acquire); }
+  SiteRecord* get(uint32_t id) const;
+  // Fork support: held across fork() so the child never inherits a half-inserted site.
+  void lock() { lock_.lock(); }
+  void unlock() { lock_.unlock(); }
+
+ private:
+  static constexpr int kChunkBits = 12;
+  static constexpr uint32_t kSlots = 1u << 19;  // open addressing, load factor <= 1/2
+  static constexpr size_t kFrameChunk = 1u << 20;  // bytes per frame-storage chunk
+
+  bool ensure_storage();
+  const uint64_t* store_frames(const uint64_t* frames, uint32_t n);
+
+  std::atomic<SiteRecord*> chunks_[kMaxSites >> kChunkBits] = {};
+  std::atomic<uint32_t>* slots_ = nullptr;  // site id + 1, 0 = empty
+  std::atomic<uint32_t> count_{0};
+  SpinLock lock_;
+  uint8_t* frame_chunk_ = nullptr;
+  size_t frame_used_ = kFrameChunk;
+};
+
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n);
+
+}  // namespace hpcrun

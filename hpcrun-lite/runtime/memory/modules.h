@@ -1,0 +1,72 @@
+// The registry of loaded modules (the executable and every shared library, including those
+// loaded later with dlopen) with their static data symbols.
+//
+// It answers two questions:
+//  - in the signal handler: which static variable holds a data address, looked up in every
+//    module, not only the module of the sampled instruction. TLS variables are found per thread
+//    from its thread pointer (FS base): those of modules loaded at start-up at a fixed offset
+//    below it (static TLS), those of modules loaded later through the thread's DTV (dynamic
+//    TLS, see dynamic_tls.h);
+//  - at write time: which module and link-time offset a code address has.
+// Entries are appended (never removed, so a dlclose'd module keeps its frames nameable) and
+// published with a release store of the count; readers use only published entries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "memory/elf_symbols.h"
+
+namespace hpcrun {
+
+inline constexpr uint32_t kMaxModules = 2048;
+inline constexpr uint32_t kMaxSegments = 8;
+
+struct ModuleEntry {
+  char path[512];
+  uint64_t bias;                 // load bias (l_addr)
+  uint64_t lo, hi;               // union of PT_LOAD ranges (runtime addresses)
+  uint64_t seg_lo[kMaxSegments], seg_hi[kMaxSegments];
+  uint32_t nsegs;
+  bool has_static_tls;           // PT_TLS at a fixed offset from the thread pointer
+  uint64_t tls_offset;           // thread pointer - TLS block start
+  uint64_t tls_size;             // PT_TLS p_memsz
+  uint64_t tls_align;            // PT_TLS p_align
+  // Loaded after start-up with a PT_TLS: blocks found through each thread's DTV under this id.
+  // Cleared (atomically) when a newer module takes over the same id after a dlclose.
+  uint32_t dynamic_tls;
+  uint64_t tls_modid;
+  SymbolTable symbols;
+};
+
+struct StaticHit {
+  uint32_t module;
+  int64_t symbol;  // index into the module's symbols, or -1: the module's data without a symbol
+};
+
+// Scans dl_iterate_phdr for modules not yet registered. Not signal-safe; callers hold the
+// runtime guard. Returns the number of new modules.
+uint32_t modules_scan();
+
+uint32_t modules_count();
+const ModuleEntry* module_get(uint32_t i);
+
+// Signal-safe: the static variable holding `addr`, with `tp` the thread pointer (FS base) of the
+// current thread for TLS.
+bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out);
+
+// Signal-safe: the TLS variable holding `addr` in the thread with thread pointer `tp` (any
+// thread): static TLS by arithmetic only; with `dynamic`, also the TLS blocks of modules loaded
+// later, read from that thread's DTV (a few system calls, see dynamic_tls.h).
+bool modules_find_tls(uint64_t addr, uint64_t tp, bool dynamic, StaticHit* out);
+
+// Signal-safe, no memory reads: whether a heap block of `size` bytes could be the TLS block of a
+// module loaded after start-up (glibc allocates those with malloc, so the address map may have
+// tracked one as a heap block).
+bool modules_maybe_dynamic_tls_block(uint64_t size);
+
+// The module containing a code address, or kNoModuleIndex.
+inline constexpr uint32_t kNoModuleIndex = 0xffffffffu;
+uint32_t modules_find_code(uint64_t addr);
+
+}  // namespace hpcrun

@@ -1,0 +1,117 @@
+// The interposed MPI initialisation calls, so that a process whose launcher left no rank in the
+// environment (a singleton run without mpirun, an unknown launcher) still gets its MPI rank in
+// the profile (mpi_rank.h). C: MPI_Init, MPI_Init_thread; Fortran (gfortran's `use mpi` /
+// mpif.h naming): mpi_init_, mpi_init_thread_. Open MPI's Fortran bindings call PMPI_Init, not
+// MPI_Init, hence their own wrappers; `use mpi_f08` is not covered.
+//
+// Each wrapper calls the next definition of the same name (dlsym(RTLD_NEXT)), not PMPI_Init:
+// a PMPI tool the program links (its MPI_Init then calls PMPI_Init) stays in the chain. The
+// wrapper returns what that call returned, with the arguments untouched, and only then asks the
+// rank, through PMPI_Comm_rank so that such a tool sees no call it did not make. Without MPI in
+// the process (a program that looks MPI_Init up by name to test for MPI), the C wrappers return
+// 16, Open MPI's MPI_ERR_OTHER (MPICH's is 15; any non-zero value says "failed"), and the Fortran
+// ones store that in ierr.
+//
+// Not reachable from a signal handler. The real call runs outside the runtime guard, so MPI's
+// own allocations are the program's as they would be without these wrappers; the symbol
+// lookups run inside it (dlsym may allocate).
+#include <dlfcn.h>
+
+#include "process/guard.h"
+#include "process/log.h"
+#include "process/mpi_rank.h"
+#include "process_env.h"
+
+#define HPCL_EXPORT __attribute__((visibility("default")))
+
+namespace hpcrun {
+namespace {
+
+constexpr int kNoMpi = 16;
+
+void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+
+// For the rank query: the first definition in the process, not the next after this library. An
+// executable that names MPI_COMM_WORLD holds a copy-relocated `ompi_mpi_comm_world` that libmpi
+// itself then uses; RTLD_NEXT skips the executable and would return libmpi's stale original
+// (lmp under mpirun: rank 0 on every rank). RTLD_NEXT only when the global scope lacks it.
+void* mpi_symbol(const char* name) {
+  void* p = dlsym(RTLD_DEFAULT, name);
+  return p ? p : dlsym(RTLD_NEXT, name);
+}
+
+// The next definition of `name`, or nullptr (never this library's own wrapper).
+template <typename Fn>
+Fn next_fn(const char* name, Fn self) {
+  RuntimeGuard guard;
+  auto fn = reinterpret_cast<Fn>(next_symbol(name));
+  return fn == self ? nullptr : fn;
+}
+
+void after_init(int rc, const char* which) {
+  if (rc != 0) return;
+  RuntimeGuard guard;
+  const char* family = nullptr;
+  int rank = query_mpi_rank(mpi_symbol, &family);
+  record_mpi_rank(rank);
+  const char* var = nullptr;
+  int env_rank = mpi_rank_from_environment(&var);
+  if (rank >= 0) {
+    log_info("%s: %s says rank %d (environment: %s)", which, family, rank, var ? var : "none");
+  } else {
+    log_info("%s: rank unknown (%s)", which,
+             family ? "PMPI_Comm_rank failed" : "MPI library not recognised");
+  }
+  if (var && rank >= 0 && env_rank != rank) {
+    log_warn("%s: %s=%d but MPI says rank %d; the profile uses %d", which, var, env_rank, rank,
+             env_rank);
+  }
+}
+
+}  // namespace
+}  // namespace hpcrun
+
+using hpcrun::after_init;
+using hpcrun::kNoMpi;
+using hpcrun::next_fn;
+
+extern "C" {
+
+HPCL_EXPORT int MPI_Init(int* argc, char*** argv) {
+  static auto real = next_fn("MPI_Init", &MPI_Init);
+  if (!real) return kNoMpi;
+  int rc = real(argc, argv);
+  after_init(rc, "MPI_Init");
+  return rc;
+}
+
+HPCL_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  static auto real = next_fn("MPI_Init_thread", &MPI_Init_thread);
+  if (!real) return kNoMpi;
+  int rc = real(argc, argv, required, provided);
+  after_init(rc, "MPI_Init_thread");
+  return rc;
+}
+
+// Fortran: MPI_Fint is a C int in both families (default INTEGER).
+HPCL_EXPORT void mpi_init_(int* ierr) {
+  static auto real = next_fn("mpi_init_", &mpi_init_);
+  if (!real) {
+    *ierr = kNoMpi;
+    return;
+  }
+  real(ierr);
+  after_init(*ierr, "mpi_init");
+}
+
+HPCL_EXPORT void mpi_init_thread_(int* required, int* provided, int* ierr) {
+  static auto real = next_fn("mpi_init_thread_", &mpi_init_thread_);
+  if (!real) {
+    *ierr = kNoMpi;
+    return;
+  }
+  real(required, provided, ierr);
+  after_init(*ierr, "mpi_init_thread");
+}
+
+}  // extern "C"

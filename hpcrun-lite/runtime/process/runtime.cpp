@@ -1,0 +1,339 @@
+// Start-up, thread life cycle, fork, dlopen and exit of the preloaded runtime.
+//
+// Order at start-up matters: the real functions first (every wrapper needs them), then options,
+// libunwind, the module scan (static variables), the sampler, and only then are allocations
+// tracked and the main thread sampled. A failure in any step is reported once on stderr and
+// measurement continues with what works: the program itself must run exactly as without us.
+#include "process/runtime.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "options.h"
+#include "process_env.h"
+#include "process/alt_stack.h"
+#include "process/guard.h"
+#include "process/log.h"
+#include "memory/modules.h"
+#include "memory/offset_hist.h"
+#include "process/process_end.h"
+#include "process/real_fns.h"
+#include "sources/soft/sampler.h"
+#include "process/spinlock.h"
+#include "sources/source_probe.h"
+#include "process/thread_state.h"
+#include "trees/unwind.h"
+
+#define HPCL_EXPORT __attribute__((visibility("default")))
+
+namespace hpcrun {
+
+constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
+                                    kDefaultSoftRate, "soft", {}, {}, 0};
+constinit HeapMap g_heap;
+constinit HeapExtent g_heap_extent;
+constinit AllocSites g_sites;
+constinit std::atomic<bool> g_tracking{false};
+
+namespace {
+
+pthread_key_t g_thread_key;
+// Held while ELF files are read (milliseconds).
+constinit SpinLock g_scan_lock;
+
+void set_track_policy() {
+  TrackPolicy& t = g_config.track;
+  t.adaptive = g_config.small_every == kSmallEveryAuto;
+  t.fixed_k = t.adaptive ? 1 : uint32_t(g_config.small_every > UINT32_MAX ? UINT32_MAX : g_config.small_every);
+}
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+void read_cmdline() {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, g_config.cmdline, sizeof g_config.cmdline - 1);
+  close(fd);
+  if (n <= 0) return;
+  for (ssize_t i = 0; i < n - 1; ++i)
+    if (g_config.cmdline[i] == 0) g_config.cmdline[i] = ' ';
+  g_config.cmdline[n] = 0;
+}
+
+void read_options() {
+  if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
+  uint64_t value;
+  if (const char* v = getenv(kEnvMinBytes)) {
+    if (parse_size(v, &value)) g_config.min_bytes = value;
+    else log_warn("ignoring %s=%s: not a size", kEnvMinBytes, v);
+  }
+  if (const char* v = getenv(kEnvSmallEvery)) {
+    if (parse_small_every(v, &value)) g_config.small_every = value;
+    else log_warn("ignoring %s=%s: neither auto nor a number", kEnvSmallEvery, v);
+  }
+  if (const char* v = getenv(kEnvTrackBudget)) {
+    if (parse_size(v, &value)) g_config.track.budget = value;
+    else log_warn("ignoring %s=%s: not a number", kEnvTrackBudget, v);
+  }
+  set_track_policy();
+  Options opts;
+  char err[256];
+  SourceSpec spec;
+  if (const char* v = getenv(kEnvEvents)) {
+    if (parse_sources(v, &opts, err, sizeof err) && opts.nsources > 0) spec = opts.sources[0];
+    else if (opts.nsources == 0 && v[0]) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
+  }
+  char why[256];
+  SourceKind kind = choose_source(spec.kind, probe_hardware("/sys/bus/event_source/devices"),
+                                  why, sizeof why);
+  g_config.source = source_name(kind);
+  g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
+  if (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::Ibs) log_warn("%s", why);
+  else log_info("sampling source %s", why);
+
+  const char* out = getenv(kEnvOut);
+  if (out && out[0]) {
+    snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", out);
+  } else {
+    // Same default as the launcher, for LD_PRELOAD set by hand: the program is the first word
+    // of the command line.
+    std::string program(g_config.cmdline, strcspn(g_config.cmdline, " "));
+    snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", default_out_dir(program).c_str());
+  }
+}
+
+int sampling_signal() {
+  if (const char* v = getenv(kEnvSignal)) {
+    int s = atoi(v);
+    if (s > 0 && s < NSIG) return s;
+  }
+  return SIGRTMIN + 4;
+}
+
+void on_thread_exit(void* p) {
+  RuntimeGuard guard;
+  auto* ts = static_cast<ThreadState*>(p);
+  alt_stack_thread_end(ts->alt_stack);
+  thread_end(ts);
+}
+
+void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
+  rescan_modules_if_dirty();
+  ThreadState* ts = thread_begin(creator, ncreator);
+  if (!ts) return;
+  alt_stack_thread_start(&ts->alt_stack);
+  // The key's destructor runs at thread exit, also through pthread_exit.
+  pthread_setspecific(g_thread_key, ts);
+}
+
+struct StartArgs {
+  void* (*fn)(void*);
+  void* arg;
+  uint32_t ncreator;
+  uint64_t creator[kMaxCreatorFrames];
+};
+
+// The creating thread's call path, innermost first: pthread_create's caller and its callers,
+// then the path that created the creating thread itself, so a thread started by a thread keeps
+// the whole chain. Not signal context: unw_backtrace may lock and allocate here.
+//
+// Not for the threads of libgomp's pool: libgomp keeps its workers for every later parallel
+// region, so the path that created them is the first region's, and the samples of all later
+// regions would hang under it (e2e tail_calls: an array read only in a second region appeared
+// under the first region's caller). Their own frames name the region they run.
+bool created_by_thread_pool(uint64_t call_site) {
+  uint32_t m = modules_find_code(call_site);
+  const ModuleEntry* e = m == kNoModuleIndex ? nullptr : module_get(m);
+  return e && strstr(e->path, "libgomp") != nullptr;
+}
+
+uint32_t capture_creator_path(uint64_t* out) {
+  int n = capture_alloc_path(out, kMaxCreatorFrames);
+  if (n <= 0 || created_by_thread_pool(out[0])) return 0;
+  const ThreadState* self = t_state;
+  for (uint32_t i = 0; self && i < self->ncreator && n < kMaxCreatorFrames; ++i)
+    out[n++] = self->creator[i];
+  return uint32_t(n);
+}
+
+void* start_trampoline(void* p) {
+  StartArgs args = *static_cast<StartArgs*>(p);
+  {
+    RuntimeGuard guard;
+    real.free(p);
+    register_thread(args.creator, args.ncreator);
+  }
+  return args.fn(args.arg);
+}
+
+void prefork() {
+  g_sites.lock();
+  g_heap.lock();
+  g_heap_extent.lock();
+}
+void postfork_parent() {
+  g_heap_extent.unlock();
+  g_heap.unlock();
+  g_sites.unlock();
+}
+void postfork_child() {
+  g_heap_extent.unlock();
+  g_heap.unlock();
+  g_sites.unlock();
+  RuntimeGuard guard;
+  // Allocation counts stay: the child has the parent's blocks in its own address space, and a
+  // variable's size describes it there too. Samples start from zero.
+  process_end_after_fork_child();
+  threads_after_fork_child();
+  offsets_reset();
+  g_config.start_ns = now_ns();
+}
+
+void runtime_fini() { process_end_write(EndPath::ExitHandler); }
+
+// The launchers' own daemons and tools inherit the preload from the environment: mpirun starts
+// orted (also for a singleton's MPI_Init), Slurm's srun and MPICH's proxies run beside the
+// ranks. They are not the user's program; measured, they would add profiles of their own to the
+// measurement and be merged with the ranks.
+bool is_launcher_process() {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return false;
+  exe[n] = 0;
+  const char* slash = strrchr(exe, '/');
+  const char* name = slash ? slash + 1 : exe;
+  for (const char* launcher : {"orted", "prted", "mpirun", "mpiexec", "orterun", "prterun",
+                               "prte", "hydra_pmi_proxy", "mpiexec.hydra", "srun", "slurmstepd"})
+    if (strcmp(name, launcher) == 0) return true;
+  return false;
+}
+
+__attribute__((constructor)) void runtime_init() {
+  ensure_real_fns();
+  // Inert: the wrappers pass every call through (nothing is tracked or sampled, nothing
+  // written), and the signal wrappers install what the process asks for.
+  if (is_launcher_process()) return;
+  RuntimeGuard guard;
+  g_config.start_ns = now_ns();
+  read_cmdline();
+  read_options();
+  uint64_t brk_lo = read_brk_heap_start();
+  g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
+  unwind_init();
+  g_scan_lock.lock();
+  modules_scan();
+  g_scan_lock.unlock();
+  sampler_init(g_config.rate, sampling_signal());
+  process_end_init();
+  pthread_key_create(&g_thread_key, on_thread_exit);
+  pthread_atfork(prefork, postfork_parent, postfork_child);
+  atexit(runtime_fini);
+  g_tracking.store(true, std::memory_order_release);
+  register_thread();
+  char every[32];
+  log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %s, track-budget "
+           "%llu/s, output %s", int(getpid()), g_config.source, (unsigned long long)g_config.rate,
+           (unsigned long long)g_config.min_bytes,
+           small_every_text(g_config.small_every, every, sizeof every),
+           (unsigned long long)g_config.track.budget, g_config.out_dir);
+}
+
+}  // namespace
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+std::atomic<bool> g_modules_dirty{false};
+std::atomic<bool> g_loader_added{false};
+
+void rescan_modules_if_dirty() {
+  if (!g_modules_dirty.load(std::memory_order_acquire)) return;
+  // Allocations also happen inside dlopen: the loader's own (before and while it maps the new
+  // objects, with r_state RT_ADD) and the new library's constructors (after, RT_CONSISTENT).
+  // Scan once the loader was seen adding and is consistent again, so the new library and its
+  // dependencies are all in the list. _r_debug is the loader's debugger interface, read
+  // lock-free. A dlopen of a library already loaded adds nothing and leaves the flag set (one
+  // more load per allocation) until the next dlopen; the exit path scans regardless.
+  int state = __atomic_load_n(&_r_debug.r_state, __ATOMIC_ACQUIRE);
+  if (state == r_debug::RT_ADD) {
+    g_loader_added.store(true, std::memory_order_relaxed);
+    return;
+  }
+  if (state != r_debug::RT_CONSISTENT || !g_loader_added.load(std::memory_order_relaxed)) return;
+  scan_now();
+}
+
+void scan_now() {
+  if (!g_scan_lock.try_lock()) return;  // another thread scans
+  g_modules_dirty.store(false, std::memory_order_relaxed);
+  g_loader_added.store(false, std::memory_order_relaxed);
+  modules_scan();
+  g_scan_lock.unlock();
+}
+
+}  // namespace hpcrun
+
+using namespace hpcrun;
+
+extern "C" {
+
+HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                               void* (*fn)(void*), void* arg) {
+  ensure_real_fns();
+  if (!g_tracking.load(std::memory_order_acquire) || process_ending())
+    return real.pthread_create(thread, attr, fn, arg);
+  StartArgs* args;
+  {
+    RuntimeGuard guard;
+    args = static_cast<StartArgs*>(real.malloc(sizeof(StartArgs)));
+    if (args) args->ncreator = capture_creator_path(args->creator);
+  }
+  if (!args) return real.pthread_create(thread, attr, fn, arg);
+  args->fn = fn;
+  args->arg = arg;
+  int rc = real.pthread_create(thread, attr, start_trampoline, args);
+  if (rc != 0) real.free(args);
+  return rc;
+}
+
+// dlopen must see its real caller: glibc searches the calling object's RUNPATH, so a wrapper
+// that called the real dlopen would change which library a program loads. This stub marks the
+// module list as changed and jumps to the real dlopen with the caller's return address in place.
+// New modules are scanned at the program's next allocation (or thread start, or exit) after
+// the loader finished; samples that hit a new module's data before then count as unknown data.
+extern "C" __attribute__((visibility("hidden"))) void* hpcrun_dlopen_target() {
+  ensure_real_fns();
+  g_modules_dirty.store(true, std::memory_order_release);
+  return reinterpret_cast<void*>(real.dlopen);
+}
+
+HPCL_EXPORT __attribute__((naked)) void* dlopen(const char*, int) {
+  __asm__(
+      "push %rdi\n\t"
+      "push %rsi\n\t"
+      "sub $8, %rsp\n\t"  // 16-byte alignment for the call
+      "call hpcrun_dlopen_target\n\t"
+      "add $8, %rsp\n\t"
+      "pop %rsi\n\t"
+      "pop %rdi\n\t"
+      "jmp *%rax\n\t");
+}
+
+}  // extern "C"

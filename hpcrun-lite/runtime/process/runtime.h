@@ -1,0 +1,53 @@
+// Process-wide state of the preloaded runtime and its life cycle: start-up in a constructor,
+// thread start and exit, fork, dlopen, and the profile written at normal exit.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "memory/alloc_sites.h"
+#include "memory/heap_extent.h"
+#include "memory/heap_map.h"
+#include "memory/track_control.h"
+
+namespace hpcrun {
+
+struct RuntimeConfig {
+  uint64_t min_bytes;
+  uint64_t small_every;  // 0: never tracked; kSmallEveryAuto: adaptive (track); else fixed 1 in N
+  TrackPolicy track;     // derived from small_every and the track budget
+  uint64_t rate;
+  const char* source;    // "soft"
+  char out_dir[1024];
+  char cmdline[2048];
+  uint64_t start_ns;
+};
+
+extern RuntimeConfig g_config;
+extern HeapMap g_heap;
+extern HeapExtent g_heap_extent;
+extern AllocSites g_sites;
+// The tracked block this thread is handing to the real free() right now (start 0: none). The
+// block is already out of the map; the thread's own signal handler credits samples in it or in
+// its chunk header to it.
+extern __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
+// True once start-up finished: allocations are tracked from then on.
+extern std::atomic<bool> g_tracking;
+
+// Set by the dlopen stub; the next runtime entry point scans the new modules' static variables.
+extern std::atomic<bool> g_modules_dirty;
+// Scans new modules once a dlopen since the last scan has finished adding them; cheap when
+// nothing changed. Caller holds the runtime guard.
+void rescan_modules_if_dirty();
+// Scans new modules now (exit). Caller holds the runtime guard.
+void scan_now();
+
+// CLOCK_MONOTONIC through the vDSO: the tracking controller's clock.
+uint64_t monotonic_ns();
+
+// Builds the profile of this process and writes it (writer.cpp): DIR/EXE.HOST.RANK.PID.hpcl, or
+// with `tag` DIR/EXE.HOST.RANK.PID.TAG.hpcl. The path written goes to `written` (size n) if set.
+// Returns whether the file was written.
+bool write_process_profile(const char* tag = nullptr, char* written = nullptr, size_t n = 0);
+
+}  // namespace hpcrun

@@ -1,0 +1,278 @@
+// See signal_guard.h. The interposed functions are sigaction, signal, bsd_signal, sysv_signal,
+// sigprocmask and pthread_sigmask: glibc's signal() and friends call its internal sigaction,
+// not the exported one, so each is interposed on its own.
+#include "process/signal_guard.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <atomic>
+
+#include "process/real_fns.h"
+#include "process/spinlock.h"
+
+#define HPCL_EXPORT __attribute__((visibility("default")))
+
+namespace hpcrun {
+
+namespace {
+
+enum class Owner : int { None, Sampling, Ending };
+
+struct SlotState {
+  std::atomic<unsigned> seq{0};     // odd while the action below is being changed
+  std::atomic<int> owner{int(Owner::None)};
+  struct sigaction program{};       // what the program asked for (valid when owner != None)
+};
+
+// constinit: the runtime's constructor may run before this file's dynamic initialisers.
+constinit SlotState g_slots[NSIG];
+constinit SpinLock g_lock;
+int g_sampling_signo = 0;
+bool g_own_sigio = false;
+SignalHandler g_ending_handler = nullptr;
+
+// The program believes the sampling signal is blocked in this thread (it asked for it).
+__thread int t_program_blocks_sampling __attribute__((tls_model("initial-exec"))) = 0;
+
+constexpr int kEndingSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,    SIGTRAP, SIGABRT, SIGBUS,
+                                  SIGFPE,  SIGUSR1, SIGSEGV, SIGUSR2,   SIGPIPE, SIGALRM, SIGTERM,
+                                  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS};
+
+bool valid(int sig) { return sig > 0 && sig < NSIG; }
+
+Owner owner_of(int sig) { return Owner(g_slots[sig].owner.load(std::memory_order_acquire)); }
+
+// Blocks every signal of this thread for the duration (sigaction may run inside a handler that
+// interrupted this very thread in the middle of an update).
+class Critical {
+ public:
+  Critical() {
+    sigset_t all;
+    sigfillset(&all);
+    real.pthread_sigmask(SIG_SETMASK, &all, &saved_);
+    g_lock.lock();
+  }
+  ~Critical() {
+    g_lock.unlock();
+    real.pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+
+ private:
+  sigset_t saved_;
+};
+
+void set_program_action(int sig, const struct sigaction& act) {
+  SlotState& s = g_slots[sig];
+  s.seq.fetch_add(1, std::memory_order_acq_rel);
+  s.program = act;
+  s.seq.fetch_add(1, std::memory_order_release);
+}
+
+struct sigaction read_program_action(int sig) {
+  SlotState& s = g_slots[sig];
+  struct sigaction copy;
+  for (;;) {
+    unsigned before = s.seq.load(std::memory_order_acquire);
+    if (before & 1) continue;
+    memcpy(&copy, &s.program, sizeof copy);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.seq.load(std::memory_order_relaxed) == before) return copy;
+  }
+}
+
+struct sigaction runtime_action(SignalHandler handler, int extra_flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | extra_flags;
+  sigemptyset(&sa.sa_mask);
+  return sa;
+}
+
+bool is_default(const struct sigaction& a) { return a.sa_handler == SIG_DFL; }
+
+// The interposed sigaction, for a signal the runtime may own.
+int owned_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  Critical c;
+  Owner o = owner_of(sig);
+  struct sigaction previous;
+  if (o != Owner::None) previous = g_slots[sig].program;
+  else if (real.sigaction(sig, nullptr, &previous) != 0) return -1;
+
+  if (act) {
+    if (o == Owner::Sampling) {
+      set_program_action(sig, *act);  // the runtime's handler stays
+    } else if (is_default(*act) && g_ending_handler) {
+      // Back to the default: the ending handler takes the signal again.
+      struct sigaction ours = runtime_action(g_ending_handler, SA_NODEFER);
+      if (o != Owner::Ending && real.sigaction(sig, &ours, nullptr) != 0) return -1;
+      set_program_action(sig, *act);
+      g_slots[sig].owner.store(int(Owner::Ending), std::memory_order_release);
+    } else {
+      if (real.sigaction(sig, act, nullptr) != 0) return -1;
+      g_slots[sig].owner.store(int(Owner::None), std::memory_order_release);
+    }
+  }
+  if (old) *old = previous;
+  return 0;
+}
+
+bool may_own(int sig) {
+  return valid(sig) && (sig == g_sampling_signo || (sig == SIGIO && g_own_sigio) || signal_is_ending(sig));
+}
+
+int program_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  ensure_real_fns();
+  if (!may_own(sig)) return real.sigaction(sig, act, old);
+  return owned_sigaction(sig, act, old);
+}
+
+using OldHandler = void (*)(int);
+
+OldHandler signal_with_flags(int sig, OldHandler handler, int flags, bool mask_self) {
+  struct sigaction act, old;
+  memset(&act, 0, sizeof act);
+  act.sa_handler = handler;
+  act.sa_flags = flags;
+  sigemptyset(&act.sa_mask);
+  if (mask_self && valid(sig)) sigaddset(&act.sa_mask, sig);
+  if (program_sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+// Removes the sampling signal from a mask the program sets, and records what it asked for.
+int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
+                  sigset_t* old) {
+  if (!g_sampling_signo) return real_fn(how, set, old);
+  sigset_t copy;
+  bool asks = false;
+  if (set) {
+    copy = *set;
+    asks = sigismember(&copy, g_sampling_signo) == 1;
+    sigdelset(&copy, g_sampling_signo);
+  }
+  int believed = t_program_blocks_sampling;
+  int rc = real_fn(how, set ? &copy : nullptr, old);
+  if (rc != 0) return rc;
+  if (old && believed) sigaddset(old, g_sampling_signo);
+  if (set) {
+    if (how == SIG_SETMASK) t_program_blocks_sampling = asks;
+    else if (how == SIG_BLOCK && asks) t_program_blocks_sampling = 1;
+    else if (how == SIG_UNBLOCK && asks) t_program_blocks_sampling = 0;
+  }
+  return rc;
+}
+
+}  // namespace
+
+bool signal_is_ending(int sig) {
+  for (int s : kEndingSignals)
+    if (s == sig) return true;
+  return false;
+}
+
+bool signals_own_sampling(int signo, SignalHandler handler) {
+  ensure_real_fns();
+  if (!valid(signo)) {
+    errno = EINVAL;
+    return false;
+  }
+  if (signo == SIGIO) g_own_sigio = true;
+  Critical c;
+  struct sigaction previous;
+  if (real.sigaction(signo, nullptr, &previous) != 0) return false;
+  // SA_RESTART: a sample must never make the program's system calls fail with EINTR.
+  struct sigaction ours = runtime_action(handler, SA_RESTART);
+  if (real.sigaction(signo, &ours, nullptr) != 0) return false;
+  set_program_action(signo, previous);
+  g_slots[signo].owner.store(int(Owner::Sampling), std::memory_order_release);
+  if (signo != SIGIO) g_sampling_signo = signo;
+  return true;
+}
+
+void signals_own_endings(SignalHandler handler) {
+  ensure_real_fns();
+  Critical c;
+  g_ending_handler = handler;
+  for (int sig : kEndingSignals) {
+    if (sig == g_sampling_signo) continue;
+    struct sigaction previous;
+    if (real.sigaction(sig, nullptr, &previous) != 0 || !is_default(previous)) continue;
+    // SA_NODEFER: a fault inside the ending handler reaches it again instead of killing the
+    // process at once, so the handler can abandon the profile and still die of the first signal.
+    struct sigaction ours = runtime_action(handler, SA_NODEFER);
+    if (real.sigaction(sig, &ours, nullptr) != 0) continue;
+    set_program_action(sig, previous);
+    g_slots[sig].owner.store(int(Owner::Ending), std::memory_order_release);
+  }
+}
+
+void signal_forward(int sig, siginfo_t* info, void* uc, void (*die)(int, siginfo_t*, void*)) {
+  if (!valid(sig)) return;
+  struct sigaction a = read_program_action(sig);
+  if (a.sa_handler == SIG_IGN) return;
+  if (a.sa_handler == SIG_DFL) {
+    die(sig, info, uc);
+    return;
+  }
+  if (a.sa_flags & SA_RESETHAND) {
+    struct sigaction reset = a;
+    reset.sa_handler = SIG_DFL;
+    reset.sa_flags &= ~SA_SIGINFO;
+    set_program_action(sig, reset);
+  }
+  // The kernel would have blocked the program's sa_mask (and the signal, unless SA_NODEFER)
+  // while its handler runs.
+  sigset_t mask = a.sa_mask, saved;
+  if (!(a.sa_flags & SA_NODEFER)) sigaddset(&mask, sig);
+  real.pthread_sigmask(SIG_BLOCK, &mask, &saved);
+  if (a.sa_flags & SA_SIGINFO) a.sa_sigaction(sig, info, uc);
+  else a.sa_handler(sig);
+  real.pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+void signal_set_default(int sig) {
+  if (!valid(sig)) return;
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  real.sigaction(sig, &dfl, nullptr);
+  g_slots[sig].owner.store(int(Owner::None), std::memory_order_release);
+}
+
+}  // namespace hpcrun
+
+using namespace hpcrun;
+
+extern "C" {
+
+HPCL_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  return program_sigaction(sig, act, old);
+}
+
+// glibc's signal(): BSD semantics (the handler stays, the signal is blocked while it runs,
+// interrupted system calls restart).
+HPCL_EXPORT OldHandler signal(int sig, OldHandler handler) {
+  return signal_with_flags(sig, handler, SA_RESTART, true);
+}
+HPCL_EXPORT OldHandler bsd_signal(int sig, OldHandler handler) {
+  return signal_with_flags(sig, handler, SA_RESTART, true);
+}
+// System V semantics: the handler is reset on delivery and the signal is not blocked.
+HPCL_EXPORT OldHandler sysv_signal(int sig, OldHandler handler) {
+  return signal_with_flags(sig, handler, SA_RESETHAND | SA_NODEFER, false);
+}
+
+HPCL_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  ensure_real_fns();
+  return filtered_mask(real.sigprocmask, how, set, old);
+}
+
+HPCL_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  ensure_real_fns();
+  return filtered_mask(real.pthread_sigmask, how, set, old);
+}
+
+}  // extern "C"

@@ -1,0 +1,158 @@
+// See thread_state.h.
+#include "process/thread_state.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "process/raw_sys.h"
+#include "process/runtime.h"
+#include "sources/soft/sampler.h"
+#include "process/spinlock.h"
+#include "trees/unwind.h"
+
+namespace hpcrun {
+
+__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+std::atomic<ThreadState*> g_head{nullptr};
+std::atomic<uint32_t> g_next_index{0};
+// States of exited threads. Thread start and exit are not signal context, so a spinlock is fine.
+constinit SpinLock g_free_lock;
+ThreadState* g_free_head = nullptr;
+
+ThreadState* take_free_state() {
+  g_free_lock.lock();
+  ThreadState* ts = g_free_head;
+  if (ts) g_free_head = ts->next_free;
+  g_free_lock.unlock();
+  return ts;
+}
+
+void find_stack(ThreadState* ts) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* addr = nullptr;
+  size_t size = 0;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    ts->stack_lo = reinterpret_cast<uint64_t>(addr);
+    ts->stack_hi = ts->stack_lo + size;
+  }
+  pthread_attr_destroy(&attr);
+}
+
+// Fills in what belongs to the calling thread, on a new or a reused state.
+void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
+  ts->tid = pid_t(syscall(SYS_gettid));
+  ts->perf_fd = -1;
+  ts->period_pending = 0;
+  ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
+  for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
+  __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+  ts->stack_lo = ts->stack_hi = 0;
+  find_stack(ts);
+  ts->alive.store(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
+  if (t_state) return t_state;
+  g_next_index.fetch_add(1, std::memory_order_relaxed);
+  ThreadState* ts = take_free_state();
+  if (ts) {
+    adopt(ts, creator, n);  // keeps the tree, the counters and the tracking controller
+  } else {
+    void* mem = raw_mmap(sizeof(ThreadState));
+    if (!mem) return nullptr;
+    ts = static_cast<ThreadState*>(mem);
+    if (!ts->cct.init()) {
+      raw_munmap(mem, sizeof(ThreadState));
+      return nullptr;
+    }
+    adopt(ts, creator, n);
+    ts->track.init(g_config.track, monotonic_ns(),
+                   (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
+    ts->index = g_next_index.load(std::memory_order_relaxed) - 1;
+    ThreadState* head = g_head.load(std::memory_order_relaxed);
+    do {
+      ts->next = head;
+    } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
+                                           std::memory_order_relaxed));
+  }
+  unwind_thread_init();
+  t_state = ts;
+  sampler_start_thread(ts);
+  return ts;
+}
+
+void thread_end(ThreadState* ts) {
+  if (!ts) return;
+  sampler_stop_thread(ts);
+  // From here on a sampling signal still pending for this thread finds no state: the next
+  // owner of `ts` must be the only thread that inserts into its tree.
+  if (t_state == ts) {
+    t_state = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ts->alive.store(0, std::memory_order_release);
+  g_free_lock.lock();
+  ts->next_free = g_free_head;
+  g_free_head = ts;
+  g_free_lock.unlock();
+}
+
+ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
+uint32_t threads_count() { return g_next_index.load(std::memory_order_relaxed); }
+
+bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
+  if (self && addr - self->stack_lo < self->stack_hi - self->stack_lo) return true;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (t != self && t->alive.load(std::memory_order_relaxed) &&
+        addr - t->stack_lo < t->stack_hi - t->stack_lo)
+      return true;
+  return false;
+}
+
+bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, StaticHit* out) {
+  if (self && modules_find_tls(addr, self->fs_base, dynamic, out)) return true;
+  // The list only grows (states are reused, never unlinked), so the walk ends; the bound
+  // guards against a corrupted link all the same.
+  uint32_t budget = threads_count() + 1;
+  for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget)
+    if (t != self && t->alive.load(std::memory_order_relaxed) &&
+        modules_find_tls(addr, t->fs_base, dynamic, out))
+      return true;
+  return false;
+}
+
+void threads_after_fork_child() {
+  ThreadState* self = t_state;
+  // States of the parent's exited threads hold the parent's samples: never reuse them here.
+  g_free_lock.unlock();  // a parent thread may have held it at fork
+  g_free_head = nullptr;
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t == self) continue;
+    t->stale = true;
+    t->alive.store(0, std::memory_order_relaxed);
+    if (t->perf_fd >= 0) {
+      close(t->perf_fd);  // inherited fd of a thread that does not exist here
+      t->perf_fd = -1;
+    }
+  }
+  if (self) {
+    self->tid = pid_t(syscall(SYS_gettid));
+    self->cct.reset();
+    self->samples = self->busy = self->dropped = self->nodata = self->unresolved = 0;
+    if (self->perf_fd >= 0) {
+      close(self->perf_fd);
+      self->perf_fd = -1;
+    }
+    sampler_start_thread(self);
+  }
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,76 @@
+// Per-thread measurement state. It lives in mmap'd memory reached through an initial-exec TLS
+// pointer (trivially destructible: a thread_local with a destructor would make the C++ runtime
+// call malloc at thread exit), and is linked into a push-only global list so the writer finds
+// the trees of every thread, including those that already exited.
+//
+// The state of an exited thread, tree included, is handed to the next thread that starts: the
+// analyzer merges all threads' trees anyway, and a program that runs thousands of short threads
+// one after another would otherwise keep thousands of trees (20,000 threads: 340 MiB). Memory is
+// then bounded by the most threads alive at once; META `threads` still counts every thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "trees/cct.h"
+#include "memory/modules.h"
+#include "memory/track_control.h"
+
+namespace hpcrun {
+
+// Frames of the call path that created a thread, kept with it (see ThreadState::creator).
+inline constexpr int kMaxCreatorFrames = 32;
+
+struct ThreadState {
+  ThreadState* next;         // global list, newest first
+  ThreadState* next_free;    // list of states of exited threads, ready for reuse
+  uint32_t index;            // 0 = the first thread measured (main)
+  pid_t tid;
+  int perf_fd;               // -1 when not sampling
+  uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
+  uint64_t stack_lo, stack_hi;
+  void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
+  std::atomic<int> in_handler;
+  std::atomic<int> alive;
+  bool stale;                // fork child: a thread of the parent, not written
+  int period_pending;        // the event still runs its random first period (sampler.cpp)
+  // The call path that created this thread (pthread_create's caller and its callers, then the
+  // creating thread's own creator path), innermost first; none for the main thread. Every
+  // sample of the thread hangs under it, as its outermost frames: the report then shows which
+  // code (which parallel region) started the thread that touched the data.
+  uint32_t ncreator;
+  uint64_t creator[kMaxCreatorFrames];
+  // Counters (only the owning thread's handler writes them).
+  uint64_t samples;          // every signal that reached the handler
+  uint64_t busy;             // landed inside the runtime: code time under no data, PC only
+  uint64_t dropped;          // tree full: not recorded
+  uint64_t nodata;           // no memory operand
+  uint64_t unresolved;       // memory operand whose address could not be computed
+  // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
+  TrackControl track;
+  Cct cct;
+};
+
+extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
+
+// Creates and registers the calling thread's state (idempotent) and starts sampling it, with
+// `creator` (n frames, innermost first) as the call path that created the thread.
+// Not signal-safe; the caller holds the runtime guard.
+ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
+// Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
+// the state goes to the next thread that starts.
+void thread_end(ThreadState* ts);
+ThreadState* threads_head();
+uint32_t threads_count();  // threads measured so far, including exited ones
+// Whether addr lies on the stack of some measured live thread (the caller's own first).
+bool address_on_a_stack(uint64_t addr, const ThreadState* self);
+// Whether addr is a TLS variable of some measured live thread (see modules_find_tls): `self`
+// first, then the others through the FS base each recorded at its start. Async-signal-safe;
+// the list walk is bounded, and a thread that exits meanwhile costs at most a failed read.
+bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, StaticHit* out);
+// Fork child: keeps only the calling thread, with an empty tree.
+void threads_after_fork_child();
+
+}  // namespace hpcrun

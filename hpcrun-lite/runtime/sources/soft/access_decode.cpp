@@ -1,0 +1,1073 @@
+// Instruction decoding for software address sampling. See access_decode.h for the contract.
+//
+// Everything in this file may run inside a signal handler of the measured program:
+//   - no allocation, no locks, no stdio, no errno changes (nothing here makes a system call;
+//     _dl_find_object is async-signal-safe and does not set errno),
+//   - only static storage (the PC cache is a fixed table of 64-bit atomic words),
+//   - bounded work per call (forward decoding is capped, see kMaxScanBytes / kMaxScanInsns),
+//   - stack use per call is about 4 KiB: a miss decides with up to three decoded instructions
+//     and their operands (1.1 KiB each) live at once, access_at needs one plus a
+//     ZydisRegisterContext (2.1 KiB); a handler on an alternate signal stack needs at least 8 KiB.
+//
+// Memory reads: only code bytes are read (never data at the computed address), and only where
+// they are known to be mapped: [function start, pc] was executed or lies in the same FDE-covered
+// text; bytes after pc up to the bound from bounds_impl (FDE end or next FDE start); at
+// a single instruction, at most to the end of its page unless the instruction spans into the
+// next page (then that page is mapped too, because the instruction was fetched).
+#include "sources/soft/access_decode.h"
+
+#include <Zydis/Zydis.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace hpcrun {
+namespace {
+
+constexpr uint64_t kPageSize = 4096;
+constexpr size_t kMaxInsnLen = 15;
+
+// Bound on the forward decoding of one pass over a function (see the rules before
+// decide_from_code).
+constexpr uint64_t kMaxScanBytes = 64 * 1024;
+constexpr unsigned kMaxScanInsns = 20000;
+
+// ------------------------------------------------------------------------------------------------
+// Decoder state. ZydisDecoderInit only fills a small struct; decode_init() does it once into the
+// globals (and binds the lazily-resolved PLT entries of everything used later). Before that, each
+// caller initialises a copy on its own stack, so calling too early is still correct.
+
+ZydisDecoder g_decoder;       // full decoding (operands, categories)
+ZydisDecoder g_scan_decoder;  // minimal mode: length and raw fields only, for forward scans
+std::atomic<int> g_decoder_state{0};  // 0 = not initialised, 1 = initialising, 2 = ready
+
+void init_decoders(ZydisDecoder* full, ZydisDecoder* scan) {
+  ZydisDecoderInit(full, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  ZydisDecoderInit(scan, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  ZydisDecoderEnableMode(scan, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE);
+}
+
+struct Decoders {
+  const ZydisDecoder* full;
+  const ZydisDecoder* scan;
+};
+
+// `local` is used (and initialised) only before decode_init has completed.
+Decoders get_decoders(ZydisDecoder (&local)[2]) {
+  if (g_decoder_state.load(std::memory_order_acquire) == 2) return {&g_decoder, &g_scan_decoder};
+  init_decoders(&local[0], &local[1]);
+  return {&local[0], &local[1]};
+}
+
+// ------------------------------------------------------------------------------------------------
+// Classification helpers shared by decide_from_code and access_at, so that the decision and the
+// address computation agree on what "an access" is.
+
+bool is_control_transfer(const ZydisDecodedInstruction& in) {
+  if (in.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) return true;
+  switch (in.meta.category) {
+    case ZYDIS_CATEGORY_COND_BR:
+    case ZYDIS_CATEGORY_UNCOND_BR:
+    case ZYDIS_CATEGORY_CALL:
+    case ZYDIS_CATEGORY_RET:
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Target of a direct (relative-immediate) branch: jcc, jmp rel, call rel, loop, jrcxz, xbegin.
+bool direct_branch_target(const ZydisDecodedInstruction& in, uint64_t runtime_address,
+                          uint64_t* target) {
+  for (const auto& imm : in.raw.imm) {
+    if (imm.size != 0 && imm.is_relative) {
+      *target = runtime_address + in.length + static_cast<uint64_t>(imm.value.s);
+      return true;
+    }
+  }
+  return false;
+}
+
+// `lock or $0,(%rsp)` / `lock add $0,(%rsp)` (any operand size): a full memory fence.
+bool is_fence_idiom(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) == 0) return false;
+  if (in.mnemonic != ZYDIS_MNEMONIC_OR && in.mnemonic != ZYDIS_MNEMONIC_ADD) return false;
+  if (in.operand_count_visible != 2) return false;
+  const ZydisDecodedOperand& m = ops[0];
+  const ZydisDecodedOperand& imm = ops[1];
+  return m.type == ZYDIS_OPERAND_TYPE_MEMORY && m.mem.base == ZYDIS_REGISTER_RSP &&
+         m.mem.index == ZYDIS_REGISTER_NONE && imm.type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+         imm.imm.value.u == 0;
+}
+
+// The memory operand that is a data access, or -1.
+//   - operand type MEMORY with memory type MEM or VSIB (AGEN = lea-style address generation and
+//     MIB = MPX bound tables are not accesses) and a non-empty read/write action;
+//   - explicit operands only, except for string instructions (movs, cmps, stos, lods, scas and
+//     their rep forms), whose memory operands Zydis reports as hidden; implicit stack operands of
+//     push/pop/call/ret are not counted;
+//   - lea and nops with memory operands (nop dword [rax+rax], reserved-nop hints) are not
+//     accesses; prefetches and clflush are (they touch the line);
+//   - with two memory operands (movs, cmps) the source [rsi] is preferred;
+//   - the full-fence idiom `lock or/add $0,(%rsp)` (Open MPI, GCC's __atomic_thread_fence on
+//     some targets) is not an access: it changes nothing, and its time is the fence's (the store
+//     buffer draining), like mfence's. In HPCC's MPI progress loop it made [stack] a top row.
+int access_operand(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  if (in.mnemonic == ZYDIS_MNEMONIC_LEA || in.mnemonic == ZYDIS_MNEMONIC_NOP ||
+      in.meta.category == ZYDIS_CATEGORY_NOP || in.meta.category == ZYDIS_CATEGORY_WIDENOP ||
+      is_fence_idiom(in, ops)) {
+    return -1;
+  }
+  const bool string_op = in.meta.category == ZYDIS_CATEGORY_STRINGOP;
+  int found = -1;
+  for (int i = 0; i < in.operand_count; ++i) {
+    const ZydisDecodedOperand& op = ops[i];
+    if (op.type != ZYDIS_OPERAND_TYPE_MEMORY) continue;
+    if (op.mem.type != ZYDIS_MEMOP_TYPE_MEM && op.mem.type != ZYDIS_MEMOP_TYPE_VSIB) continue;
+    if (op.actions == 0) continue;
+    if (op.visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT && !string_op) continue;
+    if (!string_op) return i;
+    if (found < 0) found = i;
+    if (op.mem.base == ZYDIS_REGISTER_RSI || op.mem.base == ZYDIS_REGISTER_ESI ||
+        op.mem.base == ZYDIS_REGISTER_SI) {
+      return i;
+    }
+  }
+  return found;
+}
+
+// General-purpose register -> its 64-bit register (RAX..R15), or NONE for anything else.
+ZydisRegister gpr64(ZydisRegister r) {
+  if (r == ZYDIS_REGISTER_NONE) return ZYDIS_REGISTER_NONE;
+  const ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+  if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15) return big;
+  return ZYDIS_REGISTER_NONE;
+}
+
+// True when the instruction writes (or may write) a general-purpose register that the address of
+// operand `m` uses: its base or index. Implicit and hidden writes count (movs advances rsi/rdi).
+bool overwrites_address_register(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops,
+                                 const ZydisDecodedOperand& m) {
+  const ZydisRegister base = gpr64(m.mem.base);
+  const ZydisRegister index = gpr64(m.mem.index);
+  if (base == ZYDIS_REGISTER_NONE && index == ZYDIS_REGISTER_NONE) return false;
+  for (int i = 0; i < in.operand_count; ++i) {
+    const ZydisDecodedOperand& op = ops[i];
+    if (op.type != ZYDIS_OPERAND_TYPE_REGISTER) continue;
+    if ((op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0) continue;
+    const ZydisRegister w = gpr64(op.reg.value);
+    if (w != ZYDIS_REGISTER_NONE && (w == base || w == index)) return true;
+  }
+  return false;
+}
+
+// Decodes one instruction at runtime address `addr` without reading past its page unless the
+// instruction really continues into the next one.
+bool decode_at(const ZydisDecoder* dec, uint64_t addr, ZydisDecodedInstruction* in,
+               ZydisDecodedOperand* ops) {
+  const uint64_t to_page_end = kPageSize - (addr & (kPageSize - 1));
+  const size_t first = to_page_end < kMaxInsnLen ? static_cast<size_t>(to_page_end) : kMaxInsnLen;
+  const void* p = reinterpret_cast<const void*>(addr);
+  ZyanStatus st = ZydisDecoderDecodeFull(dec, p, first, in, ops);
+  if (st == ZYDIS_STATUS_NO_MORE_DATA && first < kMaxInsnLen) {
+    st = ZydisDecoderDecodeFull(dec, p, kMaxInsnLen, in, ops);
+  }
+  return ZYAN_SUCCESS(st);
+}
+
+// Value of a register as an address component, truncated to the register's width.
+bool register_value(ZydisRegister r, const SavedRegs& regs, uint64_t* v) {
+  const ZydisRegister big = gpr64(r);
+  if (big == ZYDIS_REGISTER_NONE) return false;
+  uint64_t x = regs.gpr[big - ZYDIS_REGISTER_RAX];
+  switch (ZydisRegisterGetClass(r)) {
+    case ZYDIS_REGCLASS_GPR32: x &= 0xffffffffu; break;
+    case ZYDIS_REGCLASS_GPR16: x &= 0xffffu; break;
+    case ZYDIS_REGCLASS_GPR8: x &= 0xffu; break;  // never an address register in 64-bit mode
+    default: break;
+  }
+  *v = x;
+  return true;
+}
+
+// Register sets for the dependence rules: bit i for general-purpose register i (encoding order,
+// any width), bit 16 + n for vector register n (xmm, ymm or zmm). Flags, x87, mask and segment
+// registers have no bit: a dependence through them is not followed.
+using RegSet = uint64_t;
+
+RegSet reg_bit(ZydisRegister r) {
+  const ZydisRegister g = gpr64(r);
+  if (g != ZYDIS_REGISTER_NONE) return RegSet{1} << (g - ZYDIS_REGISTER_RAX);
+  switch (ZydisRegisterGetClass(r)) {
+    case ZYDIS_REGCLASS_XMM:
+    case ZYDIS_REGCLASS_YMM:
+    case ZYDIS_REGCLASS_ZMM: {
+      const int id = ZydisRegisterGetId(r);
+      return id >= 0 && id < 32 ? RegSet{1} << (16 + id) : 0;
+    }
+    default: return 0;
+  }
+}
+
+// Registers of the register operands (explicit or implicit) with an action in `actions`; with
+// `with_addresses`, also the base and index of the memory operands (which are read).
+RegSet registers_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, unsigned actions,
+                    bool with_addresses) {
+  RegSet m = 0;
+  for (int i = 0; i < in.operand_count; ++i) {
+    const ZydisDecodedOperand& op = ops[i];
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & actions) != 0) {
+      m |= reg_bit(op.reg.value);
+    } else if (with_addresses && op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
+      m |= reg_bit(op.mem.base) | reg_bit(op.mem.index);
+    }
+  }
+  return m;
+}
+
+RegSet reads_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_READ, true);
+}
+
+// Possibly conditionally, explicitly or implicitly.
+RegSet writes_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
+  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_WRITE, false);
+}
+
+RegSet address_regs(const ZydisDecodedOperand& m) { return reg_bit(m.mem.base) | reg_bit(m.mem.index); }
+
+// A memory operand addressed from the stack pointer or the frame pointer alone (locals, spills).
+// rbp is also a general register without frame pointers; such an access is then taken as stack.
+bool stack_only(const ZydisDecodedOperand& m) {
+  const ZydisRegister b = gpr64(m.mem.base);
+  return (b == ZYDIS_REGISTER_RSP || b == ZYDIS_REGISTER_RBP) && m.mem.index == ZYDIS_REGISTER_NONE &&
+         m.mem.segment != ZYDIS_REGISTER_FS && m.mem.segment != ZYDIS_REGISTER_GS;
+}
+
+// An access that cannot have taken the time of the instruction before it, because it has not run
+// yet and hits L1 when it does (rule N): a store (the store buffer hides its latency), a stack
+// access (spills, reloads, locals: stack_only), or a RIP-relative load (a constant of .rodata).
+bool cheap_access(const ZydisDecodedOperand& m) {
+  if ((m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) return true;
+  if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
+  return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
+}
+
+// The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
+// access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
+// bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
+// prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all, see access_operand).
+// Narrower RIP-relative loads
+// stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
+bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
+  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
+  if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
+  if (stack_only(m)) return true;
+  return m.mem.base == ZYDIS_REGISTER_RIP && (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0 && m.size >= 128;
+}
+
+// A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
+// lea r, [r + disp]. Sets *delta to the amount added.
+bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
+                     int64_t* delta) {
+  if (in.operand_count_visible < 1) return false;
+  const ZydisDecodedOperand& dst = ops[0];
+  if (dst.type != ZYDIS_OPERAND_TYPE_REGISTER || dst.reg.value != r) return false;
+  switch (in.mnemonic) {
+    case ZYDIS_MNEMONIC_ADD:
+    case ZYDIS_MNEMONIC_SUB:
+      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) return false;
+      *delta = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+      return true;
+    case ZYDIS_MNEMONIC_INC: *delta = 1; return true;
+    case ZYDIS_MNEMONIC_DEC: *delta = -1; return true;
+    case ZYDIS_MNEMONIC_LEA:
+      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY) return false;
+      if (ops[1].mem.base != r || ops[1].mem.index != ZYDIS_REGISTER_NONE) return false;
+      if (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_NONE) return false;
+      if (in.address_width != 64) return false;
+      *delta = ops[1].mem.disp.has_displacement ? ops[1].mem.disp.value : 0;
+      return true;
+    default: return false;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// PC cache: 64K slots of two atomic words, key and value.
+//   key   = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
+//   value = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
+//           fix1 reg << 40 | fix1 delta << 44.
+// A writer claims an empty slot by a CAS of the key from 0 to pc << 16 (not ready), stores the
+// value, then publishes the key with the ready bit (release). A reader that finds the pc not yet
+// ready treats it as a miss (and decides again itself); a ready key is never changed again, so
+// its value is final. No one waits for anyone: a handler that interrupts a writer between claim
+// and publish only decides once more. Open addressing within a window of kProbe slots from the
+// hash; entries are never removed, so a lookup may stop at the first empty slot.
+
+constexpr unsigned kCacheBits = 16;
+constexpr uint64_t kCacheSlots = uint64_t{1} << kCacheBits;
+constexpr unsigned kProbe = 16;
+
+struct alignas(16) CacheSlot {
+  std::atomic<uint64_t> key;
+  std::atomic<uint64_t> value;
+};
+CacheSlot g_cache[kCacheSlots];
+std::atomic<uint64_t> g_lookups{0}, g_hits{0}, g_inserts{0}, g_full{0};
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+uint64_t cache_hash(uint64_t pc) { return (pc * 0x9E3779B97F4A7C15ull) >> (64 - kCacheBits); }
+
+uint64_t pack_key(uint64_t pc, PcDecision d) {
+  return (pc << 16) | (uint64_t{static_cast<uint8_t>(d.rule)} << 8) | ((static_cast<uint64_t>(d.choice) + 1) << 1) | 1;
+}
+
+uint64_t pack_value(PcDecision d) {
+  const uint16_t off = d.choice == Choice::UsePrevious ? d.prev_len : static_cast<uint16_t>(d.offset);
+  uint64_t v = off | (uint64_t{d.nfixes} << 16);
+  for (unsigned i = 0; i < 2; ++i) {
+    v |= uint64_t{d.fixes[i].reg & 0xfu} << (20 + 20 * i);
+    v |= uint64_t{static_cast<uint16_t>(d.fixes[i].delta)} << (24 + 20 * i);
+  }
+  return v;
+}
+
+PcDecision unpack(uint64_t key, uint64_t v) {
+  PcDecision d;
+  d.choice = static_cast<Choice>(((key >> 1) & 0x7f) - 1);
+  d.rule = static_cast<Rule>((key >> 8) & 0xff);
+  if (d.choice == Choice::UsePrevious) d.prev_len = static_cast<uint8_t>(v & 0xff);
+  if (d.choice == Choice::UseOther) d.offset = static_cast<int16_t>(v & 0xffff);
+  d.nfixes = static_cast<uint8_t>((v >> 16) & 0x3);
+  for (unsigned i = 0; i < 2; ++i) {
+    d.fixes[i].reg = static_cast<uint8_t>((v >> (20 + 20 * i)) & 0xf);
+    d.fixes[i].delta = static_cast<int16_t>((v >> (24 + 20 * i)) & 0xffff);
+  }
+  return d;
+}
+
+bool cache_lookup(uint64_t pc, PcDecision* d) {
+  const uint64_t h = cache_hash(pc);
+  for (unsigned i = 0; i < kProbe; ++i) {
+    const CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
+    const uint64_t k = slot.key.load(std::memory_order_acquire);
+    if (k == 0) return false;
+    if ((k >> 16) == pc) {
+      if ((k & 1) == 0) return false;  // being written: decide again
+      *d = unpack(k, slot.value.load(std::memory_order_relaxed));
+      return true;
+    }
+  }
+  return false;
+}
+
+void cache_insert(uint64_t pc, PcDecision d) {
+  if (pc == 0 || (pc >> 48) != 0) return;  // not representable (never happens in user space)
+  const uint64_t h = cache_hash(pc);
+  for (unsigned i = 0; i < kProbe; ++i) {
+    CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
+    uint64_t expected = 0;
+    if (slot.key.compare_exchange_strong(expected, pc << 16, std::memory_order_relaxed)) {
+      slot.value.store(pack_value(d), std::memory_order_relaxed);
+      slot.key.store(pack_key(pc, d), std::memory_order_release);
+      g_inserts.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    if ((expected >> 16) == pc) return;  // another thread inserted the same pc (same decision)
+  }
+  g_full.fetch_add(1, std::memory_order_relaxed);
+}
+
+// ------------------------------------------------------------------------------------------------
+// .eh_frame_hdr / .eh_frame reading (DWARF pointer encodings, as used by the LSB for .eh_frame).
+
+constexpr uint8_t DW_EH_PE_omit = 0xff;
+constexpr uint8_t DW_EH_PE_absptr = 0x00;
+constexpr uint8_t DW_EH_PE_uleb128 = 0x01;
+constexpr uint8_t DW_EH_PE_udata2 = 0x02;
+constexpr uint8_t DW_EH_PE_udata4 = 0x03;
+constexpr uint8_t DW_EH_PE_udata8 = 0x04;
+constexpr uint8_t DW_EH_PE_sleb128 = 0x09;
+constexpr uint8_t DW_EH_PE_sdata2 = 0x0a;
+constexpr uint8_t DW_EH_PE_sdata4 = 0x0b;
+constexpr uint8_t DW_EH_PE_sdata8 = 0x0c;
+constexpr uint8_t DW_EH_PE_pcrel = 0x10;
+constexpr uint8_t DW_EH_PE_datarel = 0x30;
+constexpr uint8_t DW_EH_PE_indirect = 0x80;
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+uint64_t read_uleb(const uint8_t*& p) {
+  uint64_t v = 0;
+  unsigned shift = 0;
+  for (int i = 0; i < 10; ++i) {
+    const uint8_t b = *p++;
+    if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+    shift += 7;
+    if ((b & 0x80) == 0) break;
+  }
+  return v;
+}
+
+int64_t read_sleb(const uint8_t*& p) {
+  int64_t v = 0;
+  unsigned shift = 0;
+  uint8_t b = 0;
+  for (int i = 0; i < 10; ++i) {
+    b = *p++;
+    if (shift < 64) v |= static_cast<int64_t>(uint64_t{b & 0x7fu} << shift);
+    shift += 7;
+    if ((b & 0x80) == 0) break;
+  }
+  if (shift < 64 && (b & 0x40) != 0) v |= -(int64_t{1} << shift);
+  return v;
+}
+
+// Reads the value part of an encoded pointer (low nibble: format); advances p.
+bool read_format(const uint8_t*& p, uint8_t enc, uint64_t* out) {
+  switch (enc & 0x0f) {
+    case DW_EH_PE_absptr:
+    case DW_EH_PE_udata8: *out = load<uint64_t>(p); p += 8; return true;
+    case DW_EH_PE_sdata8: *out = static_cast<uint64_t>(load<int64_t>(p)); p += 8; return true;
+    case DW_EH_PE_udata4: *out = load<uint32_t>(p); p += 4; return true;
+    case DW_EH_PE_sdata4: *out = static_cast<uint64_t>(int64_t{load<int32_t>(p)}); p += 4; return true;
+    case DW_EH_PE_udata2: *out = load<uint16_t>(p); p += 2; return true;
+    case DW_EH_PE_sdata2: *out = static_cast<uint64_t>(int64_t{load<int16_t>(p)}); p += 2; return true;
+    case DW_EH_PE_uleb128: *out = read_uleb(p); return true;
+    case DW_EH_PE_sleb128: *out = static_cast<uint64_t>(read_sleb(p)); return true;
+    default: return false;
+  }
+}
+
+// Full encoded pointer: absolute, pc-relative or data-relative (datarel base given); no indirect.
+bool read_encoded(const uint8_t*& p, uint8_t enc, uint64_t datarel_base, uint64_t* out) {
+  if (enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect) != 0) return false;
+  const uint64_t field = reinterpret_cast<uint64_t>(p);
+  uint64_t v;
+  if (!read_format(p, enc, &v)) return false;
+  switch (enc & 0x70) {
+    case 0x00: break;
+    case DW_EH_PE_pcrel: v += field; break;
+    case DW_EH_PE_datarel: v += datarel_base; break;
+    default: return false;
+  }
+  *out = v;
+  return true;
+}
+
+// pc_range of the FDE at `fde` (address range it covers), using its CIE's 'R' encoding.
+bool fde_pc_range(const uint8_t* fde, uint64_t* range) {
+  if (load<uint32_t>(fde) == 0xffffffffu || load<uint32_t>(fde) == 0) return false;
+  const uint8_t* cie_field = fde + 4;
+  const uint32_t cie_off = load<uint32_t>(cie_field);
+  if (cie_off == 0) return false;  // this is a CIE, not an FDE
+  const uint8_t* cie = cie_field - cie_off;
+  if (load<uint32_t>(cie) == 0xffffffffu || load<uint32_t>(cie + 4) != 0) return false;
+  const uint8_t* p = cie + 8;
+  const uint8_t version = *p++;
+  if (version != 1 && version != 3) return false;
+  const char* aug = reinterpret_cast<const char*>(p);
+  size_t aug_len = 0;
+  while (aug_len < 16 && aug[aug_len] != '\0') ++aug_len;
+  if (aug_len == 16) return false;
+  p += aug_len + 1;
+  (void)read_uleb(p);  // code alignment factor
+  (void)read_sleb(p);  // data alignment factor
+  if (version == 1) {
+    ++p;  // return address register
+  } else {
+    (void)read_uleb(p);
+  }
+  uint8_t fde_enc = DW_EH_PE_absptr;
+  if (aug_len > 0) {
+    if (aug[0] != 'z') return false;
+    (void)read_uleb(p);  // augmentation data length
+    for (size_t i = 1; i < aug_len; ++i) {
+      switch (aug[i]) {
+        case 'R': fde_enc = *p++; break;
+        case 'L': ++p; break;
+        case 'P': {
+          const uint8_t penc = *p++;
+          uint64_t ignored;
+          if (!read_format(p, penc, &ignored)) return false;
+          break;
+        }
+        case 'S':
+        case 'B':
+        case 'G': break;
+        default: return false;  // unknown augmentation: cannot find the FDE fields safely
+      }
+    }
+  }
+  const uint8_t* q = fde + 8;
+  uint64_t ignored;
+  if ((fde_enc & 0x0f) == DW_EH_PE_uleb128 || (fde_enc & 0x0f) == DW_EH_PE_sleb128) return false;
+  if (!read_format(q, fde_enc, &ignored)) return false;   // pc_begin
+  if (!read_format(q, fde_enc & 0x0f, range)) return false;  // pc_range: format only, unsigned
+  return true;
+}
+
+// function_bounds: the FDE covering pc; `end` is the FDE end (or the next FDE start when the FDE
+// cannot be parsed), so [start, end) is mapped code.
+bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
+  dl_find_object r;
+  if (_dl_find_object(reinterpret_cast<void*>(pc), &r) != 0) return false;
+  if (r.dlfo_eh_frame == nullptr) return false;
+  const uint8_t* hdr = static_cast<const uint8_t*>(r.dlfo_eh_frame);
+  const uint64_t base = reinterpret_cast<uint64_t>(hdr);
+  if (hdr[0] != 1) return false;
+  const uint8_t eh_frame_ptr_enc = hdr[1], fde_count_enc = hdr[2], table_enc = hdr[3];
+  if (table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4)) return false;
+  const uint8_t* p = hdr + 4;
+  uint64_t v;
+  if (!read_encoded(p, eh_frame_ptr_enc, base, &v)) return false;
+  uint64_t count;
+  if (!read_encoded(p, fde_count_enc, base, &count) || count == 0) return false;
+  const uint8_t* table = p;  // count pairs of (int32 initial_location, int32 fde), datarel
+  auto loc = [&](uint64_t i) { return base + static_cast<uint64_t>(int64_t{load<int32_t>(table + 8 * i)}); };
+  if (pc < loc(0)) return false;
+  uint64_t lo = 0, hi = count;  // invariant: loc(lo) <= pc, and loc(hi) > pc or hi == count
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (loc(mid) <= pc) lo = mid; else hi = mid;
+  }
+  const uint64_t s = loc(lo);
+  const bool last = lo + 1 == count;
+  uint64_t e = last ? reinterpret_cast<uint64_t>(r.dlfo_map_end) : loc(lo + 1);
+  const uint8_t* fde =
+      reinterpret_cast<const uint8_t*>(base + static_cast<uint64_t>(int64_t{load<int32_t>(table + 8 * lo + 4)}));
+  uint64_t range;
+  if (fde_pc_range(fde, &range)) {
+    if (pc - s >= range) return false;  // pc lies after the function (padding, code without FDE)
+    if (s + range < e) e = s + range;
+  } else if (last) {
+    // Without the FDE's length the mapping end could lie past holes between segments; do not
+    // guess for the last FDE (after it come the non-code sections).
+    return false;
+  }
+  *start = s;
+  *end = e;
+  return true;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// The decision rules (decide_from_code), in order; the first that applies wins.
+//   U1. pc outside [func_start, func_start + len)                                  -> Unknown
+//   U2. decoding forward from func_start does not land exactly on pc (pc inside an instruction,
+//       or an undecodable byte (data in code) before pc), or reaching pc needs 64 KiB of code or
+//       more, or 20000 instructions or more (kMaxScanBytes / kMaxScanInsns)        -> Unknown
+//   C1. pc == func_start (no previous instruction in the function)                 -> UseCurrent
+//   C2. the previous instruction transfers control (jcc, jmp, call, ret, loop, syscall, int;
+//       direct or indirect)                                                        -> UseCurrent
+//   C3. a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in the scanned part of
+//       the function targets the middle of the previous instruction (e.g. a jump over a lock
+//       prefix)                                                                    -> UseCurrent
+//       "Targets" are found by one scan that continues past pc to the end of the function (loop
+//       back-edges come after their head); it stops at the end of the function, at 64 KiB from its
+//       start or after 20000 instructions in all, whichever comes first (a branch from beyond that
+//       is not seen). Bytes that do not decode are skipped one at a time (this can only add
+//       targets, i.e. make the rules that refuse a target more likely).
+//   Let "prev is an access" mean: the previous instruction has a memory operand that is a data
+//   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
+//   prefetch, clflush and string instructions are), and "chases" mean that it also writes a
+//   general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8]; movs/lods).
+//   B.  pc is a branch target, prev is an access and does not chase, the instruction at pc has no
+//       data access or only a stack one (base rsp or rbp, no index), and the edge prev -> pc is
+//       not a loop entry: either no backward jump targets pc, or some backward jump at b to t
+//       spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as often as the
+//       loop). A store or load that stalled before an if/else join or a latch is then not
+//       silently charged to the next instruction's stack counter -> UsePrevious (rule
+//       BranchJoin). Refused at a loop head entered from a preheader load (`mov rcx,[rsi]; L:
+//       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
+//       The sample may also have come through the branch; that path's stall is not looked for
+//       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
+//   Let "cheap" mean that the data access of the instruction at pc is a store (or read-modify-
+//   write), a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a
+//   .rodata constant): it has not run yet at the sample, and when it runs it hits L1 or the
+//   store buffer.
+//   N'. pc is a branch target, prev is not an access, and the instruction at pc is cheap
+//       -> NoData (rule Compute; see N for why)
+//   C4. pc is a branch target (otherwise)                                          -> UseCurrent
+//   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
+//       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
+//       not atomic (no lock prefix, not xchg; `lock orq $0,(%rsp)` is a fence, no access): a
+//       spill store waits for its data, a reload or a literal hits L1, so the time is the
+//       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
+//       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc
+//       stay P (a global scalar can miss when another thread writes it).
+//   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
+//   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
+//       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
+//       conditional jump is taken as a loop back-edge, a forward one falls through; any other
+//       transfer stops the search) an access is found whose address uses a register the chasing
+//       load wrote, and neither of its address registers is written between pc and it: that
+//       access, with the registers as saved (rule ChasedNext). Its address is in the node the
+//       chasing load just reached, so a linked structure allocated from one site is charged
+//       correctly; a structure whose nodes come from several sites gets the next node's site.
+//   D'. prev is not an access, the instruction at pc is one: the load that feeds prev, as in D
+//       with prev as the waiting instruction (prev is the instruction that took the time; it
+//       waited for that load)                                 -> UseOther(load), rule LoadFeeds
+//   N.  otherwise, when the instruction at pc is cheap        -> NoData, rule Compute
+//       The time went to prev's computation (or to an input D could not trace); the access at
+//       pc did not take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples
+//       sat on SSE spills and reloads, 68.1% after an arithmetic instruction without a memory
+//       operand (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made
+//       [stack] the top row with 40.7% of the data samples; .rodata SIMD constants
+//       (`addps 0xb2af3b(%rip)`) went the same way to the module's data row.
+//   C6. otherwise (a load or read through a general pointer at pc after compute) -> UseCurrent
+//       Kept: such a load is usually the next element of the stream the loop reads, so the
+//       variable is right although the instruction is not. Measured both ways: no e2e program
+//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays
+//       the kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
+//   D.  prev is not an access and neither is the instruction at pc: the waiting instruction is
+//       the one at pc, else the previous one. Going back from it within the block (no branch
+//       target at or after the instruction reached, no control transfer, at most kDepInsns
+//       instructions and kLookBack bytes before pc), the nearest instruction that writes a
+//       register the waiter reads must be a load (an access that reads memory, does not chase);
+//       its address registers may have been changed since only by add/sub imm, inc/dec or
+//       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
+//       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
+//       LoadFeeds. A writer that is not such a load, or any other update of an address register,
+//       gives up (rule Current: the instruction at pc, usually no data). When the load found is
+//       cheap (a stack reload or a RIP-relative constant, see N) the waiter was not waiting for
+//       memory                                               -> NoData, rule Compute.
+//       (This applies wherever D is used: D, D' and N''.)
+//   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
+//
+// One linear pass over the function gives the instruction starts and the branch targets in a
+// window of addresses; every instruction start in the window can then be decided without another
+// pass. resolve_sample uses that on a miss to also cache the decisions of the instructions around
+// the sampled pc (a hot loop is then decoded once, not once per sampled pc); the result for each
+// pc is exactly what decide_from_code gives for it alone (rule D looks back at most kLookBack
+// bytes, which every window covers; rule F decodes forward from pc and needs no window).
+namespace {
+
+constexpr unsigned kWindowWords = 5;                // 320 bits of instruction starts / targets
+constexpr uint64_t kBatchBefore = 128, kBatchAfter = 128;  // decided around a missed pc
+constexpr uint64_t kWindowSlack = 64;               // room for looking back (rule D)
+constexpr uint64_t kLookBack = 64;                  // rule D: bytes before pc
+constexpr unsigned kDepInsns = 8;                   // rule D: instructions back from the waiter
+constexpr unsigned kFollowInsns = 8;                // rule F: instructions forward from pc
+static_assert(kWindowSlack + kBatchBefore + kBatchAfter <= 64 * kWindowWords);
+static_assert(kLookBack <= kWindowSlack);
+
+struct Window {
+  uint64_t base = 0;  // runtime address of bit 0
+  uint64_t starts[kWindowWords] = {};
+  uint64_t targets[kWindowWords] = {};
+  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (rule B)
+  uint64_t in_loop[kWindowWords] = {};     // a: some backward jump at b to t has t < a <= b
+
+  static void set(uint64_t* bits, uint64_t base, uint64_t addr) {
+    if (addr < base || addr - base >= 64 * kWindowWords) return;
+    const uint64_t i = addr - base;
+    bits[i / 64] |= uint64_t{1} << (i % 64);
+  }
+  static bool get(const uint64_t* bits, uint64_t base, uint64_t addr) {
+    if (addr < base || addr - base >= 64 * kWindowWords) return false;
+    const uint64_t i = addr - base;
+    return (bits[i / 64] >> (i % 64)) & 1;
+  }
+  bool is_start(uint64_t a) const { return get(starts, base, a); }
+  bool is_target(uint64_t a) const { return get(targets, base, a); }
+  bool is_loop_head(uint64_t a) const { return get(loop_heads, base, a); }
+  bool is_in_loop(uint64_t a) const { return get(in_loop, base, a); }
+  // Marks (t, b] in in_loop, clipped to the window.
+  void mark_loop(uint64_t t, uint64_t b) {
+    const uint64_t end = base + 64 * kWindowWords;
+    for (uint64_t a = (t + 1 > base ? t + 1 : base); a <= b && a < end; ++a) set(in_loop, base, a);
+  }
+};
+
+// The linear pass. An address is recorded as an instruction start when the decode from the
+// function start reached it exactly, with no undecodable byte before it, fewer than kMaxScanInsns
+// instructions before it, and less than kMaxScanBytes from the start.
+void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, uint64_t func_start, Window* w) {
+  const uint64_t scan_end = len < kMaxScanBytes ? len : kMaxScanBytes;
+  ZydisDecodedInstruction in;
+  uint64_t off = 0;
+  unsigned insns = 0;
+  bool aligned = true;
+  while (off < scan_end && insns < kMaxScanInsns) {
+    const uint64_t at = func_start + off;
+    if (aligned) Window::set(w->starts, w->base, at);
+    ++insns;
+    const size_t avail = len - off < kMaxInsnLen ? len - off : kMaxInsnLen;
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(scan, nullptr, code + off, avail, &in))) {
+      aligned = false;
+      ++off;
+      continue;
+    }
+    uint64_t t;
+    if (direct_branch_target(in, at, &t)) {
+      Window::set(w->targets, w->base, t);
+      if (t <= at && in.meta.category != ZYDIS_CATEGORY_CALL) {
+        Window::set(w->loop_heads, w->base, t);
+        w->mark_loop(t, at);
+      }
+    }
+    off += in.length;
+  }
+}
+
+// The code of one function being decided: bytes [start, start + len) at runtime address start.
+struct Code {
+  const ZydisDecoder* full;
+  const uint8_t* bytes;
+  size_t len;
+  uint64_t start;
+
+  bool decode(uint64_t at, ZydisDecodedInstruction* in, ZydisDecodedOperand* ops) const {
+    if (at < start || at - start >= len) return false;
+    const uint64_t off = at - start;
+    const size_t avail = len - off < kMaxInsnLen ? static_cast<size_t>(len - off) : kMaxInsnLen;
+    return ZYAN_SUCCESS(ZydisDecoderDecodeFull(full, bytes + off, avail, in, ops));
+  }
+};
+
+// The instruction start before `a` (within one maximal instruction length), or 0.
+uint64_t start_before(const Window& w, uint64_t func_start, uint64_t a) {
+  for (uint64_t k = 1; k <= kMaxInsnLen && a - k >= func_start && a >= k; ++k) {
+    if (w.is_start(a - k)) return a - k;
+  }
+  return 0;
+}
+
+// Rule D's corrections: the address registers of the load at `load` (operand `m`) as they were
+// when it ran, given their values at pc. Every instruction in (load, pc) that writes one of them
+// must be a constant update. Reuses `in` / `ops` as scratch.
+bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, const ZydisDecodedOperand& m,
+                  PcDecision* d, ZydisDecodedInstruction* in, ZydisDecodedOperand* ops) {
+  const ZydisRegister regs[2] = {gpr64(m.mem.base), gpr64(m.mem.index)};
+  if ((m.mem.base != ZYDIS_REGISTER_NONE && regs[0] == ZYDIS_REGISTER_NONE && m.mem.base != ZYDIS_REGISTER_RIP) ||
+      (m.mem.index != ZYDIS_REGISTER_NONE && regs[1] == ZYDIS_REGISTER_NONE)) {
+    return false;  // a vector index (VSIB): no register to correct
+  }
+  int64_t delta[2] = {0, 0};
+  for (uint64_t at = load + load_len; at < pc;) {
+    if (!c.decode(at, in, ops)) return false;
+    const RegSet w = writes_of(*in, ops);
+    for (unsigned i = 0; i < 2; ++i) {
+      if (regs[i] == ZYDIS_REGISTER_NONE || (w & reg_bit(regs[i])) == 0) continue;
+      if (i == 1 && regs[1] == regs[0]) continue;  // [rax+rax*2]: one register, counted once
+      int64_t step;
+      if (!constant_update(*in, ops, regs[i], &step)) return false;
+      delta[i] += step;
+    }
+    at += in->length;
+  }
+  d->nfixes = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (delta[i] == 0 || (i == 1 && regs[1] == regs[0])) continue;
+    if (delta[i] < INT16_MIN || delta[i] > INT16_MAX) return false;
+    d->fixes[d->nfixes].reg = static_cast<uint8_t>(regs[i] - ZYDIS_REGISTER_RAX);
+    d->fixes[d->nfixes].delta = static_cast<int16_t>(delta[i]);
+    ++d->nfixes;
+  }
+  return true;
+}
+
+// Rule D for one waiting instruction at `waiter`, which reads `needs`.
+bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, RegSet needs, PcDecision* d) {
+  if (needs == 0) return false;
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  uint64_t cur = waiter;
+  for (unsigned n = 0; n < kDepInsns; ++n) {
+    if (w.is_target(cur)) return false;  // cur starts a block: what came before may not have run
+    const uint64_t at = start_before(w, c.start, cur);
+    if (at == 0 || at + kLookBack < pc) return false;
+    if (!c.decode(at, &in, ops) || at + in.length != cur) return false;
+    if (is_control_transfer(in)) return false;
+    if ((writes_of(in, ops) & needs) != 0) {
+      const int m = access_operand(in, ops);
+      if (m < 0 || (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_READ) == 0) return false;
+      if (overwrites_address_register(in, ops, ops[m])) return false;
+      if (cheap_access(ops[m])) {
+        // A reload of a spill slot or a constant hits L1: the waiter was waiting for its own
+        // computation's inputs, not for memory (rule N).
+        *d = PcDecision{};
+        d->choice = Choice::NoData;
+        d->rule = Rule::Compute;
+        return true;
+      }
+      const ZydisDecodedOperand mem = ops[m];
+      const uint64_t load_len = in.length;
+      if (!undo_updates(c, at, load_len, pc, mem, d, &in, ops)) return false;
+      d->choice = Choice::UseOther;
+      d->offset = static_cast<int16_t>(static_cast<int64_t>(at) - static_cast<int64_t>(pc));
+      d->rule = Rule::LoadFeeds;
+      return true;
+    }
+    cur = at;
+  }
+  return false;
+}
+
+// Rule F: the next access on the path from pc through a register in `chased`.
+bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* d) {
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  RegSet written = 0;
+  uint64_t at = pc;
+  for (unsigned n = 0; n < kFollowInsns; ++n) {
+    if (!c.decode(at, &in, ops)) return false;
+    if (is_control_transfer(in)) {
+      uint64_t target;
+      const bool jump = in.meta.category == ZYDIS_CATEGORY_UNCOND_BR || in.meta.category == ZYDIS_CATEGORY_COND_BR;
+      if (!jump || !direct_branch_target(in, at, &target)) return false;
+      if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR || target <= at) {
+        at = target;
+      } else {
+        at += in.length;
+      }
+      continue;
+    }
+    const int m = access_operand(in, ops);
+    if (m >= 0) {
+      const RegSet uses = address_regs(ops[m]);
+      if ((uses & chased) != 0 && (uses & written) == 0) {
+        const int64_t off = static_cast<int64_t>(at) - static_cast<int64_t>(pc);
+        if (off < INT16_MIN || off > INT16_MAX) return false;
+        d->choice = Choice::UseOther;
+        d->offset = static_cast<int16_t>(off);
+        d->nfixes = 0;
+        d->rule = Rule::ChasedNext;
+        return true;
+      }
+    }
+    written |= writes_of(in, ops);
+    if ((chased & ~written) == 0) return false;  // the chased pointer is gone
+    at += in.length;
+  }
+  return false;
+}
+
+// The rules for an instruction start `pc` of the window (U1/U2 already checked).
+PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
+  PcDecision cur;
+  cur.choice = Choice::UseCurrent;
+  cur.rule = Rule::Current;
+  if (pc == c.start) return cur;  // C1
+  const uint64_t prev = start_before(w, c.start, pc);
+  PcDecision unknown;
+  if (prev == 0) return unknown;  // cannot happen for a recorded start after the first
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (!c.decode(prev, &in, ops) || in.length != pc - prev) return unknown;
+  if (is_control_transfer(in)) return cur;  // C2
+  for (uint64_t a = prev + 1; a < pc; ++a) {
+    if (w.is_target(a)) return cur;  // C3
+  }
+  const bool pc_is_target = w.is_target(pc);
+  const int m = access_operand(in, ops);
+  const bool chases = m >= 0 && overwrites_address_register(in, ops, ops[m]);
+  PcDecision p;
+  p.choice = Choice::UsePrevious;
+  p.prev_len = in.length;
+  p.rule = Rule::Previous;
+  // The instruction at pc, needed by every remaining rule but P.
+  ZydisDecodedInstruction at_pc;
+  ZydisDecodedOperand at_ops[ZYDIS_MAX_OPERAND_COUNT];
+  const bool pc_ok = c.decode(pc, &at_pc, at_ops);
+  const int pm = pc_ok ? access_operand(at_pc, at_ops) : -1;
+  PcDecision compute;
+  compute.choice = Choice::NoData;
+  compute.rule = Rule::Compute;
+  const bool pc_cheap = pm >= 0 && cheap_access(at_ops[pm]);
+  if (pc_is_target && m < 0 && pc_cheap) return compute;  // N, at a branch target
+  if (pc_is_target && (m < 0 || chases)) return cur;     // C4
+
+  PcDecision other;
+  if (m >= 0 && !chases) {
+    if (!pc_is_target) {
+      if (!cheap_previous(in, ops[m])) return p;  // P
+      const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
+      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // D'', waiter prev
+      return compute;                                                  // N''
+    }
+    const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
+    if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
+      p.rule = Rule::BranchJoin;
+      return p;  // B
+    }
+    return cur;  // C4
+  }
+  if (!pc_ok || (pm >= 0 && chases)) return cur;
+  if (chases) {
+    const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
+    if (next_access_through(c, pc, chased, &other)) return other;  // F
+    return cur;  // C5
+  }
+  const RegSet prev_reads = reads_of(in, ops);
+  if (pm >= 0) {
+    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // D, waiter prev
+    if (pc_cheap) return compute;                                        // N
+    return cur;                                                          // C6
+  }
+  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // D, waiter at pc
+  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // D, waiter prev
+  return cur;                                                                       // C5
+}
+
+bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
+  return pc >= func_start && pc - func_start < len && pc - func_start < kMaxScanBytes && w.is_start(pc);
+}
+
+}  // namespace
+
+PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc) {
+  PcDecision unknown;
+  if (pc < func_start || pc - func_start >= len) return unknown;  // U1
+  ZydisDecoder local[2];
+  const Decoders dec = get_decoders(local);
+  Window w;
+  w.base = pc >= kWindowSlack ? pc - kWindowSlack : 0;
+  scan_function(dec.scan, code, len, func_start, &w);
+  if (!decidable(len, func_start, pc, w)) return unknown;  // U2
+  return decide_in_window(Code{dec.full, code, len, func_start}, pc, w);
+}
+
+bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end) { return bounds_impl(pc, start, end); }
+
+Access access_at(uint64_t insn, const SavedRegs& regs) {
+  Access a;
+  a.insn = insn;
+  ZydisDecoder local[2];
+  const Decoders dec = get_decoders(local);
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (!decode_at(dec.full, insn, &in, ops)) return a;
+  const int m = access_operand(in, ops);
+  if (m < 0) return a;
+  const ZydisDecodedOperand& op = ops[m];
+
+  a.kind = AccessKind::Unresolvable;
+  const unsigned bytes = op.size / 8u;
+  a.size = bytes <= 255 ? static_cast<uint8_t>(bytes) : 0;
+  a.is_write = (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
+  if (op.mem.type == ZYDIS_MEMOP_TYPE_VSIB) return a;
+  if (op.mem.segment == ZYDIS_REGISTER_GS) return a;
+  if (op.mem.segment == ZYDIS_REGISTER_FS && regs.fs_base == 0) return a;
+
+  // Only the base and index entries are read by the address calculation; the rest of the
+  // (2 KiB) context is left unset on purpose.
+  ZydisRegisterContext ctx;
+  for (ZydisRegister r : {op.mem.base, op.mem.index}) {
+    if (r == ZYDIS_REGISTER_NONE || r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_EIP) continue;
+    uint64_t v;
+    if (!register_value(r, regs, &v)) return a;
+    ctx.values[r] = v;
+  }
+  uint64_t ea;
+  if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddressEx(&in, &op, insn, &ctx, &ea))) return a;
+  if (in.address_width == 32) ea &= 0xffffffffu;
+  else if (in.address_width == 16) ea &= 0xffffu;
+  if (op.mem.segment == ZYDIS_REGISTER_FS) ea += regs.fs_base;
+  a.ea = ea;
+  a.kind = AccessKind::Address;
+  return a;
+}
+
+namespace {
+
+// Miss path: one pass over the function, then the decisions for pc and for the not yet cached
+// instruction starts within [pc - kBatchBefore, pc + kBatchAfter), all inserted into the cache.
+PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
+  const auto* code = reinterpret_cast<const uint8_t*>(start);
+  const size_t len = end - start;
+  ZydisDecoder local[2];
+  const Decoders dec = get_decoders(local);
+  Window w;
+  const uint64_t first = pc >= kBatchBefore + kWindowSlack ? pc - kBatchBefore : kWindowSlack;
+  w.base = first - kWindowSlack;
+  scan_function(dec.scan, code, len, start, &w);
+  const Code c{dec.full, code, len, start};
+  PcDecision d;
+  if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
+  cache_insert(pc, d);
+  for (uint64_t a = first; a < pc + kBatchAfter; ++a) {
+    if (a == pc || !decidable(len, start, a, w)) continue;
+    PcDecision other;
+    if (cache_lookup(a, &other)) continue;
+    cache_insert(a, decide_in_window(c, a, w));
+  }
+  return d;
+}
+
+}  // namespace
+
+Access resolve_sample(const SavedRegs& regs) {
+  const uint64_t pc = regs.rip;
+  g_lookups.fetch_add(1, std::memory_order_relaxed);
+  PcDecision d;
+  if (cache_lookup(pc, &d)) {
+    g_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    uint64_t start, end;
+    if (bounds_impl(pc, &start, &end)) {
+      d = decide_and_cache_around(start, end, pc);
+    } else {
+      cache_insert(pc, d);
+    }
+  }
+  return access_for(d, regs);
+}
+
+Access access_for(const PcDecision& d, const SavedRegs& regs) {
+  const uint64_t pc = regs.rip;
+  if (d.choice == Choice::NoData) {
+    Access none;
+    none.insn = pc;
+    return none;
+  }
+  if (d.choice == Choice::UsePrevious && d.prev_len != 0) {
+    const Access a = access_at(pc - d.prev_len, regs);
+    if (a.kind != AccessKind::NoMemoryOperand) return a;
+  } else if (d.choice == Choice::UseOther) {
+    SavedRegs then = regs;
+    for (unsigned i = 0; i < d.nfixes && i < 2; ++i) then.gpr[d.fixes[i].reg & 0xf] -= static_cast<uint64_t>(int64_t{d.fixes[i].delta});
+    const Access a = access_at(pc + static_cast<uint64_t>(int64_t{d.offset}), then);
+    if (a.kind != AccessKind::NoMemoryOperand) return a;
+  }
+  return access_at(pc, regs);
+}
+
+DecodeStats decode_stats() {
+  return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
+                     g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed)};
+}
+
+void decode_init() {
+  int expected = 0;
+  if (!g_decoder_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+  init_decoders(&g_decoder, &g_scan_decoder);
+  g_decoder_state.store(2, std::memory_order_release);
+
+  // Bind every lazily-resolved function used from the signal handler now, outside of it:
+  // decode a `mov rax,[rdi+8]` and compute its address, and look up this function's bounds.
+  static const uint8_t kWarm[] = {0x48, 0x8b, 0x47, 0x08};  // mov rax, [rdi+8]
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&g_decoder, kWarm, sizeof kWarm, &in, ops))) {
+    (void)ZydisDecoderDecodeInstruction(&g_scan_decoder, nullptr, kWarm, sizeof kWarm, &in);
+    SavedRegs regs{};
+    (void)access_at(reinterpret_cast<uint64_t>(kWarm), regs);
+  }
+  uint64_t s, e;
+  (void)bounds_impl(reinterpret_cast<uint64_t>(&decode_init), &s, &e);
+}
+
+}  // namespace hpcrun

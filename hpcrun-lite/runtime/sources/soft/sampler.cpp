@@ -1,0 +1,264 @@
+// See sampler.h. The handler obeys the signal-handler rules of guard.h: it allocates nothing
+// (the tree grows with mmap), takes no lock (the address map is read lock-free), saves and
+// restores errno, and when it interrupts the runtime itself records only the interrupted PC.
+#include "sources/soft/sampler.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "sources/soft/access_decode.h"
+#include "process/guard.h"
+#include "memory/heap_map.h"
+#include "hpcl/profile.h"
+#include "process/log.h"
+#include "memory/modules.h"
+#include "memory/offset_hist.h"
+#include "sources/perf_event.h"
+#include "process/process_end.h"
+#include "process/runtime.h"
+#include "sources/sampling_phase.h"
+#include "sources/soft/saved_regs.h"
+#include "process/signal_guard.h"
+#include "process/thread_state.h"
+#include "memory/track_control.h"
+#include "trees/unwind.h"
+
+namespace hpcrun {
+
+namespace {
+
+uint64_t g_period_ns = 0;
+int g_signo = 0;
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned_open{false};
+std::atomic<uint64_t> g_overflowed{0};
+// Mixed into each thread's phase seed, so two threads that start in the same nanosecond with
+// reused thread ids still draw different phases.
+std::atomic<uint64_t> g_phase_draws{0};
+
+using hpcl::NodeKind;
+constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
+
+// The order matters: a thread's static TLS lies inside its stack mapping, so TLS is looked up
+// before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
+// nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
+// block of a TLS block's size is checked against the threads' DTVs first.
+uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
+  BlockInfo blk;
+  StaticHit hit;
+  auto static_node = [&] {
+    offsets_count(ea, ts->fs_base, nullptr, &hit);
+    return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
+  };
+  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
+  // block this thread is freeing right now (free() reads its header and writes its first bytes
+  // after the wrapper took it out of the map).
+  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
+    if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
+      return static_node();
+    if (blk.weight > 1) *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
+    if (ea >= blk.start) offsets_count(ea, ts->fs_base, &blk, nullptr);  // not in its header
+    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  }
+  if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
+    return static_node();
+  const bool stack = address_on_a_stack(ea, ts);
+  if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
+  auto cls = hpcl::UnknownClass::Other;
+  if (stack)
+    cls = hpcl::UnknownClass::Stack;
+  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
+  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
+    cls = hpcl::UnknownClass::UntrackedHeap;
+  return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
+}
+
+void record_sample(ThreadState* ts, const ucontext_t* uc) {
+  SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
+  Access acc = resolve_sample(regs);
+  Cct& c = ts->cct;
+  uint32_t node;
+  uint64_t leaf = regs.rip;
+  SampleEstimate est;
+  switch (acc.kind) {
+    case AccessKind::Address:
+      node = classify(c, acc.ea, ts, &est);
+      leaf = acc.insn;
+      break;
+    case AccessKind::Unresolvable:
+      ++ts->unresolved;
+      node = c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass),
+                     uint64_t(hpcl::UnknownClass::Other), 0);
+      leaf = acc.insn;
+      break;
+    default:
+      ++ts->nodata;
+      node = kNoDataRoot;
+      break;
+  }
+  uint64_t frames[kMaxSampleFrames];
+  int n = capture_sample_path(regs.rip, frames, kMaxSampleFrames);
+  // The tree runs from the outermost caller down to the sampled instruction; outermost of all
+  // is the path that created this thread (none for the main thread).
+  for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(NodeKind::Frame), 0, ts->creator[i]);
+  for (int i = n - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(NodeKind::Frame), 0, frames[i]);
+  if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
+  if (node == Cct::kNone) {
+    ++ts->dropped;
+    return;
+  }
+  c.add_samples(node, 1);
+  if (est.extra) c.add_estimate(node, est.extra, est.var);
+}
+
+// The first overflow disabled the event (it was enabled for one overflow): from here on the real
+// period. Read the fd once: the thread's exit path may have closed it (-1) while the signal was
+// pending.
+void start_real_period(ThreadState* ts) {
+  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void on_sample(int sig, siginfo_t* info, void* ucv) {
+  // Only a sampling event's signal carries a positive si_code (POLL_IN); kill, sigqueue and
+  // raise give zero or less. Those belong to the program (signal_guard.h).
+  if (info->si_code <= 0) {
+    signal_forward(sig, info, ucv, process_end_on_signal);
+    return;
+  }
+  int saved_errno = errno;
+  ThreadState* ts = t_state;
+  if (ts && !g_stopped.load(std::memory_order_relaxed)) {
+    ts->in_handler.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    ++ts->samples;
+    const auto* uc = static_cast<const ucontext_t*>(ucv);
+    const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (t_in_runtime || address_in_runtime(pc)) {
+      // The runtime's own work (tracking an allocation, the wrappers' checks) is code time of
+      // the program: recorded at the interrupted instruction under the no-data root, not as an
+      // access to the runtime's own data. No decoding and no unwinding: the thread may be
+      // inside libunwind, whose locks unw_backtrace would take again. The tree is safe to
+      // touch: only this thread's handler writes it, and it does not nest.
+      ++ts->busy;
+      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0, pc);
+      if (node == Cct::kNone) ++ts->dropped;
+      else ts->cct.add_samples(node, 1);
+    } else {
+      t_in_runtime = 1;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      record_sample(ts, uc);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_runtime = 0;
+    }
+    if (ts->period_pending) {
+      // The first period was the thread's random phase. Set here, at the end, the handler's own
+      // time (it creates libunwind's cache for the thread, unwind.cpp, ~150 us) does not count
+      // towards the next sample, which lands one full period of program time later.
+      ts->period_pending = 0;
+      start_real_period(ts);
+    }
+    ts->in_handler.store(0, std::memory_order_release);
+  }
+  errno = saved_errno;
+}
+
+// A sample the kernel could not queue as the sampling signal (see signals_own_sampling).
+void on_sigio(int sig, siginfo_t* info, void* ucv) {
+  if (info->si_code == SI_KERNEL) {
+    g_overflowed.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  signal_forward(sig, info, ucv, process_end_on_signal);
+}
+
+}  // namespace
+
+uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relaxed); }
+
+bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
+
+bool sampler_init(uint64_t rate, int signo) {
+  decode_init();
+  g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
+  g_signo = signo;
+  if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
+    log_warn("cannot take SIGIO (%s): a full signal queue could kill the program", strerror(errno));
+  if (!signals_own_sampling(signo, on_sample)) {
+    log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
+    return false;
+  }
+  g_enabled.store(true, std::memory_order_release);
+  return true;
+}
+
+void sampler_start_thread(ThreadState* ts) {
+  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
+    return;
+  // The thread's first sample comes after a uniform random part of the period
+  // (sampling_phase.h); the handler sets the real period at that sample.
+  uint64_t seed = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^
+                  g_phase_draws.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
+  uint64_t first = first_period(g_period_ns, splitmix64(&seed));
+  int fd = perf_open(soft_clock_attr(first), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    if (!g_warned_open.exchange(true))
+      log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "
+               "still tracked but the profile will have no samples", strerror(-fd));
+    return;
+  }
+  // Keep our descriptors out of the low numbers a program may assume are its own.
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  // Both before the event is enabled: its first overflow may come right after it, and its
+  // handler must find the fd to start the real period.
+  ts->period_pending = first != g_period_ns;
+  __atomic_store_n(&ts->perf_fd, fd, __ATOMIC_RELEASE);
+  // The random first period is enabled for one overflow only. A thread may have every signal
+  // blocked for a while (glibc's thread start and exit, a program's own critical sections):
+  // the handler that sets the real period cannot run then, and an event left running would
+  // queue one real-time signal per short period, thousands, up to the user's limit, where the
+  // kernel falls back to SIGIO.
+  int err = perf_arm_thread_signal(fd, g_signo, ts->tid, ts->period_pending);
+  if (err != 0) {
+    if (!g_warned_open.exchange(true))
+      log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));
+    sampler_stop_thread(ts);
+  }
+}
+
+void sampler_stop_thread(ThreadState* ts) {
+  // Exchange: the exiting thread and the process-exit path may both stop the same thread.
+  int fd = __atomic_exchange_n(&ts->perf_fd, -1, __ATOMIC_ACQ_REL);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  close(fd);
+}
+
+void sampler_stop_all() {
+  g_stopped.store(true, std::memory_order_seq_cst);
+  for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
+  // A signal raised just before the events were closed may still be running its handler on
+  // another thread; wait for it (bounded) before the trees are read.
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
+      __builtin_ia32_pause();
+  }
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,262 @@
+// Writes this process's profile at exit: the runtime's raw tables (addresses, site ids,
+// module/symbol indices) are translated into the format model (hpcl::Profile) and written by
+// the format library, so the analyzer's reader is the one that checks what we wrote.
+// Runs once, under the runtime guard, after sampling stopped; it may allocate.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hpcl/io.h"
+#include "hpcl/profile.h"
+#include "hpcl/tree.h"
+#include "process/log.h"
+#include "memory/modules.h"
+#include "memory/offset_hist.h"
+#include "options.h"
+#include "process/mpi_rank.h"
+#include "process_env.h"
+#include "process/runtime.h"
+#include "sources/soft/sampler.h"
+#include "process/thread_state.h"
+
+namespace hpcrun {
+
+namespace {
+
+std::string basename_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+class ProfileBuilder {
+ public:
+  // The code segments of every module, sorted, for a binary search per frame: a process with
+  // tens of thousands of call paths (an MPI library's start-up allocations) and a hundred
+  // modules would otherwise spend most of the write in modules_find_code's linear scan, and a
+  // profile written on SIGTERM must be written before the launcher's SIGKILL.
+  ProfileBuilder() {
+    for (uint32_t i = 0; i < modules_count(); ++i) {
+      const ModuleEntry* m = module_get(i);
+      for (uint32_t s = 0; s < m->nsegs; ++s) segments_.push_back({m->seg_lo[s], m->seg_hi[s], i});
+    }
+    std::sort(segments_.begin(), segments_.end(),
+              [](const Segment& a, const Segment& b) { return a.lo < b.lo; });
+  }
+
+  hpcl::Frame frame(uint64_t addr) const {
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
+                               [](uint64_t a, const Segment& s) { return a < s.lo; });
+    if (it == segments_.begin() || addr >= (it - 1)->hi) return hpcl::Frame{hpcl::kNoModule, addr};
+    uint32_t m = (it - 1)->module;
+    return hpcl::Frame{m, addr - module_get(m)->bias};
+  }
+
+  uint32_t static_index(uint32_t module, int64_t symbol) {
+    auto key = std::make_pair(module, symbol);
+    auto it = statics_.find(key);
+    if (it != statics_.end()) return it->second;
+    hpcl::StaticVar v;
+    v.module = module;
+    const ModuleEntry* m = module_get(module);
+    if (symbol < 0 || !m || uint64_t(symbol) >= m->symbols.count) {
+      v.flags = hpcl::kStaticSection;
+      v.name = "[" + basename_of(m ? m->path : "?") + " data]";
+      if (m) v.size = m->hi - m->lo;
+    } else {
+      const DataSymbol& s = m->symbols.syms[symbol];
+      v.offset = s.value;
+      v.size = s.size;
+      v.flags = s.is_tls ? hpcl::kStaticTls : 0;
+      v.name = m->symbols.names + s.name;
+    }
+    uint32_t idx = uint32_t(profile.statics.size());
+    profile.statics.push_back(std::move(v));
+    statics_.emplace(key, idx);
+    return idx;
+  }
+
+  void add_modules() {
+    for (uint32_t i = 0; i < modules_count(); ++i) {
+      const ModuleEntry* m = module_get(i);
+      profile.modules.push_back(hpcl::Module{m->path, m->symbols.build_id, m->bias});
+    }
+  }
+
+  void add_sites() {
+    profile.sites.reserve(g_sites.size());
+    for (uint32_t id = 0; id < g_sites.size(); ++id) {
+      SiteRecord* r = g_sites.get(id);
+      hpcl::AllocSite s;
+      s.api = hpcl::AllocApi(r->api);
+      s.flags = r->flags;
+      s.allocations = r->allocations.load(std::memory_order_relaxed);
+      s.bytes = r->bytes.load(std::memory_order_relaxed);
+      s.frames.reserve(r->nframes);
+      for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
+      profile.sites.push_back(std::move(s));
+    }
+  }
+
+  void add_thread(const ThreadState* ts) {
+    hpcl::Tree tree;
+    tree.tid = uint32_t(ts->tid);
+    hpcl::TreeBuilder b(tree);
+    const Cct& c = ts->cct;
+    // One size for the whole walk: a thread that is still running may add nodes meanwhile.
+    const uint32_t n_nodes = c.size();
+    std::vector<uint32_t> map(n_nodes, 0);
+    for (uint32_t i = 1; i < n_nodes; ++i) {
+      const RtNode* n = c.at(i);
+      auto kind = hpcl::NodeKind(n->kind);
+      uint32_t a = 0;
+      uint64_t bb = 0;
+      switch (kind) {
+        case hpcl::NodeKind::Frame: {
+          hpcl::Frame f = frame(n->b);
+          a = f.module;
+          bb = f.offset;
+          break;
+        }
+        case hpcl::NodeKind::HeapVar: a = uint32_t(n->a); break;
+        case hpcl::NodeKind::StaticVarNode: a = static_index(uint32_t(n->a), int64_t(n->b)); break;
+        case hpcl::NodeKind::UnknownClass: a = uint32_t(n->a); break;
+        default: break;
+      }
+      map[i] = b.child(map[n->parent], kind, a, bb);
+      if (n->samples) tree.nodes[map[i]].add_metric(hpcl::kMetricSamples, n->samples);
+      if (n->estimated_extra)
+        tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimated, n->estimated_extra);
+      if (n->estimated_var)
+        tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimatedVar, n->estimated_var);
+    }
+    profile.trees.push_back(std::move(tree));
+  }
+
+  // The histograms of where samples fell inside each variable (OFFSETS section).
+  void add_offsets() {
+    offsets_for_each(
+        [](const OffsetRecord& r, void* self) {
+          auto* pb = static_cast<ProfileBuilder*>(self);
+          hpcl::OffsetHistogram h;
+          if (r.is_static) {
+            h.owner = hpcl::OffsetOwner::Static;
+            h.index = pb->static_index(r.module, r.symbol);
+          } else {
+            if (r.site >= pb->profile.sites.size()) return;
+            h.index = r.site;
+          }
+          h.min = r.min;
+          h.max = r.max;
+          h.bins.assign(r.bins, r.bins + kOffsetBinCount);
+          pb->profile.offsets.push_back(std::move(h));
+        },
+        this);
+  }
+
+  hpcl::Profile profile;
+
+ private:
+  struct Segment {
+    uint64_t lo, hi;
+    uint32_t module;
+  };
+  std::vector<Segment> segments_;
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_;
+};
+
+}  // namespace
+
+bool write_process_profile(const char* tag, char* written, size_t n) {
+  const uint64_t began_ns = monotonic_ns();
+  ProfileBuilder pb;
+  hpcl::Profile& p = pb.profile;
+  p.kind = hpcl::FileKind::Process;
+
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  int rank = process_rank();
+  const ModuleEntry* exe = module_get(0);
+  std::string exe_path = exe ? exe->path : "";
+
+  std::vector<const ThreadState*> threads;
+  uint64_t samples = 0, dropped = 0, busy = 0, nodata = 0, unresolved = 0;
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t->stale) continue;
+    threads.push_back(t);
+    samples += t->samples;
+    dropped += t->dropped;
+    busy += t->busy;
+    nodata += t->nodata;
+    unresolved += t->unresolved;
+  }
+  std::sort(threads.begin(), threads.end(),
+            [](const ThreadState* a, const ThreadState* b) { return a->index < b->index; });
+
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  p.set_meta("tool", "hpcrun-lite");
+  p.set_meta("tool_version", HPCL_VERSION);
+  p.set_meta("host", host);
+  p.set_meta("pid", std::to_string(getpid()));
+  p.set_meta("rank", std::to_string(rank));
+  p.set_meta("exe", exe_path);
+  p.set_meta("cmdline", g_config.cmdline);
+  p.set_meta("source", g_config.source);
+  p.set_meta("rate", std::to_string(g_config.rate));
+  p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
+  char every[32];
+  p.set_meta("small_every", small_every_text(g_config.small_every, every, sizeof every));
+  p.set_meta("track_budget", std::to_string(g_config.track.budget));
+  p.set_meta("start_ns", std::to_string(g_config.start_ns));
+  p.set_meta("end_ns", std::to_string(uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec)));
+  p.set_meta("threads", std::to_string(threads_count()));
+  p.set_meta("samples_total", std::to_string(samples));
+  // Only a full tree drops a sample; one that interrupted the runtime is kept as code time.
+  p.set_meta("samples_dropped", std::to_string(dropped));
+  p.set_meta("samples_in_runtime", std::to_string(busy));
+  // What the recorded ones lacked (the report explains each).
+  p.set_meta("samples_dropped_full", std::to_string(dropped));
+  p.set_meta("samples_no_data", std::to_string(nodata));
+  p.set_meta("samples_unresolved", std::to_string(unresolved));
+  p.set_meta("offsets_lost", std::to_string(offsets_lost()));
+  p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
+
+  pb.add_modules();
+  pb.add_sites();
+  for (const ThreadState* t : threads) pb.add_thread(t);
+  pb.add_offsets();
+
+  std::string dir = g_config.out_dir;
+  if (!make_dirs(dir)) {
+    log_warn("cannot create the measurement directory %s: %s; no profile written", dir.c_str(),
+             strerror(errno));
+    return false;
+  }
+  std::string exe_name = basename_of(exe_path.empty() ? "program" : exe_path);
+  std::string path = dir + "/" + exe_name + "." + host + "." +
+                     (rank >= 0 ? std::to_string(rank) : std::string("norank")) + "." +
+                     std::to_string(getpid()) + (tag ? std::string(".") + tag : std::string()) +
+                     ".hpcl";
+  std::string err;
+  if (!hpcl::write_profile_file(p, path, &err)) {
+    log_warn("cannot write the profile: %s", err.c_str());
+    return false;
+  }
+  if (written && n) snprintf(written, n, "%s", path.c_str());
+  log_info("wrote %s in %.1f ms: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the "
+           "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
+           "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), threads.size(), (unsigned long long)samples,
+           (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), p.statics.size(),
+           g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
+  return true;
+}
+
+}  // namespace hpcrun
