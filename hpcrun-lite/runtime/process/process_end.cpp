@@ -53,12 +53,17 @@ bool is_fault(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP;
 }
 
-void wait_for_writer() {
-  // 60 s: a large profile takes a few hundred milliseconds to write; a writer that takes longer
-  // than this is stuck, and the process must still end.
+// Waits while another thread writes. 60 s in all: a large profile takes a few hundred
+// milliseconds to write; a writer that takes longer than this is stuck, and the process must
+// still end. Returns the state it found afterwards.
+int wait_for_writer() {
   timespec ms{0, 1000000};
-  for (int i = 0; i < 60000 && g_state.load(std::memory_order_acquire) != kWritten; ++i)
+  int state = g_state.load(std::memory_order_acquire);
+  for (int i = 0; i < 60000 && state == kWriting; ++i) {
     nanosleep(&ms, nullptr);
+    state = g_state.load(std::memory_order_acquire);
+  }
+  return state;
 }
 
 // Dies of `sig` as its default disposition would. From a handler of `sig` (uc set) the signal
@@ -134,10 +139,14 @@ bool write_guarded(bool final, bool rescan, const char* tag, char* written, size
 bool begin_writing() {
   pid_t pid = g_pid.load(std::memory_order_acquire);
   if (pid == 0 || getpid() != pid) return false;  // not started, or a vfork/clone child
-  int expected = kRunning;
-  if (!g_state.compare_exchange_strong(expected, kWriting, std::memory_order_acq_rel)) {
-    if (g_writer.load(std::memory_order_acquire) != current_tid()) wait_for_writer();
-    return false;
+  for (;;) {
+    int expected = kRunning;
+    if (g_state.compare_exchange_strong(expected, kWriting, std::memory_order_acq_rel)) break;
+    if (expected == kWritten || g_writer.load(std::memory_order_acquire) == current_tid())
+      return false;
+    // Another thread writes: the final profile (then it is done when it is written), or the
+    // snapshot before an exec (then the state goes back to running, and this thread writes).
+    if (wait_for_writer() != kRunning) return false;
   }
   g_writer.store(current_tid(), std::memory_order_release);
   return true;
