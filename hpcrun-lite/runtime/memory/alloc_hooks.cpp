@@ -9,6 +9,7 @@
 // operator new forwards to the real libstdc++ operator new (so new_handler and bad_alloc behave
 // exactly as without us) after leaving a per-thread hint that the malloc it calls comes from new.
 #include <dlfcn.h>
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -163,6 +164,12 @@ HPCL_EXPORT void free(void* p) {
   if (!p || in_bootstrap_arena(p)) return;
   if (__builtin_expect(early(), 0)) return;  // cannot happen for a real block: it came after
   if (last_words() || last_words_owns(p)) return;
+  // Inside the runtime on this thread: a program's signal handler interrupted it, maybe while
+  // it holds the address map's lock (deferred_free.h).
+  if (__builtin_expect(t_in_runtime, 0) && g_heap.maybe_tracked(reinterpret_cast<uint64_t>(p))) {
+    defer_free(p);
+    return;
+  }
   BlockInfo was;
   if (!untrack(p, &was)) {
     real.free(p);
@@ -209,6 +216,20 @@ HPCL_EXPORT void* realloc(void* old, size_t size) {
     return p;
   }
   if (last_words() || (old && last_words_owns(old))) return last_words_realloc(old, size);
+  if (__builtin_expect(t_in_runtime, 0) && old &&
+      g_heap.maybe_tracked(reinterpret_cast<uint64_t>(old))) {
+    // As in free(): a new block, the old one freed once the thread leaves the runtime.
+    if (size == 0) {
+      defer_free(old);
+      return nullptr;
+    }
+    void* p = real.malloc(size);
+    if (!p) return nullptr;  // the old block stays valid, as realloc leaves it on failure
+    size_t have = malloc_usable_size(old);
+    memcpy(p, old, have < size ? have : size);
+    (void)defer_free(old);  // when the list is full the old block is leaked, never freed twice
+    return p;
+  }
   AllocApi api = take_api(AllocApi::Realloc);
   BlockInfo was{};
   bool tracked = old && untrack(old, &was);
