@@ -4,6 +4,7 @@
 #include "sources/soft/sampler.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <ucontext.h>
@@ -140,9 +141,11 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
-  if (ts && !g_stopped.load(std::memory_order_relaxed)) {
-    ts->in_handler.store(1, std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
+  // in_handler before g_stopped, both sequentially consistent, as sampler_stop_all does the
+  // reverse: either the writer sees this handler running and waits, or this handler sees the
+  // writer has begun and leaves the tree alone.
+  if (ts) ts->in_handler.store(1, std::memory_order_seq_cst);
+  if (ts && !g_stopped.load(std::memory_order_seq_cst)) {
     ++ts->samples;
     const auto* uc = static_cast<const ucontext_t*>(ucv);
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
@@ -170,8 +173,8 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       ts->period_pending = 0;
       start_real_period(ts);
     }
-    ts->in_handler.store(0, std::memory_order_release);
   }
+  if (ts) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
 }
 
@@ -254,10 +257,14 @@ void sampler_stop_all() {
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
   // A signal raised just before the events were closed may still be running its handler on
-  // another thread; wait for it (bounded) before the trees are read.
+  // another thread; wait for it before the trees are read. Bounded (a handler takes tens of
+  // microseconds, but its thread may be descheduled on a loaded machine), and never for this
+  // thread's own handler: the writer may run in a signal that interrupted it.
+  const uint64_t deadline = monotonic_ns() + 200 * 1000000ull;
   for (ThreadState* t = threads_head(); t; t = t->next) {
-    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
-      __builtin_ia32_pause();
+    if (t == t_state) continue;
+    while (t->in_handler.load(std::memory_order_seq_cst) && monotonic_ns() < deadline)
+      sched_yield();
   }
 }
 
