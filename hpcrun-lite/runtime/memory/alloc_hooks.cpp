@@ -52,6 +52,14 @@ inline AllocApi take_api(AllocApi plain) {
   return plain;
 }
 
+// The hint is for the malloc that the real operator new calls; a C++ allocator that does not
+// call malloc (tcmalloc, a pool library) leaves it unused, and it must not label the program's
+// next malloc.
+inline void* after_new(void* p) {
+  t_api_hint = 0;
+  return p;
+}
+
 inline void hint(AllocApi api) {
   // Inner operator new calls (operator new[] calls operator new) keep the outer hint; the
   // runtime's own C++ allocations are not the program's and leave no hint.
@@ -363,40 +371,40 @@ HPCL_EXPORT void* mremap(void* old, size_t old_len, size_t new_len, int flags, .
 HPCL_EXPORT void* operator new(size_t n) {
   ensure_real_fns();
   hint(AllocApi::New);
-  return real.op_new(n);
+  return after_new(real.op_new(n));
 }
 HPCL_EXPORT void* operator new[](size_t n) {
   ensure_real_fns();
   hint(AllocApi::NewArray);
-  return real.op_new_array(n);
+  return after_new(real.op_new_array(n));
 }
 HPCL_EXPORT void* operator new(size_t n, const std::nothrow_t& nt) noexcept {
   ensure_real_fns();
   hint(AllocApi::New);
-  return real.op_new_nothrow(n, &nt);
+  return after_new(real.op_new_nothrow(n, &nt));
 }
 HPCL_EXPORT void* operator new[](size_t n, const std::nothrow_t& nt) noexcept {
   ensure_real_fns();
   hint(AllocApi::NewArray);
-  return real.op_new_array_nothrow(n, &nt);
+  return after_new(real.op_new_array_nothrow(n, &nt));
 }
 HPCL_EXPORT void* operator new(size_t n, std::align_val_t a) {
   ensure_real_fns();
   hint(AllocApi::NewAligned);
-  return real.op_new_aligned(n, size_t(a));
+  return after_new(real.op_new_aligned(n, size_t(a)));
 }
 HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a) {
   ensure_real_fns();
   hint(AllocApi::NewArrayAligned);
-  return real.op_new_array_aligned(n, size_t(a));
+  return after_new(real.op_new_array_aligned(n, size_t(a)));
 }
 HPCL_EXPORT void* operator new(size_t n, std::align_val_t a, const std::nothrow_t& nt) noexcept {
   ensure_real_fns();
   hint(AllocApi::NewAligned);
-  return real.op_new_aligned_nothrow(n, size_t(a), &nt);
+  return after_new(real.op_new_aligned_nothrow(n, size_t(a), &nt));
 }
 HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t& nt) noexcept {
   ensure_real_fns();
   hint(AllocApi::NewArrayAligned);
-  return real.op_new_array_aligned_nothrow(n, size_t(a), &nt);
+  return after_new(real.op_new_array_aligned_nothrow(n, size_t(a), &nt));
 }
