@@ -4,7 +4,7 @@
  * native run, and the profile must be written and hold the work.
  *
  *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
- *   block rtsig overflow exec vfork
+ *   block rtsig overflow exec vfork closefrom
  * Built with WITH_MPI (mpi_endings), every rank works first, then:
  *   mpi_abort  rank 1 calls MPI_Abort(3) while rank 0 waits in a barrier
  *   killed     every rank works until mpirun's --timeout kills the job
@@ -191,6 +191,16 @@ int main(int argc, char **argv) {
     /* The image ends by exec; the new image (the same program, the same pid) works again. */
     execl("/proc/self/exe", argv[0], "return", (char *)NULL);
     return 1;
+  }
+  if (!strcmp(how, "closefrom")) {
+    /* A program that tidies its descriptors, as daemons and launchers do, then works on. */
+    closefrom(3);
+    for (int fd = 3; fd < 2048; fd++) close(fd);
+    for (int fd = 1000; fd < 1008; fd++) dup2(1, fd);
+    const char line[] = "dup2 onto 1000 works\n";
+    if (write(1000, line, sizeof line - 1) != (ssize_t)(sizeof line - 1)) return 1;
+    work(0.3);
+    return 0;
   }
   if (!strcmp(how, "vfork")) {
     /* The child shares the parent's memory until it ends: it must not write a profile. */

@@ -8,6 +8,7 @@
 
 #include <atomic>
 
+#include "process/guard.h"
 #include "process/real_fns.h"
 #include "process/spinlock.h"
 
@@ -144,7 +145,10 @@ OldHandler signal_with_flags(int sig, OldHandler handler, int flags, bool mask_s
 // Removes the sampling signal from a mask the program sets, and records what it asked for.
 int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
                   sigset_t* old) {
-  if (!g_sampling_signo) return real_fn(how, set, old);
+  // The runtime's own calls (libunwind blocks every signal around its locks and its
+  // dl_iterate_phdr) must block the sampling signal too: a sample inside those sections would
+  // unwind again, on the same locks.
+  if (!g_sampling_signo || t_in_runtime) return real_fn(how, set, old);
   sigset_t copy;
   bool asks = false;
   if (set) {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "process/fd_guard.h"
 #include "process/raw_sys.h"
 #include "process/runtime.h"
 #include "sources/soft/sampler.h"
@@ -139,7 +140,7 @@ void threads_after_fork_child() {
     t->stale = true;
     t->alive.store(0, std::memory_order_relaxed);
     if (t->perf_fd >= 0) {
-      close(t->perf_fd);  // inherited fd of a thread that does not exist here
+      fd_guard_close(t->perf_fd);  // inherited fd of a thread that does not exist here
       t->perf_fd = -1;
     }
   }
@@ -148,7 +149,7 @@ void threads_after_fork_child() {
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nodata = self->unresolved = 0;
     if (self->perf_fd >= 0) {
-      close(self->perf_fd);
+      fd_guard_close(self->perf_fd);
       self->perf_fd = -1;
     }
     sampler_start_thread(self);

@@ -18,6 +18,29 @@ uint64_t g_self_lo = 0, g_self_hi = 0;
 // sample (see unwind_thread_init).
 size_t g_tls_modid = 0;
 bool g_lazy_cache = false;
+// The dynamic loader's code (ld.so): see capture_sample_path.
+uint64_t g_loader_lo = 0, g_loader_hi = 0;
+
+// libunwind's caching policies (libunwind.h: UNW_CACHE_NONE, _GLOBAL, _PER_THREAD).
+constexpr int kUnwCachePerThread = 2;
+
+// Per-thread caches instead of libunwind's default global one. The global cache has a mutex
+// that unw_step holds while it calls dl_iterate_phdr, which takes the loader's lock: a sampling
+// handler on one thread can hold the mutex and wait for the loader's lock while the thread that
+// holds that lock, interrupted inside dlopen or dlclose, waits in its own handler for the mutex.
+// A dlopen/dlclose storm sampled at 10 kHz hangs in about one run in three that way. NOT
+// SOLVED by this: Debian's libunwind 1.6.2 still takes the global mutex (measured), and a
+// handler that interrupts glibc between taking the loader's recursive lock and recording its
+// owner waits for itself. The fix is a lock-free dl_iterate_phdr for the runtime's own calls
+// (issue 11).
+void use_per_thread_caches(void* handle) {
+  using SetPolicy = int (*)(void*, int);
+  auto set_policy = reinterpret_cast<SetPolicy>(dlsym(handle, "_ULx86_64_set_caching_policy"));
+  auto local = static_cast<void**>(dlsym(handle, "_ULx86_64_local_addr_space"));
+  if (!set_policy || !local || set_policy(*local, kUnwCachePerThread) != 0)
+    log_warn("cannot give libunwind per-thread caches: a program that loads libraries while it "
+             "is sampled may hang");
+}
 
 struct TlsIndex {
   unsigned long module, offset;
@@ -70,7 +93,13 @@ bool unwind_init() {
     log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
     return false;
   }
+  use_per_thread_caches(h);
   g_lazy_cache = lazy_cache_is_safe(h);
+  dl_find_object loader{};
+  if (_dl_find_object(reinterpret_cast<void*>(&_r_debug), &loader) == 0) {  // ld.so's data
+    g_loader_lo = reinterpret_cast<uint64_t>(loader.dlfo_map_start);
+    g_loader_hi = reinterpret_cast<uint64_t>(loader.dlfo_map_end);
+  }
   return true;
 }
 
@@ -111,6 +140,10 @@ int capture_alloc_path(uint64_t* out, int max) {
 
 int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {
   if (!g_backtrace) return 0;
+  // Interrupted inside the dynamic loader, the thread may hold the loader's write lock with its
+  // list of modules half changed: unwinding would walk that list (dl_iterate_phdr, whose lock is
+  // recursive, lets the same thread in). The sample keeps its instruction, without callers.
+  if (interrupted_pc - g_loader_lo < g_loader_hi - g_loader_lo) return 0;
   void* buf[kMaxSampleFrames + 16];
   int n = g_backtrace(buf, kMaxSampleFrames + 16);
   // buf = [handler frames..., signal trampoline, interrupted pc, its callers...]

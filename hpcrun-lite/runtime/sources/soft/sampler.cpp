@@ -21,6 +21,7 @@
 #include "process/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
+#include "process/fd_guard.h"
 #include "sources/perf_event.h"
 #include "process/process_end.h"
 #include "process/runtime.h"
@@ -228,6 +229,7 @@ void sampler_start_thread(ThreadState* ts) {
     close(fd);
     fd = high;
   }
+  fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
   // Both before the event is enabled: its first overflow may come right after it, and its
   // handler must find the fd to start the real period.
   ts->period_pending = first != g_period_ns;
@@ -250,7 +252,7 @@ void sampler_stop_thread(ThreadState* ts) {
   int fd = __atomic_exchange_n(&ts->perf_fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  close(fd);
+  fd_guard_close(fd);
 }
 
 void sampler_stop_all() {
