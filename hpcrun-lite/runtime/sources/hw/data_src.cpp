@@ -83,16 +83,13 @@ MemSource decode_data_src(uint64_t v) {
   const bool missed = (lvl & PERF_MEM_LVL_MISS) && !(lvl & PERF_MEM_LVL_HIT);
   if (num != 0 && num != PERF_MEM_LVLNUM_NA && !missed)
     s.level = from_level_number(num, s.remote, s.hops);
-  // Uncached has no level number; an old kernel has no numbers at all.
+  // Uncached has no level number; an old kernel has no numbers at all. The old bits' remote
+  // levels (REM_RAM, REM_CCE) mean another node; a level number comes with its own remote bit.
   if (s.level == MemLevel::NotAvailable || (lvl & PERF_MEM_LVL_UNC)) {
     MemLevel b = from_level_bits(lvl);
     if (b != MemLevel::NotAvailable) s.level = b;
+    if (b == MemLevel::RemoteDram || b == MemLevel::RemoteCache) s.remote = true;
   }
-  // The old bits' REM_RAM and REM_CCE levels mean another node; a level number comes with its
-  // own remote bit, already read.
-  if (s.level == MemLevel::RemoteDram) s.remote = true;
-  if (s.level == MemLevel::RemoteCache && from_level_bits(lvl) == MemLevel::RemoteCache)
-    s.remote = true;
 
   const uint64_t snoop = field(v, PERF_MEM_SNOOP_SHIFT, 5);
   const uint64_t snoopx = field(v, PERF_MEM_SNOOPX_SHIFT, 2);
