@@ -16,6 +16,17 @@ set_package_properties(zydis PROPERTIES TYPE REQUIRED PURPOSE "Decodes the sampl
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 
+# libpfm4 has no pkg-config file on Debian: found by header and library.
+find_path(LIBPFM_INCLUDE_DIR perfmon/pfmlib_perf_event.h)
+find_library(LIBPFM_LIBRARY NAMES pfm)
+if(NOT LIBPFM_INCLUDE_DIR OR NOT LIBPFM_LIBRARY)
+  message(FATAL_ERROR "libpfm4 not found (Debian: libpfm4-dev); it names the PEBS events per CPU model")
+endif()
+add_library(hpcl::pfm UNKNOWN IMPORTED)
+set_target_properties(hpcl::pfm PROPERTIES IMPORTED_LOCATION ${LIBPFM_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${LIBPFM_INCLUDE_DIR})
+add_feature_info(libpfm4 LIBPFM_LIBRARY "Encodes the PEBS load-latency and precise-store events per CPU model")
+
 find_package(Threads REQUIRED)
 find_package(OpenMP REQUIRED)
 set_package_properties(OpenMP PROPERTIES TYPE REQUIRED PURPOSE "Test programs and the bundled example are OpenMP codes")
