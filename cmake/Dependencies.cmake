@@ -50,3 +50,15 @@ if(HPCL_BUILD_BENCH)
   find_package(benchmark CONFIG)
   set_package_properties(benchmark PROPERTIES TYPE OPTIONAL PURPOSE "Micro-benchmarks in bench/")
 endif()
+
+# PAPI: the launcher compiles against papi.h for its structure layouts and opens libpapi with
+# dlopen at run time, so neither the launcher's start nor the preloaded runtime depends on it.
+find_path(PAPI_INCLUDE_DIR papi.h)
+if(PAPI_INCLUDE_DIR)
+  set(PAPI_FOUND TRUE)
+  add_library(hpcl_papi_headers INTERFACE)
+  target_include_directories(hpcl_papi_headers INTERFACE ${PAPI_INCLUDE_DIR})
+  target_compile_definitions(hpcl_papi_headers INTERFACE HPCL_HAVE_PAPI_H=1)
+endif()
+set_package_properties(PAPI PROPERTIES TYPE RECOMMENDED
+  PURPOSE "hpcrun-lite --check lists PAPI's components and presets, and -e PAPI_NAME is checked against them (libpapi-dev)")

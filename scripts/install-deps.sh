@@ -15,6 +15,7 @@ PACKAGES=(
   libbenchmark-dev    # micro-benchmarks
   libncurses-dev      # hpcviewer-tui
   libpfm4-dev         # event names for hardware sources
+  libpapi-dev         # PAPI: --check lists its components, -e PAPI_NAME (launcher dlopens it)
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
   python3             # JSON checks in end-to-end tests
   heaptrack           # benchmark peer

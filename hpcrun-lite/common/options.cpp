@@ -10,8 +10,10 @@ const char* source_name(SourceKind kind) {
   switch (kind) {
     case SourceKind::Auto: return "auto";
     case SourceKind::Soft: return "soft";
-    case SourceKind::Pebs: return "pebs";
-    case SourceKind::Ibs: return "ibs";
+    case SourceKind::Pebs: return "pebs-load";
+    case SourceKind::Ibs: return "ibs-op";
+    case SourceKind::PebsStore: return "pebs-store";
+    case SourceKind::Papi: return "papi";
   }
   return "?";
 }
@@ -63,12 +65,26 @@ const char* small_every_text(uint64_t value, char* buf, size_t len) {
   return buf;
 }
 
+// A PAPI preset as HPCToolkit users type it: "PAPI_" and upper-case letters, digits, '_'.
+static bool is_papi_name(const char* s, size_t len) {
+  if (len <= 5 || len >= kMaxPapiName || memcmp(s, "PAPI_", 5) != 0) return false;
+  for (size_t i = 5; i < len; ++i)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return false;
+  return true;
+}
+
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen) {
-  const char* at = static_cast<const char*>(memchr(text, '@', len));
-  size_t name_len = at ? size_t(at - text) : len;
+  // NAME, then "@RATE" up to the first ':', then ":ldlat=N" (pebs-load only).
+  size_t name_len = 0;
+  while (name_len < len && text[name_len] != '@' && text[name_len] != ':') ++name_len;
+  const char* colon = static_cast<const char*>(memchr(text, ':', len));
+  size_t rate_end = colon ? size_t(colon - text) : len;
   struct { const char* name; SourceKind kind; } names[] = {
-      {"auto", SourceKind::Auto}, {"soft", SourceKind::Soft},
-      {"pebs", SourceKind::Pebs}, {"ibs", SourceKind::Ibs}};
+      {"auto", SourceKind::Auto},       {"soft", SourceKind::Soft},
+      {"pebs-load", SourceKind::Pebs},  {"pebs", SourceKind::Pebs},
+      {"pebs-store", SourceKind::PebsStore},
+      {"ibs-op", SourceKind::Ibs},      {"ibs", SourceKind::Ibs}};
+  *out = SourceSpec();
   bool found = false;
   for (auto& n : names) {
     if (strlen(n.name) == name_len && memcmp(n.name, text, name_len) == 0) {
@@ -76,15 +92,20 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
       found = true;
     }
   }
+  if (!found && is_papi_name(text, name_len)) {
+    out->kind = SourceKind::Papi;
+    memcpy(out->papi_event, text, name_len);
+    found = true;
+  }
   if (!found) {
-    snprintf(err, errlen, "unknown sampling source '%.*s' (known: auto, soft, pebs, ibs)",
-             int(name_len), text);
+    snprintf(err, errlen,
+             "unknown sampling source '%.*s' (known: auto, soft, pebs-load, pebs-store, ibs-op, "
+             "PAPI_<NAME>)", int(name_len), text);
     return false;
   }
-  out->rate = 0;
-  if (at) {
-    size_t rlen = len - name_len - 1;
-    if (!parse_u64(at + 1, rlen, &out->rate) || out->rate == 0) {
+  if (name_len < rate_end) {  // text[name_len] == '@'
+    size_t rlen = rate_end - name_len - 1;
+    if (!parse_u64(text + name_len + 1, rlen, &out->rate) || out->rate == 0) {
       snprintf(err, errlen, "bad rate in '%.*s': expected a positive integer", int(len), text);
       return false;
     }
@@ -94,7 +115,34 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
       return false;
     }
   }
+  if (colon) {
+    const char* mod = colon + 1;
+    size_t mlen = len - rate_end - 1;
+    uint64_t ldlat = 0;
+    if (out->kind != SourceKind::Pebs) {
+      snprintf(err, errlen, "'%.*s': only pebs-load takes a modifier (:ldlat=N)", int(len), text);
+      return false;
+    }
+    // The kernel's ldlat field is 16 bits; Intel accepts thresholds from 1 cycle up.
+    if (mlen <= 6 || memcmp(mod, "ldlat=", 6) != 0 || !parse_u64(mod + 6, mlen - 6, &ldlat) ||
+        ldlat == 0 || ldlat > 65535) {
+      snprintf(err, errlen, "bad modifier in '%.*s': expected :ldlat=N with 1 <= N <= 65535",
+               int(len), text);
+      return false;
+    }
+    out->ldlat = uint32_t(ldlat);
+  }
   return true;
+}
+
+const char* source_text(const SourceSpec& spec, char* buf, size_t len) {
+  int n = snprintf(buf, len, "%s",
+                   spec.kind == SourceKind::Papi ? spec.papi_event : source_name(spec.kind));
+  if (spec.rate && n >= 0 && size_t(n) < len)
+    n += snprintf(buf + n, len - size_t(n), "@%llu", (unsigned long long)spec.rate);
+  if (spec.ldlat && n >= 0 && size_t(n) < len)
+    snprintf(buf + n, len - size_t(n), ":ldlat=%u", unsigned(spec.ldlat));
+  return buf;
 }
 
 bool parse_sources(const char* text, Options* opts, char* err, size_t errlen) {

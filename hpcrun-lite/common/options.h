@@ -26,12 +26,23 @@ inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
 // --track-budget: tracked small allocations per second of each thread, sustained (auto only).
 inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
-enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs };
+// Pebs is `pebs-load` (also spelled `pebs`), Ibs is `ibs-op` (also `ibs`). PebsStore and Papi
+// are appended so that other new sources can be added beside them without renumbering.
+enum class SourceKind : uint8_t {
+  Auto, Soft, Pebs, Ibs,
+  PebsStore,  // pebs-store: precise stores
+  Papi,       // PAPI_<NAME>: a PAPI preset counter, named in SourceSpec::papi_event
+};
 const char* source_name(SourceKind kind);
 
+inline constexpr size_t kMaxPapiName = 48;
 struct SourceSpec {
   SourceKind kind = SourceKind::Auto;
-  uint64_t rate = 0;  // 0 = the source's default
+  // After '@': samples per second of CPU time for soft; the event period (events between two
+  // samples) for the hardware sources and PAPI. 0 = the source's default.
+  uint64_t rate = 0;
+  uint32_t ldlat = 0;                // pebs-load ":ldlat=N" (cycles), 0 = the default
+  char papi_event[kMaxPapiName] = {};  // Papi only: "PAPI_TOT_CYC"
 };
 
 inline constexpr int kMaxSources = 4;
@@ -44,10 +55,12 @@ struct Options {
   bool verbose = false;
 };
 
-// Parses "SOURCE[@RATE]". On error returns false and writes a message (NUL-terminated) to err.
+// Parses "SOURCE[@RATE]" (and "pebs-load[@PERIOD][:ldlat=N]", "PAPI_NAME[@PERIOD]"). On error returns false and writes a message (NUL-terminated) to err.
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen);
 // Parses a comma-separated list of sources into opts (replacing what was there).
 bool parse_sources(const char* text, Options* opts, char* err, size_t errlen);
+// Writes a source back in the spelling parse_source reads ("pebs-load@20000:ldlat=30").
+const char* source_text(const SourceSpec& spec, char* buf, size_t len);
 // Parses a non-negative decimal integer with an optional k/K, m/M, g/G suffix (powers of 1024).
 bool parse_size(const char* text, uint64_t* out);
 // Parses --small-every: "auto" (kSmallEveryAuto) or a number as parse_size.

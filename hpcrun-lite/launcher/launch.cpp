@@ -124,8 +124,8 @@ int launch(const LaunchRequest& req) {
   std::string events;
   for (int i = 0; i < req.opts.nsources; ++i) {
     if (i) events += ",";
-    events += source_name(req.opts.sources[i].kind);
-    if (req.opts.sources[i].rate) events.append("@").append(std::to_string(req.opts.sources[i].rate));
+    char text[96];
+    events += source_text(req.opts.sources[i], text, sizeof text);
   }
   if (!events.empty()) setenv(kEnvEvents, events.c_str(), 1);
   setenv(kEnvMinBytes, std::to_string(req.opts.min_bytes).c_str(), 1);

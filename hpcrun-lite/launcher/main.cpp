@@ -7,13 +7,18 @@
 #include <cstring>
 #include <string>
 
+#include "check.h"
 #include "launch.h"
 #include "options.h"
-#include "sources/source_probe.h"
+#include "papi_query.h"
+#include "sources/source_verdict.h"
 
 using namespace hpcrun;
 
 namespace {
+
+// A source asked for by name is unavailable here (2 stays for a bad command line).
+constexpr int kExitUnavailable = 3;
 
 void usage(FILE* out) {
   fprintf(out,
@@ -31,7 +36,11 @@ void usage(FILE* out) {
       "                         auto  the best precise hardware source, else soft (default)\n"
       "                         soft  software address sampling; R = samples per second of\n"
       "                               each thread's CPU time (default %llu, at most %llu)\n"
-      "                         pebs, ibs  precise hardware sources (see --list-sources)\n"
+      "                         pebs-load[@P][:ldlat=N], pebs-store[@P], ibs-op[@P]\n"
+      "                               precise hardware sources, P = event period\n"
+      "                         PAPI_NAME[@P]  a PAPI preset counter (PAPI_TOT_CYC, ...)\n"
+      "                       a source named here that this machine cannot give stops the\n"
+      "                       launcher before the program starts (exit status 3)\n"
       "  --min-bytes N        allocations of at least N bytes are always tracked\n"
       "                       (%s, default %llu; k/m/g suffixes)\n"
       "  --small-every auto|N which smaller allocations are tracked (%s):\n"
@@ -41,7 +50,9 @@ void usage(FILE* out) {
       "                         N     one in N, fixed (1 = every one, 0 = none)\n"
       "  --track-budget N     with auto: tracked small allocations per second of each\n"
       "                       thread, sustained (%s, default %llu)\n"
-      "  -l, --list-sources   print which sampling sources this machine has, and exit\n"
+      "  --check              report what this machine offers (kernel, permissions, PMUs,\n"
+      "                       PAPI, which sources work, what auto picks) with fixes; exit 0\n"
+      "  -l, --list-sources   the same as --check\n"
       "  -v, --verbose        report what the runtime does on stderr (%s=1)\n"
       "  -h, --help           this text\n"
       "  --version            print the version\n"
@@ -53,16 +64,65 @@ void usage(FILE* out) {
       (unsigned long long)kDefaultTrackBudget, kEnvVerbose);
 }
 
-int list_sources() {
-  HardwareProbe hw = probe_hardware("/sys/bus/event_source/devices");
-  printf("soft   available: perf task-clock sampling + instruction decoding\n");
-  printf("pebs   %s\n", hw.pebs ? "present on this machine (no reader in this version yet)"
-                                : "not available (no Intel core PMU with load latency)");
-  printf("ibs    %s\n", hw.ibs_op ? "present on this machine (no reader in this version yet)"
-                                  : "not available (no AMD ibs_op PMU)");
-  char why[256];
-  choose_source(SourceKind::Auto, hw, why, sizeof why);
-  printf("auto   -> %s\n", why);
+int check() {
+  HardwareProbe hw = probe_hardware("/");
+  probe_opens(&hw);
+  return print_check(stdout, hw, papi_view());
+}
+
+void say_refusal(const char* name, const char* reason, const char* fix) {
+  fprintf(stderr, "hpcrun-lite: cannot use %s: %s\n", name, reason);
+  if (fix && *fix) fprintf(stderr, "hpcrun-lite: fix: %s\n", fix);
+  fprintf(stderr, "hpcrun-lite: the program was not started (see hpcrun-lite --check)\n");
+}
+
+// A source asked for by name that cannot be used here stops the launcher before the program
+// starts (kExitUnavailable), so a job never runs unmeasured by surprise. Only auto falls back,
+// and -v says to what.
+int refuse_unavailable(const Options& opts) {
+  HardwareProbe hw;
+  bool probed = false;
+  for (int k = 0; k < opts.nsources; ++k) {
+    const SourceSpec& spec = opts.sources[k];
+    if (spec.kind == SourceKind::Papi) {
+      std::string why;
+      PapiView view = papi_view();
+      if (!papi_event_available(view, spec.papi_event, &why)) {
+        if (!probed) hw = probe_hardware("/");
+        probed = true;
+        say_refusal(spec.papi_event, why.c_str(), hw.hypervisor && !hw.cpu_pmu
+                    ? "a VM without vPMU: use -e soft" : "use -e soft, or a machine PAPI has counters on");
+        return kExitUnavailable;
+      }
+      if (!kRuntimeCountsPapi) {
+        say_refusal(spec.papi_event, "PAPI counts it here, but this version does not count PAPI "
+                    "events yet", "use -e soft");
+        return kExitUnavailable;
+      }
+      continue;
+    }
+    ProbedSource s = probed_for(spec.kind);
+    if (s == kNumProbed || s == kProbeSoft) continue;
+    if (!probed) {
+      hw = probe_hardware("/");
+      probe_opens(&hw);
+      probed = true;
+    }
+    SourceVerdict v = source_verdict(hw, s);
+    if (v.verdict != Verdict::Works) {
+      say_refusal(source_name(spec.kind), v.reason, v.fix);
+      return kExitUnavailable;
+    }
+  }
+  if (opts.verbose && (opts.nsources == 0 || opts.sources[0].kind == SourceKind::Auto)) {
+    if (!probed) {
+      hw = probe_hardware("/");
+      probe_opens(&hw);
+    }
+    char why[256];
+    auto_choice(hw, why, sizeof why);
+    fprintf(stderr, "hpcrun-lite: auto -> %s\n", why);
+  }
   return 0;
 }
 
@@ -118,7 +178,7 @@ int main(int argc, char** argv) {
     if (a[0] != '-') break;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     if (!strcmp(a, "--version")) { printf("hpcrun-lite %s\n", HPCL_VERSION); return 0; }
-    if (!strcmp(a, "-l") || !strcmp(a, "--list-sources")) return list_sources();
+    if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) return check();
     if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { req.opts.verbose = true; continue; }
     if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
       if (!take_value(argc, argv, &i, a, &v)) return 2;
@@ -161,15 +221,7 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
-  for (int k = 0; k < req.opts.nsources; ++k) {
-    SourceKind kind = req.opts.sources[k].kind;
-    if (kind == SourceKind::Pebs || kind == SourceKind::Ibs) {
-      char why[256];
-      choose_source(kind, probe_hardware("/sys/bus/event_source/devices"), why, sizeof why);
-      fprintf(stderr, "hpcrun-lite: cannot use %s: %s (try -e soft)\n", source_name(kind), why);
-      return 2;
-    }
-  }
+  if (int status = refuse_unavailable(req.opts)) return status;
   for (; i < argc; ++i) req.argv.emplace_back(argv[i]);
   return launch(req);
 }

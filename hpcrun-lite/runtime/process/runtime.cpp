@@ -30,7 +30,7 @@
 #include "process/real_fns.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
-#include "sources/source_probe.h"
+#include "sources/source_verdict.h"
 #include "process/thread_state.h"
 #include "trees/unwind.h"
 
@@ -98,11 +98,11 @@ void read_options() {
     else if (opts.nsources == 0 && v[0]) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
   }
   char why[256];
-  SourceKind kind = choose_source(spec.kind, probe_hardware("/sys/bus/event_source/devices"),
+  SourceKind kind = choose_source(spec.kind, probe_hardware("/"),
                                   why, sizeof why);
   g_config.source = source_name(kind);
   g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
-  if (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::Ibs) log_warn("%s", why);
+  if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft) log_warn("%s", why);
   else log_info("sampling source %s", why);
 
   const char* out = getenv(kEnvOut);

@@ -1,54 +1,281 @@
-// See source_probe.h.
+// See source_probe.h. Everything here reads files with open/read into stack buffers and lists
+// directories with getdents64: no malloc, since the runtime probes before the program's
+// allocator can be trusted to be ours.
 #include "sources/source_probe.h"
 
+#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "sources/perf_event.h"
 
 namespace hpcrun {
 
-static bool exists(const char* root, const char* rel) {
+namespace {
+
+// Reads root/rel into buf (NUL-terminated, truncated to len-1); the length, or -1.
+long read_file(const char* root, const char* rel, char* buf, size_t len) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", root, rel);
-  struct stat st;
-  return stat(path, &st) == 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t got = 0;
+  while (got + 1 < len) {
+    ssize_t n = read(fd, buf + got, len - 1 - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  close(fd);
+  buf[got] = 0;
+  return long(got);
 }
+
+// Copies src into dst[len], truncating (snprintf("%s") would warn about the truncation).
+void copy_text(char* dst, size_t len, const char* src) {
+  size_t n = strnlen(src, len - 1);
+  memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+bool read_long(const char* root, const char* rel, long* out) {
+  char buf[64];
+  if (read_file(root, rel, buf, sizeof buf) <= 0) return false;
+  char* end;
+  long v = strtol(buf, &end, 0);
+  if (end == buf) return false;
+  *out = v;
+  return true;
+}
+
+bool exists(const char* root, const char* rel) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  return access(path, F_OK) == 0;
+}
+
+// The perf type of a PMU, -1 when absent.
+int pmu_type(const char* root, const char* pmu) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/type", pmu);
+  long v;
+  return read_long(root, rel, &v) ? int(v) : -1;
+}
+
+// Copies the trimmed value after "key<spaces>:" of the first line starting with key.
+bool field(const char* text, const char* key, char* out, size_t len) {
+  size_t klen = strlen(key);
+  for (const char* line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : nullptr) {
+    if (strncmp(line, key, klen) != 0) continue;
+    const char* p = line + klen;
+    while (*p == ' ' || *p == '\t') ++p;
+    if (*p != ':') continue;
+    ++p;
+    while (*p == ' ') ++p;
+    size_t n = strcspn(p, "\n");
+    if (n >= len) n = len - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return true;
+  }
+  return false;
+}
+
+bool has_word(const char* list, const char* word) {
+  size_t wl = strlen(word);
+  for (const char* p = list; (p = strstr(p, word)); p += wl)
+    if ((p == list || p[-1] == ' ') && (p[wl] == ' ' || p[wl] == 0 || p[wl] == '\n')) return true;
+  return false;
+}
+
+void read_cpuinfo(const char* root, HardwareProbe* hw) {
+  // The first processor's block holds all we need; its flags line is the longest (~1.5 KB).
+  char text[16384];
+  if (read_file(root, "proc/cpuinfo", text, sizeof text) <= 0) return;
+  if (char* end = strstr(text, "\n\n")) end[1] = 0;
+  char v[4096];
+  if (field(text, "vendor_id", v, sizeof v)) {
+    if (!strcmp(v, "GenuineIntel")) hw->vendor = CpuVendor::Intel;
+    else if (!strcmp(v, "AuthenticAMD") || !strcmp(v, "HygonGenuine")) hw->vendor = CpuVendor::Amd;
+  } else if (field(text, "CPU implementer", v, sizeof v)) {
+    hw->vendor = CpuVendor::Arm;
+    hw->family = int(strtol(v, nullptr, 0));
+    if (field(text, "CPU part", v, sizeof v)) hw->model = int(strtol(v, nullptr, 0));
+  }
+  if (field(text, "cpu family", v, sizeof v)) hw->family = atoi(v);
+  if (field(text, "model", v, sizeof v)) hw->model = atoi(v);
+  if (field(text, "model name", v, sizeof v))
+    copy_text(hw->model_name, sizeof hw->model_name, v);
+  if (field(text, "flags", v, sizeof v)) hw->hypervisor = has_word(v, "hypervisor");
+}
+
+void read_caps(const char* root, HardwareProbe* hw) {
+  char text[4096], v[64];
+  if (read_file(root, "proc/self/status", text, sizeof text) <= 0) return;
+  if (!field(text, "CapEff", v, sizeof v)) return;
+  hw->cap_eff = strtoull(v, nullptr, 16);
+  hw->caps_known = true;
+}
+
+// Every PMU directory, in the order the kernel lists them.
+void list_pmus(const char* root, HardwareProbe* hw) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/sys/bus/event_source/devices", root);
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) char buf[4096];
+  long n;
+  while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < n;) {
+      struct linux_dirent64 { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[1]; };
+      auto* d = reinterpret_cast<linux_dirent64*>(buf + off);
+      off += d->reclen;
+      if (d->name[0] == '.' || hw->npmus == 16) continue;
+      copy_text(hw->pmus[hw->npmus++], sizeof hw->pmus[0], d->name);
+    }
+  }
+  close(fd);
+  // Sorted, so --check reads the same on every run.
+  for (int i = 1; i < hw->npmus; ++i)
+    for (int j = i; j > 0 && strcmp(hw->pmus[j - 1], hw->pmus[j]) > 0; --j) {
+      char t[32];
+      memcpy(t, hw->pmus[j], sizeof t);
+      memcpy(hw->pmus[j], hw->pmus[j - 1], sizeof t);
+      memcpy(hw->pmus[j - 1], t, sizeof t);
+    }
+}
+
+}  // namespace
 
 HardwareProbe probe_hardware(const char* root) {
   HardwareProbe hw;
-  hw.cpu_pmu = exists(root, "cpu");
-  // The load-latency PEBS event needs the core PMU's "ldlat" format field (Intel only).
-  hw.pebs = hw.cpu_pmu && exists(root, "cpu/format/ldlat");
-  hw.ibs_op = exists(root, "ibs_op/type");
+  char buf[64];
+  if (read_file(root, "proc/sys/kernel/osrelease", buf, sizeof buf) > 0) {
+    buf[strcspn(buf, "\n")] = 0;
+    copy_text(hw.kernel, sizeof hw.kernel, buf);
+  }
+  long v;
+  if (read_long(root, "proc/sys/kernel/perf_event_paranoid", &v)) hw.paranoid = int(v);
+  if (read_long(root, "proc/sys/kernel/perf_event_mlock_kb", &v)) hw.mlock_kb = v;
+  read_caps(root, &hw);
+  read_cpuinfo(root, &hw);
+  list_pmus(root, &hw);
+
+  hw.cpu_type = pmu_type(root, "cpu");
+  hw.cpu_core_type = pmu_type(root, "cpu_core");
+  hw.cpu_atom_type = pmu_type(root, "cpu_atom");
+  hw.ibs_op_type = pmu_type(root, "ibs_op");
+  hw.ibs_fetch_type = pmu_type(root, "ibs_fetch");
+  for (int i = 0; i < hw.npmus; ++i) {
+    const char* p = hw.pmus[i];
+    if (!strncmp(p, "arm_spe", 7) && hw.spe_type < 0) {
+      hw.spe_type = pmu_type(root, p);
+      copy_text(hw.spe_pmu, sizeof hw.spe_pmu, p);
+    }
+    if ((!strncmp(p, "armv8_", 6) || !strncmp(p, "armv9_", 6)) && !hw.arm_pmu[0])
+      copy_text(hw.arm_pmu, sizeof hw.arm_pmu, p);
+  }
+  // On hybrid Intel parts the P-core PMU carries the load-latency event we use first.
+  const char* core = hw.cpu_core_type >= 0 ? "cpu_core" : "cpu";
+  char rel[256];
+  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/pmu_name", core);
+  if (read_file(root, rel, buf, sizeof buf) > 0) {
+    buf[strcspn(buf, "\n")] = 0;
+    copy_text(hw.pmu_name, sizeof hw.pmu_name, buf);
+  }
+  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/max_precise", core);
+  if (read_long(root, rel, &v)) hw.max_precise = int(v);
+  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/format/ldlat", core);
+  hw.ldlat = exists(root, rel);
+
+  hw.cpu_pmu = hw.cpu_type >= 0 || hw.cpu_core_type >= 0;
+  hw.pebs = hw.cpu_pmu && hw.ldlat && hw.vendor != CpuVendor::Amd;
+  hw.ibs_op = hw.ibs_op_type >= 0;
   return hw;
 }
 
-SourceKind choose_source(SourceKind requested, const HardwareProbe& hw, char* why, size_t whylen) {
-  const char* hwdesc = hw.pebs ? "PEBS load-latency sampling is present"
-                      : hw.ibs_op ? "AMD IBS op sampling is present"
-                                  : "no PEBS or IBS on this machine";
-  switch (requested) {
-    case SourceKind::Soft:
-      snprintf(why, whylen, "soft: requested");
-      return SourceKind::Soft;
-    case SourceKind::Auto:
-      snprintf(why, whylen, "soft: %s%s", hwdesc,
-               (hw.pebs || hw.ibs_op) ? ", but this version has no reader for it yet" : "");
-      return SourceKind::Soft;
-    case SourceKind::Pebs:
-    case SourceKind::Ibs: {
-      bool present = requested == SourceKind::Pebs ? hw.pebs : hw.ibs_op;
-      snprintf(why, whylen, "%s; this version has no reader for %s records yet",
-               present ? hwdesc : (requested == SourceKind::Pebs ? "no PEBS load-latency sampling on this machine"
-                                                                 : "no AMD IBS op sampling on this machine"),
-               requested == SourceKind::Pebs ? "PEBS" : "IBS");
-      return SourceKind::Soft;
-    }
+bool probe_attr(const HardwareProbe& hw, ProbedSource s, int precise_ip, perf_event_attr* out) {
+  perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                  PERF_SAMPLE_CPU;
+  int core = hw.hybrid() ? hw.cpu_core_type : hw.cpu_type;
+  switch (s) {
+    case kProbeSoft:
+      a = soft_clock_attr(1000000);
+      break;
+    case kProbePageFaults:
+      a.type = PERF_TYPE_SOFTWARE;
+      a.config = PERF_COUNT_SW_PAGE_FAULTS;
+      a.sample_period = 1;
+      break;
+    case kProbePebsLoad:
+    case kProbePebsStore:
+      if (!hw.pebs) return false;
+      // MEM_TRANS_RETIRED.LOAD_LATENCY (event 0xcd, umask 0x01, threshold in config1) and
+      // MEM_INST_RETIRED.ALL_STORES (0xd0, 0x82): the same encodings from Sandy Bridge on.
+      // Opening them only asks whether precise sampling is allowed; the source builds its own
+      // attributes per CPU model.
+      a.type = uint32_t(core);
+      a.config = s == kProbePebsLoad ? 0x1cd : 0x82d0;
+      if (s == kProbePebsLoad) a.config1 = 3;
+      a.sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+      a.sample_period = 10007;
+      a.precise_ip = uint64_t(precise_ip) & 3;
+      break;
+    case kProbeIbsOp:
+      if (hw.ibs_op_type < 0) return false;
+      // IBS has historically refused the exclude_* bits, so this open also needs the kernel's
+      // permission for kernel samples (perf_event_paranoid <= 1 or CAP_PERFMON).
+      a.type = uint32_t(hw.ibs_op_type);
+      a.exclude_kernel = 0;
+      a.exclude_hv = 0;
+      a.sample_type |= PERF_SAMPLE_RAW;
+      a.sample_period = 0x10000;  // op count, a multiple of 16
+      break;
+    case kProbeArmSpe:
+      if (hw.spe_type < 0) return false;
+      a.type = uint32_t(hw.spe_type);
+      a.sample_period = 4096;
+      break;
+    case kNumProbed:
+      return false;
   }
-  return SourceKind::Soft;
+  *out = a;
+  return true;
+}
+
+void probe_opens(HardwareProbe* hw) {
+  hw->opens_tried = true;
+  for (int s = 0; s < kNumProbed; ++s) {
+    OpenResult r;
+    bool precise = s == kProbePebsLoad || s == kProbePebsStore;
+    // precise_ip from 3 down: the kernel refuses levels the PMU cannot give (EOPNOTSUPP/EINVAL).
+    for (int p = precise ? 3 : 0; p >= (precise ? 1 : 0); --p) {
+      perf_event_attr a;
+      if (!probe_attr(*hw, ProbedSource(s), p, &a)) break;
+      r.tried = true;
+      int fd = perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+      if (fd >= 0) {
+        close(fd);
+        r.err = 0;
+        if (precise) r.precise_ip = p;
+        break;
+      }
+      r.err = -fd;
+    }
+    hw->open[s] = r;
+  }
 }
 
 }  // namespace hpcrun

@@ -30,6 +30,68 @@ TEST(Options, RejectsBadSources) {
   EXPECT_NE(strstr(err, "above the maximum"), nullptr);
 }
 
+TEST(Options, ParsesHardwareSourceSpellings) {
+  Options o;
+  char err[256], text[96];
+  ASSERT_TRUE(parse_sources("pebs-load@20000:ldlat=30,pebs-store@5000,ibs-op@65536", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 3);
+  EXPECT_EQ(o.sources[0].kind, SourceKind::Pebs);
+  EXPECT_EQ(o.sources[0].rate, 20000u);
+  EXPECT_EQ(o.sources[0].ldlat, 30u);
+  EXPECT_EQ(o.sources[1].kind, SourceKind::PebsStore);
+  EXPECT_EQ(o.sources[1].rate, 5000u);
+  EXPECT_EQ(o.sources[2].kind, SourceKind::Ibs);
+  EXPECT_EQ(o.sources[2].rate, 65536u);
+  // Written back as they are read: the launcher passes them to the runtime this way.
+  EXPECT_STREQ(source_text(o.sources[0], text, sizeof text), "pebs-load@20000:ldlat=30");
+  EXPECT_STREQ(source_text(o.sources[2], text, sizeof text), "ibs-op@65536");
+
+  SourceSpec s;
+  ASSERT_TRUE(parse_source("pebs-load:ldlat=3", 17, &s, err, sizeof err)) << err;
+  EXPECT_EQ(s.rate, 0u);
+  EXPECT_EQ(s.ldlat, 3u);
+  ASSERT_TRUE(parse_source("pebs", 4, &s, err, sizeof err));  // the first spellings stay
+  EXPECT_EQ(s.kind, SourceKind::Pebs);
+  EXPECT_EQ(s.ldlat, 0u);
+  ASSERT_TRUE(parse_source("ibs", 3, &s, err, sizeof err));
+  EXPECT_EQ(s.kind, SourceKind::Ibs);
+  EXPECT_STREQ(source_text(s, text, sizeof text), "ibs-op");
+}
+
+TEST(Options, ParsesPapiPresets) {
+  Options o;
+  char err[256], text[96];
+  ASSERT_TRUE(parse_sources("PAPI_TOT_CYC@100000,PAPI_L3_TCM", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 2);
+  EXPECT_EQ(o.sources[0].kind, SourceKind::Papi);
+  EXPECT_STREQ(o.sources[0].papi_event, "PAPI_TOT_CYC");
+  EXPECT_EQ(o.sources[0].rate, 100000u);
+  EXPECT_STREQ(o.sources[1].papi_event, "PAPI_L3_TCM");
+  EXPECT_EQ(o.sources[1].rate, 0u);
+  EXPECT_STREQ(source_text(o.sources[0], text, sizeof text), "PAPI_TOT_CYC@100000");
+  EXPECT_STREQ(source_text(o.sources[1], text, sizeof text), "PAPI_L3_TCM");
+}
+
+TEST(Options, RejectsBadHardwareSpellings) {
+  Options o;
+  char err[256];
+  EXPECT_FALSE(parse_sources("pebs-store:ldlat=3", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "only pebs-load takes a modifier"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("soft@100:ldlat=3", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("pebs-load:ldlat=0", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "1 <= N <= 65535"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("pebs-load:ldlat=70000", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("pebs-load:lat=30", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("pebs-load:ldlat=", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("pebs-load@:ldlat=30", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "bad rate"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("ibs-op@0", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("PAPI_", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("PAPI_tot_cyc", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "unknown sampling source 'PAPI_tot_cyc'"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("PAPI_A_NAME_FAR_TOO_LONG_FOR_ANY_PRESET_OF_PAPI_XX", &o, err, sizeof err));
+}
+
 TEST(Options, ParsesSizes) {
   uint64_t v;
   ASSERT_TRUE(parse_size("4096", &v));

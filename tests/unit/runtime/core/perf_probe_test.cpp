@@ -1,15 +1,11 @@
 // The attributes the soft source asks the kernel for (checked without opening anything, through
-// the perf_open hook), and the run-time probe on fake sysfs trees.
+// the perf_open hook). The probe on fake sysfs/procfs roots is in source_probe_test.cpp.
 #include "sources/perf_event.h"
-#include "sources/source_probe.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
+#include <cerrno>
+
 
 using namespace hpcrun;
 
@@ -20,19 +16,6 @@ int fake_open(const perf_event_attr& attr, pid_t, int, int, unsigned long) {
   return -ENOENT;
 }
 
-std::string make_tree(std::initializer_list<const char*> files) {
-  char tmpl[] = "/tmp/hpcl-sysfs-XXXXXX";
-  std::string root = mkdtemp(tmpl);
-  for (const char* f : files) {
-    std::string path = root + "/" + f;
-    for (size_t i = root.size() + 1; i < path.size(); ++i)
-      if (path[i] == '/') mkdir(path.substr(0, i).c_str(), 0755);
-    FILE* fp = fopen(path.c_str(), "w");
-    fputs("1\n", fp);
-    fclose(fp);
-  }
-  return root;
-}
 }  // namespace
 
 TEST(PerfEvent, SoftClockAttributes) {
@@ -54,28 +37,3 @@ TEST(PerfEvent, EveryOpenGoesThroughTheHook) {
   set_perf_open_hook(nullptr);
 }
 
-TEST(SourceProbe, NoPmuMeansSoft) {
-  std::string root = make_tree({"software/type", "tracepoint/type"});
-  HardwareProbe hw = probe_hardware(root.c_str());
-  EXPECT_FALSE(hw.cpu_pmu);
-  EXPECT_FALSE(hw.pebs);
-  EXPECT_FALSE(hw.ibs_op);
-  char why[256];
-  EXPECT_EQ(choose_source(SourceKind::Auto, hw, why, sizeof why), SourceKind::Soft);
-  EXPECT_NE(strstr(why, "no PEBS or IBS"), nullptr);
-}
-
-TEST(SourceProbe, RecognisesPebsAndIbs) {
-  std::string intel = make_tree({"cpu/type", "cpu/format/ldlat"});
-  HardwareProbe hw = probe_hardware(intel.c_str());
-  EXPECT_TRUE(hw.pebs);
-  EXPECT_FALSE(hw.ibs_op);
-  std::string amd = make_tree({"cpu/type", "ibs_op/type"});
-  hw = probe_hardware(amd.c_str());
-  EXPECT_FALSE(hw.pebs);
-  EXPECT_TRUE(hw.ibs_op);
-  char why[256];
-  // No reader for hardware records in this version: auto still measures, with soft.
-  EXPECT_EQ(choose_source(SourceKind::Auto, hw, why, sizeof why), SourceKind::Soft);
-  EXPECT_NE(strstr(why, "IBS"), nullptr);
-}

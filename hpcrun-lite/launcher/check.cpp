@@ -1,0 +1,126 @@
+// See check.h.
+#include "check.h"
+
+#include <cstring>
+
+#include "sources/source_verdict.h"
+
+namespace hpcrun {
+
+namespace {
+
+// Per-thread ring of a hardware source: 16 data pages and the header page.
+constexpr long kRingKb = 68;
+
+const char* yes(bool b) { return b ? "yes" : "no"; }
+
+void print_pmus(FILE* out, const HardwareProbe& hw) {
+  fprintf(out, "PMUs               ");
+  for (int i = 0; i < hw.npmus; ++i) fprintf(out, "%s%s", i ? " " : "", hw.pmus[i]);
+  fprintf(out, "%s\n", hw.npmus ? "" : "(none listed)");
+  if (hw.hybrid())
+    fprintf(out, "  core PMU         hybrid: cpu_core (type %d) and cpu_atom (type %d)\n",
+            hw.cpu_core_type, hw.cpu_atom_type);
+  else if (hw.cpu_type >= 0)
+    fprintf(out, "  core PMU         cpu (type %d)\n", hw.cpu_type);
+  else if (hw.arm_pmu[0])
+    fprintf(out, "  core PMU         %s\n", hw.arm_pmu);
+  else
+    fprintf(out, "  core PMU         none: no hardware counters%s\n",
+            hw.hypervisor ? " (a VM without a virtual PMU)" : "");
+  if (hw.pmu_name[0]) fprintf(out, "  pmu_name         %s\n", hw.pmu_name);
+  if (hw.cpu_pmu)
+    fprintf(out, "  load latency     %s\n", hw.ldlat ? "yes (format/ldlat)" : "no");
+  if (hw.max_precise >= 0) fprintf(out, "  max_precise      %d\n", hw.max_precise);
+  if (hw.ibs_op_type >= 0) fprintf(out, "  ibs_op           type %d\n", hw.ibs_op_type);
+  if (hw.spe_type >= 0) fprintf(out, "  %-16s type %d\n", hw.spe_pmu, hw.spe_type);
+}
+
+void print_papi(FILE* out, const PapiView& papi) {
+  if (!papi.loaded) {
+    fprintf(out, "PAPI               not usable: %s\n", papi.error.c_str());
+    return;
+  }
+  fprintf(out, "PAPI               %s (%s), %zu components\n", papi.version.c_str(),
+          papi.library.c_str(), papi.components.size());
+  for (const PapiComponent& c : papi.components) {
+    fprintf(out, "  %-16s %s, %d counters, %d native events, %d presets", c.name.c_str(),
+            c.disabled ? "disabled" : "enabled", c.counters, c.native_events, c.preset_events);
+    if (c.disabled && !c.disabled_reason.empty()) fprintf(out, ": %s", c.disabled_reason.c_str());
+    fprintf(out, "\n");
+  }
+  fprintf(out, "  presets          %zu available", papi.presets.size());
+  for (size_t i = 0; i < papi.presets.size() && i < 12; ++i)
+    fprintf(out, "%s%s", i ? " " : ": ", papi.presets[i].c_str());
+  fprintf(out, "%s\n", papi.presets.size() > 12 ? " ..." : "");
+}
+
+void print_source(FILE* out, const char* name, const char* state, const char* reason, const char* fix) {
+  fprintf(out, "  %-12s %-12s %s\n", name, state, reason);
+  if (fix && *fix) fprintf(out, "  %-12s %-12s fix: %s\n", "", "", fix);
+}
+
+}  // namespace
+
+int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
+  fprintf(out, "hpcrun-lite --check: what this machine offers for measurement\n\n");
+  fprintf(out, "kernel             %s\n", hw.kernel[0] ? hw.kernel : "unknown");
+  if (hw.paranoid == kUnknownValue) {
+    fprintf(out, "perf_event_paranoid unknown (no perf_event support in this kernel?)\n");
+  } else {
+    bool privileged = hw.cap_perfmon() || hw.cap_sys_admin();
+    const char* meaning = hw.paranoid >= 3 ? "perf_event_open is closed to unprivileged users"
+                        : hw.paranoid == 2 ? "user-space samples only"
+                        : hw.paranoid == 1 ? "user and kernel samples of own processes"
+                                           : "no restriction on own processes";
+    fprintf(out, "perf_event_paranoid %d: %s%s\n", hw.paranoid, meaning,
+            privileged ? " (does not apply: privileged)" : "");
+    if (hw.paranoid >= 2 && !privileged)
+      fprintf(out, "  fix (IBS and kernel samples): sudo sysctl -w kernel.perf_event_paranoid=1\n");
+  }
+  if (hw.caps_known)
+    fprintf(out, "capabilities       CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_IPC_LOCK %s\n",
+            yes(hw.cap_perfmon()), yes(hw.cap_sys_admin()), yes(hw.cap_ipc_lock()));
+  else
+    fprintf(out, "capabilities       unknown\n");
+  if (hw.mlock_kb != kUnknownValue) {
+    bool unlimited = hw.cap_ipc_lock() || hw.cap_perfmon() || hw.cap_sys_admin();
+    fprintf(out, "perf mlock limit   %ld KiB per user: ", hw.mlock_kb);
+    if (unlimited) fprintf(out, "does not apply (privileged)\n");
+    else fprintf(out, "room for %ld per-thread rings of %ld KiB\n", hw.mlock_kb / kRingKb, kRingKb);
+    if (!unlimited && hw.mlock_kb / kRingKb < 64)
+      fprintf(out, "  fix (more threads with a hardware source): sudo sysctl -w "
+                   "kernel.perf_event_mlock_kb=%ld\n", 256 * kRingKb);
+  }
+  const char* vendor = hw.vendor == CpuVendor::Intel ? "Intel" : hw.vendor == CpuVendor::Amd ? "AMD"
+                     : hw.vendor == CpuVendor::Arm ? "Arm" : "unknown vendor";
+  fprintf(out, "cpu                %s family %d model %d%s%s%s\n", vendor, hw.family, hw.model,
+          hw.model_name[0] ? " (" : "", hw.model_name, hw.model_name[0] ? ")" : "");
+  fprintf(out, "virtual machine    %s\n", hw.hypervisor ? "yes (cpuinfo hypervisor flag)" : "no");
+  print_pmus(out, hw);
+  print_papi(out, papi);
+
+  fprintf(out, "\nsources (-e):\n");
+  for (int s = 0; s < kNumProbed; ++s) {
+    SourceVerdict v = source_verdict(hw, ProbedSource(s));
+    const char* state = v.verdict == Verdict::Works ? "works"
+                      : v.verdict == Verdict::NoReader ? "no reader" : "unavailable";
+    print_source(out, probed_name(ProbedSource(s)), state, v.reason, v.fix);
+  }
+  std::string why;
+  bool papi_ok = papi_event_available(papi, "PAPI_TOT_CYC", &why);
+  if (papi_ok && !kRuntimeCountsPapi)
+    print_source(out, "PAPI_<NAME>", "no reader", "PAPI counts here, but this version does not count "
+                 "PAPI events yet", "");
+  else if (papi_ok)
+    print_source(out, "PAPI_<NAME>", "works", "the presets listed above", "");
+  else
+    print_source(out, "PAPI_<NAME>", "unavailable", why.c_str(),
+                 hw.hypervisor && !hw.cpu_pmu ? "a VM without vPMU: use -e soft" : "use -e soft");
+  char auto_why[256];
+  auto_choice(hw, auto_why, sizeof auto_why);
+  fprintf(out, "\nauto -> %s\n", auto_why);
+  return 0;
+}
+
+}  // namespace hpcrun

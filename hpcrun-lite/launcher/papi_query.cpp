@@ -1,0 +1,150 @@
+// See papi_query.h. Built against papi.h for the structure layouts (PAPI_library_init refuses a
+// library of another major version); without the header at build time, --check says so.
+#include "papi_query.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+#ifdef HPCL_HAVE_PAPI_H
+#include <papi.h>
+#endif
+
+namespace hpcrun {
+
+#ifdef HPCL_HAVE_PAPI_H
+
+namespace {
+
+struct PapiFns {
+  int (*library_init)(int);
+  int (*num_components)();
+  const PAPI_component_info_t* (*component_info)(int);
+  int (*enum_event)(int*, int);
+  int (*code_to_name)(int, char*);
+  int (*name_to_code)(const char*, int*);
+  int (*query_event)(int);
+  char* (*strerror)(int);
+};
+
+// One opening per launcher run: dlopen and PAPI_library_init are not undone.
+const PapiFns* papi_fns(std::string* library, std::string* error) {
+  static PapiFns fns;
+  static int state = 0;  // 0 untried, 1 ready, -1 failed
+  static std::string lib, err;
+  if (state == 0) {
+    state = -1;
+    void* h = nullptr;
+    for (const char* name : {"libpapi.so.7.0", "libpapi.so.7", "libpapi.so"}) {
+      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+        lib = name;
+        break;
+      }
+    }
+    if (!h) {
+      err = "libpapi.so.7 not found (Debian: apt-get install libpapi7.0)";
+    } else {
+      fns.library_init = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_library_init"));
+      fns.num_components = reinterpret_cast<int (*)()>(dlsym(h, "PAPI_num_components"));
+      fns.component_info = reinterpret_cast<const PAPI_component_info_t* (*)(int)>(dlsym(h, "PAPI_get_component_info"));
+      fns.enum_event = reinterpret_cast<int (*)(int*, int)>(dlsym(h, "PAPI_enum_event"));
+      fns.code_to_name = reinterpret_cast<int (*)(int, char*)>(dlsym(h, "PAPI_event_code_to_name"));
+      fns.name_to_code = reinterpret_cast<int (*)(const char*, int*)>(dlsym(h, "PAPI_event_name_to_code"));
+      fns.query_event = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_query_event"));
+      fns.strerror = reinterpret_cast<char* (*)(int)>(dlsym(h, "PAPI_strerror"));
+      if (!fns.library_init || !fns.num_components || !fns.component_info || !fns.enum_event ||
+          !fns.code_to_name || !fns.name_to_code || !fns.query_event || !fns.strerror) {
+        err = lib + " lacks a PAPI function this launcher uses";
+      } else {
+        int v = fns.library_init(PAPI_VER_CURRENT);
+        if (v != PAPI_VER_CURRENT) {
+          err = "PAPI_library_init failed: " +
+                std::string(v > 0 ? "library version differs from the one built against"
+                                  : fns.strerror(v));
+        } else {
+          state = 1;
+        }
+      }
+    }
+  }
+  *library = lib;
+  *error = err;
+  return state == 1 ? &fns : nullptr;
+}
+
+}  // namespace
+
+PapiView papi_view() {
+  PapiView view;
+  const PapiFns* f = papi_fns(&view.library, &view.error);
+  if (!f) return view;
+  view.loaded = true;
+  char ver[32];
+  snprintf(ver, sizeof ver, "%d.%d.%d", PAPI_VERSION_MAJOR(PAPI_VERSION),
+           PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION));
+  view.version = ver;
+  for (int c = 0; c < f->num_components(); ++c) {
+    const PAPI_component_info_t* ci = f->component_info(c);
+    if (!ci) continue;
+    PapiComponent pc;
+    pc.name = ci->name;
+    pc.disabled = ci->disabled != 0;
+    pc.disabled_reason = ci->disabled_reason;
+    pc.counters = ci->num_cntrs;
+    pc.native_events = ci->num_native_events;
+    pc.preset_events = ci->num_preset_events;
+    view.components.push_back(pc);
+  }
+  int code = 0 | PAPI_PRESET_MASK;
+  if (f->enum_event(&code, PAPI_ENUM_FIRST) == PAPI_OK) {
+    do {
+      char name[PAPI_MAX_STR_LEN];
+      if (f->query_event(code) == PAPI_OK && f->code_to_name(code, name) == PAPI_OK)
+        view.presets.emplace_back(name);
+    } while (f->enum_event(&code, PAPI_PRESET_ENUM_AVAIL) == PAPI_OK);
+  }
+  return view;
+}
+
+bool papi_event_available(const PapiView& view, const char* name, std::string* why) {
+  if (!view.loaded) {
+    *why = "PAPI is not usable here: " + view.error;
+    return false;
+  }
+  std::string lib, err;
+  const PapiFns* f = papi_fns(&lib, &err);
+  int code = 0;
+  if (f->name_to_code(name, &code) != PAPI_OK) {
+    *why = std::string("PAPI does not know ") + name;
+    return false;
+  }
+  if (f->query_event(code) == PAPI_OK) return true;
+  int counters = 0;
+  std::string disabled;
+  for (const PapiComponent& c : view.components) {
+    counters += c.disabled ? 0 : c.counters;
+    if (c.name == "perf_event" && c.disabled) disabled = c.disabled_reason;
+  }
+  *why = std::string("PAPI reports ") +
+         (view.presets.empty() ? "no presets" : std::to_string(view.presets.size()) + " presets, not this one") +
+         (counters == 0 ? " and no hardware counters" : "") +
+         (disabled.empty() ? "" : " (perf_event component disabled: " + disabled + ")");
+  return false;
+}
+
+#else  // !HPCL_HAVE_PAPI_H
+
+PapiView papi_view() {
+  PapiView view;
+  view.error = "this hpcrun-lite was built without papi.h (install libpapi-dev and rebuild)";
+  return view;
+}
+
+bool papi_event_available(const PapiView& view, const char*, std::string* why) {
+  *why = "PAPI is not usable here: " + view.error;
+  return false;
+}
+
+#endif
+
+}  // namespace hpcrun
