@@ -12,6 +12,7 @@ const char* source_name(SourceKind kind) {
     case SourceKind::Soft: return "soft";
     case SourceKind::Pebs: return "pebs";
     case SourceKind::Ibs: return "ibs";
+    case SourceKind::PageFaults: return "page-faults";
   }
   return "?";
 }
@@ -68,7 +69,8 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
   size_t name_len = at ? size_t(at - text) : len;
   struct { const char* name; SourceKind kind; } names[] = {
       {"auto", SourceKind::Auto}, {"soft", SourceKind::Soft},
-      {"pebs", SourceKind::Pebs}, {"ibs", SourceKind::Ibs}};
+      {"pebs", SourceKind::Pebs}, {"ibs", SourceKind::Ibs},
+      {"page-faults", SourceKind::PageFaults}};
   bool found = false;
   for (auto& n : names) {
     if (strlen(n.name) == name_len && memcmp(n.name, text, name_len) == 0) {
@@ -77,7 +79,7 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
     }
   }
   if (!found) {
-    snprintf(err, errlen, "unknown sampling source '%.*s' (known: auto, soft, pebs, ibs)",
+    snprintf(err, errlen, "unknown sampling source '%.*s' (known: auto, soft, pebs, ibs, page-faults)",
              int(name_len), text);
     return false;
   }

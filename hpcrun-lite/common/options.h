@@ -26,7 +26,9 @@ inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
 // --track-budget: tracked small allocations per second of each thread, sustained (auto only).
 inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
-enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs };
+// PageFaults (first touch) runs beside one address-sampling source or alone; its rate is a
+// period (one record every N faults).
+enum class SourceKind : uint8_t { Auto, Soft, Pebs, Ibs, PageFaults };
 const char* source_name(SourceKind kind);
 
 struct SourceSpec {

@@ -34,6 +34,9 @@ SourceKind choose_source(SourceKind requested, const HardwareProbe& hw, char* wh
     case SourceKind::Soft:
       snprintf(why, whylen, "soft: requested");
       return SourceKind::Soft;
+    case SourceKind::PageFaults:  // software, present wherever perf_event is
+      snprintf(why, whylen, "page-faults: requested");
+      return SourceKind::PageFaults;
     case SourceKind::Auto:
       snprintf(why, whylen, "soft: %s%s", hwdesc,
                (hw.pebs || hw.ibs_op) ? ", but this version has no reader for it yet" : "");

@@ -1,0 +1,45 @@
+// The page-fault source (`-e page-faults[@PERIOD]`): first touch. Each measured thread gets a
+// software page-fault event with the faulting data address and a ring buffer (perf_ring.h). The
+// records are read, never one signal per fault: by the thread itself when the kernel signals
+// that its ring is half full (the sampling signal, told apart by its fd), when the thread ends,
+// and by the writer for every thread once sampling stopped at the end of the process. Each
+// record is attributed like a soft sample (heap block, static or TLS variable, stack, other) and
+// counted as the `page_faults` metric at its faulting instruction under that variable: a count
+// of its own that never enters the samples' shares. docs/DESIGN.md says why a ring and not a
+// signal per fault.
+#pragma once
+
+#include <cstdint>
+
+namespace hpcrun {
+
+struct ThreadState;
+
+struct PageFaultCounts {
+  uint64_t records = 0;     // fault records read
+  uint64_t in_runtime = 0;  // faults of the runtime's own code: not recorded in a tree
+  uint64_t dropped = 0;     // the thread's tree was full
+  uint64_t lost = 0;        // PERF_RECORD_LOST: the ring was full
+  uint64_t throttled = 0;   // PERF_RECORD_THROTTLE
+};
+
+// Enables the source: one record every `period` faults (1 = each), wake-ups as `signo` (the
+// sampling signal, whose handler must call pagefaults_on_signal). Not signal-safe.
+void pagefaults_init(uint64_t period, int signo);
+bool pagefaults_enabled();
+uint64_t pagefaults_period();
+// Opens the calling thread's event and ring. Not signal-safe.
+void pagefaults_start_thread(ThreadState* ts);
+// On the thread itself, when it ends: stops its event and reads what its ring still holds.
+void pagefaults_stop_thread(ThreadState* ts);
+// Fork child: forgets the inherited events and rings without reading them.
+void pagefaults_forget(ThreadState* ts);
+// From the sampling signal's handler: if `fd` is this thread's page-fault event, reads its ring
+// and returns true. Async-signal-safe: no allocation, no lock.
+bool pagefaults_on_signal(ThreadState* ts, int fd);
+// Process end, after the other sources stopped: stops every thread's event, waits for a
+// handler in flight, and reads every ring into its thread's tree.
+void pagefaults_stop_all();
+PageFaultCounts pagefaults_counts();
+
+}  // namespace hpcrun
