@@ -252,8 +252,9 @@ __attribute__((constructor)) void runtime_init() {
   g_scan_lock.lock();
   modules_scan();
   g_scan_lock.unlock();
-  sampler_init(g_config.rate, sampling_signal(), g_config.sampling);
   if (g_config.page_fault_period) pagefaults_init(g_config.page_fault_period, sampling_signal());
+  if (g_config.sampling || g_config.page_fault_period)
+    sampler_init(g_config.rate, sampling_signal(), g_config.sampling);
   process_end_init();
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);

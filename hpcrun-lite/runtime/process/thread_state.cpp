@@ -50,6 +50,7 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
   ts->perf_fd = -1;
   ts->pf_fd = -1;
+  ts->pf_wake_fd = -1;
   ts->period_pending = 0;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];

@@ -28,10 +28,11 @@ namespace hpcrun {
 
 namespace {
 
-// 8 data pages (32 KiB): about 680 records of 48 bytes, a wake-up every 340 faults. Small, so
-// that an unprivileged user's perf mlock allowance (kernel.perf_event_mlock_kb, 516 KiB by
-// default) covers a dozen threads.
-constexpr unsigned kRingPagesLog2 = 3;
+// 32 data pages (128 KiB): about 2,700 records of 48 bytes, what a thread faulting 1 GiB page by
+// page (2-3 faults per microsecond of CPU time, in a tight first-touch loop) produces between
+// two drains at the default 1 kHz. When the perf mlock allowance of an unprivileged user
+// (kernel.perf_event_mlock_kb, 516 KiB) is spent, later threads get 8 pages.
+constexpr unsigned kRingPagesLog2 = 5, kSmallRingPagesLog2 = 3;
 
 uint64_t g_period = 0;
 int g_signo = 0;
@@ -79,6 +80,8 @@ void drain(ThreadState* ts) {
 
 // Closes the event and unmaps the ring; exchange, since thread end and process end may race.
 void release(ThreadState* ts) {
+  int wake = __atomic_exchange_n(&ts->pf_wake_fd, -1, __ATOMIC_ACQ_REL);
+  if (wake >= 0) close(wake);
   int fd = __atomic_exchange_n(&ts->pf_fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
   perf_ring_unmap(&ts->pf_ring);
@@ -86,6 +89,8 @@ void release(ThreadState* ts) {
 }
 
 void disable(ThreadState* ts) {
+  int wake = __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE);
+  if (wake >= 0) ioctl(wake, PERF_EVENT_IOC_DISABLE, 0);
   int fd = __atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE);
   if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
@@ -103,10 +108,11 @@ uint64_t pagefaults_period() { return g_period; }
 
 void pagefaults_start_thread(ThreadState* ts) {
   ts->pf_fd = -1;
+  ts->pf_wake_fd = -1;
   ts->pf_ring = PerfRing{};
   if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
-  const uint32_t data_bytes = uint32_t(sysconf(_SC_PAGESIZE)) << kRingPagesLog2;
-  int fd = perf_open(page_fault_attr(g_period, data_bytes / 2), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
+  int fd = perf_open(page_fault_attr(g_period, 0), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) return warn_once("perf_event_open of the page-fault event failed", -fd);
   int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);  // out of the program's low descriptors
   if (high >= 0) {
@@ -114,7 +120,7 @@ void pagefaults_start_thread(ThreadState* ts) {
     fd = high;
   }
   PerfRing ring;
-  if (!perf_ring_map(fd, kRingPagesLog2, &ring)) {
+  if (!perf_ring_map(fd, kRingPagesLog2, &ring) && !perf_ring_map(fd, kSmallRingPagesLog2, &ring)) {
     int err = errno;
     close(fd);
     return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
@@ -122,21 +128,45 @@ void pagefaults_start_thread(ThreadState* ts) {
   // The ring before the fd: the handler finds the fd only once the ring is there.
   ts->pf_ring = ring;
   __atomic_store_n(&ts->pf_fd, fd, __ATOMIC_RELEASE);
-  int err = perf_arm_thread_signal(fd, g_signo, ts->tid);
-  if (err != 0) {
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int err = errno;
     release(ts);
-    warn_once("cannot route its wake-ups to the thread", -err);
+    return warn_once("cannot enable the event", err);
+  }
+  // The waker: a second page-fault event, without a ring, whose overflow signal comes once per
+  // a third of the ring's records, so a thread that faults in the kernel without running its
+  // user-time timer still reads its ring before it fills.
+  const uint64_t records = ring.data_size / (sizeof(perf_event_header) + kFaultRecordBody);
+  perf_event_attr wa = page_fault_attr(g_period * (records / 3 ? records / 3 : 1), 0);
+  wa.sample_type = 0;
+  int wake = perf_open(wa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (wake < 0) return;  // the timer still reads the ring
+  int whigh = fcntl(wake, F_DUPFD_CLOEXEC, 1000);
+  if (whigh >= 0) {
+    close(wake);
+    wake = whigh;
+  }
+  __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
+  if (perf_arm_thread_signal(wake, g_signo, ts->tid) != 0) {
+    __atomic_store_n(&ts->pf_wake_fd, -1, __ATOMIC_RELEASE);
+    close(wake);
   }
 }
 
-bool pagefaults_on_signal(ThreadState* ts, int fd) {
-  if (fd < 0 || fd != __atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE)) return false;
+bool pagefaults_on_wake(ThreadState* ts, int fd) {
+  if (fd < 0 || fd != __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE)) return false;
   if (g_stopped.load(std::memory_order_relaxed)) return true;  // the writer reads the rings
   ts->in_handler.store(1, std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   drain(ts);
   ts->in_handler.store(0, std::memory_order_release);
   return true;
+}
+
+void pagefaults_on_timer(ThreadState* ts) {
+  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (g_stopped.load(std::memory_order_relaxed)) return;  // the writer reads the rings
+  drain(ts);
 }
 
 void pagefaults_stop_thread(ThreadState* ts) {

@@ -38,6 +38,9 @@ namespace {
 uint64_t g_period_ns = 0;
 int g_signo = 0;
 std::atomic<bool> g_enabled{false};
+// Whether the timer's signals are samples (the soft source); without, they only read the
+// page-fault rings.
+bool g_record = true;
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_warned_open{false};
 std::atomic<uint64_t> g_overflowed{0};
@@ -107,12 +110,21 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
-  // The page-fault source's ring is half full: read it here, on its own thread (page_faults.h).
-  if (ts && pagefaults_on_signal(ts, info->si_fd)) {
+  if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
     errno = saved_errno;
     return;
   }
-  if (ts && !g_stopped.load(std::memory_order_relaxed)) {
+  if (ts && !g_stopped.load(std::memory_order_relaxed) && !g_record) {
+    // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
+    ts->in_handler.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    pagefaults_on_timer(ts);
+    if (ts->period_pending) {
+      ts->period_pending = 0;
+      start_real_period(ts);
+    }
+    ts->in_handler.store(0, std::memory_order_release);
+  } else if (ts && !g_stopped.load(std::memory_order_relaxed)) {
     ts->in_handler.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     ++ts->samples;
@@ -132,6 +144,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       record_sample(ts, uc);
+      pagefaults_on_timer(ts);  // the thread's first touches since its last sample
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
@@ -200,8 +213,9 @@ uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relax
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
-bool sampler_init(uint64_t rate, int signo, bool timer) {
-  if (timer) decode_init();
+bool sampler_init(uint64_t rate, int signo, bool record) {
+  g_record = record;
+  if (record) decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
   if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
@@ -210,7 +224,7 @@ bool sampler_init(uint64_t rate, int signo, bool timer) {
     log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
     return false;
   }
-  g_enabled.store(timer, std::memory_order_release);
+  g_enabled.store(true, std::memory_order_release);
   return true;
 }
 

@@ -18,10 +18,10 @@ struct ThreadState;
 // without (a page fault) neither. Async-signal-safe.
 uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est);
 
-// Installs the handler of the sampling signal, which also carries the page-fault source's
-// wake-ups. timer: the soft source samples (rate = samples per second of thread CPU time);
-// without it only the handler is installed. Not signal-safe.
-bool sampler_init(uint64_t rate, int signo, bool timer);
+// Installs the handler of the per-thread timer signal. record: the soft source samples (rate =
+// samples per second of thread CPU time); without, the timer only reads the page-fault source's
+// rings (page_faults.h). Each signal also reads them after its sample. Not signal-safe.
+bool sampler_init(uint64_t rate, int signo, bool record);
 void sampler_start_thread(ThreadState* ts);
 void sampler_stop_thread(ThreadState* ts);
 // Stops every thread's sampling and waits for handlers in flight, then reads the page-fault
