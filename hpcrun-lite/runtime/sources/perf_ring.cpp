@@ -51,9 +51,9 @@ uint64_t perf_ring_drain(PerfRing* ring, RingSampleFn fn, void* ctx, RingCounts*
   while (head - tail >= sizeof(perf_event_header)) {
     perf_event_header h;
     copy_out(ring, tail, &h, sizeof h);
-    // A size of 0 (or one below the header) cannot be stepped over; a record that would run
-    // past data_head is not complete. Either way stop here: what remains is dropped at the
-    // end (tail moves to head) only in the first case.
+    // A size below the header cannot be stepped over: drop the rest (tail moves to head) rather
+    // than stay stuck. A record that runs past data_head is not complete yet: the next drain
+    // reads it.
     if (h.size < sizeof h) {
       ++counts->malformed;
       tail = head;
