@@ -12,13 +12,15 @@ namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
 constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "track_budget",
-                                       "exe"};
+                                       "exe", "page_faults_period"};
 // META counters summed into the database. The first two are always written; the others (since
 // format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
                                        "samples_dropped_full", "samples_in_runtime",
                                        "samples_no_data",      "samples_unresolved",
-                                       "offsets_lost",         "samples_overflowed"};
+                                       "offsets_lost",         "samples_overflowed",
+                                       "page_faults_total",    "page_faults_in_runtime",
+                                       "page_faults_lost",     "page_faults_throttled"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

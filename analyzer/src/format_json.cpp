@@ -101,7 +101,7 @@ void write_balance(JsonWriter& w, const char* key, const BalanceStats& b, bool t
   w.end_object();
 }
 
-void write_variable(JsonWriter& w, const Variable& v) {
+void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
   w.begin_object();
   w.field("kind", kind_name(v.kind));
   w.field("name", v.name);
@@ -127,6 +127,7 @@ void write_variable(JsonWriter& w, const Variable& v) {
   w.field("samples", v.samples);
   w.field_fixed("samples_estimated", v.samples_estimated, kEstimateDecimals);
   w.field_fixed("samples_estimated_var", v.samples_estimated_var, kEstimateDecimals);
+  if (page_faults) w.field("page_faults", v.page_faults);
   w.end_object();
   if (v.has_balance) {
     write_balance(w, "ranks", v.ranks, false);
@@ -145,6 +146,21 @@ void write_variable(JsonWriter& w, const Variable& v) {
     w.end_object();
   }
   w.end_array();
+  if (page_faults) {
+    w.key("first_touches");
+    w.begin_array();
+    for (const AccessPath& a : v.first_touches) {
+      w.begin_object();
+      w.key("path");
+      write_path(w, a.path);
+      w.key("metrics");
+      w.begin_object(true);
+      w.field("page_faults", a.samples);
+      w.end_object();
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 
@@ -171,6 +187,11 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
     w.field("unresolved_samples", m.samples_unresolved);
     w.field("offsets_lost", m.offsets_lost);
   }
+  if (m.has_page_faults) {
+    w.field("page_faults", m.page_faults);
+    w.field("page_faults_lost", m.page_faults_lost);
+    w.field("page_faults_throttled", m.page_faults_throttled);
+  }
   w.field("grouped_variables", static_cast<uint64_t>(m.grouped_variables));
   w.end_object();
   w.key("notes");
@@ -189,7 +210,7 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
     w.key("variables");
     w.begin_array();
     size_t n = rows_to_print(m.variables.size(), options.top);
-    for (size_t i = 0; i < n; ++i) write_variable(w, m.variables[i]);
+    for (size_t i = 0; i < n; ++i) write_variable(w, m.variables[i], m.has_page_faults);
     w.end_array();
   } else {
     write_prologue(w, m, "code");

@@ -129,6 +129,13 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
     if (m.samples_dropped > 0) out << ", the thread's tree was full";
     out << '\n';
   }
+  if (m.has_page_faults) {
+    out << "page faults (first touch): " << m.page_faults;
+    if (m.page_faults_lost > 0) out << "; " << m.page_faults_lost << " lost (ring buffer full)";
+    if (m.page_faults_throttled > 0)
+      out << "; throttled " << m.page_faults_throttled << " times by the kernel (faults missed)";
+    out << '\n';
+  }
   for (const std::string& note : m.notes) print_note(note, limit, out);
   out << '\n';
 }
@@ -185,10 +192,13 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   // longer than the allocator and the access when the table must narrow.
   const bool ranks = m.balance_ranks > 1;
   if (ranks) cols.insert(cols.begin() + 6, Column{"imbalance", false, 0, 3});
+  // First touch: the variable's page faults, a count beside the samples (not in the share).
+  const bool faults = m.has_page_faults;
+  if (faults) cols.insert(cols.begin() + 5, Column{"faults", true, 0, 0});
   std::vector<const Variable*> listed;
   size_t hidden = 0;
   for (const Variable& v : m.variables) {
-    if (v.samples == 0 && !o.all) ++hidden;
+    if (v.samples == 0 && v.page_faults == 0 && !o.all) ++hidden;
     else listed.push_back(&v);
   }
   size_t n = rows_to_print(listed.size(), o.top);
@@ -220,6 +230,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
                     v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), sites[i],
                     hottest[i]});
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
+    if (faults) rows.back().insert(rows.back().begin() + 5, std::to_string(v.page_faults));
     if (std::string h = hot_summary(v); !h.empty()) hot.emplace_back(i + 1, h);
   }
   if (rows.empty()) {

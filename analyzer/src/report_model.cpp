@@ -341,6 +341,7 @@ void group_runtime_variables(ReportModel& m) {
       g.hottest_access = v.hottest_access;
     }
     g.samples += v.samples;
+    g.page_faults += v.page_faults;
     g.samples_estimated += v.samples_estimated;
     g.samples_estimated_var += v.samples_estimated_var;
     g.bytes += v.bytes;
@@ -439,6 +440,9 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");
   m.samples_overflowed = meta_u64(db, "samples_overflowed");
+  m.has_page_faults = db.find_meta("page_faults_total") != nullptr;
+  m.page_faults_lost = meta_u64(db, "page_faults_lost");
+  m.page_faults_throttled = meta_u64(db, "page_faults_throttled");
 
   const Expander expand(db);
   add_heap_variables(db, expand, options, m.variables);
@@ -462,7 +466,10 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const std::vector<uint64_t> inclusive = inclusive_metric(tree, kMetricSamples);
   const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
   const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
+  const std::vector<uint64_t> faults = inclusive_metric(tree, kMetricPageFaults);
   m.total_samples = n > 0 ? inclusive[0] : 0;
+  m.page_faults = n > 0 ? faults[0] : 0;
+  m.has_page_faults |= m.page_faults > 0;
 
   // Parents precede children, so one forward pass knows each node's kind root and variable.
   constexpr size_t kNone = static_cast<size_t>(-1);
@@ -489,6 +496,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       v.samples += inclusive[i];
       v.samples_estimated += static_cast<double>(inclusive[i] + extra[i]);
       v.samples_estimated_var += static_cast<double>(extra_var[i]);
+      v.page_faults += faults[i];
     }
   }
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
@@ -499,6 +507,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   std::map<CodeKey, size_t> code_index;
   for (size_t i = 1; i < n; ++i) {
     const Node& node = tree.nodes[i];
+    if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
+      m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i)});
     uint64_t samples = node.metric(kMetricSamples);
     if (samples == 0) continue;
     const bool data = is_data_root(category[i]);
@@ -536,15 +546,18 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     m.estimated_data_samples += v.samples_estimated;
     set_interval(v, m.total_samples);
     // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
-    std::stable_sort(v.accesses.begin(), v.accesses.end(),
-                     [](const AccessPath& x, const AccessPath& y) { return x.samples > y.samples; });
-    if (v.accesses.size() > options.max_access_paths) v.accesses.resize(options.max_access_paths);
-    for (AccessPath& a : v.accesses) {
-      std::vector<Frame> frames;
-      for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
-           j = tree.nodes[j].parent)
-        frames.push_back(Frame{tree.nodes[j].a, tree.nodes[j].b});
-      expand.append_path(frames, /*allocation=*/false, a.path);
+    for (std::vector<AccessPath>* list : {&v.accesses, &v.first_touches}) {
+      std::stable_sort(list->begin(), list->end(), [](const AccessPath& x, const AccessPath& y) {
+        return x.samples > y.samples;
+      });
+      if (list->size() > options.max_access_paths) list->resize(options.max_access_paths);
+      for (AccessPath& a : *list) {
+        std::vector<Frame> frames;
+        for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
+             j = tree.nodes[j].parent)
+          frames.push_back(Frame{tree.nodes[j].a, tree.nodes[j].b});
+        expand.append_path(frames, /*allocation=*/false, a.path);
+      }
     }
     if (!v.accesses.empty() && !v.accesses[0].path.empty())
       v.hottest_access = location_label(v.accesses[0].path[0]);

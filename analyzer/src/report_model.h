@@ -64,6 +64,11 @@ struct Variable {
   bool tls = false;
 
   std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
+  // First touch (page-fault source): the variable's page faults, and the instructions that took
+  // them (AccessPath::samples holds the faults), descending, at most max_access_paths. A count of
+  // its own: it enters no share.
+  uint64_t page_faults = 0;
+  std::vector<AccessPath> first_touches;
   std::string hottest_access;        // label of the leaf of accesses[0]; "" without accesses
 
   // The module that owns the data: static: `module`; heap: the module of the frame that names
@@ -115,6 +120,11 @@ struct ReportModel {
   uint64_t samples_overflowed = 0;    // sampling signals the kernel could not queue (lost)
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  // The page-fault source (META page_faults_*): has_page_faults when the database has it.
+  bool has_page_faults = false;
+  uint64_t page_faults = 0;             // attributed in the tree (inclusive at the root)
+  uint64_t page_faults_lost = 0;        // dropped by the kernel: a thread's ring was full
+  uint64_t page_faults_throttled = 0;   // times the kernel paused the event (rate limit)
   double estimated_data_samples = 0;   // sum of samples_estimated over the variables
   std::string skipped;         // META skipped
   std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)

@@ -69,6 +69,13 @@ uint32_t callee_count(const Profile& p) {
   return n;
 }
 
+bool has_page_faults(const Profile& p) {
+  for (const Tree& t : p.trees)
+    for (const Node& n : t.nodes)
+      if (n.metric(kMetricPageFaults) != 0) return true;
+  return false;
+}
+
 std::vector<uint8_t> encode(const Profile& p) {
   std::vector<uint8_t> out;
   wire::Writer w(out);

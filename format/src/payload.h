@@ -27,5 +27,7 @@ const char* section_name(uint32_t tag);
 
 // Symbols with a known callee: the entries of the CALLEES section (1.1).
 uint32_t callee_count(const Profile& profile);
+// Whether some tree node carries the page_faults metric (1.4).
+bool has_page_faults(const Profile& profile);
 
 }  // namespace hpcl::payload

@@ -14,6 +14,7 @@ const char* source_name(SourceKind kind) {
     case SourceKind::Ibs: return "ibs-op";
     case SourceKind::PebsStore: return "pebs-store";
     case SourceKind::Papi: return "papi";
+    case SourceKind::PageFaults: return "page-faults";
   }
   return "?";
 }
@@ -83,7 +84,8 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
       {"auto", SourceKind::Auto},       {"soft", SourceKind::Soft},
       {"pebs-load", SourceKind::Pebs},  {"pebs", SourceKind::Pebs},
       {"pebs-store", SourceKind::PebsStore},
-      {"ibs-op", SourceKind::Ibs},      {"ibs", SourceKind::Ibs}};
+      {"ibs-op", SourceKind::Ibs},      {"ibs", SourceKind::Ibs},
+      {"page-faults", SourceKind::PageFaults}};
   *out = SourceSpec();
   bool found = false;
   for (auto& n : names) {
@@ -100,7 +102,7 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
   if (!found) {
     snprintf(err, errlen,
              "unknown sampling source '%.*s' (known: auto, soft, pebs-load, pebs-store, ibs-op, "
-             "PAPI_<NAME>)", int(name_len), text);
+             "page-faults, PAPI_<NAME>)", int(name_len), text);
     return false;
   }
   if (name_len < rate_end) {  // text[name_len] == '@'

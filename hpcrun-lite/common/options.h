@@ -26,12 +26,14 @@ inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
 // --track-budget: tracked small allocations per second of each thread, sustained (auto only).
 inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
-// Pebs is `pebs-load` (also spelled `pebs`), Ibs is `ibs-op` (also `ibs`). PebsStore and Papi
-// are appended so that other new sources can be added beside them without renumbering.
+// Pebs is `pebs-load` (also spelled `pebs`), Ibs is `ibs-op` (also `ibs`). New kinds are appended
+// so that the numbers of the others stay. PageFaults (first touch) runs beside one
+// address-sampling source or alone; its rate is a period (one record every N faults).
 enum class SourceKind : uint8_t {
   Auto, Soft, Pebs, Ibs,
-  PebsStore,  // pebs-store: precise stores
-  Papi,       // PAPI_<NAME>: a PAPI preset counter, named in SourceSpec::papi_event
+  PebsStore,   // pebs-store: precise stores
+  Papi,        // PAPI_<NAME>: a PAPI preset counter, named in SourceSpec::papi_event
+  PageFaults,  // page-faults: first touch
 };
 const char* source_name(SourceKind kind);
 

@@ -17,13 +17,14 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-// 1.3 added the BALANCE section (1.2: OFFSETS, 1.1: CALLEES). A writer stamps the lowest minor
-// that describes its file, so a file without the newer sections stays a file of the earlier minor
-// byte for byte.
-inline constexpr uint16_t kMinorVersion = 3;
+// 1.4 added the page_faults metric (1.3: BALANCE, 1.2: OFFSETS, 1.1: CALLEES). A writer stamps
+// the lowest minor that describes its file, so a file without the newer parts stays a file of the
+// earlier minor byte for byte.
+inline constexpr uint16_t kMinorVersion = 4;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
+inline constexpr uint16_t kMinorPageFaults = 4;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -105,6 +106,9 @@ enum MetricId : uint16_t {
   // such samples landed, and sum like the others when merging:
   kMetricSamplesEstimated = 2,     // sum of (1/p - 1): estimated samples beyond the raw count
   kMetricSamplesEstimatedVar = 3,  // variance contribution, sum of (1/p^2 - 1/p)(2c + 1)
+  // First touches (format 1.4): page faults whose data address fell in the node's variable, at
+  // the faulting instruction. A separate count: it never enters the samples' shares.
+  kMetricPageFaults = 4,
   kMetricDataSrcBase = 16, // 16..31: samples per data source (L1, L2, L3, DRAM, remote ...)
 };
 

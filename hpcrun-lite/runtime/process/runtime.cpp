@@ -28,6 +28,7 @@
 #include "memory/offset_hist.h"
 #include "process/process_end.h"
 #include "process/real_fns.h"
+#include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "sources/source_verdict.h"
@@ -39,7 +40,7 @@
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", {}, {}, 0};
+                                    kDefaultSoftRate, "soft", true, 0, {}, {}, 0};
 constinit HeapMap g_heap;
 constinit HeapExtent g_heap_extent;
 constinit AllocSites g_sites;
@@ -90,20 +91,37 @@ void read_options() {
     else log_warn("ignoring %s=%s: not a number", kEnvTrackBudget, v);
   }
   set_track_policy();
+  // One address-sampling source (the first of soft, pebs, ibs, auto; auto without any), and
+  // beside it, or alone, the page-fault source.
   Options opts;
   char err[256];
   SourceSpec spec;
+  bool sampling = false;
   if (const char* v = getenv(kEnvEvents)) {
-    if (parse_sources(v, &opts, err, sizeof err) && opts.nsources > 0) spec = opts.sources[0];
-    else if (opts.nsources == 0 && v[0]) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
+    if (!parse_sources(v, &opts, err, sizeof err)) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
+    for (int i = 0; i < opts.nsources; ++i) {
+      if (opts.sources[i].kind == SourceKind::PageFaults) {
+        g_config.page_fault_period = opts.sources[i].rate ? opts.sources[i].rate : 1;
+      } else if (!sampling) {
+        spec = opts.sources[i];
+        sampling = true;
+      }
+    }
   }
+  g_config.sampling = sampling || g_config.page_fault_period == 0;
   char why[256];
   SourceKind kind = choose_source(spec.kind, probe_hardware("/"),
                                   why, sizeof why);
-  g_config.source = source_name(kind);
+  g_config.source = g_config.sampling ? source_name(kind) : source_name(SourceKind::PageFaults);
   g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
-  if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft) log_warn("%s", why);
-  else log_info("sampling source %s", why);
+  if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
+      spec.kind != SourceKind::PageFaults)
+    log_warn("%s", why);
+  else if (g_config.sampling)
+    log_info("sampling source %s", why);
+  if (g_config.page_fault_period)
+    log_info("page faults: one record every %llu faults",
+             (unsigned long long)g_config.page_fault_period);
 
   const char* out = getenv(kEnvOut);
   if (out && out[0]) {
@@ -237,7 +255,9 @@ __attribute__((constructor)) void runtime_init() {
   g_scan_lock.lock();
   modules_scan();
   g_scan_lock.unlock();
-  sampler_init(g_config.rate, sampling_signal());
+  if (g_config.page_fault_period) pagefaults_init(g_config.page_fault_period, sampling_signal());
+  if (g_config.sampling || g_config.page_fault_period)
+    sampler_init(g_config.rate, sampling_signal(), g_config.sampling);
   process_end_init();
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);

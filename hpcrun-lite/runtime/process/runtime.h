@@ -17,7 +17,9 @@ struct RuntimeConfig {
   uint64_t small_every;  // 0: never tracked; kSmallEveryAuto: adaptive (track); else fixed 1 in N
   TrackPolicy track;     // derived from small_every and the track budget
   uint64_t rate;
-  const char* source;    // "soft"
+  const char* source;    // "soft"; "page-faults" when that is the only source
+  bool sampling;         // an address-sampling source runs (not only page faults)
+  uint64_t page_fault_period;  // the page-fault source's period; 0 without it
   char out_dir[1024];
   char cmdline[2048];
   uint64_t start_ns;

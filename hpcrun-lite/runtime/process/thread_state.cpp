@@ -10,6 +10,7 @@
 #include "process/fd_guard.h"
 #include "process/raw_sys.h"
 #include "process/runtime.h"
+#include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "trees/unwind.h"
@@ -49,6 +50,8 @@ void find_stack(ThreadState* ts) {
 void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
   ts->perf_fd = -1;
+  ts->pf_fd = -1;
+  ts->pf_wake_fd = -1;
   ts->period_pending = 0;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
@@ -87,12 +90,14 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   unwind_thread_init();
   t_state = ts;
   sampler_start_thread(ts);
+  pagefaults_start_thread(ts);
   return ts;
 }
 
 void thread_end(ThreadState* ts) {
   if (!ts) return;
   sampler_stop_thread(ts);
+  pagefaults_stop_thread(ts);
   // From here on a sampling signal still pending for this thread finds no state: the next
   // owner of `ts` must be the only thread that inserts into its tree.
   if (t_state == ts) {
@@ -143,6 +148,7 @@ void threads_after_fork_child() {
       fd_guard_close(t->perf_fd);  // inherited fd of a thread that does not exist here
       t->perf_fd = -1;
     }
+    pagefaults_forget(t);
   }
   if (self) {
     self->tid = pid_t(syscall(SYS_gettid));
@@ -153,6 +159,8 @@ void threads_after_fork_child() {
       self->perf_fd = -1;
     }
     sampler_start_thread(self);
+    pagefaults_forget(self);
+    pagefaults_start_thread(self);
   }
 }
 

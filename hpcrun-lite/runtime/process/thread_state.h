@@ -17,6 +17,7 @@
 #include "trees/cct.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
+#include "sources/perf_ring.h"
 
 namespace hpcrun {
 
@@ -29,6 +30,9 @@ struct ThreadState {
   uint32_t index;            // 0 = the first thread measured (main)
   pid_t tid;
   int perf_fd;               // -1 when not sampling
+  int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
+  PerfRing pf_ring;          // its ring buffer
+  int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   uint64_t stack_lo, stack_hi;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused

@@ -77,11 +77,12 @@ ProbedSource probed_for(SourceKind kind) {
     case SourceKind::Pebs: return kProbePebsLoad;
     case SourceKind::PebsStore: return kProbePebsStore;
     case SourceKind::Ibs: return kProbeIbsOp;
+    case SourceKind::PageFaults: return kProbePageFaults;
     default: return kNumProbed;
   }
 }
 
-bool source_has_reader(ProbedSource s) { return s == kProbeSoft; }
+bool source_has_reader(ProbedSource s) { return s == kProbeSoft || s == kProbePageFaults; }
 
 SourceVerdict source_verdict(const HardwareProbe& hw, ProbedSource s) {
   SourceVerdict v;

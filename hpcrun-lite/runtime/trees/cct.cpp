@@ -56,6 +56,7 @@ uint32_t Cct::new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
   n->samples = 0;
   n->estimated_extra = 0;
   n->estimated_var = 0;
+  n->page_faults = 0;
   count_ = i + 1;
   return i;
 }

@@ -14,6 +14,10 @@
 
 namespace hpcrun {
 
+// The four kind roots, created by Cct::init in this order.
+inline constexpr uint32_t kCctHeapRoot = 1, kCctStaticRoot = 2, kCctUnknownRoot = 3,
+                          kCctNoDataRoot = 4;
+
 struct RtNode {
   uint32_t parent;
   uint8_t kind;  // hpcl::NodeKind
@@ -25,6 +29,7 @@ struct RtNode {
   // samples they stand for beyond their own, and the variance contribution (see sampler.cpp).
   uint64_t estimated_extra;
   uint64_t estimated_var;
+  uint64_t page_faults;  // first touches at this node (page-fault source), not samples
 };
 
 class Cct {
@@ -38,6 +43,7 @@ class Cct {
   // Find-or-create; kNone when memory is exhausted.
   uint32_t child(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
   void add_samples(uint32_t node, uint64_t n) { at(node)->samples += n; }
+  void add_page_faults(uint32_t node, uint64_t n) { at(node)->page_faults += n; }
   void add_estimate(uint32_t node, uint64_t extra, uint64_t var) {
     at(node)->estimated_extra += extra;
     at(node)->estimated_var += var;

@@ -24,6 +24,7 @@
 #include "process/mpi_rank.h"
 #include "process_env.h"
 #include "process/runtime.h"
+#include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/thread_state.h"
 
@@ -136,6 +137,7 @@ class ProfileBuilder {
         tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimated, n->estimated_extra);
       if (n->estimated_var)
         tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimatedVar, n->estimated_var);
+      if (n->page_faults) tree.nodes[map[i]].add_metric(hpcl::kMetricPageFaults, n->page_faults);
     }
     profile.trees.push_back(std::move(tree));
   }
@@ -228,6 +230,14 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
   p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
+  if (g_config.page_fault_period) {
+    PageFaultCounts pf = pagefaults_counts();
+    p.set_meta("page_faults_period", std::to_string(g_config.page_fault_period));
+    p.set_meta("page_faults_total", std::to_string(pf.records));
+    p.set_meta("page_faults_in_runtime", std::to_string(pf.in_runtime));
+    p.set_meta("page_faults_lost", std::to_string(pf.lost));
+    p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
+  }
 
   pb.add_modules();
   pb.add_sites();

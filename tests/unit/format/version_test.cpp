@@ -22,7 +22,23 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   balanced.balance.thread_groups = 1;
   b = encode_profile(balanced, 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorBalance);
-  EXPECT_EQ(kMinorVersion, 3);
+  Profile faulted = test::small_process();
+  faulted.trees[0].nodes.back().add_metric(kMetricPageFaults, 5);
+  b = encode_profile(faulted, 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorPageFaults);
+  EXPECT_EQ(kMinorVersion, 4);
+}
+
+// 1.4: the page_faults metric survives the round trip beside the samples, which it leaves alone.
+TEST(Version, PageFaultsRoundTrip) {
+  Profile p = test::small_process();
+  Node& leaf = p.trees[0].nodes.back();
+  const uint64_t samples = leaf.metric(kMetricSamples);
+  leaf.add_metric(kMetricPageFaults, 7);
+  ReadResult r = test::read(encode_profile(p, 3));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.profile.trees[0].nodes.back().metric(kMetricPageFaults), 7u);
+  EXPECT_EQ(r.profile.trees[0].nodes.back().metric(kMetricSamples), samples);
 }
 
 // 1.1: the callee of a call-site frame survives the round trip; one naming no symbol is refused.

@@ -22,6 +22,7 @@
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
+#include "sources/page_faults/page_faults.h"
 #include "sources/perf_event.h"
 #include "process/process_end.h"
 #include "process/runtime.h"
@@ -39,6 +40,9 @@ namespace {
 uint64_t g_period_ns = 0;
 int g_signo = 0;
 std::atomic<bool> g_enabled{false};
+// Whether the timer's signals are samples (the soft source); without, they only read the
+// page-fault rings.
+bool g_record = true;
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_warned_open{false};
 std::atomic<uint64_t> g_overflowed{0};
@@ -47,41 +51,7 @@ std::atomic<uint64_t> g_overflowed{0};
 std::atomic<uint64_t> g_phase_draws{0};
 
 using hpcl::NodeKind;
-constexpr uint32_t kHeapRoot = 1, kStaticRoot = 2, kUnknownRoot = 3, kNoDataRoot = 4;
-
-// The order matters: a thread's static TLS lies inside its stack mapping, so TLS is looked up
-// before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
-// nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
-// block of a TLS block's size is checked against the threads' DTVs first.
-uint32_t classify(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
-  BlockInfo blk;
-  StaticHit hit;
-  auto static_node = [&] {
-    offsets_count(ea, ts->fs_base, nullptr, &hit);
-    return c.child(kStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
-  };
-  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
-  // block this thread is freeing right now (free() reads its header and writes its first bytes
-  // after the wrapper took it out of the map).
-  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
-    if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
-      return static_node();
-    if (blk.weight > 1) *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
-    if (ea >= blk.start) offsets_count(ea, ts->fs_base, &blk, nullptr);  // not in its header
-    return c.child(kHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
-  }
-  if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
-    return static_node();
-  const bool stack = address_on_a_stack(ea, ts);
-  if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
-  auto cls = hpcl::UnknownClass::Other;
-  if (stack)
-    cls = hpcl::UnknownClass::Stack;
-  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
-  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
-    cls = hpcl::UnknownClass::UntrackedHeap;
-  return c.child(kUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
-}
+constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 
 void record_sample(ThreadState* ts, const ucontext_t* uc) {
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
@@ -92,7 +62,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   SampleEstimate est;
   switch (acc.kind) {
     case AccessKind::Address:
-      node = classify(c, acc.ea, ts, &est);
+      node = classify_address(c, acc.ea, ts, &est);
       leaf = acc.insn;
       break;
     case AccessKind::Unresolvable:
@@ -142,11 +112,23 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
+  if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
+    errno = saved_errno;
+    return;
+  }
   // in_handler before g_stopped, both sequentially consistent, as sampler_stop_all does the
   // reverse: either the writer sees this handler running and waits, or this handler sees the
   // writer has begun and leaves the tree alone.
   if (ts) ts->in_handler.store(1, std::memory_order_seq_cst);
-  if (ts && !g_stopped.load(std::memory_order_seq_cst)) {
+  const bool live = ts && !g_stopped.load(std::memory_order_seq_cst);
+  if (live && !g_record) {
+    // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
+    pagefaults_on_timer(ts);
+    if (ts->period_pending) {
+      ts->period_pending = 0;
+      start_real_period(ts);
+    }
+  } else if (live) {
     ++ts->samples;
     const auto* uc = static_cast<const ucontext_t*>(ucv);
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
@@ -164,6 +146,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       record_sample(ts, uc);
+      pagefaults_on_timer(ts);  // the thread's first touches since its last sample
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
@@ -190,12 +173,51 @@ void on_sigio(int sig, siginfo_t* info, void* ucv) {
 
 }  // namespace
 
+// The order matters: a thread's static TLS lies inside its stack mapping, so TLS is looked up
+// before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
+// nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
+// block of a TLS block's size is checked against the threads' DTVs first.
+//
+// Without `est` (a page fault, not a sample) neither the offset histograms nor the
+// Horvitz-Thompson estimates change: they describe samples.
+uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
+  BlockInfo blk;
+  StaticHit hit;
+  auto static_node = [&] {
+    if (est) offsets_count(ea, ts->fs_base, nullptr, &hit);
+    return c.child(kCctStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
+  };
+  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
+  // block this thread is freeing right now (free() reads its header and writes its first bytes
+  // after the wrapper took it out of the map).
+  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
+    if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
+      return static_node();
+    if (est && blk.weight > 1)
+      *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
+    if (est && ea >= blk.start) offsets_count(ea, ts->fs_base, &blk, nullptr);  // not in its header
+    return c.child(kCctHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
+  }
+  if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
+    return static_node();
+  const bool stack = address_on_a_stack(ea, ts);
+  if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
+  auto cls = hpcl::UnknownClass::Other;
+  if (stack)
+    cls = hpcl::UnknownClass::Stack;
+  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
+  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
+    cls = hpcl::UnknownClass::UntrackedHeap;
+  return c.child(kCctUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
+}
+
 uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relaxed); }
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
-bool sampler_init(uint64_t rate, int signo) {
-  decode_init();
+bool sampler_init(uint64_t rate, int signo, bool record) {
+  g_record = record;
+  if (record) decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
   if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
@@ -268,6 +290,7 @@ void sampler_stop_all() {
     while (t->in_handler.load(std::memory_order_seq_cst) && monotonic_ns() < deadline)
       sched_yield();
   }
+  pagefaults_stop_all();
 }
 
 }  // namespace hpcrun

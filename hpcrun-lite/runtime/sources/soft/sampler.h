@@ -8,13 +8,24 @@
 
 namespace hpcrun {
 
+class Cct;
+struct SampleEstimate;
 struct ThreadState;
 
-// Installs the handler. rate = samples per second of thread CPU time. Not signal-safe.
-bool sampler_init(uint64_t rate, int signo);
+// The tree node of the variable that data address `ea` belongs to (heap block, static or TLS
+// variable, stack, untracked heap, other), in thread `ts`'s tree `c`; Cct::kNone when the tree
+// is full. With `est` (a sample) also counts the offset histogram and the sampling estimate;
+// without (a page fault) neither. Async-signal-safe.
+uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est);
+
+// Installs the handler of the per-thread timer signal. record: the soft source samples (rate =
+// samples per second of thread CPU time); without, the timer only reads the page-fault source's
+// rings (page_faults.h). Each signal also reads them after its sample. Not signal-safe.
+bool sampler_init(uint64_t rate, int signo, bool record);
 void sampler_start_thread(ThreadState* ts);
 void sampler_stop_thread(ThreadState* ts);
-// Stops every thread's sampling and waits for handlers in flight, before the trees are read.
+// Stops every thread's sampling and waits for handlers in flight, then reads the page-fault
+// rings, before the trees are read.
 void sampler_stop_all();
 bool sampler_enabled();
 // Samples lost because the kernel's queue of pending signals was full (they came as SIGIO).

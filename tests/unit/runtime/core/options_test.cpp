@@ -18,6 +18,23 @@ TEST(Options, ParsesSourcesAndRates) {
   EXPECT_EQ(o.sources[1].rate, 0u);
 }
 
+// -e soft -e page-faults reaches the runtime as "soft,page-faults": both kept, in order.
+TEST(Options, PageFaultsBesideAnotherSource) {
+  Options o;
+  char err[256];
+  ASSERT_TRUE(parse_sources("soft,page-faults@8", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 2);
+  EXPECT_EQ(o.sources[0].kind, SourceKind::Soft);
+  EXPECT_EQ(o.sources[1].kind, SourceKind::PageFaults);
+  EXPECT_EQ(o.sources[1].rate, 8u);
+  EXPECT_STREQ(source_name(SourceKind::PageFaults), "page-faults");
+  ASSERT_TRUE(parse_sources("page-faults", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 1);
+  EXPECT_EQ(o.sources[0].rate, 0u) << "0 = the default period, every fault";
+  EXPECT_FALSE(parse_sources("page-fault", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "page-faults"), nullptr) << "the message lists the known names: " << err;
+}
+
 TEST(Options, RejectsBadSources) {
   Options o;
   char err[256];

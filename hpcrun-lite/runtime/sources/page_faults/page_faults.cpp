@@ -1,0 +1,218 @@
+// See page_faults.h. What reads a ring obeys the signal-handler rules of guard.h: no allocation
+// (the tree grows with mmap), no lock (the address map is read lock-free), errno saved by the
+// caller. A ring has one reader at a time: its own thread (in the sampling signal's handler,
+// which does not nest, or at thread end with that signal blocked), or the writer once every
+// event is disabled and no handler runs.
+#include "sources/page_faults/page_faults.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "hpcl/profile.h"
+#include "memory/track_control.h"
+#include "process/log.h"
+#include "process/thread_state.h"
+#include "sources/page_faults/fault_record.h"
+#include "sources/perf_event.h"
+#include "sources/perf_ring.h"
+#include "sources/soft/sampler.h"
+#include "trees/unwind.h"
+
+namespace hpcrun {
+
+namespace {
+
+// 32 data pages (128 KiB): about 2,700 records of 48 bytes, what a thread faulting 1 GiB page by
+// page (2-3 faults per microsecond of CPU time, in a tight first-touch loop) produces between
+// two drains at the default 1 kHz. When the perf mlock allowance of an unprivileged user
+// (kernel.perf_event_mlock_kb, 516 KiB) is spent, later threads get 8 pages.
+constexpr unsigned kRingPagesLog2 = 5, kSmallRingPagesLog2 = 3;
+
+uint64_t g_period = 0;
+int g_signo = 0;
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned{false};
+std::atomic<uint64_t> g_records{0}, g_in_runtime{0}, g_dropped{0}, g_lost{0}, g_throttled{0};
+
+void warn_once(const char* what, int err) {
+  if (!g_warned.exchange(true))
+    log_warn("page faults: %s (%s); the profile will have no page_faults", what, strerror(err));
+}
+
+// One fault: the variable of its data address, then the faulting instruction under it, after
+// the path that created the thread (as for samples). No unwinding: the record is read later,
+// when the faulting code's stack is gone.
+void record_fault(const uint8_t* body, size_t size, void* ctx) {
+  auto* ts = static_cast<ThreadState*>(ctx);
+  FaultRecord r;
+  if (!parse_fault_record(body, size, &r)) return;
+  // The runtime's own faults (its trees, tables, libunwind) are not the program's first touches.
+  if (address_in_runtime(r.ip)) {
+    g_in_runtime.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  Cct& c = ts->cct;
+  uint32_t node = classify_address(c, r.addr, ts, nullptr);
+  for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, ts->creator[i]);
+  if (node != Cct::kNone) node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, r.ip);
+  if (node == Cct::kNone) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  c.add_page_faults(node, 1);
+}
+
+void drain(ThreadState* ts) {
+  RingCounts counts;
+  perf_ring_drain(&ts->pf_ring, record_fault, ts, &counts);
+  if (counts.records) g_records.fetch_add(counts.records, std::memory_order_relaxed);
+  if (counts.lost) g_lost.fetch_add(counts.lost, std::memory_order_relaxed);
+  if (counts.throttled) g_throttled.fetch_add(counts.throttled, std::memory_order_relaxed);
+}
+
+// Closes the event and unmaps the ring; exchange, since thread end and process end may race.
+void release(ThreadState* ts) {
+  int wake = __atomic_exchange_n(&ts->pf_wake_fd, -1, __ATOMIC_ACQ_REL);
+  if (wake >= 0) close(wake);
+  int fd = __atomic_exchange_n(&ts->pf_fd, -1, __ATOMIC_ACQ_REL);
+  if (fd < 0) return;
+  perf_ring_unmap(&ts->pf_ring);
+  close(fd);
+}
+
+void disable(ThreadState* ts) {
+  int wake = __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE);
+  if (wake >= 0) ioctl(wake, PERF_EVENT_IOC_DISABLE, 0);
+  int fd = __atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+}  // namespace
+
+void pagefaults_init(uint64_t period, int signo) {
+  g_period = period ? period : 1;
+  g_signo = signo;
+  g_enabled.store(true, std::memory_order_release);
+}
+
+bool pagefaults_enabled() { return g_enabled.load(std::memory_order_acquire); }
+uint64_t pagefaults_period() { return g_period; }
+
+void pagefaults_start_thread(ThreadState* ts) {
+  ts->pf_fd = -1;
+  ts->pf_wake_fd = -1;
+  ts->pf_ring = PerfRing{};
+  if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
+  // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
+  int fd = perf_open(page_fault_attr(g_period, 0), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return warn_once("perf_event_open of the page-fault event failed", -fd);
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);  // out of the program's low descriptors
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  PerfRing ring;
+  if (!perf_ring_map(fd, kRingPagesLog2, &ring) && !perf_ring_map(fd, kSmallRingPagesLog2, &ring)) {
+    int err = errno;
+    close(fd);
+    return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
+  }
+  // The ring before the fd: the handler finds the fd only once the ring is there.
+  ts->pf_ring = ring;
+  __atomic_store_n(&ts->pf_fd, fd, __ATOMIC_RELEASE);
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    int err = errno;
+    release(ts);
+    return warn_once("cannot enable the event", err);
+  }
+  // The waker: a second page-fault event, without a ring, whose overflow signal comes once per
+  // a third of the ring's records, so a thread that faults in the kernel without running its
+  // user-time timer still reads its ring before it fills.
+  const uint64_t records = ring.data_size / (sizeof(perf_event_header) + kFaultRecordBody);
+  perf_event_attr wa = page_fault_attr(g_period * (records / 3 ? records / 3 : 1), 0);
+  wa.sample_type = 0;
+  int wake = perf_open(wa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (wake < 0) return;  // the timer still reads the ring
+  int whigh = fcntl(wake, F_DUPFD_CLOEXEC, 1000);
+  if (whigh >= 0) {
+    close(wake);
+    wake = whigh;
+  }
+  __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
+  if (perf_arm_thread_signal(wake, g_signo, ts->tid) != 0) {
+    __atomic_store_n(&ts->pf_wake_fd, -1, __ATOMIC_RELEASE);
+    close(wake);
+  }
+}
+
+bool pagefaults_on_wake(ThreadState* ts, int fd) {
+  if (fd < 0 || fd != __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE)) return false;
+  // in_handler first, as in the sampling handler (sampler.cpp): the writer either waits for
+  // this drain or is seen to have begun.
+  ts->in_handler.store(1, std::memory_order_seq_cst);
+  if (!g_stopped.load(std::memory_order_seq_cst)) drain(ts);  // else the writer reads the rings
+  ts->in_handler.store(0, std::memory_order_release);
+  return true;
+}
+
+void pagefaults_on_timer(ThreadState* ts) {
+  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (g_stopped.load(std::memory_order_relaxed)) return;  // the writer reads the rings
+  drain(ts);
+}
+
+void pagefaults_stop_thread(ThreadState* ts) {
+  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
+  disable(ts);
+  // The sampling signal's handler writes this tree too: block it while we do.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, g_signo);
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
+  ts->in_handler.store(1, std::memory_order_relaxed);  // the process-end path waits for it
+  if (!g_stopped.load(std::memory_order_acquire)) drain(ts);
+  ts->in_handler.store(0, std::memory_order_release);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
+  if (!g_stopped.load(std::memory_order_acquire)) release(ts);
+}
+
+void pagefaults_forget(ThreadState* ts) {
+  if (ts->pf_fd < 0) return;
+  // The parent's mapping was inherited; unmap ours, the parent keeps its own.
+  release(ts);
+}
+
+void pagefaults_stop_all() {
+  if (!pagefaults_enabled()) return;
+  g_stopped.store(true, std::memory_order_seq_cst);
+  for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
+      __builtin_ia32_pause();
+  }
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t->stale || __atomic_load_n(&t->pf_fd, __ATOMIC_ACQUIRE) < 0) continue;
+    drain(t);
+    release(t);
+  }
+}
+
+PageFaultCounts pagefaults_counts() {
+  PageFaultCounts c;
+  c.records = g_records.load(std::memory_order_relaxed);
+  c.in_runtime = g_in_runtime.load(std::memory_order_relaxed);
+  c.dropped = g_dropped.load(std::memory_order_relaxed);
+  c.lost = g_lost.load(std::memory_order_relaxed);
+  c.throttled = g_throttled.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,50 @@
+// The page-fault source (`-e page-faults[@PERIOD]`): first touch. Each measured thread gets a
+// software page-fault event with the faulting data address and a ring buffer (perf_ring.h). The
+// records are read without a signal of their own (with O_ASYNC the kernel signals every
+// overflow, i.e. every fault, whatever the watermark): by the thread itself in its timer
+// signal's handler (the soft source's; with page-faults alone the same timer runs only to read
+// the ring), when the thread ends, and by the writer for every thread once sampling stopped at
+// the end of the process. Each
+// record is attributed like a soft sample (heap block, static or TLS variable, stack, other) and
+// counted as the `page_faults` metric at its faulting instruction under that variable: a count
+// of its own that never enters the samples' shares. docs/DESIGN.md says why a ring and not a
+// signal per fault.
+#pragma once
+
+#include <cstdint>
+
+namespace hpcrun {
+
+struct ThreadState;
+
+struct PageFaultCounts {
+  uint64_t records = 0;     // fault records read
+  uint64_t in_runtime = 0;  // faults of the runtime's own code: not recorded in a tree
+  uint64_t dropped = 0;     // the thread's tree was full
+  uint64_t lost = 0;        // PERF_RECORD_LOST: the ring was full
+  uint64_t throttled = 0;   // PERF_RECORD_THROTTLE
+};
+
+// Enables the source: one record every `period` faults (1 = each); `signo` is the timer signal,
+// blocked while a thread reads its own ring outside the handler. Not signal-safe.
+void pagefaults_init(uint64_t period, int signo);
+bool pagefaults_enabled();
+uint64_t pagefaults_period();
+// Opens the calling thread's event and ring. Not signal-safe.
+void pagefaults_start_thread(ThreadState* ts);
+// On the thread itself, when it ends: stops its event and reads what its ring still holds.
+void pagefaults_stop_thread(ThreadState* ts);
+// Fork child: forgets the inherited events and rings without reading them.
+void pagefaults_forget(ThreadState* ts);
+// From the timer signal's handler, on the thread itself: reads its ring. Async-signal-safe: no
+// allocation, no lock.
+void pagefaults_on_timer(ThreadState* ts);
+// From the timer signal's handler: if `fd` is this thread's waker (a page-fault event that
+// signals once per a third of the ring), reads the ring and returns true. Async-signal-safe.
+bool pagefaults_on_wake(ThreadState* ts, int fd);
+// Process end, after the other sources stopped: stops every thread's event, waits for a
+// handler in flight, and reads every ring into its thread's tree.
+void pagefaults_stop_all();
+PageFaultCounts pagefaults_counts();
+
+}  // namespace hpcrun
