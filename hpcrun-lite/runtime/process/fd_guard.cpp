@@ -62,10 +62,13 @@ void make_room(int fd) {
   fd_guard_add(moved);
   uint32_t budget = threads_count() + 1;
   for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget) {
-    int expected = fd;
-    if (__atomic_compare_exchange_n(&t->perf_fd, &expected, moved, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-      break;
+    bool found = false;
+    for (int* slot : {&t->perf_fd, &t->pf_fd, &t->pf_wake_fd}) {
+      int expected = fd;
+      found = found || __atomic_compare_exchange_n(slot, &expected, moved, false,
+                                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+    if (found) break;
   }
   fd_guard_remove(fd);
 }

@@ -20,6 +20,7 @@
 #include "process/thread_state.h"
 #include "sources/page_faults/fault_record.h"
 #include "sources/perf_event.h"
+#include "process/fd_guard.h"
 #include "sources/perf_ring.h"
 #include "sources/soft/sampler.h"
 #include "trees/unwind.h"
@@ -81,11 +82,11 @@ void drain(ThreadState* ts) {
 // Closes the event and unmaps the ring; exchange, since thread end and process end may race.
 void release(ThreadState* ts) {
   int wake = __atomic_exchange_n(&ts->pf_wake_fd, -1, __ATOMIC_ACQ_REL);
-  if (wake >= 0) close(wake);
+  if (wake >= 0) fd_guard_close(wake);
   int fd = __atomic_exchange_n(&ts->pf_fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
   perf_ring_unmap(&ts->pf_ring);
-  close(fd);
+  fd_guard_close(fd);
 }
 
 void disable(ThreadState* ts) {
@@ -125,6 +126,7 @@ void pagefaults_start_thread(ThreadState* ts) {
     close(fd);
     return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
   }
+  fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
   // The ring before the fd: the handler finds the fd only once the ring is there.
   ts->pf_ring = ring;
   __atomic_store_n(&ts->pf_fd, fd, __ATOMIC_RELEASE);
@@ -146,10 +148,11 @@ void pagefaults_start_thread(ThreadState* ts) {
     close(wake);
     wake = whigh;
   }
+  fd_guard_add(wake);
   __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
   if (perf_arm_thread_signal(wake, g_signo, ts->tid) != 0) {
     __atomic_store_n(&ts->pf_wake_fd, -1, __ATOMIC_RELEASE);
-    close(wake);
+    fd_guard_close(wake);
   }
 }
 
