@@ -318,6 +318,9 @@ void set_interval(Variable& v, uint64_t total) {
 bool hotter(const Variable& x, const Variable& y) {
   if (x.samples_estimated != y.samples_estimated) return x.samples_estimated > y.samples_estimated;
   if (x.samples != y.samples) return x.samples > y.samples;
+  // Equal samples (often none): first touches rank them, so that with -e page-faults an array
+  // that is filled once and never read comes before a table touched once.
+  if (x.page_faults != y.page_faults) return x.page_faults > y.page_faults;
   return std::tie(x.name, x.kind) < std::tie(y.name, y.kind);
 }
 
