@@ -8,14 +8,11 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdio>
 
 #include "process/process_end.h"
 #include "process/real_fns.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
-
-extern char** environ;
 
 namespace hpcrun {
 namespace {
