@@ -99,6 +99,18 @@ merge_and_report() {
 
 check() { "$HPCL_PYTHON" "$CHECK" "$@"; }
 
+# measure_like_native PROGRAM [ARGS...]: runs the program natively and under the tool (into
+# meas/), checks that its output and status are the native ones and that it left one profile,
+# then merges and reports it into db.hpcdb and report.json.
+measure_like_native() {
+  run_to native "$@"
+  run_to tool "$HPCL_RUN" -o meas -- "$@"
+  cat tool.err >&2
+  same_as_native native tool
+  expect_profiles meas 1
+  merge_and_report meas db.hpcdb report.json
+}
+
 # check_work_in_each MIN_SAMPLES PROFILE...: each profile, merged on its own, holds at least
 # MIN_SAMPLES samples in the array made by make_work_array (tests/programs/endings.c): the work
 # its process did before it ended.

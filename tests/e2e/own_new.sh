@@ -5,10 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 prog=$1
 
-run_to native "$prog"
-run_to tool "$HPCL_RUN" -o meas -- "$prog"
-same_as_native native tool
-merge_and_report meas db.hpcdb report.json
+measure_like_native "$prog"
 "$HPCL_PYTHON" - report.json <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))

@@ -6,12 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "quarter_read was not built: $prog"
-run_to native "$prog"
-run_to tool "$HPCL_RUN" -o meas -- "$prog"
-cat tool.err >&2
-same_as_native native tool
-expect_profiles meas 1
-merge_and_report meas db.hpcdb report.json
+measure_like_native "$prog"
 step "$HPCL_PROF report db.hpcdb --width 200 > report.txt"
 "$HPCL_PROF" report db.hpcdb --width 200 >report.txt || fail "text report failed"
 cat report.txt >&2

@@ -6,10 +6,5 @@ source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "store_join was not built: $prog"
 
-run_to native "$prog"
-run_to tool "$HPCL_RUN" -o meas -- "$prog"
-cat tool.err >&2
-same_as_native native tool
-expect_profiles meas 1
-merge_and_report meas db.hpcdb report.json
+measure_like_native "$prog"
 check store_join report.json

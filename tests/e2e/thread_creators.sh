@@ -9,12 +9,7 @@ source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "thread_creators was not built: $prog"
 
-run_to native "$prog"
-run_to tool "$HPCL_RUN" -o meas -- "$prog"
-cat tool.err >&2
-same_as_native native tool
-expect_profiles meas 1
-merge_and_report meas db.hpcdb report.json
+measure_like_native "$prog"
 step "checking the creation context of each array's access paths"
 "$HPCL_PYTHON" - report.json <<'PY'
 import json, sys
