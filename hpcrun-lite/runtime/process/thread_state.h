@@ -40,6 +40,7 @@ struct ThreadState {
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
   int period_pending;        // the event still runs its random first period (sampler.cpp)
+  uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
   // creating thread's own creator path), innermost first; none for the main thread. Every
   // sample of the thread hangs under it, as its outermost frames: the report then shows which
