@@ -76,6 +76,17 @@ bool has_page_faults(const Profile& p) {
   return false;
 }
 
+bool has_memory_metrics(const Profile& p) {
+  for (const Tree& t : p.trees)
+    for (const Node& n : t.nodes)
+      for (const Metric& m : n.metrics)
+        // Latency (1) and the data sources (16..31) were named in 1.0 already.
+        if ((m.id >= kMetricLatencySamples && m.id <= kMetricNumaRemote) ||
+            (m.id >= kMetricTlbHit && m.id <= kMetricDcMiss))
+          return true;
+  return false;
+}
+
 std::vector<uint8_t> encode(const Profile& p) {
   std::vector<uint8_t> out;
   wire::Writer w(out);

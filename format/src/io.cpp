@@ -113,9 +113,10 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
   wire::Writer w(out);
   w.bytes(layout::kMagic, sizeof(layout::kMagic));
   w.u16(kMajorVersion);
-  // The lowest minor that describes the file: without page faults, balance, offset histograms or
-  // callees it is a 1.0 file byte for byte.
-  w.u16(payload::has_page_faults(profile)     ? kMinorPageFaults
+  // The lowest minor that describes the file: without memory metrics, page faults, balance,
+  // offset histograms or callees it is a 1.0 file byte for byte.
+  w.u16(payload::has_memory_metrics(profile)  ? kMinorMemoryMetrics
+        : payload::has_page_faults(profile)   ? kMinorPageFaults
         : profile.balance.present()           ? kMinorBalance
         : !profile.offsets.empty()            ? kMinorOffsets
         : payload::callee_count(profile) > 0 ? kMinorCallees

@@ -3,6 +3,7 @@
 #include "hpcl/profile.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace hpcl {
@@ -26,6 +27,36 @@ const char* alloc_api_name(AllocApi api) {
   }
   // Values from a newer writer (or a damaged file) are kept in the model and shown as unknown.
   return "unknown";
+}
+
+const char* metric_name(uint16_t id) {
+  static const char* const kLevels[] = {"na", "l1", "lfb", "l2", "l3", "local_dram", "remote_dram",
+                                        "remote_cache", "pmem", "cxl", "io", "uncached"};
+  static_assert(std::size(kLevels) == size_t(MemLevel::Count));
+  switch (id) {
+    case kMetricSamples: return "samples";
+    case kMetricLatency: return "latency";
+    case kMetricSamplesEstimated: return "samples_estimated";
+    case kMetricSamplesEstimatedVar: return "samples_estimated_var";
+    case kMetricPageFaults: return "page_faults";
+    case kMetricLatencySamples: return "latency_samples";
+    case kMetricNumaLocal: return "numa_local";
+    case kMetricNumaRemote: return "numa_remote";
+    case kMetricTlbHit: return "tlb_hit";
+    case kMetricTlbMiss: return "tlb_miss";
+    case kMetricLocked: return "locked";
+    case kMetricHitm: return "hitm";
+    case kMetricDcMiss: return "dc_miss";
+    default: break;
+  }
+  if (id >= kMetricDataSrcBase && id < kMetricDataSrcBase + std::size(kLevels))
+    return kLevels[id - kMetricDataSrcBase];
+  return "";
+}
+
+bool is_memory_metric(uint16_t id) {
+  return id == kMetricLatency || id == kMetricLatencySamples || id == kMetricNumaLocal ||
+         id == kMetricNumaRemote || (id >= kMetricDataSrcBase && id <= kMetricDcMiss);
 }
 
 namespace {

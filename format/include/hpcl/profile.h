@@ -17,14 +17,15 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // Version of the container and sections. A reader accepts every minor of its major and says
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
-// 1.4 added the page_faults metric (1.3: BALANCE, 1.2: OFFSETS, 1.1: CALLEES). A writer stamps
-// the lowest minor that describes its file, so a file without the newer parts stays a file of the
-// earlier minor byte for byte.
-inline constexpr uint16_t kMinorVersion = 4;
+// 1.5 added memory metrics (TLB, lock, HITM, DC miss, NUMA; latency and data source were named
+// in 1.0), 1.4 page_faults, 1.3 BALANCE, 1.2 OFFSETS, 1.1 CALLEES. A writer stamps the lowest minor that describes its file, so a
+// file without the newer parts stays a file of the earlier minor byte for byte.
+inline constexpr uint16_t kMinorVersion = 5;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
 inline constexpr uint16_t kMinorPageFaults = 4;
+inline constexpr uint16_t kMinorMemoryMetrics = 5;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -98,8 +99,12 @@ enum class NodeKind : uint8_t {
 enum class UnknownClass : uint32_t { Stack = 0, Other = 1, UntrackedHeap = 2 };
 
 // Metric identifiers. Ids are stable across versions; a reader keeps ids it does not know.
+// docs/FORMAT.md has the table; metric_name() the names the reports print.
 enum MetricId : uint16_t {
   kMetricSamples = 0,      // samples attributed exactly at this node
+  // Memory metrics (1.0: latency and data source; 1.5: the rest), counted only on samples that carry them. A hardware source's
+  // latency, data source and TLB come from the PMU record; NUMA placement from the page of the
+  // sampled address (any source, move_pages) against the sampling CPU's node.
   kMetricLatency = 1,      // sum of access latency in cycles (hardware sources)
   // Samples in heap blocks tracked with probability p < 1 stand for 1/p samples of their site
   // (Horvitz-Thompson). Both are in units of samples (1/p is an integer), present only where
@@ -109,8 +114,42 @@ enum MetricId : uint16_t {
   // First touches (format 1.4): page faults whose data address fell in the node's variable, at
   // the faulting instruction. A separate count: it never enters the samples' shares.
   kMetricPageFaults = 4,
-  kMetricDataSrcBase = 16, // 16..31: samples per data source (L1, L2, L3, DRAM, remote ...)
+  kMetricLatencySamples = 5,  // samples whose record carried a latency: mean = latency / this
+  kMetricNumaLocal = 6,       // samples whose page was on the sampling CPU's NUMA node
+  kMetricNumaRemote = 7,      // ... on another node
+  // 16 + MemLevel: samples per data source, in the order of MemLevel below.
+  kMetricDataSrcBase = 16,
+  kMetricTlbHit = 32,   // samples whose translation hit the (first- or second-level) TLB
+  kMetricTlbMiss = 33,  // ... missed it (a page walk)
+  kMetricLocked = 34,   // samples of locked (atomic) instructions
+  kMetricHitm = 35,     // samples whose line was found modified in another core's cache
+  kMetricDcMiss = 36,   // IBS: samples that missed the L1 data cache
 };
+
+// Where the data of a sampled access came from, as metric kMetricDataSrcBase + level. The
+// runtime's decoders (PEBS data_src, IBS registers) map into these; NotAvailable counts the
+// samples whose record named no level.
+enum class MemLevel : uint8_t {
+  NotAvailable = 0,
+  L1,
+  FillBuffer,   // line fill buffer / miss address buffer: the line was already on its way
+  L2,
+  L3,           // the last-level cache of this core's node (L4/eDRAM is counted here too)
+  LocalDram,
+  RemoteDram,
+  RemoteCache,  // another core's cache beyond this one's L3: another CCX, node or socket
+  Pmem,
+  Cxl,
+  Io,
+  Uncached,
+  Count
+};
+
+// Stable short names: "samples", "latency", "l1", "local_dram", "tlb_miss", ... ("" if unknown).
+const char* metric_name(uint16_t id);
+// True for the memory metrics: latency, data source, TLB, lock, HITM, DC miss, NUMA (1, 5-7,
+// 16-36). Latency and the data sources were named in 1.0; the others came with 1.5.
+bool is_memory_metric(uint16_t id);
 
 struct Metric {
   uint16_t id = 0;

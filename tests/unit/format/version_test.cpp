@@ -26,7 +26,25 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   faulted.trees[0].nodes.back().add_metric(kMetricPageFaults, 5);
   b = encode_profile(faulted, 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorPageFaults);
-  EXPECT_EQ(kMinorVersion, 4);
+  Profile measured = test::small_process();
+  measured.trees[0].nodes.back().add_metric(kMetricTlbMiss, 2);
+  b = encode_profile(measured, 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics);
+  EXPECT_EQ(kMinorVersion, 5);
+}
+
+// 1.5: the memory metrics have stable names, and nothing else counts as one.
+TEST(Version, MemoryMetricNames) {
+  EXPECT_STREQ(metric_name(kMetricLatency), "latency");
+  EXPECT_STREQ(metric_name(kMetricDataSrcBase + uint16_t(MemLevel::L1)), "l1");
+  EXPECT_STREQ(metric_name(kMetricDataSrcBase + uint16_t(MemLevel::Uncached)), "uncached");
+  EXPECT_STREQ(metric_name(kMetricDataSrcBase + uint16_t(MemLevel::Count)), "");
+  EXPECT_STREQ(metric_name(kMetricNumaRemote), "numa_remote");
+  EXPECT_STREQ(metric_name(kMetricDcMiss), "dc_miss");
+  for (uint16_t id : {kMetricSamples, kMetricSamplesEstimated, kMetricSamplesEstimatedVar,
+                      kMetricPageFaults})
+    EXPECT_FALSE(is_memory_metric(id)) << id;
+  for (uint16_t id = kMetricDataSrcBase; id <= kMetricDcMiss; ++id) EXPECT_TRUE(is_memory_metric(id));
 }
 
 // 1.4: the page_faults metric survives the round trip beside the samples, which it leaves alone.

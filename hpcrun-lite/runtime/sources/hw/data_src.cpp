@@ -46,25 +46,6 @@ MemLevel from_level_bits(uint64_t lvl) {
 
 }  // namespace
 
-const char* mem_level_name(MemLevel level) {
-  switch (level) {
-    case MemLevel::NotAvailable: return "na";
-    case MemLevel::L1: return "l1";
-    case MemLevel::FillBuffer: return "lfb";
-    case MemLevel::L2: return "l2";
-    case MemLevel::L3: return "l3";
-    case MemLevel::LocalDram: return "local_dram";
-    case MemLevel::RemoteDram: return "remote_dram";
-    case MemLevel::RemoteCache: return "remote_cache";
-    case MemLevel::Pmem: return "pmem";
-    case MemLevel::Cxl: return "cxl";
-    case MemLevel::Io: return "io";
-    case MemLevel::Uncached: return "uncached";
-    case MemLevel::Count: break;
-  }
-  return "na";
-}
-
 MemSource decode_data_src(uint64_t v) {
   MemSource s;
   const uint64_t op = field(v, PERF_MEM_OP_SHIFT, 5);

@@ -6,28 +6,19 @@
 
 #include <cstdint>
 
+#include "hpcl/profile.h"
+
 namespace hpcrun {
 
-// Where the data of one sampled access came from. NotAvailable covers non-memory ops and
-// accesses whose source the hardware did not say (a miss at some level with no hit named).
-enum class MemLevel : uint8_t {
-  NotAvailable = 0,
-  L1,
-  FillBuffer,   // line fill buffer / miss address buffer: the line was already on its way
-  L2,
-  L3,           // the last-level cache of this core's node (L4/eDRAM is counted here too)
-  LocalDram,
-  RemoteDram,
-  RemoteCache,  // another core's cache beyond this one's L3: another CCX, node or socket
-  Pmem,
-  Cxl,
-  Io,
-  Uncached,
-  Count
-};
+// Where the data of one sampled access came from: the format's levels (hpcl/profile.h), so
+// that a level is its metric id kMetricDataSrcBase + level. NotAvailable covers non-memory ops
+// and accesses whose source the hardware did not say (a miss at some level with no hit named).
+using MemLevel = hpcl::MemLevel;
 
-// Short stable names ("l1", "lfb", "l2", "l3", "local_dram", ...), used as metric suffixes.
-const char* mem_level_name(MemLevel level);
+// Short stable names ("l1", "lfb", "l2", "l3", "local_dram", ...): the metric names.
+inline const char* mem_level_name(MemLevel level) {
+  return hpcl::metric_name(uint16_t(hpcl::kMetricDataSrcBase + uint16_t(level)));
+}
 
 enum class MemOp : uint8_t { NotAvailable = 0, Load, Store, Prefetch, Exec };
 enum class TlbState : uint8_t { NotAvailable = 0, Hit, Miss };
