@@ -25,6 +25,7 @@
 #include "process/real_fns.h"
 #include "process/runtime.h"
 #include "process/thread_state.h"
+#include "sources/soft/sampler.h"
 #include "trees/unwind.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
@@ -93,6 +94,9 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, ui
   if (site == AllocSites::kNoSite) return;
   g_sites.count(site, size);
   g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight);
+  // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
+  // before the handler has to (numa.h).
+  if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);
 }
 
 __attribute__((noinline)) void note_heap_slow(uint64_t a, uint64_t base) {
@@ -128,7 +132,12 @@ inline bool untrack(void* p, BlockInfo* out = nullptr) {
   auto a = reinterpret_cast<uint64_t>(p);
   if (!g_heap.maybe_tracked(a)) return false;
   RuntimeGuard guard;
-  return g_heap.remove(a, out);
+  if (!g_heap.remove(a, out)) return false;
+  // Sampled pages of a block must be placed before the block goes back: once unmapped they have
+  // no node (numa.h). This thread's log only; another thread's samples of the block are placed
+  // at its own next flush and come out unresolved if the pages are gone by then.
+  if (ThreadState* ts = t_state; ts && ts->numa.size()) sampler_numa_flush(ts);
+  return true;
 }
 
 // One load on the fast path; the table is resolved once, on the first call of any wrapper.

@@ -28,6 +28,8 @@
 #include "memory/offset_hist.h"
 #include "process/process_end.h"
 #include "process/real_fns.h"
+#include "sources/hw/hw_source.h"
+#include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
@@ -49,6 +51,9 @@ constinit std::atomic<bool> g_tracking{false};
 namespace {
 
 pthread_key_t g_thread_key;
+// The address-sampling source of this run and its request (read_options).
+SourceKind g_kind = SourceKind::Soft;
+SourceSpec g_spec;
 // Held while ELF files are read (milliseconds).
 constinit SpinLock g_scan_lock;
 
@@ -112,10 +117,17 @@ void read_options() {
   char why[256];
   SourceKind kind = choose_source(spec.kind, probe_hardware("/"),
                                   why, sizeof why);
+  if (hw_standin_requested() && (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::PebsStore)) {
+    kind = spec.kind;
+    snprintf(why, sizeof why, "%s through the TEST stand-in (%s=1: software page faults in "
+             "the PEBS record layout, not a measurement)", source_name(kind), kEnvTestHwStandin);
+  }
+  g_kind = kind;
+  g_spec = spec;
   g_config.source = g_config.sampling ? source_name(kind) : source_name(SourceKind::PageFaults);
   g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
   if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
-      spec.kind != SourceKind::PageFaults)
+      spec.kind != SourceKind::PageFaults && kind != spec.kind)
     log_warn("%s", why);
   else if (g_config.sampling)
     log_info("sampling source %s", why);
@@ -255,9 +267,29 @@ __attribute__((constructor)) void runtime_init() {
   g_scan_lock.lock();
   modules_scan();
   g_scan_lock.unlock();
+  bool hw = g_config.sampling && hw_source_for(g_kind);
+  if (hw) {
+    char err[256];
+    if (!hw_init(g_kind, g_spec, sampling_signal(), err, sizeof err)) {
+      log_warn("%s cannot sample here (%s); sampling with soft instead", source_name(g_kind), err);
+      hw = false;
+      g_kind = SourceKind::Soft;
+      g_config.source = source_name(g_kind);
+      g_config.rate = kDefaultSoftRate;
+    }
+  }
   if (g_config.page_fault_period) pagefaults_init(g_config.page_fault_period, sampling_signal());
+  // NUMA placement of sampled pages (numa.h): on unless HPCRUN_LITE_NUMA=0.
+  const char* numa = getenv(kEnvNuma);
+  if (g_config.sampling && !(numa && strcmp(numa, "0") == 0)) {
+    int nodes = numa_init("/");
+    numa_enable(true);
+    log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+  }
+  // The handler serves every source; the timer runs for soft and to read page-fault rings.
   if (g_config.sampling || g_config.page_fault_period)
-    sampler_init(g_config.rate, sampling_signal(), g_config.sampling);
+    sampler_init(g_config.rate, sampling_signal(), g_config.sampling && !hw,
+                 !hw || g_config.page_fault_period != 0);
   process_end_init();
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);

@@ -10,6 +10,7 @@
 #include "process/fd_guard.h"
 #include "process/raw_sys.h"
 #include "process/runtime.h"
+#include "sources/hw/hw_source.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
@@ -52,6 +53,7 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->perf_fd = -1;
   ts->pf_fd = -1;
   ts->pf_wake_fd = -1;
+  ts->hw_fd = -1;
   ts->period_pending = 0;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
@@ -91,6 +93,7 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   t_state = ts;
   sampler_start_thread(ts);
   pagefaults_start_thread(ts);
+  hw_start_thread(ts);
   return ts;
 }
 
@@ -98,6 +101,8 @@ void thread_end(ThreadState* ts) {
   if (!ts) return;
   sampler_stop_thread(ts);
   pagefaults_stop_thread(ts);
+  hw_stop_thread(ts);
+  sampler_numa_flush(ts);
   // From here on a sampling signal still pending for this thread finds no state: the next
   // owner of `ts` must be the only thread that inserts into its tree.
   if (t_state == ts) {
@@ -149,6 +154,7 @@ void threads_after_fork_child() {
       t->perf_fd = -1;
     }
     pagefaults_forget(t);
+    hw_forget(t);
   }
   if (self) {
     self->tid = pid_t(syscall(SYS_gettid));
@@ -161,6 +167,9 @@ void threads_after_fork_child() {
     sampler_start_thread(self);
     pagefaults_forget(self);
     pagefaults_start_thread(self);
+    hw_forget(self);
+    self->numa.clear();
+    hw_start_thread(self);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "trees/cct.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
+#include "sources/numa/numa.h"
 #include "sources/perf_ring.h"
 
 namespace hpcrun {
@@ -33,6 +34,8 @@ struct ThreadState {
   int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
   PerfRing pf_ring;          // its ring buffer
   int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
+  int hw_fd;                 // the hardware source's event, -1 without (hw_source.h)
+  PerfRing hw_ring;          // its ring buffer
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   uint64_t stack_lo, stack_hi;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
@@ -55,6 +58,8 @@ struct ThreadState {
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
   TrackControl track;
+  // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.
+  NumaLog numa;
   Cct cct;
 };
 

@@ -82,7 +82,8 @@ ProbedSource probed_for(SourceKind kind) {
   }
 }
 
-bool source_has_reader(ProbedSource s) { return s == kProbeSoft || s == kProbePageFaults; }
+// Arm SPE has no reader yet (docs/DESIGN.md says what it would take).
+bool source_has_reader(ProbedSource s) { return s != kProbeArmSpe && s != kNumProbed; }
 
 SourceVerdict source_verdict(const HardwareProbe& hw, ProbedSource s) {
   SourceVerdict v;
@@ -139,9 +140,17 @@ ProbedSource auto_choice(const HardwareProbe& hw, char* why, size_t whylen) {
 
 SourceKind choose_source(SourceKind requested, const HardwareProbe& hw, char* why, size_t whylen) {
   if (requested == SourceKind::Auto) {
-    // Only soft has a reader in the runtime today; auto_choice names what the hardware offers.
-    auto_choice(hw, why, whylen);
-    return SourceKind::Soft;
+    switch (auto_choice(hw, why, whylen)) {
+      case kProbePebsLoad: return SourceKind::Pebs;
+      case kProbeIbsOp: return SourceKind::Ibs;
+      default: return SourceKind::Soft;
+    }
+  }
+  const ProbedSource p = probed_for(requested);
+  if (requested != SourceKind::PageFaults && p != kNumProbed && p != kProbeSoft &&
+      source_verdict(hw, p).verdict == Verdict::Works) {
+    snprintf(why, whylen, "%s: requested", source_name(requested));
+    return requested;
   }
   if (requested == SourceKind::Soft) {
     snprintf(why, whylen, "soft: requested");

@@ -23,6 +23,7 @@ uint64_t Cct::hash(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
 bool Cct::init() {
   memset(chunks_, 0, sizeof chunks_);
   count_ = 0;
+  mem_.init();
   table_mask_ = (1u << 12) - 1;
   table_ = static_cast<uint32_t*>(map_zeroed(sizeof(uint32_t) * (table_mask_ + 1)));
   if (!table_) return false;
@@ -37,6 +38,7 @@ void Cct::reset() {
   for (uint32_t c = 0; c < kMaxChunks; ++c)
     if (chunks_[c]) raw_munmap(chunks_[c], sizeof(RtNode) << kChunkBits);
   if (table_) raw_munmap(table_, sizeof(uint32_t) * (table_mask_ + 1));
+  mem_.release();
   init();
 }
 
@@ -51,6 +53,7 @@ uint32_t Cct::new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
   RtNode* n = at(i);
   n->parent = parent;
   n->kind = kind;
+  n->mem = 0;
   n->a = a;
   n->b = b;
   n->samples = 0;
@@ -99,11 +102,23 @@ uint32_t Cct::child(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
   return i;
 }
 
+MemCounts* Cct::mem(uint32_t node) {
+  RtNode* n = at(node);
+  if (n->mem == 0) {
+    uint32_t s = mem_.add();
+    // 24 bits: a tree has at most kMaxChunks << kChunkBits = 4M nodes, so slots fit.
+    if (s == MemTable::kNone || s >= (1u << 24)) return nullptr;
+    n->mem = s;
+  }
+  return mem_.at(n->mem);
+}
+
 size_t Cct::footprint() const {
   size_t chunks = 0;
   for (uint32_t c = 0; c < kMaxChunks; ++c)
     if (chunks_[c]) ++chunks;
-  return chunks * (sizeof(RtNode) << kChunkBits) + sizeof(uint32_t) * (size_t(table_mask_) + 1);
+  return chunks * (sizeof(RtNode) << kChunkBits) + sizeof(uint32_t) * (size_t(table_mask_) + 1) +
+         mem_.footprint();
 }
 
 }  // namespace hpcrun

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "trees/mem_counts.h"
+
 namespace hpcrun {
 
 // The four kind roots, created by Cct::init in this order.
@@ -20,8 +22,8 @@ inline constexpr uint32_t kCctHeapRoot = 1, kCctStaticRoot = 2, kCctUnknownRoot 
 
 struct RtNode {
   uint32_t parent;
-  uint8_t kind;  // hpcl::NodeKind
-  uint8_t pad[3];
+  uint32_t kind : 8;   // hpcl::NodeKind
+  uint32_t mem : 24;   // its slot in the memory-metrics side table (mem_counts.h), 0 = none
   uint64_t a;
   uint64_t b;
   uint64_t samples;
@@ -31,6 +33,8 @@ struct RtNode {
   uint64_t estimated_var;
   uint64_t page_faults;  // first touches at this node (page-fault source), not samples
 };
+
+static_assert(sizeof(RtNode) == 56, "RtNode grew: memory metrics belong in the side table");
 
 class Cct {
  public:
@@ -52,6 +56,15 @@ class Cct {
   uint32_t size() const { return count_; }
   const RtNode* at(uint32_t i) const { return &chunks_[i >> kChunkBits][i & ((1u << kChunkBits) - 1)]; }
   RtNode* at(uint32_t i) { return &chunks_[i >> kChunkBits][i & ((1u << kChunkBits) - 1)]; }
+  // The node's memory metrics, created zeroed on first use; nullptr when memory is exhausted.
+  // Async-signal-safe (mmap), same single-writer rule as child().
+  MemCounts* mem(uint32_t node);
+  // nullptr when the node has none.
+  const MemCounts* mem_at(uint32_t node) const {
+    uint32_t s = at(node)->mem;
+    return s ? mem_.at(s) : nullptr;
+  }
+  uint32_t mem_slots() const { return mem_.size(); }
   size_t footprint() const;
   // Drops every node but the roots (fork child).
   void reset();
@@ -65,6 +78,7 @@ class Cct {
   uint32_t count_;
   uint32_t* table_;     // node index + 1, 0 = empty
   uint32_t table_mask_; // capacity - 1
+  MemTable mem_;
 };
 
 }  // namespace hpcrun

@@ -24,6 +24,8 @@
 #include "process/mpi_rank.h"
 #include "process_env.h"
 #include "process/runtime.h"
+#include "sources/hw/hw_source.h"
+#include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
 #include "process/thread_state.h"
@@ -138,6 +140,11 @@ class ProfileBuilder {
       if (n->estimated_var)
         tree.nodes[map[i]].add_metric(hpcl::kMetricSamplesEstimatedVar, n->estimated_var);
       if (n->page_faults) tree.nodes[map[i]].add_metric(hpcl::kMetricPageFaults, n->page_faults);
+      if (const MemCounts* m = c.mem_at(i)) {
+        hpcl::Metric ms[kMaxMemMetrics];
+        const int k = mem_counts_metrics(*m, ms);
+        for (int j = 0; j < k; ++j) tree.nodes[map[i]].add_metric(ms[j].id, ms[j].value);
+      }
     }
     profile.trees.push_back(std::move(tree));
   }
@@ -237,6 +244,30 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("page_faults_in_runtime", std::to_string(pf.in_runtime));
     p.set_meta("page_faults_lost", std::to_string(pf.lost));
     p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
+  }
+
+  p.set_meta("numa", numa_enabled() ? "1" : "0");
+  if (numa_enabled()) {
+    NumaCounts nc = numa_counts();
+    p.set_meta("numa_local", std::to_string(nc.local));
+    p.set_meta("numa_remote", std::to_string(nc.remote));
+    p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
+  }
+  if (hw_enabled()) {
+    // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one
+    // of these counts.
+    HwCounts k = hw_counts();
+    if (hw_standin()) p.set_meta("hw_test_standin", "1");
+    p.set_meta("hw_records", std::to_string(k.records));
+    p.set_meta("hw_recorded", std::to_string(k.recorded));
+    p.set_meta("hw_no_address", std::to_string(k.no_address));
+    p.set_meta("hw_lost", std::to_string(k.lost));
+    p.set_meta("hw_throttled", std::to_string(k.throttled));
+    p.set_meta("hw_malformed", std::to_string(k.malformed));
+    p.set_meta("hw_not_valid", std::to_string(k.not_valid));
+    p.set_meta("hw_kernel", std::to_string(k.kernel));
+    p.set_meta("hw_in_runtime", std::to_string(k.in_runtime));
+    p.set_meta("hw_dropped", std::to_string(k.dropped));
   }
 
   pb.add_modules();

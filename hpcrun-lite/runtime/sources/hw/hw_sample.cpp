@@ -56,6 +56,7 @@ HwSampleResult hw_sample_from_ibs(const PerfSample& s, uint32_t family, uint32_t
   h->addr_valid = op.lin_addr_valid;
   if (op.phys_addr_valid) h->phys_addr = op.phys_addr;
   h->latency = op.dc_miss_latency;
+  h->dc_miss = op.dc_miss;
   h->source = op.source;
   return HwSampleResult::Ok;
 }

@@ -20,6 +20,7 @@ struct HwSample {
   uint32_t pid = 0, tid = 0, cpu = 0;
   uint32_t latency = 0;     // cycles: PEBS load latency, IBS data-cache miss latency; 0 unknown
   bool addr_valid = false;
+  bool dc_miss = false;     // IBS: the op missed the L1 data cache
   MemSource source;
 };
 

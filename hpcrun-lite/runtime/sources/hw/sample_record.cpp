@@ -65,9 +65,14 @@ SampleParse parse_sample(uint64_t st, const void* rec, size_t len, PerfSample* o
   memcpy(&h, rec, sizeof h);
   if (h.type != PERF_RECORD_SAMPLE) return SampleParse::NotASample;
   if (h.size < sizeof h || h.size > len) return SampleParse::Truncated;
+  return parse_sample_body(st, static_cast<const uint8_t*>(rec) + sizeof h, h.size - sizeof h, out);
+}
 
-  const uint8_t* base = static_cast<const uint8_t*>(rec);
-  Cursor c{base + sizeof h, base + h.size};
+SampleParse parse_sample_body(uint64_t st, const void* body, size_t size, PerfSample* out) {
+  *out = PerfSample{};
+  if (st & kUnsupported) return SampleParse::Unsupported;
+  const uint8_t* base = static_cast<const uint8_t*>(body);
+  Cursor c{base, base + size};
   PerfSample& s = *out;
   s.sample_type = st;
   if (st & PERF_SAMPLE_IDENTIFIER) s.id = c.u64();

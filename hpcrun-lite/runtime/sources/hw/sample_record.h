@@ -50,5 +50,8 @@ const char* sample_parse_name(SampleParse r);
 // `rec` starts at the perf_event_header; `len` is the bytes available there. Fields after the
 // last one sample_type names are ignored (the kernel may pad), fields before must all fit.
 SampleParse parse_sample(uint64_t sample_type, const void* rec, size_t len, PerfSample* out);
+// The same for a record's body alone (after its perf_event_header, `size` bytes), as the ring
+// reader (perf_ring.h) hands it over.
+SampleParse parse_sample_body(uint64_t sample_type, const void* body, size_t size, PerfSample* out);
 
 }  // namespace hpcrun

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "sources/hw/pmu_type.h"
+#include "sources/pebs/pfm_api.h"
 
 namespace hpcrun {
 
@@ -36,9 +37,14 @@ const HybridEvents kHybrid[] = {{"cpu_core", 0x01cd, 0x82d0}, {"cpu_atom", 0x05d
 
 bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr* a, char* err,
                         size_t errlen) {
-  int rc = pfm_initialize();
+  const PfmApi* pfm = pfm_api();
+  if (!pfm) {
+    snprintf(err, errlen, "libpfm4 is not loaded");
+    return false;
+  }
+  int rc = pfm->initialize();
   if (rc != PFM_SUCCESS) {
-    snprintf(err, errlen, "libpfm4 could not start: %s", pfm_strerror(rc));
+    snprintf(err, errlen, "libpfm4 could not start: %s", pfm->strerror(rc));
     return false;
   }
   const bool load = req.kind == PebsKind::Load;
@@ -58,7 +64,7 @@ bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr*
     arg.attr = &enc;
     arg.size = sizeof arg;
     // PFM_PLM3: user level only, which is what perf_event_paranoid=2 allows.
-    if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+    if (pfm->get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
       continue;
     a->type = enc.type;
     a->config = enc.config;
@@ -74,7 +80,7 @@ bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr*
   // pfm_for_all_pmus increments an enum, which C++ refuses.
   for (int pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX; ++pmu) {
     // The first present core PMU names the model (perf and perf_raw are always present).
-    if (pfm_get_pmu_info(pfm_pmu_t(pmu), &info) == PFM_SUCCESS && info.is_present &&
+    if (pfm->get_pmu_info(pmu, &info) == PFM_SUCCESS && info.is_present &&
         info.type == PFM_PMU_TYPE_CORE) {
       model = info.name;
       break;

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -22,6 +23,8 @@
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
+#include "sources/hw/hw_source.h"
+#include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/perf_event.h"
 #include "process/process_end.h"
@@ -43,6 +46,9 @@ std::atomic<bool> g_enabled{false};
 // Whether the timer's signals are samples (the soft source); without, they only read the
 // page-fault rings.
 bool g_record = true;
+// Whether each thread runs the timer at all: not when a hardware source samples and no
+// page-fault ring needs reading.
+bool g_timer = true;
 std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_warned_open{false};
 std::atomic<uint64_t> g_overflowed{0};
@@ -91,6 +97,12 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   }
   c.add_samples(node, 1);
   if (est.extra) c.add_estimate(node, est.extra, est.var);
+  // sched_getcpu reads the rseq area glibc registers (a system call on older glibc): both
+  // async-signal-safe. The page's node is looked up later, in a batch (numa.h).
+  if (acc.kind == AccessKind::Address && numa_enabled()) {
+    int cpu = sched_getcpu();
+    if (cpu >= 0) ts->numa.add(c, node, acc.ea, uint32_t(cpu));
+  }
 }
 
 // The first overflow disabled the event (it was enabled for one overflow): from here on the real
@@ -125,6 +137,10 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   int saved_errno = errno;
   ThreadState* ts = t_state;
   if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
+    errno = saved_errno;
+    return;
+  }
+  if (ts && hw_on_signal(ts, info->si_fd, ucv)) {  // a hardware source's record (hw_source.h)
     errno = saved_errno;
     return;
   }
@@ -229,8 +245,9 @@ uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relax
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
-bool sampler_init(uint64_t rate, int signo, bool record) {
+bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_record = record;
+  g_timer = timer;
   if (record) decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
@@ -245,7 +262,8 @@ bool sampler_init(uint64_t rate, int signo, bool record) {
 }
 
 void sampler_start_thread(ThreadState* ts) {
-  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
+  if (!g_timer || !g_enabled.load(std::memory_order_acquire) ||
+      g_stopped.load(std::memory_order_relaxed))
     return;
   // The thread's first sample comes after a uniform random part of the period
   // (sampling_phase.h); the handler sets the real period at that sample.
@@ -306,6 +324,25 @@ void sampler_stop_all() {
       sched_yield();
   }
   pagefaults_stop_all();
+  hw_stop_all();
+  // No handler runs any more: every thread's pending pages, before the writer reads the trees.
+  if (numa_enabled())
+    for (ThreadState* t = threads_head(); t; t = t->next)
+      if (!t->stale) t->numa.flush(t->cct);
+}
+
+void sampler_numa_flush(ThreadState* ts) {
+  if (!numa_enabled() || ts->numa.size() == 0) return;
+  // The handler writes the same log and tree: keep it out, and let the process-end path (which
+  // flushes every log itself) wait for us through in_handler, as a handler in flight.
+  sigset_t block, old;
+  sigemptyset(&block);
+  if (g_signo > 0) sigaddset(&block, g_signo);
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
+  ts->in_handler.store(1, std::memory_order_seq_cst);
+  if (!g_stopped.load(std::memory_order_seq_cst)) ts->numa.flush(ts->cct);
+  ts->in_handler.store(0, std::memory_order_release);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
 }
 
 }  // namespace hpcrun

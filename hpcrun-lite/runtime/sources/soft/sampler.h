@@ -20,14 +20,19 @@ uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEsti
 
 // Installs the handler of the per-thread timer signal. record: the soft source samples (rate =
 // samples per second of thread CPU time); without, the timer only reads the page-fault source's
-// rings (page_faults.h). Each signal also reads them after its sample. Not signal-safe.
-bool sampler_init(uint64_t rate, int signo, bool record);
+// rings (page_faults.h). Each signal also reads them after its sample. timer: whether threads
+// run the timer at all (a hardware source alone needs only the handler, for its own wakeups).
+// Not signal-safe.
+bool sampler_init(uint64_t rate, int signo, bool record, bool timer = true);
 void sampler_start_thread(ThreadState* ts);
 void sampler_stop_thread(ThreadState* ts);
 // Stops every thread's sampling and waits for handlers in flight, then reads the page-fault
-// rings, before the trees are read.
+// and hardware rings, before the trees are read.
 void sampler_stop_all();
 bool sampler_enabled();
+// On the thread itself, outside the handler (its allocation wrappers, its end): resolves its
+// NUMA log (numa.h) with the sampling signal blocked. Not for signal context.
+void sampler_numa_flush(ThreadState* ts);
 // Samples lost because the kernel's queue of pending signals was full (they came as SIGIO).
 uint64_t sampler_overflowed();
 

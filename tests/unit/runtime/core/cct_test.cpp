@@ -61,3 +61,57 @@ TEST(Cct, ResetKeepsOnlyTheRoots) {
   c->reset();
   EXPECT_EQ(c->size(), 5u);
 }
+
+// Memory metrics live in a side table: a node has a slot only once something was counted on it,
+// the slot survives the tree's growth, and the format's ids come out with zeros left out.
+TEST(Cct, MemoryMetricsOnlyForNodesThatGetThem) {
+  auto c = std::make_unique<Cct>();
+  ASSERT_TRUE(c->init());
+  uint32_t a = c->child(1, uint8_t(hpcl::NodeKind::HeapVar), 3, 0);
+  uint32_t b = c->child(a, uint8_t(hpcl::NodeKind::Frame), 0, 0x400123);
+  EXPECT_EQ(c->mem_at(b), nullptr);
+  EXPECT_EQ(c->mem_slots(), 0u);
+  hpcrun::MemCounts* m = c->mem(b);
+  ASSERT_NE(m, nullptr);
+  m->latency += 250;
+  m->latency_samples += 1;
+  m->level[int(hpcl::MemLevel::LocalDram)] += 1;
+  m->tlb_miss += 1;
+  m->numa_local += 1;
+  EXPECT_EQ(c->mem(b), m);  // the same slot again
+  EXPECT_EQ(c->mem_slots(), 1u);
+  EXPECT_EQ(c->mem_at(a), nullptr);
+  // Growth of the tree (new chunks, a larger hash table) keeps the slot and its counts.
+  for (uint32_t i = 0; i < 40000; ++i) c->child(2, uint8_t(hpcl::NodeKind::Frame), 0, 0x1000 + i);
+  ASSERT_NE(c->mem_at(b), nullptr);
+  EXPECT_EQ(c->mem_at(b)->latency, 250u);
+  // Many slots: past one chunk of the side table.
+  for (uint32_t i = 0; i < 3000; ++i) ASSERT_NE(c->mem(10 + i), nullptr);
+  EXPECT_EQ(c->mem_slots(), 3001u);
+  hpcl::Metric ms[hpcrun::kMaxMemMetrics];
+  int n = hpcrun::mem_counts_metrics(*c->mem_at(b), ms);
+  ASSERT_EQ(n, 5);
+  EXPECT_EQ(ms[0].id, hpcl::kMetricLatency);
+  EXPECT_EQ(ms[0].value, 250u);
+  EXPECT_EQ(ms[1].id, hpcl::kMetricLatencySamples);
+  EXPECT_EQ(ms[2].id, hpcl::kMetricNumaLocal);
+  EXPECT_EQ(ms[3].id, uint16_t(hpcl::kMetricDataSrcBase + int(hpcl::MemLevel::LocalDram)));
+  EXPECT_EQ(ms[4].id, hpcl::kMetricTlbMiss);
+  // reset (a fork child) forgets them.
+  c->reset();
+  EXPECT_EQ(c->mem_slots(), 0u);
+}
+
+TEST(MemCounts, EveryFieldHasItsMetricId) {
+  hpcrun::MemCounts m;
+  m.latency = 1; m.latency_samples = 2; m.numa_local = 3; m.numa_remote = 4;
+  for (int l = 0; l < hpcrun::kMemLevels; ++l) m.level[l] = 100 + l;
+  m.tlb_hit = 5; m.tlb_miss = 6; m.locked = 7; m.hitm = 8; m.dc_miss = 9;
+  hpcl::Metric ms[hpcrun::kMaxMemMetrics];
+  ASSERT_EQ(hpcrun::mem_counts_metrics(m, ms), hpcrun::kMaxMemMetrics);
+  for (const auto& x : ms) EXPECT_TRUE(hpcl::is_memory_metric(x.id)) << x.id;
+  EXPECT_EQ(ms[3].id, hpcl::kMetricNumaRemote);
+  EXPECT_EQ(ms[4 + 11].id, uint16_t(hpcl::kMetricDataSrcBase + 11));
+  EXPECT_EQ(ms[4 + 11].value, 111u);
+  EXPECT_EQ(ms[hpcrun::kMaxMemMetrics - 1].id, hpcl::kMetricDcMiss);
+}

@@ -149,7 +149,7 @@ TEST(SourceProbe, IntelClientSkylake) {
   EXPECT_TRUE(a->sample_type & PERF_SAMPLE_WEIGHT);
 
   SourceVerdict v = source_verdict(hw, kProbePebsLoad);
-  EXPECT_EQ(v.verdict, Verdict::NoReader);  // opens, but no reader in this version yet
+  EXPECT_EQ(v.verdict, Verdict::Works);  // opens, and the runtime reads it (hw_source.h)
   EXPECT_EQ(v.precise_ip, 3);
   EXPECT_EQ(source_verdict(hw, kProbePebsStore).precise_ip, 3);
   EXPECT_EQ(source_verdict(hw, kProbeSoft).verdict, Verdict::Works);
@@ -159,9 +159,13 @@ TEST(SourceProbe, IntelClientSkylake) {
   EXPECT_TRUE(contains(ibs.fix, "-e pebs-load")) << ibs.fix;
 
   char why[256];
-  EXPECT_EQ(auto_choice(hw, why, sizeof why), kProbeSoft);
-  EXPECT_TRUE(contains(why, "PEBS load latency is present")) << why;
-  EXPECT_EQ(choose_source(SourceKind::Auto, hw, why, sizeof why), SourceKind::Soft);
+  EXPECT_EQ(auto_choice(hw, why, sizeof why), kProbePebsLoad);
+  EXPECT_TRUE(contains(why, "pebs-load: the precise hardware source that works here")) << why;
+  EXPECT_EQ(choose_source(SourceKind::Auto, hw, why, sizeof why), SourceKind::Pebs);
+  EXPECT_EQ(choose_source(SourceKind::PebsStore, hw, why, sizeof why), SourceKind::PebsStore);
+  // Asked for by hand (HPCRUN_LITE_EVENTS) where it is absent: soft, with the reason.
+  EXPECT_EQ(choose_source(SourceKind::Ibs, hw, why, sizeof why), SourceKind::Soft);
+  EXPECT_TRUE(contains(why, "ibs-op is not available")) << why;
 }
 
 TEST(SourceProbe, IntelServerSapphireRapidsPreciseLevelFromThreeDown) {
@@ -203,7 +207,7 @@ TEST(SourceProbe, HybridAlderLakeUsesTheCoreHalf) {
   const perf_event_attr* a = seen_type(8);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->config, 0x1cdu);
-  EXPECT_EQ(source_verdict(hw, kProbePebsLoad).verdict, Verdict::NoReader);
+  EXPECT_EQ(source_verdict(hw, kProbePebsLoad).verdict, Verdict::Works);
 }
 
 TEST(SourceProbe, AmdWithIbsRefusedAtParanoidTwo) {
@@ -236,7 +240,7 @@ TEST(SourceProbe, AmdWithIbsRefusedAtParanoidTwo) {
 
   // With the permission, IBS opens.
   hw = probe_with(root, 0, 3);
-  EXPECT_EQ(source_verdict(hw, kProbeIbsOp).verdict, Verdict::NoReader);
+  EXPECT_EQ(source_verdict(hw, kProbeIbsOp).verdict, Verdict::Works);
 }
 
 TEST(SourceProbe, AmdWithoutIbsInAVmWithACorePmu) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sources/hw/precise_probe.h"
+#include "sources/pebs/pfm_api.h"
 #include "sources/perf_event.h"
 
 using namespace hpcrun;
@@ -33,6 +34,7 @@ Encoded encode_as(const char* model, const PebsRequest& req) {
   if (pid == 0) {
     close(fds[0]);
     setenv("LIBPFM_FORCE_PMU", model, 1);
+    pfm_api_use_linked();
     Encoded e;
     e.ok = pebs_attr(req, "/nonexistent", &e.attr, e.err, sizeof e.err);
     ssize_t n = write(fds[1], &e, sizeof e);

@@ -1,0 +1,322 @@
+// See hw_source.h. What reads a ring obeys the signal-handler rules of guard.h: no allocation
+// (the tree grows with mmap), no lock (the address map is read lock-free), errno saved by the
+// caller. A ring has one reader at a time: its own thread (in the sampling signal's handler,
+// which does not nest, or at thread end with that signal blocked), or the writer once every
+// event is disabled and no handler runs. The same protocol as the page-fault source's rings.
+#include "sources/hw/hw_source.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "process/fd_guard.h"
+#include "process/guard.h"
+#include "process/log.h"
+#include "process/thread_state.h"
+#include "sources/hw/precise_probe.h"
+#include "sources/ibs/ibs_attr.h"
+#include "sources/numa/numa.h"
+#include "sources/pebs/pebs_attr.h"
+#include "sources/pebs/pfm_api.h"
+#include "sources/perf_event.h"
+#include "sources/soft/sampler.h"
+#include "sources/source_probe.h"
+#include "trees/unwind.h"
+
+namespace hpcrun {
+
+namespace {
+
+constexpr const char* kPmuRoot = "/sys/bus/event_source/devices";
+// 32 data pages (128 KiB, ~1,600 PEBS records) as for the page-fault source; 8 when the perf
+// mlock allowance is spent.
+constexpr unsigned kRingPagesLog2 = 5, kSmallRingPagesLog2 = 3;
+
+const HwSourceOps* g_ops = nullptr;
+perf_event_attr g_attr;
+int g_signo = 0;
+bool g_standin = false;
+uint32_t g_family = 0, g_model = 0;
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned{false};
+struct AtomicCounts {
+  std::atomic<uint64_t> records{0}, recorded{0}, no_address{0}, lost{0}, throttled{0},
+      malformed{0}, not_valid{0}, kernel{0}, in_runtime{0}, dropped{0};
+} g_counts;
+
+void warn_once(const char* what, int err) {
+  if (!g_warned.exchange(true))
+    log_warn("%s: %s (%s); the profile will have no samples from it", g_ops ? g_ops->name : "?",
+             what, strerror(err));
+}
+
+bool pebs_build(const SourceSpec& spec, PebsKind kind, perf_event_attr* a, char* err, size_t n) {
+  PebsRequest req;
+  req.kind = kind;
+  req.period = spec.rate;
+  req.ldlat = spec.ldlat;
+  req.phys_addr = false;  // needs privileges; the data address is what we classify
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s/cpu_core", kPmuRoot);
+  if (access(dir, F_OK) == 0) req.pmu = "cpu_core";  // hybrid: the big cores' PMU
+  else if (!pfm_api_dlopen(err, n)) return false;
+  if (!pebs_attr(req, kPmuRoot, a, err, n)) return false;
+  PreciseProbe p = probe_precise(a, 1);
+  if (p.error) {
+    describe_probe(*a, p, err, n);
+    return false;
+  }
+  return true;
+}
+
+bool pebs_load_attr(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
+  return pebs_build(s, PebsKind::Load, a, err, n);
+}
+bool pebs_store_attr(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
+  return pebs_build(s, PebsKind::Store, a, err, n);
+}
+bool ibs_build(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
+  IbsRequest req;
+  req.period = s.rate;
+  return ibs_op_attr(req, kPmuRoot, a, err, n);
+}
+
+uint64_t ring_drain(ThreadState* ts, HwDrainEnv* env) { return hw_drain(&ts->hw_ring, env); }
+
+const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, pebs_load_attr, ring_drain};
+const HwSourceOps kPebsStore = {"pebs-store", HwDecoder::Pebs, pebs_store_attr, ring_drain};
+const HwSourceOps kIbsOp = {"ibs-op", HwDecoder::Ibs, ibs_build, ring_drain};
+
+// The test stand-in's event: software page faults with the PEBS record layout.
+perf_event_attr standin_attr(const SourceSpec& spec) {
+  perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_PAGE_FAULTS;
+  a.sample_period = spec.rate ? spec.rate : 1;
+  a.sample_type = pebs_sample_type(false);
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.disabled = 1;
+  return a;
+}
+
+uint32_t classify_cb(Cct& c, uint64_t ea, void* arg, SampleEstimate* est) {
+  return classify_address(c, ea, static_cast<ThreadState*>(arg), est);
+}
+bool in_runtime_cb(uint64_t ip, void*) { return address_in_runtime(ip); }
+
+void publish(const HwCounts& k, ThreadState* ts) {
+  auto add = [](std::atomic<uint64_t>& a, uint64_t v) {
+    if (v) a.fetch_add(v, std::memory_order_relaxed);
+  };
+  add(g_counts.records, k.records);
+  add(g_counts.recorded, k.recorded);
+  add(g_counts.no_address, k.no_address);
+  add(g_counts.lost, k.lost);
+  add(g_counts.throttled, k.throttled);
+  add(g_counts.malformed, k.malformed);
+  add(g_counts.not_valid, k.not_valid);
+  add(g_counts.kernel, k.kernel);
+  add(g_counts.in_runtime, k.in_runtime);
+  add(g_counts.dropped, k.dropped);
+  // The thread's own counters, as the soft source keeps them: every record is a sample.
+  ts->samples += k.records;
+  ts->dropped += k.dropped;
+  ts->nodata += k.no_address;
+}
+
+// Reads the thread's buffer; `path`: the interrupted context's callers (or none).
+void drain(ThreadState* ts, const uint64_t* path, int npath) {
+  HwDrainEnv env;
+  env.cct = &ts->cct;
+  env.sample_type = g_attr.sample_type;
+  env.decoder = g_ops->decoder;
+  env.family = g_family;
+  env.model = g_model;
+  env.classify = classify_cb;
+  env.in_runtime = in_runtime_cb;
+  env.arg = ts;
+  env.creator = ts->creator;
+  env.ncreator = int(ts->ncreator);
+  env.path = path;
+  env.npath = npath;
+  env.numa = numa_enabled() ? &ts->numa : nullptr;
+  g_ops->drain(ts, &env);
+  publish(env.counts, ts);
+}
+
+void release(ThreadState* ts) {
+  int fd = __atomic_exchange_n(&ts->hw_fd, -1, __ATOMIC_ACQ_REL);
+  if (fd < 0) return;
+  perf_ring_unmap(&ts->hw_ring);
+  fd_guard_close(fd);
+}
+
+void disable(ThreadState* ts) {
+  int fd = __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+}  // namespace
+
+const HwSourceOps* hw_source_for(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::Pebs: return &kPebsLoad;
+    case SourceKind::PebsStore: return &kPebsStore;
+    case SourceKind::Ibs: return &kIbsOp;
+    default: return nullptr;
+  }
+}
+
+bool hw_standin_requested() {
+  const char* v = getenv(kEnvTestHwStandin);
+  return v && strcmp(v, "1") == 0;
+}
+
+bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size_t errlen) {
+  g_ops = hw_source_for(kind);
+  if (!g_ops) {
+    snprintf(err, errlen, "%s is not a hardware source", source_name(kind));
+    return false;
+  }
+  g_standin = hw_standin_requested();
+  if (g_standin) {
+    if (g_ops->decoder != HwDecoder::Pebs) {
+      snprintf(err, errlen, "the test stand-in (%s) has the PEBS record layout only",
+               kEnvTestHwStandin);
+      return false;
+    }
+    g_attr = standin_attr(spec);
+  } else if (!g_ops->attr(spec, &g_attr, err, errlen)) {
+    return false;
+  }
+  if (g_ops->decoder == HwDecoder::Ibs) {
+    HardwareProbe hw = probe_hardware("/");
+    g_family = hw.family > 0 ? uint32_t(hw.family) : 0;
+    g_model = hw.model > 0 ? uint32_t(hw.model) : 0;
+  }
+  // A signal at every record: the handler then reads it while the thread is still in the
+  // function that made the access, so the record gets its calling context (hw_drain.h).
+  g_attr.wakeup_events = 1;
+  g_attr.watermark = 0;
+  g_signo = signo;
+  g_enabled.store(true, std::memory_order_release);
+  return true;
+}
+
+bool hw_enabled() { return g_enabled.load(std::memory_order_acquire); }
+bool hw_standin() { return g_standin; }
+
+void hw_start_thread(ThreadState* ts) {
+  ts->hw_fd = -1;
+  ts->hw_ring = PerfRing{};
+  if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
+  int fd = perf_open(g_attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return warn_once("perf_event_open failed", -fd);
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);  // out of the program's low descriptors
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  PerfRing ring;
+  if (!perf_ring_map(fd, kRingPagesLog2, &ring) && !perf_ring_map(fd, kSmallRingPagesLog2, &ring)) {
+    int err = errno;
+    close(fd);
+    return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
+  }
+  fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
+  // The ring before the fd: the handler finds the fd only once the ring is there.
+  ts->hw_ring = ring;
+  __atomic_store_n(&ts->hw_fd, fd, __ATOMIC_RELEASE);
+  int err = perf_arm_thread_signal(fd, g_signo, ts->tid);
+  if (err != 0) {
+    release(ts);
+    warn_once("cannot route its signals to the thread", -err);
+  }
+}
+
+bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
+  if (fd < 0 || fd != __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE)) return false;
+  // in_handler before g_stopped, as in the soft handler (sampler.cpp): the writer either waits
+  // for this drain or is seen to have begun, and then reads the ring itself.
+  ts->in_handler.store(1, std::memory_order_seq_cst);
+  if (!g_stopped.load(std::memory_order_seq_cst)) {
+    const auto* uc = static_cast<const ucontext_t*>(ucv);
+    const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    if (t_in_runtime || address_in_runtime(pc)) {
+      // Inside the runtime (perhaps inside libunwind): no unwinding, as in the soft handler.
+      drain(ts, nullptr, 0);
+    } else {
+      t_in_runtime = 1;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      uint64_t frames[kMaxSampleFrames];
+      int n = capture_sample_path(pc, frames, kMaxSampleFrames);
+      drain(ts, frames, n > 0 ? n : 0);
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t_in_runtime = 0;
+    }
+  }
+  ts->in_handler.store(0, std::memory_order_release);
+  return true;
+}
+
+void hw_stop_thread(ThreadState* ts) {
+  if (__atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE) < 0) return;
+  disable(ts);
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, g_signo);
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
+  ts->in_handler.store(1, std::memory_order_relaxed);  // the process-end path waits for it
+  if (!g_stopped.load(std::memory_order_acquire)) drain(ts, nullptr, 0);
+  ts->in_handler.store(0, std::memory_order_release);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
+  if (!g_stopped.load(std::memory_order_acquire)) release(ts);
+}
+
+void hw_forget(ThreadState* ts) {
+  if (ts->hw_fd < 0) return;
+  release(ts);  // the parent keeps its own mapping
+}
+
+void hw_stop_all() {
+  if (!hw_enabled()) return;
+  g_stopped.store(true, std::memory_order_seq_cst);
+  for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
+      __builtin_ia32_pause();
+  for (ThreadState* t = threads_head(); t; t = t->next) {
+    if (t->stale || __atomic_load_n(&t->hw_fd, __ATOMIC_ACQUIRE) < 0) continue;
+    drain(t, nullptr, 0);
+    release(t);
+  }
+}
+
+HwCounts hw_counts() {
+  HwCounts k;
+  k.records = g_counts.records.load(std::memory_order_relaxed);
+  k.recorded = g_counts.recorded.load(std::memory_order_relaxed);
+  k.no_address = g_counts.no_address.load(std::memory_order_relaxed);
+  k.lost = g_counts.lost.load(std::memory_order_relaxed);
+  k.throttled = g_counts.throttled.load(std::memory_order_relaxed);
+  k.malformed = g_counts.malformed.load(std::memory_order_relaxed);
+  k.not_valid = g_counts.not_valid.load(std::memory_order_relaxed);
+  k.kernel = g_counts.kernel.load(std::memory_order_relaxed);
+  k.in_runtime = g_counts.in_runtime.load(std::memory_order_relaxed);
+  k.dropped = g_counts.dropped.load(std::memory_order_relaxed);
+  return k;
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,60 @@
+// The precise hardware sampling sources (pebs-load, pebs-store, ibs-op) in the runtime, behind
+// one small interface: a source is its attribute builder, its reader and its record decoder
+// (HwSourceOps). Per thread the event is opened through perf_open(), its ring mapped
+// (perf_ring.h) and its wakeups signalled to the thread (perf_arm_thread_signal, the soft
+// source's signal and handler); the handler drains the ring (hw_drain.h) with the interrupted
+// context's callers as the newest record's path. At thread end and at process end the rest of
+// the ring is read. docs/DESIGN.md says what Arm SPE would add (an AUX-area reader).
+//
+// HPCRUN_LITE_TEST_HW_STANDIN=1 (tests only, read only here): the PEBS sources run unchanged
+// except that the event opened is the software page-fault event with the PEBS sample_type, so
+// the kernel writes real records of the PEBS layout (with real data addresses; latency and
+// data source zero) on a machine without a PMU. Never set it to measure.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "options.h"
+#include "sources/hw/hw_drain.h"
+
+namespace hpcrun {
+
+struct ThreadState;
+
+inline constexpr const char* kEnvTestHwStandin = "HPCRUN_LITE_TEST_HW_STANDIN";
+
+struct HwSourceOps {
+  const char* name;
+  HwDecoder decoder;
+  // Start-up (may load libpfm4): the event of `spec`, or false with the reason.
+  bool (*attr)(const SourceSpec& spec, perf_event_attr* a, char* err, size_t errlen);
+  // Reads what the thread's buffer holds into env->cct (the ring for PEBS and IBS).
+  uint64_t (*drain)(ThreadState* ts, HwDrainEnv* env);
+};
+
+// The source of a requested kind; nullptr when the kind is not a hardware source.
+const HwSourceOps* hw_source_for(SourceKind kind);
+
+// Whether the test stand-in was asked for (kEnvTestHwStandin=1).
+bool hw_standin_requested();
+
+// Builds the event (start-up, not signal-safe): false with the reason in `err`.
+bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size_t errlen);
+bool hw_enabled();
+bool hw_standin();
+void hw_start_thread(ThreadState* ts);
+// On the thread itself when it ends: stops its event and reads what its ring still holds.
+void hw_stop_thread(ThreadState* ts);
+// Fork child: forgets the inherited event and ring.
+void hw_forget(ThreadState* ts);
+// From the sampling signal's handler: if `fd` is this thread's hardware event, drains its ring
+// and returns true. Async-signal-safe.
+bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);
+// Process end: disables every thread's event, waits for a handler in flight, reads every ring.
+void hw_stop_all();
+HwCounts hw_counts();
+
+}  // namespace hpcrun

@@ -1,0 +1,143 @@
+// See numa.h.
+#include "sources/numa/numa.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "trees/cct.h"
+
+namespace hpcrun {
+
+namespace {
+
+int16_t g_cpu_node[kMaxNumaCpus];
+bool g_map_known = false;
+std::atomic<bool> g_enabled{false};
+std::atomic<uint64_t> g_local{0}, g_remote{0}, g_unresolved{0};
+MovePagesHook g_hook = nullptr;
+
+// "0-3,8,10-11" -> the CPUs' entries set to `node`.
+void parse_cpulist(const char* s, int node) {
+  while (*s) {
+    char* end;
+    long lo = strtol(s, &end, 10);
+    if (end == s) break;
+    long hi = lo;
+    s = end;
+    if (*s == '-') {
+      hi = strtol(s + 1, &end, 10);
+      s = end;
+    }
+    for (long c = lo; c <= hi && c < kMaxNumaCpus; ++c)
+      if (c >= 0) g_cpu_node[c] = int16_t(node);
+    if (*s == ',') ++s;
+    else break;
+  }
+}
+
+}  // namespace
+
+int numa_init(const char* root) {
+  for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = -1;
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/sys/devices/system/node", root);
+  DIR* d = opendir(dir);
+  int nodes = 0;
+  if (d) {
+    while (dirent* ent = readdir(d)) {
+      int node;
+      char tail;
+      if (sscanf(ent->d_name, "node%d%c", &node, &tail) != 1 || node < 0) continue;
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s/cpulist", dir, ent->d_name);
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char buf[4096];
+      ssize_t n = read(fd, buf, sizeof buf - 1);
+      close(fd);
+      if (n <= 0) continue;
+      buf[n] = 0;
+      parse_cpulist(buf, node);
+      ++nodes;
+    }
+    closedir(d);
+  }
+  // No sysfs node directory (a kernel without NUMA): one node, every CPU on it.
+  if (nodes == 0)
+    for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = 0;
+  g_map_known = true;
+  return nodes;
+}
+
+int numa_cpu_node(uint32_t cpu) {
+  return g_map_known && cpu < uint32_t(kMaxNumaCpus) ? g_cpu_node[cpu] : -1;
+}
+
+void numa_set_cpu_node(uint32_t cpu, int node) {
+  if (!g_map_known) {
+    for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = -1;
+    g_map_known = true;
+  }
+  if (cpu < uint32_t(kMaxNumaCpus)) g_cpu_node[cpu] = int16_t(node);
+}
+
+bool numa_enabled() { return g_enabled.load(std::memory_order_relaxed); }
+void numa_enable(bool on) { g_enabled.store(on, std::memory_order_relaxed); }
+
+NumaCounts numa_counts() {
+  NumaCounts c;
+  c.local = g_local.load(std::memory_order_relaxed);
+  c.remote = g_remote.load(std::memory_order_relaxed);
+  c.unresolved = g_unresolved.load(std::memory_order_relaxed);
+  return c;
+}
+
+void set_move_pages_hook(MovePagesHook hook) { g_hook = hook; }
+
+void NumaLog::add(Cct& c, uint32_t node, uint64_t addr, uint32_t cpu) {
+  if (n_ >= kCapacity) flush(c);
+  e_[n_] = Entry{node, cpu};
+  page_[n_] = addr & ~uint64_t(4095);
+  ++n_;
+}
+
+void NumaLog::flush(Cct& c) {
+  if (n_ == 0) return;
+  int status[kCapacity];
+  const uint32_t n = n_;
+  n_ = 0;  // first: a failed lookup must not be retried forever
+  long rc = g_hook ? g_hook(n, reinterpret_cast<void**>(page_), status)
+                   : syscall(SYS_move_pages, 0, (unsigned long)n, page_, nullptr, status, 0);
+  uint64_t local = 0, remote = 0, unresolved = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int cpu_node = numa_cpu_node(e_[i].cpu);
+    if (rc != 0 || status[i] < 0 || cpu_node < 0) {
+      ++unresolved;
+      continue;
+    }
+    MemCounts* m = c.mem(e_[i].node);
+    if (!m) {
+      ++unresolved;
+      continue;
+    }
+    if (status[i] == cpu_node) {
+      ++m->numa_local;
+      ++local;
+    } else {
+      ++m->numa_remote;
+      ++remote;
+    }
+  }
+  if (local) g_local.fetch_add(local, std::memory_order_relaxed);
+  if (remote) g_remote.fetch_add(remote, std::memory_order_relaxed);
+  if (unresolved) g_unresolved.fetch_add(unresolved, std::memory_order_relaxed);
+}
+
+}  // namespace hpcrun
