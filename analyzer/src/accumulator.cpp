@@ -20,7 +20,10 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "samples_no_data",      "samples_unresolved",
                                        "offsets_lost",         "samples_overflowed",
                                        "page_faults_total",    "page_faults_in_runtime",
-                                       "page_faults_lost",     "page_faults_throttled"};
+                                       "page_faults_lost",     "page_faults_throttled",
+                                       // Program-wide counters for the memory assessment
+                                       // (memory_model.h), when the runtime counted them.
+                                       "instructions",         "cycles"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.
