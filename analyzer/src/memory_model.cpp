@@ -92,6 +92,23 @@ MemoryContext memory_context(const Profile& db) {
   return c;
 }
 
+void add_memory_notes(const Profile& db, std::vector<std::string>& notes) {
+  uint64_t lost = 0, throttled = 0, unresolved = 0;
+  meta_count(db, "hw_lost", &lost);
+  meta_count(db, "hw_throttled", &throttled);
+  meta_count(db, "numa_unresolved", &unresolved);
+  if (lost > 0 || throttled > 0)
+    notes.push_back("The hardware source lost " + std::to_string(lost) +
+                    " records (a thread's ring buffer was full) and the kernel throttled it " +
+                    std::to_string(throttled) +
+                    " times (too many samples per second); their samples are not in this report: "
+                    "a larger period loses fewer.");
+  if (unresolved > 0)
+    notes.push_back(std::to_string(unresolved) +
+                    " sampled pages had no NUMA node when looked up (freed before); they are in "
+                    "neither numa_local nor numa_remote.");
+}
+
 MemoryAssessment assess_memory(const Profile& db, const MemoryContext& context,
                                const MemoryStats& program, uint64_t data_samples,
                                uint64_t total_samples) {

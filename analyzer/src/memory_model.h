@@ -91,6 +91,10 @@ struct MemoryAssessment {
 // From the database's META: the period (META rate when META source names a hardware source, not
 // `soft` or `mixed`), and the counters `instructions` and `cycles` when the runtime counted them.
 MemoryContext memory_context(const Profile& db);
+// Caveats from the runtime's accounting (META): hardware records lost or throttled, sampled pages
+// whose NUMA node could not be found; nothing when all are zero or absent.
+void add_memory_notes(const Profile& db, std::vector<std::string>& notes);
+
 MemoryAssessment assess_memory(const Profile& db, const MemoryContext& context,
                                const MemoryStats& program, uint64_t data_samples,
                                uint64_t total_samples);

@@ -597,6 +597,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
                      return std::tie(x.label, x.where.module) < std::tie(y.label, y.where.module);
                    });
   add_notes(m, db);
+  add_memory_notes(db, m.notes);
   if (options.group_runtime) group_runtime_variables(m);
   derive_memory(db, m);
   return m;

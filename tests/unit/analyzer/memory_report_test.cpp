@@ -410,6 +410,10 @@ TEST(MemoryReport, MemoryMetricsSurviveMerge) {
     p.sites = {{AllocApi::Calloc, 0, {{0, 0x100}}, 1, 4096}};
     p.set_meta("instructions", std::to_string(1000000 * (r + 1)));
     p.set_meta("cycles", "5000000");
+    p.set_meta("numa", "1");
+    p.set_meta("numa_unresolved", "2");
+    p.set_meta("hw_lost", std::to_string(r));
+    p.set_meta("hw_throttled", "1");
     Tree t = new_tree(100 + r);
     sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1010}}, 10 + r,
            {{kMetricLatency, 100u * (r + 1)}, {kMetricLatencySamples, 10u + r},
@@ -427,6 +431,12 @@ TEST(MemoryReport, MemoryMetricsSurviveMerge) {
   EXPECT_EQ(*out.database.find_meta("instructions"), "3000000");
   ASSERT_NE(out.database.find_meta("cycles"), nullptr);
   EXPECT_EQ(*out.database.find_meta("cycles"), "10000000");
+  // The runtime's NUMA and hardware-record counters are summed, its NUMA setting copied.
+  for (auto [key, value] : {std::pair{"numa_unresolved", "4"}, {"hw_lost", "1"}, {"hw_throttled", "2"},
+                            {"numa", "1"}}) {
+    ASSERT_NE(out.database.find_meta(key), nullptr) << key;
+    EXPECT_EQ(*out.database.find_meta(key), value) << key;
+  }
   ReportModel m = ungrouped(out.database);
   const Variable& v = heap_var(m, AllocApi::Calloc);
   EXPECT_EQ(v.samples, 21u);
@@ -435,6 +445,10 @@ TEST(MemoryReport, MemoryMetricsSurviveMerge) {
   EXPECT_EQ(v.memory.sum(kLevel(MemLevel::LocalDram)), 8u);
   EXPECT_EQ(v.memory.sum(kMetricNumaRemote), 7u);
   EXPECT_EQ(v.memory.sum(kMetricDcMiss), 2u);
+  ASSERT_EQ(m.notes.size(), 2u);
+  EXPECT_NE(m.notes[0].find("lost 1 records"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[0].find("throttled it 2 times"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[1].find("4 sampled pages had no NUMA node"), std::string::npos) << m.notes[1];
   // 300 cycles x period 1000 / 3e6 instructions.
   EXPECT_DOUBLE_EQ(m.assessment.latency_per_instruction, 0.1);
   EXPECT_EQ(m.assessment.verdict, Boundness::CpuBound);  // 0.1 is not above the threshold
