@@ -12,7 +12,7 @@ namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
 constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "track_budget",
-                                       "exe", "page_faults_period"};
+                                       "exe", "page_faults_period", "numa", "hw_test_standin"};
 // META counters summed into the database. The first two are always written; the others (since
 // format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
@@ -20,7 +20,19 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "samples_no_data",      "samples_unresolved",
                                        "offsets_lost",         "samples_overflowed",
                                        "page_faults_total",    "page_faults_in_runtime",
-                                       "page_faults_lost",     "page_faults_throttled"};
+                                       "page_faults_lost",     "page_faults_throttled",
+                                       // Program-wide counters for the memory assessment
+                                       // (memory_model.h), when the runtime counted them.
+                                       "instructions",         "cycles",
+                                       // NUMA placement and the hardware sources' record
+                                       // accounting (format 1.5 runtimes).
+                                       "numa_local",           "numa_remote",
+                                       "numa_unresolved",      "hw_records",
+                                       "hw_recorded",          "hw_no_address",
+                                       "hw_lost",              "hw_throttled",
+                                       "hw_malformed",         "hw_not_valid",
+                                       "hw_kernel",            "hw_in_runtime",
+                                       "hw_dropped"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

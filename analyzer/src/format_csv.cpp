@@ -41,6 +41,32 @@ std::vector<std::string> balance_cells(const Variable& v) {
   return out;
 }
 
+// Memory columns, only for a database with memory metrics: one per metric the whole program has,
+// under its metric name, then the derived figures the program has (docs/REPORT.md).
+std::vector<std::string> memory_headers(const MemoryStats& p) {
+  std::vector<std::string> out;
+  for (const Metric& m : p.sums) out.push_back(memory_metric_name(m.id));
+  if (p.has_mean_latency) out.push_back("mean_latency");
+  if (p.has_latency_per_instruction) out.push_back("latency_per_instruction");
+  if (p.has_tlb) out.push_back("tlb_miss_rate");
+  if (p.has_numa) out.push_back("numa_remote_share");
+  return out;
+}
+
+// A variable's cells under memory_headers(p); a figure the variable lacks is empty.
+std::vector<std::string> memory_cells(const MemoryStats& p, const MemoryStats& v) {
+  std::vector<std::string> out;
+  for (const Metric& m : p.sums) out.push_back(std::to_string(v.sum(m.id)));
+  auto figure = [&](bool program, bool has, double x) {
+    if (program) out.push_back(has ? fixed(x) : "");
+  };
+  figure(p.has_mean_latency, v.has_mean_latency, v.mean_latency);
+  figure(p.has_latency_per_instruction, v.has_latency_per_instruction, v.latency_per_instruction);
+  figure(p.has_tlb, v.has_tlb, v.tlb_miss_rate);
+  figure(p.has_numa, v.has_numa, v.numa_remote_share);
+  return out;
+}
+
 void row(std::ostream& out, const std::vector<std::string>& cells) {
   bool first = true;
   for (const std::string& c : cells) {
@@ -55,11 +81,15 @@ void row(std::ostream& out, const std::vector<std::string>& cells) {
 
 void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
   if (options.view == View::Data) {
-    row(out, {"rank", "variable", "kind", "share", "share_low", "share_high", "samples", "bytes",
-              "allocations", "sampled", "allocation_site", "module", "hottest_access",
-              "ranks", "ranks_min", "ranks_mean", "ranks_max", "ranks_max_rank", "ranks_imbalance",
-              "threads", "threads_min", "threads_mean", "threads_max", "threads_max_thread",
-              "threads_imbalance"});
+    std::vector<std::string> headers = {
+        "rank", "variable", "kind", "share", "share_low", "share_high", "samples", "bytes",
+        "allocations", "sampled", "allocation_site", "module", "hottest_access",
+        "ranks", "ranks_min", "ranks_mean", "ranks_max", "ranks_max_rank", "ranks_imbalance",
+        "threads", "threads_min", "threads_mean", "threads_max", "threads_max_thread",
+        "threads_imbalance"};
+    std::vector<std::string> memory = memory_headers(m.memory);
+    headers.insert(headers.end(), memory.begin(), memory.end());
+    row(out, headers);
     size_t n = rows_to_print(m.variables.size(), options.top);
     for (size_t i = 0; i < n; ++i) {
       const Variable& v = m.variables[i];
@@ -70,6 +100,8 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
           v.hottest_access};
       std::vector<std::string> balance = balance_cells(v);
       cells.insert(cells.end(), balance.begin(), balance.end());
+      std::vector<std::string> mem = memory_cells(m.memory, v.memory);
+      cells.insert(cells.end(), mem.begin(), mem.end());
       row(out, cells);
     }
   } else {

@@ -101,6 +101,52 @@ void write_balance(JsonWriter& w, const char* key, const BalanceStats& b, bool t
   w.end_object();
 }
 
+// "memory": the raw sums under their metric names, then the figures derived from them, each only
+// when its metrics are present (docs/REPORT.md).
+void write_memory_fields(JsonWriter& w, const MemoryStats& s) {
+  w.key("metrics");
+  w.begin_object(true);
+  for (const Metric& m : s.sums) w.field(memory_metric_name(m.id), m.value);
+  w.end_object();
+  if (s.has_mean_latency) w.field_fixed("mean_latency", s.mean_latency, kEstimateDecimals);
+  if (s.has_latency_per_instruction)
+    w.field_fixed("latency_per_instruction", s.latency_per_instruction, kShareDecimals);
+  if (!s.levels.empty()) {
+    w.key("data_sources");
+    w.begin_array();
+    for (const LevelShare& l : s.levels) {
+      w.begin_object(true);
+      w.field("level", memory_metric_name(l.id));
+      w.field("samples", l.samples);
+      w.field_fixed("share", l.share, kShareDecimals);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (s.has_tlb) w.field_fixed("tlb_miss_rate", s.tlb_miss_rate, kShareDecimals);
+  if (s.has_numa) w.field_fixed("numa_remote_share", s.numa_remote_share, kShareDecimals);
+}
+
+void write_assessment(JsonWriter& w, const MemoryAssessment& a) {
+  w.key("assessment");
+  w.begin_object();
+  w.field("verdict", boundness_name(a.verdict));
+  w.field_fixed("threshold", kMemoryBoundLatencyPerInstruction, 1);
+  if (a.verdict != Boundness::Unknown)
+    w.field_fixed("latency_per_instruction", a.latency_per_instruction, kShareDecimals);
+  if (a.has_period) w.field("period", a.period);
+  if (a.has_instructions) w.field("instructions", a.instructions);
+  if (a.has_cycles) w.field("cycles", a.cycles);
+  if (a.cycles_per_instruction > 0)
+    w.field_fixed("cycles_per_instruction", a.cycles_per_instruction, kShareDecimals);
+  w.field_fixed("memory_instruction_share", a.memory_instruction_share, kShareDecimals);
+  w.key("missing");
+  w.begin_array(true);
+  for (const std::string& m : a.missing) w.value(m);
+  w.end_array();
+  w.end_object();
+}
+
 void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
   w.begin_object();
   w.field("kind", kind_name(v.kind));
@@ -132,6 +178,12 @@ void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
   if (v.has_balance) {
     write_balance(w, "ranks", v.ranks, false);
     write_balance(w, "threads", v.threads, true);
+  }
+  if (v.memory.present()) {
+    w.key("memory");
+    w.begin_object();
+    write_memory_fields(w, v.memory);
+    w.end_object();
   }
   if (v.has_offsets) write_offsets(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
@@ -194,6 +246,13 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   }
   w.field("grouped_variables", static_cast<uint64_t>(m.grouped_variables));
   w.end_object();
+  if (m.memory.present()) {
+    w.key("memory");
+    w.begin_object();
+    write_memory_fields(w, m.memory);
+    write_assessment(w, m.assessment);
+    w.end_object();
+  }
   w.key("notes");
   w.begin_array();
   for (const std::string& n : m.notes) w.value(n);

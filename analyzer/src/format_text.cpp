@@ -33,8 +33,9 @@ size_t table_width(const std::vector<size_t>& width, const std::vector<bool>& sh
 // Prints header and rows with each column as wide as its widest cell, within `limit` columns
 // (0 = none): the widest shortenable column gives way first, so long names share the room
 // evenly; when all are at their minimum, optional columns are dropped.
-// The last column is not padded, so lines carry no trailing spaces.
-void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
+// The last column is not padded, so lines carry no trailing spaces. Returns which columns were
+// shown.
+std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
                  size_t limit, std::ostream& out) {
   const size_t n = cols.size();
   std::vector<size_t> width(n);
@@ -84,25 +85,97 @@ void print_table(const std::vector<Column>& cols, std::vector<std::vector<std::s
   for (const Column& c : cols) headers.emplace_back(c.header);
   line(headers);
   for (const auto& row : rows) line(row);
+  return shown;
 }
 
-// Word-wraps a note to the report's width (at most 100 columns), continuation lines indented.
-void print_note(const std::string& note, size_t limit, std::ostream& out) {
+// Word-wraps `text` after `prefix` to the report's width (at most 100 columns), continuation
+// lines indented as far as the prefix.
+void print_wrapped(const std::string& prefix, const std::string& text, size_t limit, std::ostream& out) {
   const size_t kWidth = limit == 0 ? 100 : std::clamp<size_t>(limit, 40, 100);
-  std::istringstream words(note);
-  std::string word, line = "Note:";
+  const std::string indent(display_width(prefix), ' ');
+  std::istringstream words(text);
+  std::string word, line = prefix;
   while (words >> word) {
-    if (display_width(line) + 1 + display_width(word) > kWidth && line.size() > 6) {
+    if (display_width(line) + 1 + display_width(word) > kWidth && line.size() > prefix.size() + 1) {
       out << line << '\n';
-      line = "     ";
+      line = indent;
     }
-    line += " " + word;
+    line += (line.empty() ? "" : " ") + word;
   }
   out << line << '\n';
 }
 
+void print_note(const std::string& note, size_t limit, std::ostream& out) {
+  print_wrapped("Note:", note, limit, out);
+}
+
 std::string fraction_of(uint64_t part, uint64_t whole) {
   return percent(whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0);
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// The memory lines under the header, as `perf mem` and VTune summarise a run: mean latency,
+// where the data came from, TLB misses, remote NUMA pages; then the assessment (slide 12 of
+// HPCToolkit's SC'13 talk). Only for a database with memory metrics: a soft-source report keeps
+// its header, whose "with a data address" share is what the soft source can say.
+void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) {
+  const MemoryStats& s = m.memory;
+  if (!s.present()) return;
+  const size_t width = limit == 0 ? 100 : limit;
+  if (s.has_mean_latency)
+    out << "latency: mean " << fixed(s.mean_latency, 1) << " cycles over "
+        << s.sum(kMetricLatencySamples) << " sampled accesses\n";
+  if (!s.levels.empty()) {
+    std::string line = "data sources:";
+    const std::string tail = "  (" + std::to_string(s.level_samples) + " samples)";
+    size_t shown = 0;
+    for (const LevelShare& l : s.levels) {
+      std::string item = "  " + memory_metric_name(l.id) + " " + percent(l.share);
+      std::string more = "  +" + std::to_string(s.levels.size() - shown - 1) + " more";
+      if (display_width(line + item + (shown + 1 < s.levels.size() ? more : "") + tail) > width) break;
+      line += item;
+      ++shown;
+    }
+    if (shown < s.levels.size()) line += "  +" + std::to_string(s.levels.size() - shown) + " more";
+    out << line << tail << '\n';
+  }
+  if (s.has_tlb || s.has_numa) {
+    std::string line;
+    if (s.has_tlb)
+      line += "TLB miss: " + percent(s.tlb_miss_rate) + " of " +
+              std::to_string(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss)) + " samples";
+    if (s.has_numa)
+      line += std::string(line.empty() ? "" : "   ") + "remote NUMA: " + percent(s.numa_remote_share) +
+              " of " + std::to_string(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote)) + " samples";
+    out << line << '\n';
+  }
+  const MemoryAssessment& a = m.assessment;
+  std::string text;
+  if (a.verdict != Boundness::Unknown) {
+    text = std::string(boundness_name(a.verdict)) + ": " + fixed(a.latency_per_instruction, 3) +
+           " cycles of access latency per instruction (" +
+           (a.verdict == Boundness::MemoryBound ? "above " : "at most ") +
+           fixed(kMemoryBoundLatencyPerInstruction, 1) + ")";
+    if (a.cycles_per_instruction > 0) text += "; CPI " + fixed(a.cycles_per_instruction, 2);
+    text += ".";
+  } else if (!a.has_latency) {
+    text = "no access latency in this database (source " + (m.source.empty() ? "unknown" : m.source) +
+           "), so memory- vs CPU-bound is not known; " + percent(a.memory_instruction_share) +
+           " of the samples were on memory instructions (with a data address, above).";
+  } else {
+    text = "latency per instruction not known: the database lacks";
+    for (size_t i = 0; i < a.missing.size(); ++i)
+      text += std::string(i == 0 ? " " : " and ") +
+              (a.missing[i] == "period" ? "the source's period (META rate of a hardware source)"
+                                        : "the program's instruction count (META instructions)");
+    text += "; mean latency per sampled access above.";
+  }
+  print_wrapped("assessment:", text, limit, out);
 }
 
 void print_header(const ReportModel& m, const char* view, size_t limit, std::ostream& out) {
@@ -136,6 +209,7 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
       out << "; throttled " << m.page_faults_throttled << " times by the kernel (faults missed)";
     out << '\n';
   }
+  print_memory_header(m, limit, out);
   for (const std::string& note : m.notes) print_note(note, limit, out);
   out << '\n';
 }
@@ -180,6 +254,59 @@ std::string hot_summary(const Variable& v) {
 }
 
 namespace {
+
+// "l3 45% local_dram 30%": the two levels that served most of the variable's samples.
+std::string sources_cell(const MemoryStats& s) {
+  std::string cell;
+  for (size_t i = 0; i < s.levels.size() && i < 2; ++i) {
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%", s.levels[i].share * 100.0);
+    cell += (i > 0 ? " " : "") + memory_metric_name(s.levels[i].id) + " " + pct;
+  }
+  return cell.empty() ? "-" : cell;
+}
+
+// The memory figures of the listed rows that have any, numbered as in the table above; a column
+// only for what the database measured.
+void print_memory_table(const ReportModel& m, const std::vector<const Variable*>& listed,
+                        const std::vector<std::string>& names, size_t limit, std::ostream& out) {
+  const MemoryStats& p = m.memory;
+  if (!p.present()) return;
+  std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0}};
+  if (p.has_mean_latency) cols.push_back({"latency", true, 0, 0});
+  const size_t per_instruction = cols.size();
+  if (p.has_latency_per_instruction) cols.push_back({"lat/instr", true, 0, 1});
+  if (!p.levels.empty()) cols.push_back({"top data sources", false, 0, 2});
+  if (p.has_tlb) cols.push_back({"TLB miss", true, 0, 0});
+  if (p.has_numa) cols.push_back({"remote", true, 0, 0});
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const MemoryStats& s = listed[i]->memory;
+    if (!s.present()) continue;
+    std::vector<std::string> row = {std::to_string(i + 1), names[i]};
+    if (p.has_mean_latency) row.push_back(s.has_mean_latency ? fixed(s.mean_latency, 1) : "-");
+    if (p.has_latency_per_instruction)
+      row.push_back(s.has_latency_per_instruction ? fixed(s.latency_per_instruction, 3) : "-");
+    if (!p.levels.empty()) row.push_back(sources_cell(s));
+    if (p.has_tlb) row.push_back(s.has_tlb ? percent(s.tlb_miss_rate) : "-");
+    if (p.has_numa) row.push_back(s.has_numa ? percent(s.numa_remote_share) : "-");
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return;
+  out << "\nMemory accesses (rows of the table above):\n";
+  const std::vector<bool> shown = print_table(cols, std::move(rows), limit, out);
+  std::string legend;
+  if (p.has_mean_latency) legend += "latency: mean cycles per sampled access";
+  if (p.has_latency_per_instruction && shown[per_instruction])
+    legend += std::string(legend.empty() ? "" : "; ") + "lat/instr: its part of the program's latency per instruction";
+  if (p.has_tlb || p.has_numa)
+    legend += std::string(legend.empty() ? "" : "; ") +
+              (p.has_tlb && p.has_numa ? "TLB miss, remote (NUMA page): shares"
+               : p.has_tlb             ? "TLB miss: share"
+                                       : "remote (NUMA page): share") +
+              " of the samples that recorded it";
+  if (!legend.empty()) print_wrapped("", legend + ".", limit, out);
+}
 
 void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "data", o.width, out);
@@ -251,6 +378,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "\nHot parts (the smallest part of each variable holding 80% of its samples):\n";
     for (const auto& [row, text] : hot) out << pad_left(std::to_string(row), 3) << "  " << text << '\n';
   }
+  print_memory_table(m, listed, names, o.width, out);
 }
 
 void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out) {

@@ -349,6 +349,7 @@ void group_runtime_variables(ReportModel& m) {
     g.samples_estimated_var += v.samples_estimated_var;
     g.bytes += v.bytes;
     g.allocations += v.allocations;
+    g.memory.add(v.memory);
     LibraryDetail& d = libs[{f, v.data_module}];
     d.module = v.data_module;
     d.variables += 1;
@@ -398,6 +399,26 @@ void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, siz
     m.variables[i].ranks = describe(e.ranks, b.rank_groups);
     m.variables[i].threads = describe(e.threads, b.thread_groups);
   }
+}
+
+// Every memory metric of every node, into the program's sums and its variable's: exclusive values
+// summed over a subtree are the inclusive sums, and no id needs to be known in advance.
+void add_memory_sums(const Tree& tree, const std::vector<size_t>& var, ReportModel& m) {
+  for (size_t i = 0; i < tree.nodes.size(); ++i)
+    for (const Metric& metric : tree.nodes[i].metrics) {
+      if (!is_memory_metric(metric.id)) continue;
+      m.memory.add(metric.id, metric.value);
+      if (var[i] != static_cast<size_t>(-1)) m.variables[var[i]].memory.add(metric.id, metric.value);
+    }
+}
+
+void derive_memory(const Profile& db, ReportModel& m) {
+  if (!m.memory.present()) return;
+  const MemoryContext context = memory_context(db);
+  m.memory.derive(context);
+  for (Variable& v : m.variables)
+    if (v.memory.present()) v.memory.derive(context);
+  m.assessment = assess_memory(db, context, m.memory, m.data_samples, m.total_samples);
 }
 
 }  // namespace
@@ -502,6 +523,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       v.page_faults += faults[i];
     }
   }
+  add_memory_sums(tree, var, m);
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
   add_balance(m, db, unknown_var);
@@ -575,7 +597,9 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
                      return std::tie(x.label, x.where.module) < std::tie(y.label, y.where.module);
                    });
   add_notes(m, db);
+  add_memory_notes(db, m.notes);
   if (options.group_runtime) group_runtime_variables(m);
+  derive_memory(db, m);
   return m;
 }
 

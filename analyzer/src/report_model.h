@@ -13,6 +13,7 @@
 #include "balance.h"
 #include "hpcl/profile.h"
 #include "location.h"
+#include "memory_model.h"
 
 namespace hpcl::analysis {
 
@@ -89,6 +90,9 @@ struct Variable {
   // for Group rows, whose members' per-rank values are not kept.
   bool has_balance = false;
   BalanceStats ranks, threads;
+
+  // Memory metrics of the variable's subtree (hardware sources, NUMA); empty without them.
+  MemoryStats memory;
 };
 
 // A source location of sampled instructions (code view).
@@ -128,6 +132,10 @@ struct ReportModel {
   double estimated_data_samples = 0;   // sum of samples_estimated over the variables
   std::string skipped;         // META skipped
   std::vector<std::string> notes;  // caveats a reader must know (time weighting, sampling ...)
+  // Memory metrics of the whole tree; memory.present() says whether the database has any, and
+  // only then do the reports show them and the assessment.
+  MemoryStats memory;
+  MemoryAssessment assessment;
 
   std::vector<Variable> variables;      // samples descending, ties by name
   std::vector<CodeLocation> locations;  // samples descending, ties by label

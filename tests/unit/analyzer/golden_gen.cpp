@@ -1,10 +1,12 @@
 // Writes the golden test's input: the process profiles of a small imaginary MPI+OpenMP stencil
-// run (2 ranks x 2 threads), uncompressed so the checked-in bytes are stable. Every module lives
+// run (2 ranks x 2 threads), or with --memory those of a run with hardware memory metrics
+// (golden_memory.cpp), uncompressed so the checked-in bytes are stable. Every module lives
 // under /nonexistent, so symbolization falls back to module+offset on any machine. Run by
 // golden/update.sh when the scenario changes; a test checks that the checked-in files match.
 #include <cstdio>
 #include <string>
 
+#include "golden_memory.h"
 #include "profile_builder.h"
 
 using namespace hpcl;
@@ -86,14 +88,16 @@ Profile rank(int r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+  const bool memory = argc == 3 && std::string(argv[1]) == "--memory";
+  if (argc != 2 && !memory) {
+    std::fprintf(stderr, "usage: %s [--memory] OUTDIR\n", argv[0]);
     return 2;
   }
   for (int r = 0; r < 2; ++r) {
-    std::string path = std::string(argv[1]) + "/stencil-rank" + std::to_string(r) + ".hpcl";
+    std::string path = std::string(argv[argc - 1]) + (memory ? "/chase-rank" : "/stencil-rank") +
+                       std::to_string(r) + ".hpcl";
     std::string error;
-    if (!write_profile_file(rank(r), path, &error, /*zstd_level=*/0)) {
+    if (!write_profile_file(memory ? memory_rank(r) : rank(r), path, &error, /*zstd_level=*/0)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 1;
     }

@@ -1,5 +1,6 @@
 # Golden test driver (cmake -P): merges golden/profiles with the real hpcprof-lite, renders every
-# format of both views, and diffs each against golden/expected. Inputs: HPCPROF, GOLDEN, WORK.
+# format of both views, and diffs each against golden/expected; then the same for the memory
+# scenario in golden/memory. Inputs: HPCPROF, GOLDEN, WORK.
 # The text table's width follows $COLUMNS when piped; the golden files are 120 columns wide.
 unset(ENV{COLUMNS})
 file(REMOVE_RECURSE ${WORK})
@@ -39,6 +40,17 @@ compare(${WORK}/default.out ${GOLDEN}/expected/top3.text)
 # Runtime libraries one by one, zero-sample rows included, in 80 columns.
 run_and_capture(nogroup ${HPCPROF} report ${WORK}/stencil.hpcdb --no-group --all --width 80)
 compare(${WORK}/nogroup.out ${GOLDEN}/expected/nogroup-all-80.text)
+
+# The memory scenario (golden/memory): hardware memory metrics in every format, and the text in
+# 80 columns, the width the memory lines and table are made to fit.
+run_and_capture(memory-merge ${HPCPROF} merge ${GOLDEN}/memory/profiles -o ${WORK}/chase.hpcdb -j 2)
+compare(${WORK}/memory-merge.err ${GOLDEN}/memory/expected/merge.stderr)
+foreach(fmt text json csv)
+  run_and_capture(memory.${fmt} ${HPCPROF} report ${WORK}/chase.hpcdb --format ${fmt} --top 0)
+  compare(${WORK}/memory.${fmt}.out ${GOLDEN}/memory/expected/data.${fmt})
+endforeach()
+run_and_capture(memory-80 ${HPCPROF} report ${WORK}/chase.hpcdb --width 80)
+compare(${WORK}/memory-80.out ${GOLDEN}/memory/expected/data-80.text)
 
 if(failed)
   message(FATAL_ERROR "golden outputs differ:${failed}\n(if the change is intended: tests/unit/analyzer/golden/update.sh)")

@@ -23,4 +23,14 @@ done
 "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --top 3 >"$here/expected/top3.text"
 "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --no-group --all --width 80 \
   >"$here/expected/nogroup-all-80.text"
+mem=$here/memory
+mkdir -p "$mem/profiles" "$mem/expected"
+rm -f "$mem"/profiles/*.hpcl
+"$bin/analyzer_golden_gen" --memory "$mem/profiles"
+"$bin/hpcprof-lite" merge "$mem/profiles" -o "$work/chase.hpcdb" -j 2 \
+  >/dev/null 2>"$mem/expected/merge.stderr"
+for fmt in text json csv; do
+  "$bin/hpcprof-lite" report "$work/chase.hpcdb" --format $fmt --top 0 >"$mem/expected/data.$fmt"
+done
+"$bin/hpcprof-lite" report "$work/chase.hpcdb" --width 80 >"$mem/expected/data-80.text"
 echo "updated $here; review with git diff"

@@ -1,0 +1,456 @@
+// The memory part of the report model and its output, on synthetic databases: PEBS-like (latency,
+// data source, TLB, lock, HITM, with instruction and cycle counts), IBS-like (DC miss, no
+// instruction count), soft with NUMA placement only, soft without any (reports unchanged), metric
+// ids this analyzer does not know, runtime groups, and memory metrics through a real merge.
+#include <sstream>
+
+#include "database.h"
+#include "format_common.h"
+#include "formatters.h"
+#include "json_parse.h"
+#include "merge.h"
+#include "profile_builder.h"
+#include "report_model.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+constexpr uint16_t kLevel(MemLevel l) { return uint16_t(kMetricDataSrcBase + uint16_t(l)); }
+
+// Adds `samples` on a path (as profile_builder does) and the memory metrics at its leaf.
+void sample(Tree& t, NodeKind root, std::optional<std::pair<NodeKind, uint32_t>> var,
+            const std::vector<Frame>& frames, uint64_t samples, const std::vector<Metric>& memory) {
+  uint32_t leaf = add_sample_path(t, root, var, frames, samples);
+  for (const Metric& m : memory) t.nodes[leaf].add_metric(m.id, m.value);
+}
+auto heap(uint32_t site) { return std::make_optional(std::make_pair(NodeKind::HeapVar, site)); }
+auto stat(uint32_t index) { return std::make_optional(std::make_pair(NodeKind::StaticVarNode, index)); }
+auto stack() {
+  return std::make_optional(std::make_pair(NodeKind::UnknownClass, uint32_t(UnknownClass::Stack)));
+}
+
+Profile base_database(const std::string& source, const std::string& rate) {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("tool", "hpcprof-lite");
+  db.set_meta("processes", "1");
+  db.set_meta("threads", "1");
+  db.set_meta("source", source);
+  db.set_meta("rate", rate);
+  db.set_meta("samples_dropped", "0");
+  db.modules = {{"/nonexistent/bin/app", "", 0}, {"/nonexistent/lib/libc.so.6", "", 0}};
+  db.sites = {{AllocApi::Calloc, 0, {{0, 0x100}}, 1, 1 << 20}, {AllocApi::Malloc, 0, {{0, 0x200}}, 64, 4096}};
+  db.statics = {{0, 0x4000, 256, 0, "table"}, {1, 0x8000, 64, 0, "_IO_stdin"}};
+  return db;
+}
+
+// PEBS load latency. grid (site 0): 100 samples, latency 14400 (mean 144), l1 10, lfb 20, l3 30,
+// local_dram 30, remote_dram 10, TLB 75 hit 25 miss. list (site 1): 50 samples, latency 10000
+// (mean 200), local_dram 50, 50 TLB misses. table: 30 samples, latency 150 (mean 5), l1 30, TLB
+// hit 30, locked 3, hitm 2. [stack]: 10, latency 40, l1 10. No data: 10 samples, no metrics.
+// Program: 190 sampled loads, latency 24590; period 1000, 1e8 instructions, 2e8 cycles.
+Profile pebs_database() {
+  Profile db = base_database("pebs-load", "1000");
+  db.set_meta("instructions", "100000000");
+  db.set_meta("cycles", "200000000");
+  Tree t = new_tree(0);
+  sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1000}, {0, 0x1010}}, 60,
+         {{kMetricLatency, 2400}, {kMetricLatencySamples, 60}, {kLevel(MemLevel::L1), 10},
+          {kLevel(MemLevel::FillBuffer), 20}, {kLevel(MemLevel::L3), 30}, {kMetricTlbHit, 55},
+          {kMetricTlbMiss, 5}});
+  sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1000}, {0, 0x1020}}, 40,
+         {{kMetricLatency, 12000}, {kMetricLatencySamples, 40}, {kLevel(MemLevel::LocalDram), 30},
+          {kLevel(MemLevel::RemoteDram), 10}, {kMetricTlbHit, 20}, {kMetricTlbMiss, 20}});
+  sample(t, NodeKind::HeapRoot, heap(1), {{0, 0x1000}, {0, 0x1030}}, 50,
+         {{kMetricLatency, 10000}, {kMetricLatencySamples, 50}, {kLevel(MemLevel::LocalDram), 50},
+          {kMetricTlbMiss, 50}});
+  sample(t, NodeKind::StaticRoot, stat(0), {{0, 0x1040}}, 30,
+         {{kMetricLatency, 150}, {kMetricLatencySamples, 30}, {kLevel(MemLevel::L1), 30},
+          {kMetricTlbHit, 30}, {kMetricLocked, 3}, {kMetricHitm, 2}});
+  sample(t, NodeKind::UnknownRoot, stack(), {{0, 0x1050}}, 10,
+         {{kMetricLatency, 40}, {kMetricLatencySamples, 10}, {kLevel(MemLevel::L1), 10}});
+  nodata_sample(t, {{0, 0x1060}}, 10);
+  db.trees = {t};
+  return db;
+}
+
+// AMD IBS op: DC misses, latency on the misses only, no instruction count in META.
+Profile ibs_database() {
+  Profile db = base_database("ibs-op", "65536");
+  Tree t = new_tree(0);
+  sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1010}}, 80,
+         {{kMetricLatency, 9000}, {kMetricLatencySamples, 30}, {kLevel(MemLevel::L1), 50},
+          {kLevel(MemLevel::L2), 20}, {kLevel(MemLevel::RemoteCache), 10}, {kMetricDcMiss, 30},
+          {kMetricTlbHit, 78}, {kMetricTlbMiss, 2}});
+  sample(t, NodeKind::StaticRoot, stat(0), {{0, 0x1040}}, 20, {{kLevel(MemLevel::L1), 20}});
+  db.trees = {t};
+  return db;
+}
+
+// The soft source with NUMA placement: no latency, no data source.
+Profile numa_database() {
+  Profile db = base_database("soft", "1000");
+  Tree t = new_tree(0);
+  sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1010}}, 40, {{kMetricNumaLocal, 30}, {kMetricNumaRemote, 10}});
+  sample(t, NodeKind::HeapRoot, heap(1), {{0, 0x1030}}, 20, {{kMetricNumaLocal, 20}});
+  sample(t, NodeKind::StaticRoot, stat(0), {{0, 0x1040}}, 20, {});
+  nodata_sample(t, {{0, 0x1060}}, 20);
+  db.trees = {t};
+  return db;
+}
+
+// The same without NUMA placement: no memory metric at all, as the soft source wrote before 1.5.
+Profile soft_database() {
+  Profile db = numa_database();
+  for (Node& n : db.trees[0].nodes)
+    std::erase_if(n.metrics, [](const Metric& m) { return is_memory_metric(m.id); });
+  return db;
+}
+
+ReportModel ungrouped(const Profile& db) {
+  ReportModelOptions o;
+  o.group_runtime = false;
+  return build_report_model(db, o);
+}
+
+const Variable& find(const ReportModel& m, const std::string& name) {
+  for (const Variable& v : m.variables)
+    if (v.name == name) return v;
+  ADD_FAILURE() << "no variable " << name;
+  static Variable none;
+  return none;
+}
+
+// The heap variables are named after their allocation site, "app+0x..." without symbols.
+const Variable& heap_var(const ReportModel& m, AllocApi api) {
+  for (const Variable& v : m.variables)
+    if (v.kind == VariableKind::Heap && v.allocator == alloc_api_name(api)) return v;
+  ADD_FAILURE() << "no heap variable of " << alloc_api_name(api);
+  static Variable none;
+  return none;
+}
+
+std::string render(const ReportModel& m, const std::string& format, size_t width = 120) {
+  ReportOptions o;
+  o.top = 0;
+  o.width = width;
+  std::ostringstream out;
+  if (format == "text") write_text(m, o, out);
+  else if (format == "json") write_json(m, o, out);
+  else write_csv(m, o, out);
+  return out.str();
+}
+
+TEST(MemoryReport, PebsSumsPerVariableAndProgram) {
+  ReportModel m = ungrouped(pebs_database());
+  const Variable& grid = heap_var(m, AllocApi::Calloc);
+  EXPECT_EQ(grid.samples, 100u);
+  EXPECT_EQ(grid.memory.sum(kMetricLatency), 14400u);
+  EXPECT_EQ(grid.memory.sum(kMetricLatencySamples), 100u);
+  EXPECT_EQ(grid.memory.sum(kLevel(MemLevel::L3)), 30u);
+  EXPECT_EQ(grid.memory.sum(kMetricTlbMiss), 25u);
+  EXPECT_EQ(grid.memory.sum(kMetricLocked), 0u);
+  EXPECT_TRUE(grid.memory.has_mean_latency);
+  EXPECT_DOUBLE_EQ(grid.memory.mean_latency, 144.0);
+  EXPECT_EQ(grid.memory.level_samples, 100u);
+  ASSERT_EQ(grid.memory.levels.size(), 5u);
+  // Samples descending; l3 and local_dram tie at 30 and keep id order.
+  EXPECT_EQ(grid.memory.levels[0].id, kLevel(MemLevel::L3));
+  EXPECT_EQ(grid.memory.levels[1].id, kLevel(MemLevel::LocalDram));
+  EXPECT_DOUBLE_EQ(grid.memory.levels[0].share, 0.3);
+  EXPECT_EQ(grid.memory.levels[2].id, kLevel(MemLevel::FillBuffer));
+  EXPECT_TRUE(grid.memory.has_tlb);
+  EXPECT_DOUBLE_EQ(grid.memory.tlb_miss_rate, 0.25);
+  EXPECT_FALSE(grid.memory.has_numa);
+  // 14400 cycles sampled x period 1000 / 1e8 instructions.
+  EXPECT_TRUE(grid.memory.has_latency_per_instruction);
+  EXPECT_DOUBLE_EQ(grid.memory.latency_per_instruction, 0.144);
+
+  const Variable& list = heap_var(m, AllocApi::Malloc);
+  EXPECT_DOUBLE_EQ(list.memory.mean_latency, 200.0);
+  EXPECT_DOUBLE_EQ(list.memory.tlb_miss_rate, 1.0);
+  const Variable& table = find(m, "table");
+  EXPECT_EQ(table.memory.sum(kMetricLocked), 3u);
+  EXPECT_EQ(table.memory.sum(kMetricHitm), 2u);
+  EXPECT_DOUBLE_EQ(table.memory.mean_latency, 5.0);
+  EXPECT_EQ(find(m, "[stack]").memory.sum(kMetricLatency), 40u);
+  // A static without samples has no memory metrics at all.
+  EXPECT_FALSE(find(m, "_IO_stdin").memory.present());
+
+  EXPECT_EQ(m.memory.sum(kMetricLatency), 24590u);
+  EXPECT_EQ(m.memory.sum(kMetricLatencySamples), 190u);
+  EXPECT_EQ(m.memory.sum(kLevel(MemLevel::L1)), 50u);
+  EXPECT_DOUBLE_EQ(m.memory.mean_latency, 24590.0 / 190.0);
+  EXPECT_DOUBLE_EQ(m.memory.tlb_miss_rate, 75.0 / 180.0);
+  // The variables' parts add up to the program's figure.
+  double parts = 0;
+  for (const Variable& v : m.variables) parts += v.memory.latency_per_instruction;
+  EXPECT_NEAR(parts, m.memory.latency_per_instruction, 1e-12);
+}
+
+TEST(MemoryReport, PebsAssessmentIsMemoryBound) {
+  ReportModel m = ungrouped(pebs_database());
+  const MemoryAssessment& a = m.assessment;
+  EXPECT_EQ(a.verdict, Boundness::MemoryBound);
+  EXPECT_TRUE(a.missing.empty());
+  EXPECT_DOUBLE_EQ(a.latency_per_instruction, 0.2459);
+  EXPECT_EQ(a.period, 1000u);
+  EXPECT_EQ(a.instructions, 100000000u);
+  EXPECT_EQ(a.cycles, 200000000u);
+  EXPECT_DOUBLE_EQ(a.cycles_per_instruction, 2.0);
+  EXPECT_DOUBLE_EQ(a.memory_instruction_share, 190.0 / 200.0);
+
+  // Ten times the instructions: 0.02459 cycles of latency per instruction, CPU-bound.
+  Profile db = pebs_database();
+  db.set_meta("instructions", "1000000000");
+  EXPECT_EQ(ungrouped(db).assessment.verdict, Boundness::CpuBound);
+}
+
+TEST(MemoryReport, AssessmentNamesWhatIsMissing) {
+  ReportModel ibs = ungrouped(ibs_database());
+  EXPECT_EQ(ibs.assessment.verdict, Boundness::Unknown);
+  EXPECT_EQ(ibs.assessment.missing, std::vector<std::string>{"instructions"});
+  EXPECT_TRUE(ibs.assessment.has_period);
+  EXPECT_FALSE(ibs.memory.has_latency_per_instruction);
+
+  // Profiles of different sources merged: the rate is no period.
+  Profile mixed = pebs_database();
+  mixed.set_meta("source", "mixed");
+  ReportModel m = ungrouped(mixed);
+  EXPECT_EQ(m.assessment.verdict, Boundness::Unknown);
+  EXPECT_EQ(m.assessment.missing, std::vector<std::string>{"period"});
+  EXPECT_TRUE(m.memory.has_mean_latency);  // the mean needs no period
+
+  std::string text = render(m, "text");
+  EXPECT_NE(text.find("assessment: latency per instruction not known"), std::string::npos) << text;
+  EXPECT_NE(text.find("the database lacks the source's period"), std::string::npos) << text;
+  Json j = JsonParser::parse(render(m, "json"));
+  EXPECT_EQ(j["memory"]["assessment"]["verdict"].text, "unknown");
+  EXPECT_EQ(j["memory"]["assessment"]["missing"][0].text, "period");
+  EXPECT_FALSE(j["memory"]["assessment"].has("latency_per_instruction"));
+}
+
+TEST(MemoryReport, IbsDcMissAndLatencyOnMissesOnly) {
+  ReportModel m = ungrouped(ibs_database());
+  const Variable& grid = heap_var(m, AllocApi::Calloc);
+  EXPECT_EQ(grid.memory.sum(kMetricDcMiss), 30u);
+  EXPECT_DOUBLE_EQ(grid.memory.mean_latency, 300.0);  // 9000 over the 30 samples with a latency
+  EXPECT_EQ(grid.memory.levels[0].id, kLevel(MemLevel::L1));
+  EXPECT_DOUBLE_EQ(grid.memory.levels[0].share, 50.0 / 80.0);
+  const Variable& table = find(m, "table");
+  EXPECT_FALSE(table.memory.has_mean_latency);  // data source without a latency
+  EXPECT_FALSE(table.memory.has_tlb);
+  EXPECT_EQ(table.memory.level_samples, 20u);
+
+  Json j = JsonParser::parse(render(m, "json"));
+  const Json& mem = j["memory"];
+  EXPECT_EQ(mem["metrics"]["dc_miss"].u64(), 30u);
+  EXPECT_EQ(mem["metrics"]["remote_cache"].u64(), 10u);
+  EXPECT_EQ(mem["data_sources"][0]["level"].text, "l1");
+  EXPECT_EQ(mem["data_sources"][0]["samples"].u64(), 70u);
+  EXPECT_FALSE(mem.has("numa_remote_share"));
+  for (const Json& v : j["variables"].items)
+    if (v["name"].text == "table") {
+      EXPECT_FALSE(v["memory"].has("mean_latency"));
+      EXPECT_EQ(v["memory"]["metrics"]["l1"].u64(), 20u);
+    }
+}
+
+TEST(MemoryReport, SoftWithNumaSaysWhatItCan) {
+  ReportModel m = ungrouped(numa_database());
+  const Variable& grid = heap_var(m, AllocApi::Calloc);
+  EXPECT_TRUE(grid.memory.has_numa);
+  EXPECT_DOUBLE_EQ(grid.memory.numa_remote_share, 0.25);
+  EXPECT_FALSE(grid.memory.has_mean_latency);
+  EXPECT_TRUE(grid.memory.levels.empty());
+  EXPECT_FALSE(find(m, "table").memory.present());
+  EXPECT_DOUBLE_EQ(m.memory.numa_remote_share, 10.0 / 60.0);
+  EXPECT_EQ(m.assessment.verdict, Boundness::Unknown);
+  EXPECT_EQ(m.assessment.missing, (std::vector<std::string>{"latency", "period", "instructions"}));
+  // The soft source's share of samples on memory instructions: those with a data address.
+  EXPECT_DOUBLE_EQ(m.assessment.memory_instruction_share, 80.0 / 100.0);
+
+  std::string text = render(m, "text");
+  EXPECT_NE(text.find("remote NUMA: 16.7% of 60 samples"), std::string::npos) << text;
+  EXPECT_NE(text.find("no access latency in this database (source soft)"), std::string::npos) << text;
+  EXPECT_NE(text.find("80.0% of the samples were on memory instructions"), std::string::npos) << text;
+  EXPECT_EQ(text.find("latency:"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TLB"), std::string::npos) << text;
+  EXPECT_NE(text.find("remote (NUMA page): share of the samples that recorded it."), std::string::npos) << text;
+  std::string csv = render(m, "csv");
+  EXPECT_NE(csv.find(",threads_imbalance,numa_local,numa_remote,numa_remote_share\n"), std::string::npos) << csv;
+}
+
+TEST(MemoryReport, SoftOnlyDatabaseReportsAsBefore) {
+  ReportModel m = ungrouped(soft_database());
+  EXPECT_FALSE(m.memory.present());
+  for (const Variable& v : m.variables) EXPECT_FALSE(v.memory.present()) << v.name;
+  Json j = JsonParser::parse(render(m, "json"));
+  EXPECT_FALSE(j.has("memory"));
+  for (const Json& v : j["variables"].items) EXPECT_FALSE(v.has("memory"));
+  std::string text = render(m, "text");
+  for (const char* absent : {"assessment", "latency", "Memory accesses", "data sources"})
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent << "\n" << text;
+  std::string csv = render(m, "csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')).substr(csv.find("threads_imbalance")), "threads_imbalance");
+}
+
+TEST(MemoryReport, JsonCarriesSumsAndFigures) {
+  ReportModel m = ungrouped(pebs_database());
+  Json j = JsonParser::parse(render(m, "json"));
+  const Json& mem = j["memory"];
+  EXPECT_EQ(mem["metrics"]["latency"].u64(), 24590u);
+  EXPECT_EQ(mem["metrics"]["latency_samples"].u64(), 190u);
+  EXPECT_EQ(mem["metrics"]["tlb_miss"].u64(), 75u);
+  EXPECT_EQ(mem["metrics"]["hitm"].u64(), 2u);
+  EXPECT_FALSE(mem["metrics"].has("samples"));  // not a memory metric
+  EXPECT_EQ(mem["mean_latency"].text, "129.4");
+  EXPECT_EQ(mem["latency_per_instruction"].text, "0.245900");
+  EXPECT_EQ(mem["tlb_miss_rate"].text, "0.416667");
+  EXPECT_EQ(mem["assessment"]["verdict"].text, "memory-bound");
+  EXPECT_EQ(mem["assessment"]["instructions"].u64(), 100000000u);
+  EXPECT_EQ(mem["assessment"]["cycles_per_instruction"].text, "2.000000");
+  EXPECT_TRUE(mem["assessment"]["missing"].items.empty());
+  bool seen = false;
+  for (const Json& v : j["variables"].items) {
+    if (v["kind"].text == "heap" && v["allocator"].text == "calloc") {
+      seen = true;
+      EXPECT_EQ(v["memory"]["metrics"]["l3"].u64(), 30u);
+      EXPECT_EQ(v["memory"]["mean_latency"].text, "144.0");
+      EXPECT_EQ(v["memory"]["data_sources"][0]["level"].text, "l3");
+      EXPECT_EQ(v["memory"]["data_sources"][0]["share"].text, "0.300000");
+      EXPECT_FALSE(v["memory"].has("assessment"));
+    }
+    if (v["name"].text == "_IO_stdin") {
+      EXPECT_FALSE(v.has("memory"));
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(MemoryReport, TextFitsEightyColumns) {
+  ReportModel m = ungrouped(pebs_database());
+  std::string text = render(m, "text", 80);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), 80u) << line;
+  EXPECT_NE(text.find("latency: mean 129.4 cycles over 190 sampled accesses"), std::string::npos) << text;
+  EXPECT_NE(text.find("data sources:  local_dram 42.1%  l1 26.3%  l3 15.8%"), std::string::npos) << text;
+  EXPECT_NE(text.find("TLB miss: 41.7% of 180 samples"), std::string::npos) << text;
+  EXPECT_NE(text.find("assessment: memory-bound: 0.246 cycles of access latency per instruction"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("Memory accesses (rows of the table above):"), std::string::npos) << text;
+  EXPECT_NE(text.find("l3 30% local_dram 30%"), std::string::npos) << text;
+}
+
+TEST(MemoryReport, CsvColumnsWhenPresent) {
+  ReportModel m = ungrouped(pebs_database());
+  std::istringstream csv(render(m, "csv"));
+  std::string header, first;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  EXPECT_NE(header.find("threads_imbalance,latency,latency_samples,l1,lfb,l3,local_dram,remote_dram,"
+                        "tlb_hit,tlb_miss,locked,hitm,mean_latency,latency_per_instruction,"
+                        "tlb_miss_rate"),
+            std::string::npos)
+      << header;
+  // The hottest row is grid: its sums, then its figures.
+  EXPECT_NE(first.find(",14400,100,10,20,30,30,10,75,25,0,0,144.000000,0.144000,0.250000"),
+            std::string::npos)
+      << first;
+}
+
+TEST(MemoryReport, GroupRowsSumTheirMembers) {
+  Profile db = pebs_database();
+  sample(db.trees[0], NodeKind::StaticRoot, stat(1), {{1, 0x10}}, 5,
+         {{kMetricLatency, 500}, {kMetricLatencySamples, 5}, {kLevel(MemLevel::L2), 5}});
+  ReportModel m = build_report_model(db);
+  const Variable& group = find(m, "[C/C++ runtime data]");
+  EXPECT_EQ(group.kind, VariableKind::Group);
+  EXPECT_EQ(group.memory.sum(kMetricLatency), 500u);
+  EXPECT_DOUBLE_EQ(group.memory.mean_latency, 100.0);
+  EXPECT_EQ(group.memory.levels.at(0).id, kLevel(MemLevel::L2));
+}
+
+// Ids this analyzer does not know: 29 is a reserved data-source level (a memory metric: it is
+// reported under "metric_29"), 200 is no memory metric (ignored). Through the file, as a newer
+// runtime's database would come.
+TEST(MemoryReport, UnknownMetricIdsStillReport) {
+  Profile db = pebs_database();
+  sample(db.trees[0], NodeKind::HeapRoot, heap(0), {{0, 0x1000}, {0, 0x1010}}, 0,
+         {{29, 4}, {200, 7}});
+  TempDir dir;
+  std::string error;
+  ASSERT_TRUE(write_profile_file(db, dir.file("new.hpcdb"), &error)) << error;
+  Profile read;
+  ASSERT_TRUE(load_database(dir.file("new.hpcdb"), &read, &error)) << error;
+  ReportModel m = ungrouped(read);
+  const Variable& grid = heap_var(m, AllocApi::Calloc);
+  EXPECT_EQ(grid.samples, 100u);
+  EXPECT_EQ(grid.memory.sum(29), 4u);
+  EXPECT_EQ(grid.memory.sum(200), 0u);
+  EXPECT_EQ(grid.memory.level_samples, 104u);
+  Json j = JsonParser::parse(render(m, "json"));
+  EXPECT_EQ(j["memory"]["metrics"]["metric_29"].u64(), 4u);
+  EXPECT_FALSE(j["memory"]["metrics"].has("metric_200"));
+  EXPECT_NE(render(m, "csv").find(",metric_29,"), std::string::npos);
+  EXPECT_NE(render(m, "text").find("metric_29"), std::string::npos);
+}
+
+// Two process profiles with memory metrics merged by the real merge: the sums add up per node and
+// per variable, and META instructions and cycles are summed.
+TEST(MemoryReport, MemoryMetricsSurviveMerge) {
+  TempDir dir;
+  for (int r = 0; r < 2; ++r) {
+    Profile p = new_process(r, "pebs-load", "1000");
+    p.modules = {{"/nonexistent/bin/app", "aa", 0x1000}};
+    p.sites = {{AllocApi::Calloc, 0, {{0, 0x100}}, 1, 4096}};
+    p.set_meta("instructions", std::to_string(1000000 * (r + 1)));
+    p.set_meta("cycles", "5000000");
+    p.set_meta("numa", "1");
+    p.set_meta("numa_unresolved", "2");
+    p.set_meta("hw_lost", std::to_string(r));
+    p.set_meta("hw_throttled", "1");
+    Tree t = new_tree(100 + r);
+    sample(t, NodeKind::HeapRoot, heap(0), {{0, 0x1010}}, 10 + r,
+           {{kMetricLatency, 100u * (r + 1)}, {kMetricLatencySamples, 10u + r},
+            {kLevel(MemLevel::LocalDram), 4}, {kMetricNumaRemote, 3u + r}, {kMetricDcMiss, 1}});
+    p.trees = {t};
+    write_or_fail(p, dir.file("app-" + std::to_string(r) + ".hpcl"));
+  }
+  MergeOptions o;
+  o.symbolize = false;
+  o.jobs = 2;
+  MergeOutcome out = merge_directory(dir.path(), o);
+  ASSERT_EQ(out.error, "");
+  ASSERT_EQ(out.merged, 2u);
+  ASSERT_NE(out.database.find_meta("instructions"), nullptr);
+  EXPECT_EQ(*out.database.find_meta("instructions"), "3000000");
+  ASSERT_NE(out.database.find_meta("cycles"), nullptr);
+  EXPECT_EQ(*out.database.find_meta("cycles"), "10000000");
+  // The runtime's NUMA and hardware-record counters are summed, its NUMA setting copied.
+  for (auto [key, value] : {std::pair{"numa_unresolved", "4"}, {"hw_lost", "1"}, {"hw_throttled", "2"},
+                            {"numa", "1"}}) {
+    ASSERT_NE(out.database.find_meta(key), nullptr) << key;
+    EXPECT_EQ(*out.database.find_meta(key), value) << key;
+  }
+  ReportModel m = ungrouped(out.database);
+  const Variable& v = heap_var(m, AllocApi::Calloc);
+  EXPECT_EQ(v.samples, 21u);
+  EXPECT_EQ(v.memory.sum(kMetricLatency), 300u);
+  EXPECT_EQ(v.memory.sum(kMetricLatencySamples), 21u);
+  EXPECT_EQ(v.memory.sum(kLevel(MemLevel::LocalDram)), 8u);
+  EXPECT_EQ(v.memory.sum(kMetricNumaRemote), 7u);
+  EXPECT_EQ(v.memory.sum(kMetricDcMiss), 2u);
+  ASSERT_EQ(m.notes.size(), 2u);
+  EXPECT_NE(m.notes[0].find("lost 1 records"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[0].find("throttled it 2 times"), std::string::npos) << m.notes[0];
+  EXPECT_NE(m.notes[1].find("4 sampled pages had no NUMA node"), std::string::npos) << m.notes[1];
+  // 300 cycles x period 1000 / 3e6 instructions.
+  EXPECT_DOUBLE_EQ(m.assessment.latency_per_instruction, 0.1);
+  EXPECT_EQ(m.assessment.verdict, Boundness::CpuBound);  // 0.1 is not above the threshold
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
