@@ -199,7 +199,9 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
     out << "dropped: " << m.samples_dropped;
     if (m.samples_taken > 0)
       out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken) << ')';
-    if (m.samples_dropped > 0) out << ", the thread's tree was full";
+    if (m.samples_dropped > m.samples_dropped_nested) out << ", the thread's tree was full";
+    if (m.samples_dropped_nested > 0)
+      out << ", " << m.samples_dropped_nested << " inside PAPI overflow handlers";
     out << '\n';
   }
   if (m.has_page_faults) {
@@ -207,6 +209,11 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
     if (m.page_faults_lost > 0) out << "; " << m.page_faults_lost << " lost (ring buffer full)";
     if (m.page_faults_throttled > 0)
       out << "; throttled " << m.page_faults_throttled << " times by the kernel (faults missed)";
+    out << '\n';
+  }
+  for (const Counter& c : m.counters) {
+    out << "counter " << c.event << ": " << c.total << " events";
+    if (c.period > 0) out << " (one sample every " << c.period << "; the code view shows where)";
     out << '\n';
   }
   print_memory_header(m, limit, out);
@@ -383,9 +390,12 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
 
 void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "code", o.width, out);
-  const std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
-                                    {"samples", true, 0, 0}, {"data samples", true, 0, 0},
-                                    {"module", false, 12, 1}, {"location", false, 24, 0}};
+  std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
+                              {"samples", true, 0, 0}, {"data samples", true, 0, 0}};
+  // One column per PAPI counter, named by its event, before the labels.
+  for (const Counter& c : m.counters) cols.push_back({c.event.c_str(), true, 0, 0});
+  cols.push_back({"module", false, 12, 1});
+  cols.push_back({"location", false, 24, 0});
   size_t n = rows_to_print(m.locations.size(), o.top);
   std::vector<std::string> labels;
   for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
@@ -393,10 +403,12 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < n; ++i) {
     const CodeLocation& c = m.locations[i];
-    rows.push_back({std::to_string(i + 1), percent(c.share), std::to_string(c.samples),
-                    std::to_string(c.data_samples),
-                    c.where.module.empty() ? "-" : std::string(basename_of(c.where.module)),
-                    labels[i]});
+    std::vector<std::string> row = {std::to_string(i + 1), percent(c.share),
+                                    std::to_string(c.samples), std::to_string(c.data_samples)};
+    for (uint64_t events : c.counters) row.push_back(std::to_string(events));
+    row.push_back(c.where.module.empty() ? "-" : std::string(basename_of(c.where.module)));
+    row.push_back(labels[i]);
+    rows.push_back(std::move(row));
   }
   if (rows.empty()) {
     out << "No samples.\n";
