@@ -15,7 +15,7 @@ namespace {
 // event for its metric to sum, and "mixed" says when it was not.
 constexpr const char* kCopiedKeys[] = {
     "source", "rate", "min_bytes", "small_every", "track_budget", "exe", "page_faults_period",
-    "numa", "hw_test_standin",
+    "numa", "numa_nodes", "hw_test_standin",
     "counter.0.event", "counter.0.period", "counter.1.event", "counter.1.period",
     "counter.2.event", "counter.2.period", "counter.3.event", "counter.3.period"};
 // META counters summed into the database. The first two are always written; the others (since

@@ -119,6 +119,9 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+// On a one-node machine every page is local by construction: the text leaves NUMA out.
+bool numa_worth_showing(const ReportModel& m) { return m.numa_nodes != 1; }
+
 // The memory lines under the header, as `perf mem` and VTune summarise a run: mean latency,
 // where the data came from, TLB misses, remote NUMA pages; then the assessment (slide 12 of
 // HPCToolkit's SC'13 talk). Only for a database with memory metrics: a soft-source report keeps
@@ -126,6 +129,7 @@ std::string fixed(double v, int decimals) {
 void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) {
   const MemoryStats& s = m.memory;
   if (!s.present()) return;
+  const bool numa = numa_worth_showing(m);
   const size_t width = limit == 0 ? 100 : limit;
   if (s.has_mean_latency)
     out << "latency: mean " << fixed(s.mean_latency, 1) << " cycles over "
@@ -144,12 +148,12 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
     if (shown < s.levels.size()) line += "  +" + std::to_string(s.levels.size() - shown) + " more";
     out << line << tail << '\n';
   }
-  if (s.has_tlb || s.has_numa) {
+  if (s.has_tlb || (numa && s.has_numa)) {
     std::string line;
     if (s.has_tlb)
       line += "TLB miss: " + percent(s.tlb_miss_rate) + " of " +
               std::to_string(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss)) + " samples";
-    if (s.has_numa)
+    if (numa && s.has_numa)
       line += std::string(line.empty() ? "" : "   ") + "remote NUMA: " + percent(s.numa_remote_share) +
               " of " + std::to_string(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote)) + " samples";
     out << line << '\n';
@@ -279,13 +283,15 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
                         const std::vector<std::string>& names, size_t limit, std::ostream& out) {
   const MemoryStats& p = m.memory;
   if (!p.present()) return;
+  const bool numa = numa_worth_showing(m);
   std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0}};
   if (p.has_mean_latency) cols.push_back({"latency", true, 0, 0});
   const size_t per_instruction = cols.size();
   if (p.has_latency_per_instruction) cols.push_back({"lat/instr", true, 0, 1});
   if (!p.levels.empty()) cols.push_back({"top data sources", false, 0, 2});
   if (p.has_tlb) cols.push_back({"TLB miss", true, 0, 0});
-  if (p.has_numa) cols.push_back({"remote", true, 0, 0});
+  if (numa && p.has_numa) cols.push_back({"remote", true, 0, 0});
+  if (cols.size() == 2) return;  // nothing measured worth a column
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < names.size(); ++i) {
     const MemoryStats& s = listed[i]->memory;
@@ -296,7 +302,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
       row.push_back(s.has_latency_per_instruction ? fixed(s.latency_per_instruction, 3) : "-");
     if (!p.levels.empty()) row.push_back(sources_cell(s));
     if (p.has_tlb) row.push_back(s.has_tlb ? percent(s.tlb_miss_rate) : "-");
-    if (p.has_numa) row.push_back(s.has_numa ? percent(s.numa_remote_share) : "-");
+    if (numa && p.has_numa) row.push_back(s.has_numa ? percent(s.numa_remote_share) : "-");
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return;
@@ -306,9 +312,9 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
   if (p.has_mean_latency) legend += "latency: mean cycles per sampled access";
   if (p.has_latency_per_instruction && shown[per_instruction])
     legend += std::string(legend.empty() ? "" : "; ") + "lat/instr: its part of the program's latency per instruction";
-  if (p.has_tlb || p.has_numa)
+  if (p.has_tlb || (numa && p.has_numa))
     legend += std::string(legend.empty() ? "" : "; ") +
-              (p.has_tlb && p.has_numa ? "TLB miss, remote (NUMA page): shares"
+              (p.has_tlb && (numa && p.has_numa) ? "TLB miss, remote (NUMA page): shares"
                : p.has_tlb             ? "TLB miss: share"
                                        : "remote (NUMA page): share") +
               " of the samples that recorded it";

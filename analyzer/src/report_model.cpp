@@ -489,6 +489,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.has_sample_details = db.find_meta("samples_dropped_full") != nullptr;
   m.samples_taken = meta_u64(db, "samples_total");
   m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
+  m.numa_nodes = meta_u64(db, "numa_nodes");
   m.samples_dropped_nested = meta_u64(db, "samples_dropped_nested");
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");

@@ -116,6 +116,9 @@ struct Counter {
 
 struct ReportModel {
   std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
+  // NUMA nodes of the measured machine (META numa_nodes); 0 when unknown or mixed. On one node
+  // every page is local: the text report leaves NUMA out (JSON keeps the counts).
+  uint64_t numa_nodes = 0;
   uint64_t processes = 0, threads = 0, ranks = 0;
   // Groups of the BALANCE section: ranks (processes by META rank, a process without one its own)
   // and threads (TREEs); 0 without the section.

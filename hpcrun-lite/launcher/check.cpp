@@ -114,9 +114,9 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
   else
     print_source(out, "PAPI_<NAME>", "unavailable", why.c_str(),
                  hw.hypervisor && !hw.cpu_pmu ? "a VM without vPMU: use -e soft" : "use -e soft");
-  print_source(out, "sde:::LIB::EV", papi.loaded ? "checked at run time" : "unavailable",
-               papi.loaded ? "a library's software-defined events, counted through PAPI's sde "
-                             "component once the program registers them"
+  print_source(out, "sde:::L::E", papi.loaded ? "works" : "unavailable",
+               papi.loaded ? "a library's software-defined events (PAPI's sde component); "
+                             "each is checked when the program registers it"
                            : papi.error.c_str(), "");
   char auto_why[256];
   auto_choice(hw, auto_why, sizeof auto_why);

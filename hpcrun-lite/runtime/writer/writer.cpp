@@ -270,6 +270,8 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("numa_local", std::to_string(nc.local));
     p.set_meta("numa_remote", std::to_string(nc.remote));
     p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
+    // One node: every page is local by construction, and the report says nothing of NUMA.
+    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
   }
   if (hw_enabled()) {
     // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one
