@@ -11,8 +11,13 @@ namespace hpcl::analysis {
 namespace {
 
 // META keys copied into the database; inputs that disagree give "mixed".
-constexpr const char* kCopiedKeys[] = {"source", "rate", "min_bytes", "small_every", "track_budget",
-                                       "exe", "page_faults_period", "numa", "hw_test_standin"};
+// The counters' names and periods are copied too: counter k of every process must be the same
+// event for its metric to sum, and "mixed" says when it was not.
+constexpr const char* kCopiedKeys[] = {
+    "source", "rate", "min_bytes", "small_every", "track_budget", "exe", "page_faults_period",
+    "numa", "numa_nodes", "hw_test_standin",
+    "counter.0.event", "counter.0.period", "counter.1.event", "counter.1.period",
+    "counter.2.event", "counter.2.period", "counter.3.event", "counter.3.period"};
 // META counters summed into the database. The first two are always written; the others (since
 // format 1.2) only when some input had them, so a database of older profiles does not claim zeros.
 constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped",
@@ -32,7 +37,11 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "hw_lost",              "hw_throttled",
                                        "hw_malformed",         "hw_not_valid",
                                        "hw_kernel",            "hw_in_runtime",
-                                       "hw_dropped"};
+                                       "hw_dropped",
+                                       // PAPI counters (papi_source.h).
+                                       "counter_overflows",    "counter_overflows_in_runtime",
+                                       "counter_overflows_nested", "counter_overflows_dropped",
+                                       "counter_threads_failed", "samples_dropped_nested"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

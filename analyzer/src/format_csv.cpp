@@ -105,14 +105,19 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
       row(out, cells);
     }
   } else {
-    row(out, {"rank", "function", "file", "line", "module", "label", "share", "samples",
-              "data_samples"});
+    std::vector<std::string> header = {"rank", "function", "file", "line", "module", "label",
+                                       "share", "samples", "data_samples"};
+    for (const Counter& c : m.counters) header.push_back(c.event);
+    row(out, header);
     size_t n = rows_to_print(m.locations.size(), options.top);
     for (size_t i = 0; i < n; ++i) {
       const CodeLocation& c = m.locations[i];
-      row(out, {std::to_string(i + 1), c.where.function, c.where.file, std::to_string(c.where.line),
-                c.where.module, c.label, fixed(c.share), std::to_string(c.samples),
-                std::to_string(c.data_samples)});
+      std::vector<std::string> cells = {std::to_string(i + 1), c.where.function, c.where.file,
+                                        std::to_string(c.where.line), c.where.module, c.label,
+                                        fixed(c.share), std::to_string(c.samples),
+                                        std::to_string(c.data_samples)};
+      for (uint64_t events : c.counters) cells.push_back(std::to_string(events));
+      row(out, cells);
     }
   }
 }

@@ -236,6 +236,7 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   if (m.has_sample_details) {
     w.field("samples_taken", m.samples_taken);
     w.field("samples_dropped_full", m.samples_dropped_full);
+    if (m.samples_dropped_nested > 0) w.field("samples_dropped_nested", m.samples_dropped_nested);
     w.field("unresolved_samples", m.samples_unresolved);
     w.field("offsets_lost", m.offsets_lost);
   }
@@ -252,6 +253,18 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
     write_memory_fields(w, m.memory);
     write_assessment(w, m.assessment);
     w.end_object();
+  }
+  if (!m.counters.empty()) {
+    w.key("counters");
+    w.begin_array();
+    for (const Counter& c : m.counters) {
+      w.begin_object();
+      w.field("event", c.event);
+      w.field("period", c.period);
+      w.field("events", c.total);
+      w.end_object();
+    }
+    w.end_array();
   }
   w.key("notes");
   w.begin_array();
@@ -292,6 +305,12 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
       }
       w.field_fixed("share", c.share, kShareDecimals);
       write_samples(w, c.samples, &c.data_samples);
+      if (!c.counters.empty()) {
+        w.key("counters");
+        w.begin_object();
+        for (size_t k = 0; k < c.counters.size(); ++k) w.field(m.counters[k].event, c.counters[k]);
+        w.end_object();
+      }
       w.end_object();
     }
     w.end_array();

@@ -119,6 +119,9 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+// On a one-node machine every page is local by construction: the text leaves NUMA out.
+bool numa_worth_showing(const ReportModel& m) { return m.numa_nodes != 1; }
+
 // The memory lines under the header, as `perf mem` and VTune summarise a run: mean latency,
 // where the data came from, TLB misses, remote NUMA pages; then the assessment (slide 12 of
 // HPCToolkit's SC'13 talk). Only for a database with memory metrics: a soft-source report keeps
@@ -126,6 +129,7 @@ std::string fixed(double v, int decimals) {
 void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) {
   const MemoryStats& s = m.memory;
   if (!s.present()) return;
+  const bool numa = numa_worth_showing(m);
   const size_t width = limit == 0 ? 100 : limit;
   if (s.has_mean_latency)
     out << "latency: mean " << fixed(s.mean_latency, 1) << " cycles over "
@@ -144,12 +148,12 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
     if (shown < s.levels.size()) line += "  +" + std::to_string(s.levels.size() - shown) + " more";
     out << line << tail << '\n';
   }
-  if (s.has_tlb || s.has_numa) {
+  if (s.has_tlb || (numa && s.has_numa)) {
     std::string line;
     if (s.has_tlb)
       line += "TLB miss: " + percent(s.tlb_miss_rate) + " of " +
               std::to_string(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss)) + " samples";
-    if (s.has_numa)
+    if (numa && s.has_numa)
       line += std::string(line.empty() ? "" : "   ") + "remote NUMA: " + percent(s.numa_remote_share) +
               " of " + std::to_string(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote)) + " samples";
     out << line << '\n';
@@ -199,7 +203,9 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
     out << "dropped: " << m.samples_dropped;
     if (m.samples_taken > 0)
       out << " of " << m.samples_taken << " taken (" << fraction_of(m.samples_dropped, m.samples_taken) << ')';
-    if (m.samples_dropped > 0) out << ", the thread's tree was full";
+    if (m.samples_dropped > m.samples_dropped_nested) out << ", the thread's tree was full";
+    if (m.samples_dropped_nested > 0)
+      out << ", " << m.samples_dropped_nested << " inside PAPI overflow handlers";
     out << '\n';
   }
   if (m.has_page_faults) {
@@ -207,6 +213,11 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
     if (m.page_faults_lost > 0) out << "; " << m.page_faults_lost << " lost (ring buffer full)";
     if (m.page_faults_throttled > 0)
       out << "; throttled " << m.page_faults_throttled << " times by the kernel (faults missed)";
+    out << '\n';
+  }
+  for (const Counter& c : m.counters) {
+    out << "counter " << c.event << ": " << c.total << " events";
+    if (c.period > 0) out << " (one sample every " << c.period << "; the code view shows where)";
     out << '\n';
   }
   print_memory_header(m, limit, out);
@@ -272,13 +283,15 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
                         const std::vector<std::string>& names, size_t limit, std::ostream& out) {
   const MemoryStats& p = m.memory;
   if (!p.present()) return;
+  const bool numa = numa_worth_showing(m);
   std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0}};
   if (p.has_mean_latency) cols.push_back({"latency", true, 0, 0});
   const size_t per_instruction = cols.size();
   if (p.has_latency_per_instruction) cols.push_back({"lat/instr", true, 0, 1});
   if (!p.levels.empty()) cols.push_back({"top data sources", false, 0, 2});
   if (p.has_tlb) cols.push_back({"TLB miss", true, 0, 0});
-  if (p.has_numa) cols.push_back({"remote", true, 0, 0});
+  if (numa && p.has_numa) cols.push_back({"remote", true, 0, 0});
+  if (cols.size() == 2) return;  // nothing measured worth a column
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < names.size(); ++i) {
     const MemoryStats& s = listed[i]->memory;
@@ -289,7 +302,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
       row.push_back(s.has_latency_per_instruction ? fixed(s.latency_per_instruction, 3) : "-");
     if (!p.levels.empty()) row.push_back(sources_cell(s));
     if (p.has_tlb) row.push_back(s.has_tlb ? percent(s.tlb_miss_rate) : "-");
-    if (p.has_numa) row.push_back(s.has_numa ? percent(s.numa_remote_share) : "-");
+    if (numa && p.has_numa) row.push_back(s.has_numa ? percent(s.numa_remote_share) : "-");
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return;
@@ -299,9 +312,9 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
   if (p.has_mean_latency) legend += "latency: mean cycles per sampled access";
   if (p.has_latency_per_instruction && shown[per_instruction])
     legend += std::string(legend.empty() ? "" : "; ") + "lat/instr: its part of the program's latency per instruction";
-  if (p.has_tlb || p.has_numa)
+  if (p.has_tlb || (numa && p.has_numa))
     legend += std::string(legend.empty() ? "" : "; ") +
-              (p.has_tlb && p.has_numa ? "TLB miss, remote (NUMA page): shares"
+              (p.has_tlb && (numa && p.has_numa) ? "TLB miss, remote (NUMA page): shares"
                : p.has_tlb             ? "TLB miss: share"
                                        : "remote (NUMA page): share") +
               " of the samples that recorded it";
@@ -383,9 +396,12 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
 
 void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "code", o.width, out);
-  const std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
-                                    {"samples", true, 0, 0}, {"data samples", true, 0, 0},
-                                    {"module", false, 12, 1}, {"location", false, 24, 0}};
+  std::vector<Column> cols = {{"#", true, 0, 0},       {"share", true, 0, 0},
+                              {"samples", true, 0, 0}, {"data samples", true, 0, 0}};
+  // One column per PAPI counter, named by its event, before the labels.
+  for (const Counter& c : m.counters) cols.push_back({c.event.c_str(), true, 0, 0});
+  cols.push_back({"module", false, 12, 1});
+  cols.push_back({"location", false, 24, 0});
   size_t n = rows_to_print(m.locations.size(), o.top);
   std::vector<std::string> labels;
   for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
@@ -393,10 +409,12 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < n; ++i) {
     const CodeLocation& c = m.locations[i];
-    rows.push_back({std::to_string(i + 1), percent(c.share), std::to_string(c.samples),
-                    std::to_string(c.data_samples),
-                    c.where.module.empty() ? "-" : std::string(basename_of(c.where.module)),
-                    labels[i]});
+    std::vector<std::string> row = {std::to_string(i + 1), percent(c.share),
+                                    std::to_string(c.samples), std::to_string(c.data_samples)};
+    for (uint64_t events : c.counters) row.push_back(std::to_string(events));
+    row.push_back(c.where.module.empty() ? "-" : std::string(basename_of(c.where.module)));
+    row.push_back(labels[i]);
+    rows.push_back(std::move(row));
   }
   if (rows.empty()) {
     out << "No samples.\n";

@@ -44,6 +44,21 @@ bool meta_count(const Profile& db, const char* key, uint64_t* out) {
   return ec == std::errc() && end == s->data() + s->size();
 }
 
+// A program-wide count: META `key` when the runtime wrote it, else the events of the PAPI
+// counter named `papi_event` (`-e PAPI_TOT_INS`), summed over the tree.
+bool program_count(const Profile& db, const char* key, const char* papi_event, uint64_t* out) {
+  if (meta_count(db, key, out)) return true;
+  for (uint16_t id = kMetricCounterBase; id < kMetricCounterEnd; ++id) {
+    const std::string name = "counter." + std::to_string(id - kMetricCounterBase) + ".event";
+    const std::string* event = db.find_meta(name.c_str());
+    if (event == nullptr || *event != papi_event || db.trees.empty()) continue;
+    *out = 0;
+    for (const Node& node : db.trees[0].nodes) *out += node.metric(id);
+    return true;
+  }
+  return false;
+}
+
 double ratio(uint64_t part, uint64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0;
 }
@@ -88,7 +103,7 @@ MemoryContext memory_context(const Profile& db) {
   // The soft source's rate is samples per second, not events per sample.
   const bool hardware = source != nullptr && !source->empty() && *source != "soft" && *source != "mixed";
   c.has_period = hardware && meta_count(db, "rate", &c.period) && c.period > 0;
-  c.has_instructions = meta_count(db, "instructions", &c.instructions);
+  c.has_instructions = program_count(db, "instructions", "PAPI_TOT_INS", &c.instructions);
   return c;
 }
 
@@ -103,7 +118,8 @@ void add_memory_notes(const Profile& db, std::vector<std::string>& notes) {
                     std::to_string(throttled) +
                     " times (too many samples per second); their samples are not in this report: "
                     "a larger period loses fewer.");
-  if (unresolved > 0)
+  uint64_t nodes = 0;
+  if (unresolved > 0 && !(meta_count(db, "numa_nodes", &nodes) && nodes == 1))
     notes.push_back(std::to_string(unresolved) +
                     " sampled pages had no NUMA node when looked up (freed before); they are in "
                     "neither numa_local nor numa_remote.");
@@ -118,7 +134,7 @@ MemoryAssessment assess_memory(const Profile& db, const MemoryContext& context,
   a.period = context.period;
   a.has_instructions = context.has_instructions;
   a.instructions = context.instructions;
-  a.has_cycles = meta_count(db, "cycles", &a.cycles);
+  a.has_cycles = program_count(db, "cycles", "PAPI_TOT_CYC", &a.cycles);
   if (a.has_cycles && a.has_instructions && a.instructions > 0)
     a.cycles_per_instruction = ratio(a.cycles, a.instructions);
   a.memory_instruction_share = ratio(data_samples, total_samples);

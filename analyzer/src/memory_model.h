@@ -74,9 +74,9 @@ const char* boundness_name(Boundness b);  // "unknown", "memory-bound", "cpu-bou
 struct MemoryAssessment {
   Boundness verdict = Boundness::Unknown;
   bool has_latency = false;          // some sample carried a latency
-  bool has_instructions = false;     // META instructions
+  bool has_instructions = false;     // META instructions, else the PAPI_TOT_INS counter's events
   uint64_t instructions = 0;
-  bool has_cycles = false;           // META cycles
+  bool has_cycles = false;           // META cycles, else the PAPI_TOT_CYC counter's events
   uint64_t cycles = 0;
   bool has_period = false;           // META rate of a hardware source
   uint64_t period = 0;

@@ -31,6 +31,30 @@ std::string meta_str(const Profile& db, const char* key) {
   return s != nullptr ? *s : std::string();
 }
 
+// The counters the database names (META counter.<k>.event), with their totals.
+std::vector<Counter> counters_of(const Profile& db) {
+  std::vector<Counter> out;
+  for (uint16_t id = kMetricCounterBase; id < kMetricCounterEnd; ++id) {
+    const std::string key = "counter." + std::to_string(id - kMetricCounterBase);
+    const std::string* event = db.find_meta((key + ".event").c_str());
+    if (event == nullptr) continue;
+    Counter c;
+    c.metric = id;
+    c.event = *event;
+    c.period = meta_u64(db, (key + ".period").c_str());
+    if (!db.trees.empty())
+      for (const Node& node : db.trees[0].nodes) c.total += node.metric(id);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool has_counter(const Node& node) {
+  for (const Metric& x : node.metrics)
+    if (x.id >= kMetricCounterBase && x.id < kMetricCounterEnd) return true;
+  return false;
+}
+
 // Frame -> its inline-expanded locations, from the SYMBOLS section.
 class Expander {
  public:
@@ -271,10 +295,14 @@ void add_notes(ReportModel& m, const Profile& db) {
     m.notes.push_back(std::to_string(m.samples_in_runtime) +
                       " samples interrupted the profiler's own allocation tracking; they are code "
                       "time of the interrupted instruction, without a data address.");
-  if (m.samples_dropped > 0)
-    m.notes.push_back(std::to_string(m.samples_dropped) +
+  if (m.samples_dropped > m.samples_dropped_nested)
+    m.notes.push_back(std::to_string(m.samples_dropped - m.samples_dropped_nested) +
                       " samples were dropped by the runtime (the thread's calling-context tree was "
                       "full) and are not in this report.");
+  if (m.samples_dropped_nested > 0)
+    m.notes.push_back(std::to_string(m.samples_dropped_nested) +
+                      " samples landed while the thread was recording a PAPI counter overflow and "
+                      "are not in this report (the profiler's own time).");
   if (m.offsets_lost > 0)
     m.notes.push_back(std::to_string(m.offsets_lost) +
                       " samples are missing from the offset histograms (the runtime's table of "
@@ -461,6 +489,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.has_sample_details = db.find_meta("samples_dropped_full") != nullptr;
   m.samples_taken = meta_u64(db, "samples_total");
   m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
+  m.numa_nodes = meta_u64(db, "numa_nodes");
+  m.samples_dropped_nested = meta_u64(db, "samples_dropped_nested");
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");
   m.samples_overflowed = meta_u64(db, "samples_overflowed");
@@ -491,6 +521,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
   const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
   const std::vector<uint64_t> faults = inclusive_metric(tree, kMetricPageFaults);
+  m.counters = counters_of(db);
   m.total_samples = n > 0 ? inclusive[0] : 0;
   m.page_faults = n > 0 ? faults[0] : 0;
   m.has_page_faults |= m.page_faults > 0;
@@ -535,7 +566,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
       m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i)});
     uint64_t samples = node.metric(kMetricSamples);
-    if (samples == 0) continue;
+    const bool counted = !m.counters.empty() && has_counter(node);
+    if (samples == 0 && !counted) continue;
     const bool data = is_data_root(category[i]);
     if (data) m.data_samples += samples;
     if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
@@ -552,10 +584,16 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       }
       CodeKey key{where.function, where.file, where.line, where.module, where.offset};
       auto [it, fresh] = code_index.try_emplace(key, m.locations.size());
-      if (fresh) m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0});
-      m.locations[it->second].samples += samples;
-      if (data) m.locations[it->second].data_samples += samples;
+      if (fresh) {
+        m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
+        m.locations.back().counters.assign(m.counters.size(), 0);
+      }
+      CodeLocation& loc = m.locations[it->second];
+      loc.samples += samples;
+      if (data) loc.data_samples += samples;
+      for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
     }
+    if (samples == 0) continue;
 
     if (var[i] == kNone) continue;
     // Only the leaf and its samples for now: paths are expanded after sorting, and only as many
@@ -594,6 +632,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   std::stable_sort(m.locations.begin(), m.locations.end(),
                    [](const CodeLocation& x, const CodeLocation& y) {
                      if (x.samples != y.samples) return x.samples > y.samples;
+                     if (!x.counters.empty() && x.counters[0] != y.counters[0])
+                       return x.counters[0] > y.counters[0];
                      return std::tie(x.label, x.where.module) < std::tie(y.label, y.where.module);
                    });
   add_notes(m, db);

@@ -102,10 +102,23 @@ struct CodeLocation {
   uint64_t samples = 0;      // every sample at this location
   uint64_t data_samples = 0; // those attributed to a variable (heap, static or unknown data)
   double share = 0;          // samples / total samples
+  // Events of each counter (ReportModel::counters, same order) at this location.
+  std::vector<uint64_t> counters;
+};
+
+// A PAPI event counted beside the samples (format 1.5 counter metrics, META counter.<k>.*).
+struct Counter {
+  uint16_t metric = 0;  // hpcl::kMetricCounterBase + k
+  std::string event;    // as the user asked for it: "PAPI_TOT_CYC"; "mixed" when inputs differ
+  uint64_t period = 0;  // events per overflow; 0 when unknown or mixed
+  uint64_t total = 0;   // events counted over the whole run (inclusive at the root)
 };
 
 struct ReportModel {
   std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
+  // NUMA nodes of the measured machine (META numa_nodes); 0 when unknown or mixed. On one node
+  // every page is local: the text report leaves NUMA out (JSON keeps the counts).
+  uint64_t numa_nodes = 0;
   uint64_t processes = 0, threads = 0, ranks = 0;
   // Groups of the BALANCE section: ranks (processes by META rank, a process without one its own)
   // and threads (TREEs); 0 without the section.
@@ -119,6 +132,7 @@ struct ReportModel {
   bool has_sample_details = false;
   uint64_t samples_taken = 0;         // every sample the runtime took, dropped ones included
   uint64_t samples_dropped_full = 0;  // dropped: the thread's tree was full
+  uint64_t samples_dropped_nested = 0;  // dropped: inside a PAPI overflow handler (1.5)
   uint64_t samples_unresolved = 0;    // memory operand whose address could not be computed
   uint64_t offsets_lost = 0;          // samples missing from offset histograms (table full)
   uint64_t samples_overflowed = 0;    // sampling signals the kernel could not queue (lost)
@@ -137,8 +151,11 @@ struct ReportModel {
   MemoryStats memory;
   MemoryAssessment assessment;
 
+  std::vector<Counter> counters;        // the PAPI events of the run, in metric order
   std::vector<Variable> variables;      // samples descending, ties by name
-  std::vector<CodeLocation> locations;  // samples descending, ties by label
+  // Samples descending, ties by label; a location with counter events and no samples comes
+  // after every sampled one, by its first counter.
+  std::vector<CodeLocation> locations;
 };
 
 struct ReportModelOptions {

@@ -82,7 +82,8 @@ bool has_memory_metrics(const Profile& p) {
       for (const Metric& m : n.metrics)
         // Latency (1) and the data sources (16..31) were named in 1.0 already.
         if ((m.id >= kMetricLatencySamples && m.id <= kMetricNumaRemote) ||
-            (m.id >= kMetricTlbHit && m.id <= kMetricDcMiss))
+            (m.id >= kMetricTlbHit && m.id <= kMetricDcMiss) ||
+            (m.id >= kMetricCounterBase && m.id < kMetricCounterEnd))
           return true;
   return false;
 }

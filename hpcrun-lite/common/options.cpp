@@ -74,11 +74,25 @@ static bool is_papi_name(const char* s, size_t len) {
   return true;
 }
 
+// A PAPI native event named with its component or PMU, as PAPI prints them: "sde:::LIB::EVENT",
+// "perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS", "skx::MEM_LOAD_RETIRED:L3_MISS". The name (colons
+// and all) runs up to '@'; PAPI checks it.
+static size_t native_papi_name_len(const char* s, size_t len) {
+  size_t n = 0;
+  while (n < len && s[n] != '@') ++n;
+  if (n >= kMaxPapiName || !memmem(s, n, "::", 2) || s[0] == ':') return 0;
+  for (size_t i = 0; i < n; ++i)
+    if (s[i] <= ' ' || s[i] > '~' || s[i] == ',') return 0;
+  return n;
+}
+
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen) {
-  // NAME, then "@RATE" up to the first ':', then ":ldlat=N" (pebs-load only).
-  size_t name_len = 0;
-  while (name_len < len && text[name_len] != '@' && text[name_len] != ':') ++name_len;
-  const char* colon = static_cast<const char*>(memchr(text, ':', len));
+  // NAME, then "@RATE" up to the first ':', then ":ldlat=N" (pebs-load only). A PAPI native
+  // event's name has colons of its own.
+  size_t name_len = native_papi_name_len(text, len);
+  const bool native = name_len > 0;
+  while (!native && name_len < len && text[name_len] != '@' && text[name_len] != ':') ++name_len;
+  const char* colon = native ? nullptr : static_cast<const char*>(memchr(text, ':', len));
   size_t rate_end = colon ? size_t(colon - text) : len;
   struct { const char* name; SourceKind kind; } names[] = {
       {"auto", SourceKind::Auto},       {"soft", SourceKind::Soft},
@@ -94,7 +108,7 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
       found = true;
     }
   }
-  if (!found && is_papi_name(text, name_len)) {
+  if (!found && (native || is_papi_name(text, name_len))) {
     out->kind = SourceKind::Papi;
     memcpy(out->papi_event, text, name_len);
     found = true;
@@ -102,13 +116,18 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
   if (!found) {
     snprintf(err, errlen,
              "unknown sampling source '%.*s' (known: auto, soft, pebs-load, pebs-store, ibs-op, "
-             "page-faults, PAPI_<NAME>)", int(name_len), text);
+             "page-faults, PAPI_<NAME>, COMPONENT::EVENT)", int(name_len), text);
     return false;
   }
   if (name_len < rate_end) {  // text[name_len] == '@'
     size_t rlen = rate_end - name_len - 1;
     if (!parse_u64(text + name_len + 1, rlen, &out->rate) || out->rate == 0) {
       snprintf(err, errlen, "bad rate in '%.*s': expected a positive integer", int(len), text);
+      return false;
+    }
+    if (out->kind == SourceKind::Papi && out->rate > 0x7fffffffu) {
+      snprintf(err, errlen, "PAPI period %llu is above PAPI's maximum %u",
+               (unsigned long long)out->rate, 0x7fffffffu);
       return false;
     }
     if (out->kind == SourceKind::Soft && out->rate > kMaxSoftRate) {

@@ -18,6 +18,9 @@ inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
 inline constexpr const char* kEnvNuma = "HPCRUN_LITE_NUMA";  // "0": no NUMA placement lookup
 
 inline constexpr uint64_t kDefaultSoftRate = 1000;  // samples/s per thread of CPU time
+// PAPI events without @PERIOD: one overflow per million events (PAPI_TOT_CYC: about a thousand a
+// second on a 1 GHz core, as the soft source's default rate).
+inline constexpr uint64_t kDefaultPapiPeriod = 1000000;
 inline constexpr uint64_t kMaxSoftRate = 20000;
 inline constexpr uint64_t kDefaultMinBytes = 4096;
 // --small-every: "auto" (adaptive, every block while within the budget), 0 (never), N (fixed
@@ -33,7 +36,7 @@ inline constexpr uint64_t kDefaultTrackBudget = 50000;
 enum class SourceKind : uint8_t {
   Auto, Soft, Pebs, Ibs,
   PebsStore,   // pebs-store: precise stores
-  Papi,        // PAPI_<NAME>: a PAPI preset counter, named in SourceSpec::papi_event
+  Papi,        // PAPI_<NAME> or COMPONENT::EVENT: a PAPI event, named in SourceSpec::papi_event
   PageFaults,  // page-faults: first touch
 };
 const char* source_name(SourceKind kind);
@@ -45,7 +48,7 @@ struct SourceSpec {
   // samples) for the hardware sources and PAPI. 0 = the source's default.
   uint64_t rate = 0;
   uint32_t ldlat = 0;                // pebs-load ":ldlat=N" (cycles), 0 = the default
-  char papi_event[kMaxPapiName] = {};  // Papi only: "PAPI_TOT_CYC"
+  char papi_event[kMaxPapiName] = {};  // Papi only: "PAPI_TOT_CYC", "sde:::LIB::EVENT"
 };
 
 inline constexpr int kMaxSources = 4;

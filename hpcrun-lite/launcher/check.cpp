@@ -109,14 +109,15 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
   }
   std::string why;
   bool papi_ok = papi_event_available(papi, "PAPI_TOT_CYC", &why);
-  if (papi_ok && !kRuntimeCountsPapi)
-    print_source(out, "PAPI_<NAME>", "no reader", "PAPI counts here, but this version does not count "
-                 "PAPI events yet", "");
-  else if (papi_ok)
+  if (papi_ok)
     print_source(out, "PAPI_<NAME>", "works", "the presets listed above", "");
   else
     print_source(out, "PAPI_<NAME>", "unavailable", why.c_str(),
                  hw.hypervisor && !hw.cpu_pmu ? "a VM without vPMU: use -e soft" : "use -e soft");
+  print_source(out, "sde:::L::E", papi.loaded ? "works" : "unavailable",
+               papi.loaded ? "a library's software-defined events (PAPI's sde component); "
+                             "each is checked when the program registers it"
+                           : papi.error.c_str(), "");
   char auto_why[256];
   auto_choice(hw, auto_why, sizeof auto_why);
   fprintf(out, "\nauto -> %s\n", auto_why);

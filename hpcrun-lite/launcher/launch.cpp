@@ -118,6 +118,17 @@ int launch(const LaunchRequest& req) {
   }
 
   std::string preload = lib;
+  // A library registers its software-defined events in its constructor, and libsde looks for
+  // PAPI right then, in the global scope: PAPI must be loaded before the program's libraries
+  // start, which only a preload does. Other PAPI events need no such thing (the runtime opens
+  // libpapi locally when it starts).
+  for (int i = 0; i < req.opts.nsources; ++i) {
+    if (req.opts.sources[i].kind == SourceKind::Papi &&
+        strncmp(req.opts.sources[i].papi_event, "sde:::", 6) == 0) {
+      preload.append(":libpapi.so.7.0");
+      break;
+    }
+  }
   if (const char* old = getenv("LD_PRELOAD"); old && *old) preload.append(":").append(old);
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv(kEnvOut, dir.c_str(), 1);

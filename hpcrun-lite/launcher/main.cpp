@@ -38,7 +38,8 @@ void usage(FILE* out) {
       "                               each thread's CPU time (default %llu, at most %llu)\n"
       "                         pebs-load[@P][:ldlat=N], pebs-store[@P], ibs-op[@P]\n"
       "                               precise hardware sources, P = event period\n"
-      "                         PAPI_NAME[@P]  a PAPI preset counter (PAPI_TOT_CYC, ...)\n"
+      "                         PAPI_NAME[@P], COMPONENT::EVENT[@P]  a PAPI counter beside\n"
+      "                               the address source (PAPI_TOT_CYC, sde:::LIB::EV, ...)\n"
       "                       a source named here that this machine cannot give stops the\n"
       "                       launcher before the program starts (exit status 3)\n"
       "  --min-bytes N        allocations of at least N bytes are always tracked\n"
@@ -92,11 +93,6 @@ int refuse_unavailable(const Options& opts) {
         probed = true;
         say_refusal(spec.papi_event, why.c_str(), hw.hypervisor && !hw.cpu_pmu
                     ? "a VM without vPMU: use -e soft" : "use -e soft, or a machine PAPI has counters on");
-        return kExitUnavailable;
-      }
-      if (!kRuntimeCountsPapi) {
-        say_refusal(spec.papi_event, "PAPI counts it here, but this version does not count PAPI "
-                    "events yet", "use -e soft");
         return kExitUnavailable;
       }
       continue;

@@ -28,11 +28,9 @@ struct PapiView {
 
 PapiView papi_view();
 
-// Whether `-e NAME` (a PAPI preset) can be counted here. On false, *why says so, naming what PAPI
+// Whether `-e NAME` (a PAPI preset or native event) can be counted here; a software-defined
+// event (sde:::) is left to the runtime, since the program defines it. On false, *why says so, naming what PAPI
 // reported (no hardware counters, the component's disabled reason, an unknown name).
 bool papi_event_available(const PapiView& view, const char* name, std::string* why);
-
-// Counting PAPI events in the runtime is not in this version: an available event is still refused.
-inline constexpr bool kRuntimeCountsPapi = false;
 
 }  // namespace hpcrun

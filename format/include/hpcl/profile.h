@@ -124,6 +124,12 @@ enum MetricId : uint16_t {
   kMetricLocked = 34,   // samples of locked (atomic) instructions
   kMetricHitm = 35,     // samples whose line was found modified in another core's cache
   kMetricDcMiss = 36,   // IBS: samples that missed the L1 data cache
+  // Counter metrics (format 1.5): events of the PAPI event k counted at this node's code, in
+  // units of the event (each overflow adds the event's period). META counter.<k>.event names the
+  // event and counter.<k>.period its period; always under the no-data root, since a counter
+  // says which code, not which variable.
+  kMetricCounterBase = 64,
+  kMetricCounterEnd = 80,  // one past the last: 16 counters
 };
 
 // Where the data of a sampled access came from, as metric kMetricDataSrcBase + level. The

@@ -31,6 +31,7 @@
 #include "sources/hw/hw_source.h"
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
+#include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "sources/source_verdict.h"
@@ -42,7 +43,7 @@
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", true, 0, {}, {}, 0};
+                                    kDefaultSoftRate, "soft", true, 0, 0, {}, {}, {}, {}, 0};
 constinit HeapMap g_heap;
 constinit HeapExtent g_heap_extent;
 constinit AllocSites g_sites;
@@ -107,6 +108,11 @@ void read_options() {
     for (int i = 0; i < opts.nsources; ++i) {
       if (opts.sources[i].kind == SourceKind::PageFaults) {
         g_config.page_fault_period = opts.sources[i].rate ? opts.sources[i].rate : 1;
+      } else if (opts.sources[i].kind == SourceKind::Papi) {
+        // Counted beside the address source, which stays the default one when none is named.
+        int k = g_config.npapi++;
+        memcpy(g_config.papi_events[k], opts.sources[i].papi_event, sizeof g_config.papi_events[k]);
+        g_config.papi_periods[k] = opts.sources[i].rate ? opts.sources[i].rate : kDefaultPapiPeriod;
       } else if (!sampling) {
         spec = opts.sources[i];
         sampling = true;
@@ -290,6 +296,11 @@ __attribute__((constructor)) void runtime_init() {
   if (g_config.sampling || g_config.page_fault_period)
     sampler_init(g_config.rate, sampling_signal(), g_config.sampling && !hw,
                  !hw || g_config.page_fault_period != 0);
+  if (g_config.npapi) {
+    PapiEventRequest req[kMaxPapiEvents];
+    for (int i = 0; i < g_config.npapi; ++i) req[i] = {g_config.papi_events[i], g_config.papi_periods[i]};
+    papi_init(req, g_config.npapi);
+  }
   process_end_init();
   pthread_key_create(&g_thread_key, on_thread_exit);
   pthread_atfork(prefork, postfork_parent, postfork_child);

@@ -20,6 +20,10 @@ struct RuntimeConfig {
   const char* source;    // "soft"; "page-faults" when that is the only source
   bool sampling;         // an address-sampling source runs (not only page faults)
   uint64_t page_fault_period;  // the page-fault source's period; 0 without it
+  // PAPI events counted beside the sources (papi_source.h): names as typed, and periods.
+  int npapi;
+  char papi_events[4][48];
+  uint64_t papi_periods[4];
   char out_dir[1024];
   char cmdline[2048];
   uint64_t start_ns;

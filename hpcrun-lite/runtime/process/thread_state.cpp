@@ -12,6 +12,7 @@
 #include "process/runtime.h"
 #include "sources/hw/hw_source.h"
 #include "sources/page_faults/page_faults.h"
+#include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "trees/unwind.h"
@@ -51,6 +52,7 @@ void find_stack(ThreadState* ts) {
 void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
   ts->perf_fd = -1;
+  ts->papi_set = -1;
   ts->pf_fd = -1;
   ts->pf_wake_fd = -1;
   ts->hw_fd = -1;
@@ -94,6 +96,7 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   sampler_start_thread(ts);
   pagefaults_start_thread(ts);
   hw_start_thread(ts);
+  papi_start_thread(ts);
   return ts;
 }
 
@@ -103,6 +106,7 @@ void thread_end(ThreadState* ts) {
   pagefaults_stop_thread(ts);
   hw_stop_thread(ts);
   sampler_numa_flush(ts);
+  papi_stop_thread(ts);
   // From here on a sampling signal still pending for this thread finds no state: the next
   // owner of `ts` must be the only thread that inserts into its tree.
   if (t_state == ts) {
@@ -156,10 +160,11 @@ void threads_after_fork_child() {
     pagefaults_forget(t);
     hw_forget(t);
   }
+  papi_forget();
   if (self) {
     self->tid = pid_t(syscall(SYS_gettid));
     self->cct.reset();
-    self->samples = self->busy = self->dropped = self->nodata = self->unresolved = 0;
+    self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
     if (self->perf_fd >= 0) {
       fd_guard_close(self->perf_fd);
       self->perf_fd = -1;

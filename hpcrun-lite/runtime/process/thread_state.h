@@ -31,6 +31,7 @@ struct ThreadState {
   uint32_t index;            // 0 = the first thread measured (main)
   pid_t tid;
   int perf_fd;               // -1 when not sampling
+  int papi_set;              // the thread's PAPI event set, -1 without (papi_source.h)
   int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
   PerfRing pf_ring;          // its ring buffer
   int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
@@ -54,6 +55,7 @@ struct ThreadState {
   uint64_t samples;          // every signal that reached the handler
   uint64_t busy;             // landed inside the runtime: code time under no data, PC only
   uint64_t dropped;          // tree full: not recorded
+  uint64_t nested;           // landed in another source's handler on this thread: not recorded
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).

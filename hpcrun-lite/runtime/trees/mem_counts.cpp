@@ -22,6 +22,7 @@ int mem_counts_metrics(const MemCounts& m, hpcl::Metric* out) {
   put(hpcl::kMetricLocked, m.locked);
   put(hpcl::kMetricHitm, m.hitm);
   put(hpcl::kMetricDcMiss, m.dc_miss);
+  for (int k = 0; k < kMaxCounters; ++k) put(uint16_t(hpcl::kMetricCounterBase + k), m.counters[k]);
   return n;
 }
 

@@ -15,6 +15,7 @@
 namespace hpcrun {
 
 inline constexpr int kMemLevels = int(hpcl::MemLevel::Count);
+inline constexpr int kMaxCounters = 4;  // PAPI events at once (options.h kMaxSources)
 
 struct MemCounts {
   uint64_t latency = 0;          // sum of cycles (kMetricLatency)
@@ -23,11 +24,14 @@ struct MemCounts {
   uint64_t tlb_hit = 0, tlb_miss = 0;
   uint64_t locked = 0, hitm = 0, dc_miss = 0;
   uint64_t numa_local = 0, numa_remote = 0;
+  // PAPI events counted at this node (kMetricCounterBase + k, papi_source.h): code-centric
+  // counters share the side table, since most nodes have none.
+  uint64_t counters[kMaxCounters] = {};
 };
 
 // The format's (metric id, value) pairs of `m`, zeros left out, into `out` (room for
 // kMaxMemMetrics). Returns how many.
-inline constexpr int kMaxMemMetrics = 9 + kMemLevels;
+inline constexpr int kMaxMemMetrics = 9 + kMemLevels + kMaxCounters;
 int mem_counts_metrics(const MemCounts& m, hpcl::Metric* out);
 
 class MemTable {

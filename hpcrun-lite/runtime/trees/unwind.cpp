@@ -118,11 +118,14 @@ namespace {
 // Return addresses buf[from, n) as call sites (return address - 1), without our own frames: the
 // allocation wrappers anywhere in an allocation path, the thread-start trampoline at the bottom
 // of every thread's access paths.
-int call_sites(void* const* buf, int from, int n, uint64_t* out, int max) {
+int call_sites(void* const* buf, int from, int n, uint64_t* out, int max,
+               const CodeRange* skip = nullptr, int nskip = 0) {
   int k = 0;
   for (int i = from; i < n && k < max; ++i) {
     auto a = reinterpret_cast<uint64_t>(buf[i]);
-    if (!address_in_runtime(a)) out[k++] = a - 1;
+    bool skipped = address_in_runtime(a);
+    for (int j = 0; j < nskip && !skipped; ++j) skipped = skip[j].contains(a);
+    if (!skipped) out[k++] = a - 1;
   }
   return k;
 }
@@ -136,6 +139,13 @@ int capture_alloc_path(uint64_t* out, int max) {
   int want = max + kSlack < kMaxSampleFrames + kSlack ? max + kSlack : kMaxSampleFrames + kSlack;
   int n = g_backtrace(buf, want);
   return call_sites(buf, 0, n, out, max);
+}
+
+int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int max) {
+  if (!g_backtrace) return 0;
+  void* buf[kMaxSampleFrames + 16];
+  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  return call_sites(buf, 0, n, out, max, skip, nskip);
 }
 
 int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {

@@ -32,6 +32,16 @@ int capture_alloc_path(uint64_t* out, int max);
 // the signal frame to `interrupted_pc`.
 int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max);
 
+// Call path of the caller without the runtime's frames and without frames in the `nskip` ranges
+// [lo, hi) of `skip` (libraries between the program and the runtime, such as PAPI delivering a
+// software-defined event's overflow): call sites, innermost first. Async-signal-safe as
+// capture_sample_path.
+struct CodeRange {
+  uint64_t lo = 0, hi = 0;
+  bool contains(uint64_t a) const { return a - lo < hi - lo; }
+};
+int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int max);
+
 bool address_in_runtime(uint64_t addr);
 
 }  // namespace hpcrun

@@ -27,6 +27,7 @@
 #include "sources/hw/hw_source.h"
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
+#include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
 #include "process/thread_state.h"
 
@@ -196,12 +197,13 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   std::string exe_path = exe ? exe->path : "";
 
   std::vector<const ThreadState*> threads;
-  uint64_t samples = 0, dropped = 0, busy = 0, nodata = 0, unresolved = 0;
+  uint64_t samples = 0, dropped = 0, nested = 0, busy = 0, nodata = 0, unresolved = 0;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
     samples += t->samples;
     dropped += t->dropped;
+    nested += t->nested;
     busy += t->busy;
     nodata += t->nodata;
     unresolved += t->unresolved;
@@ -229,10 +231,12 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("threads", std::to_string(threads_count()));
   p.set_meta("samples_total", std::to_string(samples));
   // Only a full tree drops a sample; one that interrupted the runtime is kept as code time.
-  p.set_meta("samples_dropped", std::to_string(dropped));
+  p.set_meta("samples_dropped", std::to_string(dropped + nested));
   p.set_meta("samples_in_runtime", std::to_string(busy));
   // What the recorded ones lacked (the report explains each).
   p.set_meta("samples_dropped_full", std::to_string(dropped));
+  // A soft sample that interrupted a PAPI overflow handler on the same thread (papi_source.h).
+  if (g_config.npapi) p.set_meta("samples_dropped_nested", std::to_string(nested));
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
@@ -245,6 +249,20 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("page_faults_lost", std::to_string(pf.lost));
     p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
   }
+  if (g_config.npapi) {
+    // Named even when PAPI could not count them, so the report says what was asked.
+    for (int k = 0; k < g_config.npapi; ++k) {
+      const std::string key = "counter." + std::to_string(k);
+      p.set_meta(key + ".event", g_config.papi_events[k]);
+      p.set_meta(key + ".period", std::to_string(g_config.papi_periods[k]));
+    }
+    PapiCounts pc = papi_counts();
+    p.set_meta("counter_overflows", std::to_string(pc.overflows));
+    p.set_meta("counter_overflows_in_runtime", std::to_string(pc.in_runtime));
+    p.set_meta("counter_overflows_nested", std::to_string(pc.nested));
+    p.set_meta("counter_overflows_dropped", std::to_string(pc.dropped));
+    p.set_meta("counter_threads_failed", std::to_string(pc.failed_threads));
+  }
 
   p.set_meta("numa", numa_enabled() ? "1" : "0");
   if (numa_enabled()) {
@@ -252,6 +270,8 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("numa_local", std::to_string(nc.local));
     p.set_meta("numa_remote", std::to_string(nc.remote));
     p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
+    // One node: every page is local by construction, and the report says nothing of NUMA.
+    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
   }
   if (hw_enabled()) {
     // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one

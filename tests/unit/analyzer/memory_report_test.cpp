@@ -208,6 +208,26 @@ TEST(MemoryReport, PebsAssessmentIsMemoryBound) {
   EXPECT_EQ(ungrouped(db).assessment.verdict, Boundness::CpuBound);
 }
 
+// Without META instructions and cycles, the PAPI counters PAPI_TOT_INS and PAPI_TOT_CYC (-e)
+// give them: their events summed over the tree.
+TEST(MemoryReport, AssessmentTakesInstructionsFromPapiCounters) {
+  Profile db = ibs_database();  // has the period, lacks instructions
+  db.set_meta("counter.0.event", "PAPI_TOT_CYC");
+  db.set_meta("counter.1.event", "PAPI_TOT_INS");
+  TreeBuilder b(db.trees[0]);
+  uint32_t n = b.child(b.child(0, NodeKind::NoDataRoot, 0, 0), NodeKind::Frame, 0, 0x2100);
+  db.trees[0].nodes[n].add_metric(kMetricCounterBase, 150000000);
+  db.trees[0].nodes[n].add_metric(kMetricCounterBase + 1, 60000000);
+  n = b.child(b.child(0, NodeKind::NoDataRoot, 0, 0), NodeKind::Frame, 0, 0x2200);
+  db.trees[0].nodes[n].add_metric(kMetricCounterBase + 1, 40000000);
+  const MemoryAssessment a = ungrouped(db).assessment;
+  EXPECT_TRUE(a.missing.empty());
+  EXPECT_EQ(a.instructions, 100000000u);
+  EXPECT_EQ(a.cycles, 150000000u);
+  EXPECT_DOUBLE_EQ(a.cycles_per_instruction, 1.5);
+  EXPECT_NE(a.verdict, Boundness::Unknown);
+}
+
 TEST(MemoryReport, AssessmentNamesWhatIsMissing) {
   ReportModel ibs = ungrouped(ibs_database());
   EXPECT_EQ(ibs.assessment.verdict, Boundness::Unknown);
@@ -281,6 +301,24 @@ TEST(MemoryReport, SoftWithNumaSaysWhatItCan) {
   EXPECT_NE(text.find("remote (NUMA page): share of the samples that recorded it."), std::string::npos) << text;
   std::string csv = render(m, "csv");
   EXPECT_NE(csv.find(",threads_imbalance,numa_local,numa_remote,numa_remote_share\n"), std::string::npos) << csv;
+}
+
+// One NUMA node (META numa_nodes 1): every page is local by construction, so the text says
+// nothing of NUMA while JSON keeps the counts; the soft assessment stays.
+TEST(MemoryReport, OneNodeLeavesNumaOutOfTheText) {
+  Profile db = numa_database();
+  db.trees[0] = new_tree(0);
+  sample(db.trees[0], NodeKind::HeapRoot, heap(0), {{0, 0x1010}}, 40, {{kMetricNumaLocal, 40}});
+  db.set_meta("numa_nodes", "1");
+  db.set_meta("numa_unresolved", "3");
+  ReportModel m = ungrouped(db);
+  EXPECT_EQ(m.numa_nodes, 1u);
+  std::string text = render(m, "text");
+  EXPECT_EQ(text.find("NUMA"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Memory accesses"), std::string::npos) << text;
+  EXPECT_NE(text.find("no access latency in this database (source soft)"), std::string::npos) << text;
+  Json j = JsonParser::parse(render(m, "json"));
+  EXPECT_EQ(j["memory"]["metrics"]["numa_local"].u64(), 40u);
 }
 
 TEST(MemoryReport, SoftOnlyDatabaseReportsAsBefore) {

@@ -149,6 +149,57 @@ TEST(ReportModel, CodeViewAggregatesAllRoots) {
   EXPECT_EQ(m.locations[2].data_samples, 15u);
 }
 
+// PAPI counter metrics (ids 64 + k) are code-centric: each location gets the events counted at
+// it, named by META counter.<k>.event; a location with events and no samples is still listed.
+TEST(ReportModel, CounterMetricsInTheCodeView) {
+  Profile db = make_database();
+  db.set_meta("counter.0.event", "PAPI_TOT_CYC");
+  db.set_meta("counter.0.period", "1000");
+  db.set_meta("counter.1.event", "sde:::LIB::WORK");
+  Tree& t = db.trees[0];
+  TreeBuilder b(t);
+  uint32_t n = b.child(b.child(0, NodeKind::NoDataRoot, 0, 0), NodeKind::Frame, 0, 0x2100);
+  n = b.child(n, NodeKind::Frame, 0, 0x2200);  // axpy, where 42 samples are
+  t.nodes[n].add_metric(kMetricCounterBase, 5000);
+  t.nodes[n].add_metric(kMetricCounterBase + 1, 7);
+  n = b.child(b.child(0, NodeKind::NoDataRoot, 0, 0), NodeKind::Frame, 0, 0x3000);  // no samples
+  t.nodes[n].add_metric(kMetricCounterBase, 2000);
+  ReportModel m = build_report_model(db);
+  ASSERT_EQ(m.counters.size(), 2u);
+  EXPECT_EQ(m.counters[0].event, "PAPI_TOT_CYC");
+  EXPECT_EQ(m.counters[0].period, 1000u);
+  EXPECT_EQ(m.counters[0].total, 7000u);
+  EXPECT_EQ(m.counters[1].period, 0u);  // not recorded
+  EXPECT_EQ(m.total_samples, 80u);      // counters are not samples
+  ASSERT_EQ(m.locations.size(), 5u);
+  EXPECT_EQ(m.locations[0].label, "axpy (kernel.h:5)");
+  EXPECT_EQ(m.locations[0].counters, (std::vector<uint64_t>{5000, 7}));
+  EXPECT_EQ(m.locations[4].label, "fill(std::map<int, int>&) (solver)");
+  EXPECT_EQ(m.locations[4].samples, 0u);
+  EXPECT_EQ(m.locations[4].counters, (std::vector<uint64_t>{2000, 0}));
+
+  std::ostringstream json;
+  write_json(m, ReportOptions{View::Code, 0}, json);
+  Json j = JsonParser::parse(json.str());
+  EXPECT_EQ(j["counters"][0]["event"].text, "PAPI_TOT_CYC");
+  EXPECT_EQ(j["counters"][0]["events"].u64(), 7000u);
+  EXPECT_EQ(j["locations"][0]["counters"]["sde:::LIB::WORK"].u64(), 7u);
+  std::ostringstream text;
+  write_text(m, ReportOptions{View::Code, 0}, text);
+  EXPECT_NE(text.str().find("counter PAPI_TOT_CYC: 7000 events (one sample every 1000"),
+            std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("PAPI_TOT_CYC  sde:::LIB::WORK"), std::string::npos) << text.str();
+}
+
+// Without counters the code view has no counter fields at all.
+TEST(ReportModel, NoCountersNoCounterFields) {
+  ReportModel m = build_report_model(make_database());
+  EXPECT_TRUE(m.counters.empty());
+  std::ostringstream json;
+  write_json(m, ReportOptions{View::Code, 0}, json);
+  EXPECT_EQ(json.str().find("counters"), std::string::npos);
+}
+
 TEST(ReportJson, FollowsTheSchema) {
   ReportModel m = ungrouped(make_database());
   std::ostringstream out;

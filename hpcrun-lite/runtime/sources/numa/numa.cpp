@@ -19,6 +19,7 @@ namespace {
 
 int16_t g_cpu_node[kMaxNumaCpus];
 bool g_map_known = false;
+int g_nodes = 0;
 std::atomic<bool> g_enabled{false};
 std::atomic<uint64_t> g_local{0}, g_remote{0}, g_unresolved{0};
 MovePagesHook g_hook = nullptr;
@@ -73,8 +74,11 @@ int numa_init(const char* root) {
   if (nodes == 0)
     for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = 0;
   g_map_known = true;
+  g_nodes = nodes;
   return nodes;
 }
+
+int numa_node_count() { return g_nodes; }
 
 int numa_cpu_node(uint32_t cpu) {
   return g_map_known && cpu < uint32_t(kMaxNumaCpus) ? g_cpu_node[cpu] : -1;

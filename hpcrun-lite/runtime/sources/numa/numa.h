@@ -27,6 +27,8 @@ inline constexpr int kMaxNumaCpus = 1024;
 // Reads <root>/sys/devices/system/node/node*/cpulist. Returns the number of nodes found (0:
 // no NUMA information, every CPU counts as node 0). Not signal-safe.
 int numa_init(const char* root);
+// What numa_init found (0 before it ran).
+int numa_node_count();
 // The node of `cpu`, -1 when unknown.
 int numa_cpu_node(uint32_t cpu);
 // Whether placement is looked up in this run (numa_enable, HPCRUN_LITE_NUMA).

@@ -84,12 +84,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   }
   uint64_t frames[kMaxSampleFrames];
   int n = capture_sample_path(regs.rip, frames, kMaxSampleFrames);
-  // The tree runs from the outermost caller down to the sampled instruction; outermost of all
-  // is the path that created this thread (none for the main thread).
-  for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)
-    node = c.child(node, uint8_t(NodeKind::Frame), 0, ts->creator[i]);
-  for (int i = n - 1; i >= 0 && node != Cct::kNone; --i)
-    node = c.child(node, uint8_t(NodeKind::Frame), 0, frames[i]);
+  node = attach_access_path(c, node, ts, frames, n);
   if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
   if (node == Cct::kNone) {
     ++ts->dropped;
@@ -147,9 +142,19 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   // in_handler before g_stopped, both sequentially consistent, as sampler_stop_all does the
   // reverse: either the writer sees this handler running and waits, or this handler sees the
   // writer has begun and leaves the tree alone.
-  if (ts) ts->in_handler.store(1, std::memory_order_seq_cst);
+  // The exchange also finds another source's handler (PAPI's overflow) that this signal
+  // interrupted on the same thread: that one owns the tree now, and this sample only keeps the
+  // event's period going.
+  const bool nested = ts && ts->in_handler.exchange(1, std::memory_order_seq_cst);
   const bool live = ts && !g_stopped.load(std::memory_order_seq_cst);
-  if (live && !g_record) {
+  if (live && nested) {
+    ++ts->samples;
+    ++ts->nested;
+    if (ts->period_pending) {
+      ts->period_pending = 0;
+      start_real_period(ts);
+    }
+  } else if (live && !g_record) {
     // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
     pagefaults_on_timer(ts);
     if (ts->period_pending) {
@@ -188,7 +193,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       dither_period(ts);
     }
   }
-  if (ts) ts->in_handler.store(0, std::memory_order_release);
+  if (ts && !nested) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
 }
 
@@ -239,6 +244,17 @@ uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEsti
   else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
     cls = hpcl::UnknownClass::UntrackedHeap;
   return c.child(kCctUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
+}
+
+uint32_t attach_access_path(Cct& c, uint32_t node, const ThreadState* ts, const uint64_t* frames,
+                            int n) {
+  // The tree runs from the outermost caller down to the sampled instruction; outermost of all
+  // is the path that created this thread (none for the main thread).
+  for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(NodeKind::Frame), 0, ts->creator[i]);
+  for (int i = n - 1; i >= 0 && node != Cct::kNone; --i)
+    node = c.child(node, uint8_t(NodeKind::Frame), 0, frames[i]);
+  return node;
 }
 
 uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relaxed); }

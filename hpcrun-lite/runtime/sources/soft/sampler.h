@@ -18,6 +18,12 @@ struct ThreadState;
 // without (a page fault) neither. Async-signal-safe.
 uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est);
 
+// Below `node`, the path that created the thread `ts`, then `frames` (n call sites, innermost
+// first, as capture_sample_path gives them): the node of the innermost, to which the caller adds
+// the sampled instruction. Cct::kNone when the tree is full. Async-signal-safe.
+uint32_t attach_access_path(Cct& c, uint32_t node, const ThreadState* ts, const uint64_t* frames,
+                            int n);
+
 // Installs the handler of the per-thread timer signal. record: the soft source samples (rate =
 // samples per second of thread CPU time); without, the timer only reads the page-fault source's
 // rings (page_faults.h). Each signal also reads them after its sample. timer: whether threads

@@ -107,11 +107,18 @@ TEST(MemCounts, EveryFieldHasItsMetricId) {
   m.latency = 1; m.latency_samples = 2; m.numa_local = 3; m.numa_remote = 4;
   for (int l = 0; l < hpcrun::kMemLevels; ++l) m.level[l] = 100 + l;
   m.tlb_hit = 5; m.tlb_miss = 6; m.locked = 7; m.hitm = 8; m.dc_miss = 9;
+  for (int k = 0; k < hpcrun::kMaxCounters; ++k) m.counters[k] = 1000 + k;
   hpcl::Metric ms[hpcrun::kMaxMemMetrics];
   ASSERT_EQ(hpcrun::mem_counts_metrics(m, ms), hpcrun::kMaxMemMetrics);
-  for (const auto& x : ms) EXPECT_TRUE(hpcl::is_memory_metric(x.id)) << x.id;
+  const int memory = hpcrun::kMaxMemMetrics - hpcrun::kMaxCounters;
+  for (int i = 0; i < memory; ++i) EXPECT_TRUE(hpcl::is_memory_metric(ms[i].id)) << ms[i].id;
   EXPECT_EQ(ms[3].id, hpcl::kMetricNumaRemote);
   EXPECT_EQ(ms[4 + 11].id, uint16_t(hpcl::kMetricDataSrcBase + 11));
   EXPECT_EQ(ms[4 + 11].value, 111u);
-  EXPECT_EQ(ms[hpcrun::kMaxMemMetrics - 1].id, hpcl::kMetricDcMiss);
+  EXPECT_EQ(ms[memory - 1].id, hpcl::kMetricDcMiss);
+  // Then the PAPI counters, ids 64 + k.
+  for (int k = 0; k < hpcrun::kMaxCounters; ++k) {
+    EXPECT_EQ(ms[memory + k].id, uint16_t(hpcl::kMetricCounterBase + k));
+    EXPECT_EQ(ms[memory + k].value, uint64_t(1000 + k));
+  }
 }

@@ -89,6 +89,28 @@ TEST(Options, ParsesPapiPresets) {
   EXPECT_STREQ(source_text(o.sources[1], text, sizeof text), "PAPI_L3_TCM");
 }
 
+// A component's native event keeps its colons; '@' still starts the period.
+TEST(Options, ParsesPapiNativeEvents) {
+  Options o;
+  char err[256], text[96];
+  ASSERT_TRUE(parse_sources("sde:::HPCL_TEST::WORK@9973,soft,perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS",
+                            &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 3);
+  EXPECT_EQ(o.sources[0].kind, SourceKind::Papi);
+  EXPECT_STREQ(o.sources[0].papi_event, "sde:::HPCL_TEST::WORK");
+  EXPECT_EQ(o.sources[0].rate, 9973u);
+  EXPECT_STREQ(source_text(o.sources[0], text, sizeof text), "sde:::HPCL_TEST::WORK@9973");
+  EXPECT_EQ(o.sources[1].kind, SourceKind::Soft);
+  EXPECT_EQ(o.sources[2].kind, SourceKind::Papi);
+  EXPECT_STREQ(o.sources[2].papi_event, "perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS");
+  EXPECT_FALSE(parse_sources(":::x", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("sde:::A B", &o, err, sizeof err));  // no spaces in a name
+  EXPECT_FALSE(parse_sources("sde:::HPCL_TEST::WORK@0", &o, err, sizeof err));
+  EXPECT_FALSE(parse_sources("sde:::HPCL_TEST::WORK@4294967296", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "above PAPI's maximum"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("sde:::A_NAME_FAR_TOO_LONG_FOR_THE_RUNTIME_TO_KEEP_IT", &o, err, sizeof err));
+}
+
 TEST(Options, RejectsBadHardwareSpellings) {
   Options o;
   char err[256];

@@ -1,0 +1,269 @@
+// See papi_source.h. The overflow handler obeys the signal-handler rules of guard.h: it allocates
+// nothing (the tree grows with mmap), takes no lock, saves errno, and when it interrupts the
+// runtime itself records only the interrupted PC.
+#include "sources/papi/papi_source.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "process/guard.h"
+#include "process/log.h"
+#include "process/thread_state.h"
+#include "sources/soft/sampler.h"
+#include "trees/unwind.h"
+
+#ifdef HPCL_HAVE_PAPI_H
+#include <papi.h>
+#endif
+
+namespace hpcrun {
+
+namespace {
+
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned{false};
+std::atomic<uint64_t> g_overflows{0}, g_in_runtime{0}, g_nested{0}, g_dropped{0}, g_failed{0};
+int g_nevents = 0;
+char g_names[kMaxPapiEvents][64];
+uint64_t g_periods[kMaxPapiEvents];
+
+#ifdef HPCL_HAVE_PAPI_H
+
+struct PapiFns {
+  int (*library_init)(int);
+  int (*thread_init)(unsigned long (*)(void));
+  int (*register_thread)();
+  int (*unregister_thread)();
+  int (*create_eventset)(int*);
+  int (*add_named_event)(int, const char*);
+  int (*name_to_code)(const char*, int*);
+  int (*overflow)(int, int, int, int, PAPI_overflow_handler_t);
+  int (*start)(int);
+  int (*stop)(int, long long*);
+  int (*cleanup_eventset)(int);
+  int (*destroy_eventset)(int*);
+  int (*overflow_index)(int, long long, int*, int*);
+  char* (*strerror)(int);
+};
+PapiFns g_fns;
+int g_codes[kMaxPapiEvents];
+// libpapi's code, and libsde's (the API a library counts its software-defined events with):
+// their frames between the counting code and our handler are not the program's.
+CodeRange g_skip[2];
+int g_nskip = 0;
+
+unsigned long papi_thread_id() { return static_cast<unsigned long>(syscall(SYS_gettid)); }
+
+void warn_once(const char* what, const char* event, int err) {
+  if (!g_warned.exchange(true))
+    log_warn("PAPI: %s%s%s (%s): those threads have no counter metrics", what, event ? " " : "",
+             event ? event : "", g_fns.strerror ? g_fns.strerror(err) : "?");
+}
+
+// The tree node of an overflow at `pc`: its calling context under the no-data root, after the
+// path that created the thread, as for samples (sampler.cpp).
+uint32_t overflow_node(ThreadState* ts, uint64_t pc) {
+  Cct& c = ts->cct;
+  if (t_in_runtime || address_in_runtime(pc)) {
+    g_in_runtime.fetch_add(1, std::memory_order_relaxed);
+    return c.child(kCctNoDataRoot, uint8_t(hpcl::NodeKind::Frame), 0, pc);
+  }
+  t_in_runtime = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  uint64_t frames[kMaxSampleFrames];
+  // A hardware overflow interrupted the program at pc (PAPI's signal); a software-defined
+  // event's overflow is a call from the code that counted it, so pc is in PAPI or the counting
+  // library and the program's frames are the stack itself, without PAPI's.
+  const bool in_papi = g_nskip > 0 && g_skip[0].contains(pc);
+  int n = in_papi ? capture_path_outside(g_skip, g_nskip, frames, kMaxSampleFrames)
+                  : capture_sample_path(pc, frames, kMaxSampleFrames);
+  uint32_t node = attach_access_path(c, kCctNoDataRoot, ts, frames, n);
+  if (!in_papi && node != Cct::kNone) node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, pc);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_in_runtime = 0;
+  return node;
+}
+
+void on_overflow(int set, void* address, long long vector, void*) {
+  ThreadState* ts = t_state;
+  if (!ts || g_stopped.load(std::memory_order_seq_cst)) return;
+  // Another source's handler on this thread (the soft sampler's) may be the code PAPI's signal
+  // interrupted: the tree is not ours to touch then. in_handler also tells the writer to wait.
+  if (ts->in_handler.exchange(1, std::memory_order_seq_cst)) {
+    g_nested.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const int saved_errno = errno;
+  if (!g_stopped.load(std::memory_order_seq_cst)) {
+    int idx[kMaxPapiEvents];
+    int n = kMaxPapiEvents;
+    if (g_fns.overflow_index(set, vector, idx, &n) != PAPI_OK) n = 0;
+    uint32_t node = n > 0 ? overflow_node(ts, reinterpret_cast<uint64_t>(address)) : Cct::kNone;
+    if (n > 0 && node == Cct::kNone) g_dropped.fetch_add(1, std::memory_order_relaxed);
+    MemCounts* counts = node != Cct::kNone ? ts->cct.mem(node) : nullptr;
+    if (n > 0 && node != Cct::kNone && !counts) g_dropped.fetch_add(1, std::memory_order_relaxed);
+    for (int i = 0; i < n && counts; ++i) {
+      if (idx[i] < 0 || idx[i] >= g_nevents) continue;
+      counts->counters[idx[i]] += g_periods[idx[i]];
+      g_overflows.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  ts->in_handler.store(0, std::memory_order_release);
+  errno = saved_errno;
+}
+
+template <typename F>
+bool resolve(void* h, const char* name, F* out) {
+  *out = reinterpret_cast<F>(dlsym(h, name));
+  return *out != nullptr;
+}
+
+bool load_papi() {
+  void* h = nullptr;
+  for (const char* name : {"libpapi.so.7.0", "libpapi.so.7", "libpapi.so"})
+    if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+  if (!h) {
+    log_warn("PAPI events requested but libpapi.so.7 cannot be loaded (%s)", dlerror());
+    return false;
+  }
+  PapiFns& f = g_fns;
+  bool ok = resolve(h, "PAPI_library_init", &f.library_init) &&
+            resolve(h, "PAPI_thread_init", &f.thread_init) &&
+            resolve(h, "PAPI_register_thread", &f.register_thread) &&
+            resolve(h, "PAPI_unregister_thread", &f.unregister_thread) &&
+            resolve(h, "PAPI_create_eventset", &f.create_eventset) &&
+            resolve(h, "PAPI_add_named_event", &f.add_named_event) &&
+            resolve(h, "PAPI_event_name_to_code", &f.name_to_code) &&
+            resolve(h, "PAPI_overflow", &f.overflow) && resolve(h, "PAPI_start", &f.start) &&
+            resolve(h, "PAPI_stop", &f.stop) &&
+            resolve(h, "PAPI_cleanup_eventset", &f.cleanup_eventset) &&
+            resolve(h, "PAPI_destroy_eventset", &f.destroy_eventset) &&
+            resolve(h, "PAPI_get_overflow_event_index", &f.overflow_index) &&
+            resolve(h, "PAPI_strerror", &f.strerror);
+  if (!ok) {
+    log_warn("PAPI events requested but libpapi lacks a function this runtime uses");
+    return false;
+  }
+  int v = f.library_init(PAPI_VER_CURRENT);
+  if (v != PAPI_VER_CURRENT) {
+    log_warn("PAPI_library_init failed: %s",
+             v > 0 ? "the library's version differs from the one built against" : f.strerror(v));
+    return false;
+  }
+  if (int err = f.thread_init(papi_thread_id); err != PAPI_OK) {
+    log_warn("PAPI_thread_init failed: %s", f.strerror(err));
+    return false;
+  }
+  // libsde is there when the program links it; one loaded later keeps its frames.
+  for (void* code : {reinterpret_cast<void*>(f.start), dlsym(RTLD_DEFAULT, "papi_sde_inc_counter")}) {
+    dl_find_object obj{};
+    if (code && _dl_find_object(code, &obj) == 0)
+      g_skip[g_nskip++] = {reinterpret_cast<uint64_t>(obj.dlfo_map_start),
+                           reinterpret_cast<uint64_t>(obj.dlfo_map_end)};
+  }
+  return true;
+}
+
+#endif  // HPCL_HAVE_PAPI_H
+
+}  // namespace
+
+bool papi_init(const PapiEventRequest* events, int n) {
+  g_nevents = 0;
+  for (int i = 0; i < n && g_nevents < kMaxPapiEvents; ++i) {
+    snprintf(g_names[g_nevents], sizeof g_names[0], "%s", events[i].name);
+    g_periods[g_nevents++] = events[i].period;
+  }
+#ifdef HPCL_HAVE_PAPI_H
+  if (g_nevents == 0 || !load_papi()) return false;
+  for (int i = 0; i < g_nevents; ++i)
+    log_info("PAPI: %s, one sample every %llu events", g_names[i], (unsigned long long)g_periods[i]);
+  g_enabled.store(true, std::memory_order_release);
+  return true;
+#else
+  if (g_nevents) log_warn("PAPI events requested but this runtime was built without papi.h");
+  return false;
+#endif
+}
+
+bool papi_enabled() { return g_enabled.load(std::memory_order_acquire); }
+int papi_event_count() { return g_nevents; }
+const char* papi_event_name(int i) { return i >= 0 && i < g_nevents ? g_names[i] : ""; }
+uint64_t papi_event_period(int i) { return i >= 0 && i < g_nevents ? g_periods[i] : 0; }
+
+void papi_start_thread(ThreadState* ts) {
+  if (!papi_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
+#ifdef HPCL_HAVE_PAPI_H
+  PapiFns& f = g_fns;
+  int set = PAPI_NULL;
+  int err = f.register_thread();
+  if (err == PAPI_OK) err = f.create_eventset(&set);
+  if (err != PAPI_OK) {
+    warn_once("cannot create an event set", nullptr, err);
+    g_failed.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  for (int i = 0; i < g_nevents && err == PAPI_OK; ++i) {
+    // A software-defined event exists once its library registered it, which may be after the
+    // runtime started: every thread asks again.
+    if ((err = f.add_named_event(set, g_names[i])) != PAPI_OK) {
+      warn_once("cannot add", g_names[i], err);
+    } else if ((err = f.name_to_code(g_names[i], &g_codes[i])) != PAPI_OK ||
+               (err = f.overflow(set, g_codes[i], int(g_periods[i]), 0, on_overflow)) != PAPI_OK) {
+      warn_once("cannot sample on the overflows of", g_names[i], err);
+    }
+  }
+  if (err == PAPI_OK && (err = f.start(set)) != PAPI_OK) warn_once("cannot start", nullptr, err);
+  if (err != PAPI_OK) {
+    f.cleanup_eventset(set);
+    f.destroy_eventset(&set);
+    g_failed.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ts->papi_set = set;
+#else
+  (void)ts;
+#endif
+}
+
+void papi_stop_thread(ThreadState* ts) {
+#ifdef HPCL_HAVE_PAPI_H
+  int set = ts->papi_set;
+  if (set == -1 || !papi_enabled()) return;
+  ts->papi_set = -1;
+  long long values[kMaxPapiEvents];
+  g_fns.stop(set, values);
+  g_fns.cleanup_eventset(set);
+  g_fns.destroy_eventset(&set);
+  g_fns.unregister_thread();
+#else
+  (void)ts;
+#endif
+}
+
+void papi_stop_all() { g_stopped.store(true, std::memory_order_seq_cst); }
+
+void papi_forget() {
+  g_stopped.store(true, std::memory_order_seq_cst);
+  for (ThreadState* t = threads_head(); t; t = t->next) t->papi_set = -1;
+}
+
+PapiCounts papi_counts() {
+  PapiCounts c;
+  c.overflows = g_overflows.load(std::memory_order_relaxed);
+  c.in_runtime = g_in_runtime.load(std::memory_order_relaxed);
+  c.nested = g_nested.load(std::memory_order_relaxed);
+  c.dropped = g_dropped.load(std::memory_order_relaxed);
+  c.failed_threads = g_failed.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace hpcrun
