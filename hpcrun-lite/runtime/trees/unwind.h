@@ -34,4 +34,11 @@ int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max);
 
 bool address_in_runtime(uint64_t addr);
 
+// fork: a child inherits libunwind's mutex locked if another thread held it at the fork, and
+// pthread_atfork cannot reach it. Before the fork, new unwinds are refused (they return no
+// frames) and those under way finish (bounded wait: unwinding never waits for the loader, see
+// phdr_snapshot.h); after it, both processes unwind again.
+void unwind_before_fork();
+void unwind_after_fork(bool child);
+
 }  // namespace hpcrun

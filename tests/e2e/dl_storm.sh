@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue 11: a dlopen/dlclose storm sampled at 10 kHz must never hang. Two threads open and close
+# a library whose constructor allocates while the main thread allocates (tests/programs/dl_storm.c).
+# Before the runtime answered its own dl_iterate_phdr calls from a snapshot
+# (hpcrun-lite/runtime/memory/phdr_snapshot.h), libunwind held its mutex while waiting for the
+# loader's lock, and the thread holding that lock waited in its handler for the mutex: 4 of 10
+# runs of 2 s hung on the development machine, so RUNS runs of MS ms each (default 8 of 2500)
+# all ending gives a failing runtime less than a 2% chance to pass.
+#
+# Each run must end within its timeout, exit as the native run does (status 3, same output) and
+# write its profile; the last profile must merge. One more run checks the premise: libunwind's
+# dl_iterate_phdr binds to the runtime's (LD_DEBUG=bindings).
+# Usage: dl_storm.sh PROGRAM LIBRARY [RUNS] [MS]
+source "$(dirname "$0")/lib.sh"
+prog=$1
+lib=$2
+runs=${3:-8}
+ms=${4:-2500}
+per_run=20
+[ -x "$prog" ] || skip "dl_storm was not built: $prog"
+[ -f "$lib" ] || skip "the dl_storm library was not built: $lib"
+
+run_to native "$prog" "$lib" 200
+[ "$(cat native.status)" = 3 ] || fail "the native run exited with $(cat native.status), expected 3"
+
+step "LD_DEBUG=bindings: libunwind's dl_iterate_phdr must bind to the runtime's"
+LD_DEBUG=bindings LD_DEBUG_OUTPUT=$PWD/bindings run_to bind "$HPCL_RUN" -o bind_meas -- \
+  "$prog" "$lib" 200
+cat bindings.* | grep -F "libunwind.so" | grep -F "libhpcrun-lite.so" |
+  grep -qF "dl_iterate_phdr" ||
+  fail "libunwind's dl_iterate_phdr does not bind to libhpcrun-lite.so: its lookups would take the loader's lock"
+
+for i in $(seq 1 "$runs"); do
+  run_to "tool$i" timeout -s KILL "$per_run" "$HPCL_RUN" -e soft@10000 -o "meas$i" -- \
+    "$prog" "$lib" "$ms"
+  status=$(cat "tool$i.status")
+  if [ "$status" = 137 ]; then
+    cat "tool$i.err" >&2
+    fail "run $i of $runs hung: killed after ${per_run}s (a ${ms} ms storm)"
+  fi
+  same_as_native native "tool$i"
+  expect_profiles "meas$i" 1
+done
+merge_and_report "meas$runs" db.hpcdb report.json
+echo "all $runs runs of ${ms} ms ended"
