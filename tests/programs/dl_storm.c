@@ -5,8 +5,9 @@
  * mutex. Nothing is measured here; the test checks that the run ends, exits as without the tool
  * and writes its profile.
  *
- * Usage: dl_storm LIBRARY_PATH [MILLISECONDS]   (default 300). Prints one fixed line and exits
- * with status 3, so the test can tell an unchanged exit status from a lucky 0. */
+ * Usage: dl_storm LIBRARY_PATH [MILLISECONDS [OPENERS]]   (defaults 300 ms, 2 threads). Prints one
+ * fixed line and exits with status 3, so the test can tell an unchanged exit status from a lucky
+ * 0. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -46,8 +47,10 @@ int main(int argc, char **argv) {
   }
   lib_path = argv[1];
   double ms = argc > 2 ? atof(argv[2]) : 300;
-  pthread_t t[2];
-  for (int i = 0; i < 2; ++i)
+  int openers = argc > 3 ? atoi(argv[3]) : 2;
+  if (openers < 1 || openers > 16) openers = 2;
+  pthread_t t[16];
+  for (int i = 0; i < openers; ++i)
     if (pthread_create(&t[i], NULL, opener, NULL) != 0) return 2;
   double end = now_ms() + ms;
   unsigned long sum = 0;
@@ -62,7 +65,7 @@ int main(int argc, char **argv) {
     }
   }
   stop = 1;
-  for (int i = 0; i < 2; ++i) pthread_join(t[i], NULL);
+  for (int i = 0; i < openers; ++i) pthread_join(t[i], NULL);
   if (failures) {
     fprintf(stderr, "dl_storm: %d dlopen failures (%s)\n", failures, dlerror());
     return 1;

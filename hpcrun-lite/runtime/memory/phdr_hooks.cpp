@@ -46,7 +46,10 @@ HPCL_EXPORT int dlclose(void* handle) {
   int rc = real.dlclose(handle);
   {
     RuntimeGuard guard;
-    if (guard.entered()) refresh_phdr_snapshot();
+    if (guard.entered()) {
+      phdr_snapshot_closed(handle);
+      refresh_phdr_snapshot();
+    }
   }
   return rc;
 }

@@ -12,7 +12,6 @@
 #include <cstring>
 
 #include "process/raw_sys.h"
-#include "process/spinlock.h"
 
 namespace hpcrun {
 
@@ -40,7 +39,25 @@ constexpr int kSlots = 4;
 constinit Slot g_slots[kSlots];
 constinit std::atomic<int> g_current{-1};
 constinit std::atomic<uint64_t> g_generation{0};
-constinit SpinLock g_write_lock;
+// Writers: one at a time, and none ever waits for another. A writer may hold the loader's lock
+// (a program's dl_iterate_phdr callback that allocates, after a dlopen, rescans) while another
+// writer holds this one and waits for the loader's lock inside the real dl_iterate_phdr: a
+// blocking lock here would deadlock. So a writer that finds the lock taken leaves a request,
+// and the holder takes the snapshot once more after it releases the lock.
+constinit std::atomic<bool> g_writing{false};
+constinit std::atomic<bool> g_requested{false};
+
+// Modules being closed (dlopen handles): the snapshot taken while one is listed here marks its
+// entry closing too. Two dlclose calls of one handle take two places.
+constexpr int kClosingMax = 32;
+constinit std::atomic<const void*> g_closing[kClosingMax];
+
+bool is_closing(const void* link_map) {
+  if (!link_map) return false;
+  for (auto& c : g_closing)
+    if (c.load(std::memory_order_seq_cst) == link_map) return true;
+  return false;
+}
 
 constexpr size_t kFirstBytes = 64 * 1024;
 constexpr size_t kMaxBytes = 64 * 1024 * 1024;
@@ -96,7 +113,7 @@ int copy_one(dl_phdr_info* info, size_t, void* p) {
   e->info.dlpi_tls_modid = info->dlpi_tls_modid;
   e->info.dlpi_tls_data = nullptr;  // per thread: the snapshotting thread's block means nothing
   e->link_map = find_link_map(info);
-  e->closing = 0;
+  e->closing = is_closing(e->link_map);
   ++b->snap->count;
   return 0;
 }
@@ -130,15 +147,14 @@ int free_slot() {
 
 }  // namespace
 
-bool phdr_snapshot_refresh(PhdrSource source) {
-  int saved_errno = errno;
-  g_write_lock.lock();
+namespace {
+
+// Takes and publishes one snapshot; the caller holds g_writing.
+bool publish(PhdrSource source) {
   Snapshot* snap = take(source);
   int s = snap ? free_slot() : -1;
   if (s < 0) {
     if (snap) raw_munmap(snap, snap->bytes);
-    g_write_lock.unlock();
-    errno = saved_errno;
     return false;
   }
   // Not published and without readers: a reader that loaded this slot's index earlier finds
@@ -147,55 +163,87 @@ bool phdr_snapshot_refresh(PhdrSource source) {
   g_current.store(s, std::memory_order_seq_cst);
   g_generation.fetch_add(1, std::memory_order_relaxed);
   if (old) raw_munmap(old, old->bytes);
-  g_write_lock.unlock();
-  errno = saved_errno;
   return true;
+}
+
+// Calls `fn` on the published snapshot as a reader: announced in its slot's reader count, so
+// no writer reuses the slot meanwhile. Returns false when nothing is published yet. Signal-safe.
+template <typename Fn>
+bool with_current(Fn fn) {
+  for (int tries = 0; tries < kReaderTries; ++tries) {
+    int s = g_current.load(std::memory_order_seq_cst);
+    if (s < 0) return false;
+    Slot& slot = g_slots[s];
+    slot.readers.fetch_add(1, std::memory_order_seq_cst);
+    if (g_current.load(std::memory_order_seq_cst) == s) {
+      fn(slot.data.load(std::memory_order_acquire));
+      slot.readers.fetch_sub(1, std::memory_order_release);
+      return true;
+    }
+    slot.readers.fetch_sub(1, std::memory_order_release);
+  }
+  return true;  // snapshots kept changing under this reader: as if no module were loaded
+}
+
+}  // namespace
+
+bool phdr_snapshot_refresh(PhdrSource source) {
+  int saved_errno = errno;
+  bool ok = true;
+  g_requested.store(true, std::memory_order_seq_cst);
+  // Whoever holds g_writing sees the request after releasing it (both sequentially consistent)
+  // and takes the snapshot again, so the newest state of the loader is always published.
+  while (g_requested.load(std::memory_order_seq_cst) &&
+         !g_writing.exchange(true, std::memory_order_seq_cst)) {
+    g_requested.store(false, std::memory_order_seq_cst);
+    ok = publish(source);
+    g_writing.store(false, std::memory_order_seq_cst);
+  }
+  errno = saved_errno;
+  return ok;
 }
 
 void phdr_snapshot_mark_closing(const void* handle) {
   if (!handle) return;
-  g_write_lock.lock();
-  int cur = g_current.load(std::memory_order_relaxed);
-  Snapshot* snap = cur < 0 ? nullptr : g_slots[cur].data.load(std::memory_order_relaxed);
-  for (uint32_t i = 0; snap && i < snap->count; ++i)
-    if (snap->entries[i].link_map == handle)
-      __atomic_store_n(&snap->entries[i].closing, 1u, __ATOMIC_RELEASE);
-  g_write_lock.unlock();
+  for (auto& c : g_closing) {
+    const void* empty = nullptr;
+    if (c.compare_exchange_strong(empty, handle, std::memory_order_seq_cst)) break;
+  }
+  // Then the published snapshot: one published later reads the list above.
+  with_current([&](Snapshot* snap) {
+    for (uint32_t i = 0; snap && i < snap->count; ++i)
+      if (snap->entries[i].link_map == handle)
+        __atomic_store_n(&snap->entries[i].closing, 1u, __ATOMIC_SEQ_CST);
+  });
+}
+
+void phdr_snapshot_closed(const void* handle) {
+  if (!handle) return;
+  for (auto& c : g_closing) {
+    const void* h = handle;
+    if (c.compare_exchange_strong(h, nullptr, std::memory_order_seq_cst)) return;
+  }
 }
 
 int phdr_snapshot_iterate(PhdrCallback cb, void* data, bool* answered) {
-  *answered = true;
-  for (int tries = 0; tries < kReaderTries; ++tries) {
-    int s = g_current.load(std::memory_order_seq_cst);
-    if (s < 0) {
-      *answered = false;
-      return 0;
-    }
-    Slot& slot = g_slots[s];
-    slot.readers.fetch_add(1, std::memory_order_seq_cst);
-    if (g_current.load(std::memory_order_seq_cst) != s) {
-      slot.readers.fetch_sub(1, std::memory_order_release);
-      continue;
-    }
-    const Snapshot* snap = slot.data.load(std::memory_order_acquire);
-    int rc = 0;
+  int rc = 0;
+  *answered = with_current([&](const Snapshot* snap) {
     for (uint32_t i = 0; snap && i < snap->count && rc == 0; ++i) {
       const Entry& e = snap->entries[i];
-      if (__atomic_load_n(&e.closing, __ATOMIC_ACQUIRE)) continue;
+      if (__atomic_load_n(&e.closing, __ATOMIC_SEQ_CST)) continue;
       dl_phdr_info copy = e.info;  // the callback may not write into the shared snapshot
       rc = cb(&copy, sizeof copy, data);
     }
-    slot.readers.fetch_sub(1, std::memory_order_release);
-    return rc;
-  }
-  return 0;  // snapshots kept changing under this reader: as if no module were loaded
+  });
+  return rc;
 }
 
 uint64_t phdr_snapshot_generation() { return g_generation.load(std::memory_order_relaxed); }
 
 void phdr_snapshot_after_fork_child() {
   for (Slot& s : g_slots) s.readers.store(0, std::memory_order_relaxed);
-  g_write_lock.unlock();
+  for (auto& c : g_closing) c.store(nullptr, std::memory_order_relaxed);  // their dlclose is gone
+  g_writing.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace hpcrun

@@ -16,11 +16,14 @@
 // is still the published one; a writer reuses (and unmaps the memory of) only a slot that is not
 // published and has no readers. A reader therefore never sees freed memory, and never waits.
 //
-// Modules being closed: before the real dlclose runs, the module's entry is marked closing and
-// readers skip it, so a module mapped later at the same address is never described by the old
-// module's headers; the snapshot taken after dlclose returns has the entry or not, as the loader
-// now does. Dependencies that the same dlclose unloads are not marked (see the report in
-// docs/DESIGN.md, issue 11).
+// Modules being closed: before the real dlclose runs, the module is listed as closing and its
+// entry marked; readers skip it (and snapshots taken meanwhile mark it too), so a module mapped
+// later at the same address is never described by the old module's headers. After dlclose
+// returns it leaves the list and a new snapshot has the entry or not, as the loader now does.
+// Dependencies that the same dlclose unloads are not marked: a narrow window remains for them
+// (a concurrent dlopen mapping another module at their address before the new snapshot).
+//
+// Writers never wait for each other (phdr_snapshot.cpp says why); readers never wait at all.
 #pragma once
 
 #include <link.h>
@@ -35,13 +38,16 @@ using PhdrSource = int (*)(PhdrCallback, void*);
 
 // Takes a new snapshot from `source` (the real dl_iterate_phdr; tests pass their own) and
 // publishes it. Not signal-safe: it maps memory and may wait (bounded) for readers of an older
-// slot. Writers are serialised among themselves. Returns false when nothing new was published
-// (no memory, or every free slot still read): the previous snapshot stays.
+// slot. A call while another thread is writing leaves the snapshot to that thread, which takes
+// it again once done. Returns false when nothing new was published (no memory, or every free
+// slot still read): the previous snapshot stays.
 bool phdr_snapshot_refresh(PhdrSource source);
 
-// Marks the entries of the module whose link map is `handle` (a dlopen handle) as closing:
-// readers skip them until the next refresh. Not signal-safe (takes the writers' lock).
+// Lists the module whose link map is `handle` (a dlopen handle) as closing and marks its entry:
+// readers skip it. Lock-free; not for signal handlers (nothing needs it there).
 void phdr_snapshot_mark_closing(const void* handle);
+// After the real dlclose returned: `handle` leaves the closing list (refresh afterwards).
+void phdr_snapshot_closed(const void* handle);
 
 // Signal-safe, lock-free, allocates nothing: calls `cb` on a copy of each published entry, in the
 // loader's order, until it returns non-zero; returns that value (0 after the last). Sets
@@ -51,8 +57,8 @@ int phdr_snapshot_iterate(PhdrCallback cb, void* data, bool* answered);
 // Number of snapshots published so far (tests, log).
 uint64_t phdr_snapshot_generation();
 
-// In a fork child: the parent's other threads are gone, so their reader counts and a writer
-// lock they held are cleared.
+// In a fork child: the parent's other threads are gone, so their reader counts, the modules
+// they were closing and a write they were doing are cleared.
 void phdr_snapshot_after_fork_child();
 
 }  // namespace hpcrun

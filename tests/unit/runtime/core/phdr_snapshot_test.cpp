@@ -129,8 +129,8 @@ TEST(PhdrSnapshot, RemovedModuleDisappears) {
   EXPECT_EQ(read_snapshot().names, (std::vector<std::string>{"mod1", "mod3"}));
 }
 
-// A library really opened and closed: present after dlopen, skipped while marked closing,
-// gone once dlclose returned and the snapshot was taken again.
+// A library really opened and closed: present after dlopen, skipped while closing (also in a
+// snapshot taken meanwhile), gone once dlclose returned and the snapshot was taken again.
 TEST(PhdrSnapshot, ClosingAndClosedLibrary) {
   void* h = dlopen(HPCL_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(h, nullptr) << dlerror();
@@ -142,13 +142,44 @@ TEST(PhdrSnapshot, ClosingAndClosedLibrary) {
   Seen closing = read_snapshot();
   EXPECT_FALSE(contains(closing, "libhpcl_plugin")) << "a closing module is still answered";
   EXPECT_EQ(closing.names.size() + 1, open.names.size()) << "only the closing module is skipped";
+  ASSERT_TRUE(phdr_snapshot_refresh(real_source));  // another thread's refresh meanwhile
+  EXPECT_FALSE(contains(read_snapshot(), "libhpcl_plugin")) << "a new snapshot forgot it closes";
   hpcrun::phdr_snapshot_mark_closing(nullptr);  // not a module: changes nothing
   EXPECT_EQ(read_snapshot().names.size(), closing.names.size());
   ASSERT_EQ(dlclose(h), 0);
+  hpcrun::phdr_snapshot_closed(h);
   ASSERT_TRUE(phdr_snapshot_refresh(real_source));
   Seen closed = read_snapshot();
   EXPECT_FALSE(contains(closed, "libhpcl_plugin"));
   EXPECT_EQ(closed.names.size() + 1, open.names.size());
+  // Opened again (perhaps at the same address): answered again.
+  h = dlopen(HPCL_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  ASSERT_TRUE(phdr_snapshot_refresh(real_source));
+  EXPECT_TRUE(contains(read_snapshot(), "libhpcl_plugin"));
+  dlclose(h);
+}
+
+// A refresh requested while another is being taken (here from inside the source, as a thread
+// holding the loader's lock would) does not wait: the writer takes the snapshot once more, and
+// the newest state is what is published.
+int g_nested_calls = 0;
+int source_that_changes(hpcrun::PhdrCallback cb, void* data) {
+  if (g_nested_calls++ == 0) {
+    set_fake({8, 9});
+    EXPECT_TRUE(phdr_snapshot_refresh(fake_source)) << "a deferred request is not a failure";
+  }
+  return fake_source(cb, data);
+}
+
+TEST(PhdrSnapshot, RefreshDuringRefreshIsTakenAgain) {
+  set_fake({4});
+  g_nested_calls = 0;
+  uint64_t gen = hpcrun::phdr_snapshot_generation();
+  ASSERT_TRUE(phdr_snapshot_refresh(source_that_changes));
+  EXPECT_EQ(g_nested_calls, 2) << "the writer did not take the requested snapshot";
+  EXPECT_EQ(hpcrun::phdr_snapshot_generation(), gen + 2);
+  EXPECT_EQ(read_snapshot().names, (std::vector<std::string>{"mod8", "mod9"}));
 }
 
 // A reader inside its walk (a handler unwinding) while writers publish again and again: its
