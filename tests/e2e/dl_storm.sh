@@ -9,7 +9,9 @@
 # (default 6 of 2000) all ending gives a failing runtime a chance below 1 in 10,000 to pass.
 #
 # Each run must end within its timeout, exit as the native run does (status 3, same output) and
-# write its profile; the last profile must merge. One more run checks the premise: libunwind's
+# write its profile; the last profile must merge and still have call paths (libunwind answered
+# from the snapshot): main's blocks under main, the library constructor's under storm_lib_init
+# (a module loaded by dlopen after start-up). One more run checks the premise: libunwind's
 # dl_iterate_phdr binds to the runtime's (LD_DEBUG=bindings).
 # Usage: dl_storm.sh PROGRAM LIBRARY [RUNS] [MS] [OPENERS]
 source "$(dirname "$0")/lib.sh"
@@ -44,4 +46,13 @@ for i in $(seq 1 "$runs"); do
   expect_profiles "meas$i" 1
 done
 merge_and_report "meas$runs" db.hpcdb report.json
+step "checking allocation sites (call paths)"
+"$HPCL_PYTHON" - report.json <<'PY'
+import json, sys
+names = [v["name"] for v in json.load(open(sys.argv[1]))["variables"]]
+for want in ("main (dl_storm.c:", "storm_lib_init (dl_storm_lib.c:"):
+    if not any(n.startswith(want) for n in names):
+        sys.exit(f"FAIL: no heap variable named {want}...: call paths lost; variables: {names}")
+print("allocation sites found")
+PY
 echo "all $runs runs of ${ms} ms ended"

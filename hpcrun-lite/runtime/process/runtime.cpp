@@ -269,9 +269,7 @@ __attribute__((constructor)) void runtime_init() {
   read_options();
   uint64_t brk_lo = read_brk_heap_start();
   g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
-  // Before libunwind's first unwind (unwind_init): its lookups are answered from the snapshot.
-  refresh_phdr_snapshot();
-  unwind_init();
+  unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   g_scan_lock.lock();
   modules_scan();
   g_scan_lock.unlock();

@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "memory/phdr_snapshot.h"
 #include "process/log.h"
 #include "process/real_fns.h"
 
@@ -99,6 +100,10 @@ bool unwind_init() {
              dlerror());
     return false;
   }
+  // The runtime's dl_iterate_phdr answers libunwind from the snapshot (phdr_snapshot.h): it must
+  // hold libunwind itself, whose frames are the first that every unwind steps through.
+  if (!phdr_snapshot_refresh(real.dl_iterate_phdr))
+    log_warn("cannot copy the loaded modules' program headers: call paths will be empty");
   g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
   if (!g_backtrace) {
     log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
