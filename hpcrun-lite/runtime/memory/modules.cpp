@@ -10,6 +10,7 @@
 
 #include "memory/dynamic_tls.h"
 #include "process/log.h"
+#include "process/real_fns.h"
 
 namespace hpcrun {
 
@@ -100,7 +101,9 @@ int on_object(dl_phdr_info* info, size_t, void*) {
 
 uint32_t modules_scan() {
   uint32_t before = g_count.load(std::memory_order_relaxed);
-  dl_iterate_phdr(on_object, nullptr);
+  // The real one, resolved (runtime.cpp): ours answers the runtime's calls from the snapshot
+  // (phdr_hooks.cpp). Unit tests link no hook and resolve nothing.
+  (real.dl_iterate_phdr ? real.dl_iterate_phdr : ::dl_iterate_phdr)(on_object, nullptr);
   g_initial_scan_done = true;
   uint32_t after = g_count.load(std::memory_order_relaxed);
   for (uint32_t i = before; i < after; ++i)

@@ -30,13 +30,23 @@ void die(const char* what) {
   _exit(127);
 }
 
+// Slots are written atomically and only while still null: every thread that finds the table
+// unresolved fills it (resolve_real_fns_with), all with the same values, and none writes a slot
+// that a thread which saw the table resolved may be reading.
 template <typename F>
-void resolve(F& slot, const char* name, bool required, void* own) {
-  void* p = dlsym(RTLD_NEXT, name);
+void resolve(SymbolLookup lookup, F& slot, const char* name, bool required, void* own) {
+  void* p = lookup(name);
   if (p == own) p = nullptr;
   if (!p && required) die(name);
-  slot = reinterpret_cast<F>(p);
+  if (p && !__atomic_load_n(&slot, __ATOMIC_RELAXED))
+    __atomic_store_n(&slot, reinterpret_cast<F>(p), __ATOMIC_RELAXED);
 }
+
+void* next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+
+// The thread inside resolve_real_fns_with: dlsym may allocate, and the wrapper it reaches
+// serves that from the arena instead of resolving again.
+__thread bool t_resolving __attribute__((tls_model("initial-exec"))) = false;
 
 }  // namespace
 
@@ -63,45 +73,51 @@ size_t bootstrap_size(const void* p) {
 
 extern "C" void* malloc(size_t);  // our own wrappers, to detect self-resolution
 
-void resolve_real_fns() {
+void resolve_real_fns() { resolve_real_fns_with(next_symbol); }
+
+void resolve_real_fns_with(SymbolLookup lookup) {
+  if (t_resolving) return;  // re-entered from dlsym: the caller is served from the arena
+  // A thread that finds another one resolving does not return with the table half filled (its
+  // caller would call a null pointer), nor wait for it (that thread's dlsym may wait for the
+  // loader's lock, which this thread may hold): it resolves the table itself.
+  t_resolving = true;
   int expected = 0;
-  if (!g_real_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-    // Another thread is resolving (or this thread re-entered from dlsym): wait for the other
-    // thread; a re-entering caller sees state 1 and is served from the arena by the wrapper.
-    return;
-  }
-  resolve(real.malloc, "malloc", true, reinterpret_cast<void*>(&::malloc));
-  resolve(real.free, "free", true, nullptr);
-  resolve(real.calloc, "calloc", true, nullptr);
-  resolve(real.realloc, "realloc", true, nullptr);
-  resolve(real.reallocarray, "reallocarray", false, nullptr);
-  resolve(real.memalign, "memalign", true, nullptr);
-  resolve(real.posix_memalign, "posix_memalign", true, nullptr);
-  resolve(real.aligned_alloc, "aligned_alloc", true, nullptr);
-  resolve(real.valloc, "valloc", true, nullptr);
-  resolve(real.pvalloc, "pvalloc", false, nullptr);
-  resolve(real.mmap, "mmap", true, nullptr);
-  resolve(real.munmap, "munmap", true, nullptr);
-  resolve(real.mremap, "mremap", true, nullptr);
-  resolve(real.pthread_create, "pthread_create", true, nullptr);
-  resolve(real.dlopen, "dlopen", true, nullptr);
-  resolve(real.sigaction, "sigaction", true, nullptr);
-  resolve(real.sigprocmask, "sigprocmask", true, nullptr);
-  resolve(real.pthread_sigmask, "pthread_sigmask", true, nullptr);
-  resolve(real.execve, "execve", true, nullptr);
-  resolve(real.execv, "execv", true, nullptr);
-  resolve(real.execvp, "execvp", true, nullptr);
-  resolve(real.execvpe, "execvpe", false, nullptr);
-  resolve(real.fexecve, "fexecve", false, nullptr);
-  resolve(real.op_new, "_Znwm", false, nullptr);
-  resolve(real.op_new_array, "_Znam", false, nullptr);
-  resolve(real.op_new_nothrow, "_ZnwmRKSt9nothrow_t", false, nullptr);
-  resolve(real.op_new_array_nothrow, "_ZnamRKSt9nothrow_t", false, nullptr);
-  resolve(real.op_new_aligned, "_ZnwmSt11align_val_t", false, nullptr);
-  resolve(real.op_new_array_aligned, "_ZnamSt11align_val_t", false, nullptr);
-  resolve(real.op_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t", false, nullptr);
-  resolve(real.op_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t", false, nullptr);
+  g_real_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel);
+  resolve(lookup, real.malloc, "malloc", true, reinterpret_cast<void*>(&::malloc));
+  resolve(lookup, real.free, "free", true, nullptr);
+  resolve(lookup, real.calloc, "calloc", true, nullptr);
+  resolve(lookup, real.realloc, "realloc", true, nullptr);
+  resolve(lookup, real.reallocarray, "reallocarray", false, nullptr);
+  resolve(lookup, real.memalign, "memalign", true, nullptr);
+  resolve(lookup, real.posix_memalign, "posix_memalign", true, nullptr);
+  resolve(lookup, real.aligned_alloc, "aligned_alloc", true, nullptr);
+  resolve(lookup, real.valloc, "valloc", true, nullptr);
+  resolve(lookup, real.pvalloc, "pvalloc", false, nullptr);
+  resolve(lookup, real.mmap, "mmap", true, nullptr);
+  resolve(lookup, real.munmap, "munmap", true, nullptr);
+  resolve(lookup, real.mremap, "mremap", true, nullptr);
+  resolve(lookup, real.pthread_create, "pthread_create", true, nullptr);
+  resolve(lookup, real.dlopen, "dlopen", true, nullptr);
+  resolve(lookup, real.dlclose, "dlclose", true, nullptr);
+  resolve(lookup, real.dl_iterate_phdr, "dl_iterate_phdr", true, nullptr);
+  resolve(lookup, real.sigaction, "sigaction", true, nullptr);
+  resolve(lookup, real.sigprocmask, "sigprocmask", true, nullptr);
+  resolve(lookup, real.pthread_sigmask, "pthread_sigmask", true, nullptr);
+  resolve(lookup, real.execve, "execve", true, nullptr);
+  resolve(lookup, real.execv, "execv", true, nullptr);
+  resolve(lookup, real.execvp, "execvp", true, nullptr);
+  resolve(lookup, real.execvpe, "execvpe", false, nullptr);
+  resolve(lookup, real.fexecve, "fexecve", false, nullptr);
+  resolve(lookup, real.op_new, "_Znwm", false, nullptr);
+  resolve(lookup, real.op_new_array, "_Znam", false, nullptr);
+  resolve(lookup, real.op_new_nothrow, "_ZnwmRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_new_array_nothrow, "_ZnamRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_new_aligned, "_ZnwmSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_new_array_aligned, "_ZnamSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t", false, nullptr);
   g_real_state.store(2, std::memory_order_release);
+  t_resolving = false;
 }
 
 }  // namespace hpcrun

@@ -30,6 +30,10 @@ struct RealFns {
   void* (*mremap)(void*, size_t, size_t, int, ...);
   int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   void* (*dlopen)(const char*, int);
+  int (*dlclose)(void*);
+  // The loader's list of modules: the runtime's own calls must never take the loader's lock
+  // from a signal handler (phdr_hooks.cpp), so they call this one only outside signal context.
+  int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info*, size_t, void*), void*);
   // Signal dispositions and masks (signal_guard.cpp).
   int (*sigaction)(int, const struct sigaction*, struct sigaction*);
   int (*sigprocmask)(int, const sigset_t*, sigset_t*);
@@ -57,6 +61,9 @@ extern RealFns real;
 // 0 unresolved, 1 resolving, 2 resolved. Wrappers test it inline: one load on the fast path.
 extern std::atomic<int> g_real_state;
 void resolve_real_fns();  // out of line, first use only
+// The same with another lookup than dlsym(RTLD_NEXT) (tests).
+using SymbolLookup = void* (*)(const char* name);
+void resolve_real_fns_with(SymbolLookup lookup);
 
 // Resolves the table on first use.
 inline void ensure_real_fns() {

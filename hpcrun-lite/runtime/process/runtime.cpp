@@ -26,6 +26,7 @@
 #include "process/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
+#include "memory/phdr_snapshot.h"
 #include "process/process_end.h"
 #include "process/real_fns.h"
 #include "sources/hw/hw_source.h"
@@ -39,6 +40,10 @@
 #include "trees/unwind.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
+
+// glibc's registration of thread_local destructors (what a C++ thread_local compiles to).
+extern "C" int __cxa_thread_atexit_impl(void (*fn)(void*), void* arg, void* dso);
+extern "C" void* __dso_handle;
 
 namespace hpcrun {
 
@@ -55,6 +60,10 @@ pthread_key_t g_thread_key;
 // The address-sampling source of this run and its request (read_options).
 SourceKind g_kind = SourceKind::Soft;
 SourceSpec g_spec;
+// Whether g_thread_key exists: a program (or its libraries) may have taken every key before our
+// constructor runs. Without one, each thread's end is registered with the C++ runtime's
+// thread-exit list instead (register_thread), which also runs at pthread_exit.
+bool g_have_thread_key = false;
 // Held while ELF files are read (milliseconds).
 constinit SpinLock g_scan_lock;
 
@@ -172,8 +181,11 @@ void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   ThreadState* ts = thread_begin(creator, ncreator);
   if (!ts) return;
   alt_stack_thread_start(&ts->alt_stack);
-  // The key's destructor runs at thread exit, also through pthread_exit.
-  pthread_setspecific(g_thread_key, ts);
+  // The key's destructor runs at thread exit, also through pthread_exit. The fallback allocates
+  // (one small block per thread, not tracked: we are inside the runtime).
+  // The main thread (no creator) ends with the process, as its key destructor never runs.
+  if (g_have_thread_key) pthread_setspecific(g_thread_key, ts);
+  else if (creator) __cxa_thread_atexit_impl(on_thread_exit, ts, &__dso_handle);
 }
 
 struct StartArgs {
@@ -217,6 +229,9 @@ void* start_trampoline(void* p) {
 }
 
 void prefork() {
+  // First, before any lock of ours is held: threads that are unwinding finish (libunwind's
+  // mutex must not be inherited locked), and no new unwinding starts until the fork returns.
+  unwind_before_fork();
   g_sites.lock();
   g_heap.lock();
   g_heap_extent.lock();
@@ -225,11 +240,14 @@ void postfork_parent() {
   g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
+  unwind_after_fork(false);
 }
 void postfork_child() {
   g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
+  phdr_snapshot_after_fork_child();
+  unwind_after_fork(true);
   RuntimeGuard guard;
   // Allocation counts stay: the child has the parent's blocks in its own address space, and a
   // variable's size describes it there too. Samples start from zero.
@@ -269,7 +287,7 @@ __attribute__((constructor)) void runtime_init() {
   read_options();
   uint64_t brk_lo = read_brk_heap_start();
   g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
-  unwind_init();
+  unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   g_scan_lock.lock();
   modules_scan();
   g_scan_lock.unlock();
@@ -302,7 +320,11 @@ __attribute__((constructor)) void runtime_init() {
     papi_init(req, g_config.npapi);
   }
   process_end_init();
-  pthread_key_create(&g_thread_key, on_thread_exit);
+  int key_rc = pthread_key_create(&g_thread_key, on_thread_exit);
+  g_have_thread_key = key_rc == 0;
+  if (!g_have_thread_key)
+    log_info("no thread-specific key (%s): thread ends are followed through the C++ runtime's "
+             "thread-exit list", strerror(key_rc));
   pthread_atfork(prefork, postfork_parent, postfork_child);
   atexit(runtime_fini);
   g_tracking.store(true, std::memory_order_release);
@@ -349,6 +371,14 @@ void scan_now() {
   g_loader_added.store(false, std::memory_order_relaxed);
   modules_scan();
   g_scan_lock.unlock();
+  refresh_phdr_snapshot();
+}
+
+void refresh_phdr_snapshot() {
+  static std::atomic<bool> warned{false};
+  if (!phdr_snapshot_refresh(real.dl_iterate_phdr) && !warned.exchange(true))
+    log_warn("cannot copy the loaded modules' program headers: call paths through modules "
+             "loaded from now on may end early");
 }
 
 }  // namespace hpcrun

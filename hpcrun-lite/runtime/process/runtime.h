@@ -47,6 +47,10 @@ extern std::atomic<bool> g_modules_dirty;
 void rescan_modules_if_dirty();
 // Scans new modules now (exit). Caller holds the runtime guard.
 void scan_now();
+// Takes a new snapshot of the loaded modules' program headers for the runtime's own
+// dl_iterate_phdr calls (phdr_snapshot.h), from the real list. Not signal context; caller holds
+// the runtime guard.
+void refresh_phdr_snapshot();
 
 // CLOCK_MONOTONIC through the vDSO: the tracking controller's clock.
 uint64_t monotonic_ns();

@@ -69,7 +69,8 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
 
 ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   if (t_state) return t_state;
-  g_next_index.fetch_add(1, std::memory_order_relaxed);
+  // This thread's own number: a load after the increment could see another thread's too.
+  uint32_t index = g_next_index.fetch_add(1, std::memory_order_relaxed);
   ThreadState* ts = take_free_state();
   if (ts) {
     adopt(ts, creator, n);  // keeps the tree, the counters and the tracking controller
@@ -84,7 +85,7 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
     adopt(ts, creator, n);
     ts->track.init(g_config.track, monotonic_ns(),
                    (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
-    ts->index = g_next_index.load(std::memory_order_relaxed) - 1;
+    ts->index = index;
     ThreadState* head = g_head.load(std::memory_order_relaxed);
     do {
       ts->next = head;

@@ -4,7 +4,12 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
+#include <atomic>
+
+#include "memory/phdr_snapshot.h"
 #include "process/log.h"
 #include "process/real_fns.h"
 
@@ -18,21 +23,28 @@ uint64_t g_self_lo = 0, g_self_hi = 0;
 // sample (see unwind_thread_init).
 size_t g_tls_modid = 0;
 bool g_lazy_cache = false;
-// The dynamic loader's code (ld.so): see capture_sample_path.
-uint64_t g_loader_lo = 0, g_loader_hi = 0;
+// Unwinds under way, and whether a fork is about to happen (unwind_before_fork).
+constinit std::atomic<int> g_unwinders{0};
+constinit std::atomic<bool> g_fork_pending{false};
+constexpr uint64_t kForkWaitNs = 200 * 1000 * 1000;
+
+// Every call of unw_backtrace goes through here. Signal-safe: two atomic operations.
+int backtrace(void** buf, int n) {
+  g_unwinders.fetch_add(1, std::memory_order_seq_cst);
+  int got = g_fork_pending.load(std::memory_order_seq_cst) ? 0 : g_backtrace(buf, n);
+  g_unwinders.fetch_sub(1, std::memory_order_release);
+  return got;
+}
 
 // libunwind's caching policies (libunwind.h: UNW_CACHE_NONE, _GLOBAL, _PER_THREAD).
 constexpr int kUnwCachePerThread = 2;
 
-// Per-thread caches instead of libunwind's default global one. The global cache has a mutex
-// that unw_step holds while it calls dl_iterate_phdr, which takes the loader's lock: a sampling
-// handler on one thread can hold the mutex and wait for the loader's lock while the thread that
-// holds that lock, interrupted inside dlopen or dlclose, waits in its own handler for the mutex.
-// A dlopen/dlclose storm sampled at 10 kHz hangs in about one run in three that way. NOT
-// SOLVED by this: Debian's libunwind 1.6.2 still takes the global mutex (measured), and a
-// handler that interrupts glibc between taking the loader's recursive lock and recording its
-// owner waits for itself. The fix is a lock-free dl_iterate_phdr for the runtime's own calls
-// (issue 11).
+// Per-thread caches instead of libunwind's default global one, where the libunwind build honours
+// it (Debian's 1.6.2 still takes its global mutex, measured). The mutex was half of a deadlock:
+// unw_step held it while it called dl_iterate_phdr, which takes the loader's lock, and the thread
+// holding that lock, interrupted inside dlopen or dlclose, waited in its own handler for the
+// mutex. libunwind's dl_iterate_phdr calls are now answered from a snapshot without the loader's
+// lock (phdr_snapshot.h), so whoever holds the mutex finishes without waiting for anyone.
 void use_per_thread_caches(void* handle) {
   using SetPolicy = int (*)(void*, int);
   auto set_policy = reinterpret_cast<SetPolicy>(dlsym(handle, "_ULx86_64_set_caching_policy"));
@@ -63,7 +75,7 @@ extern "C" void* __tls_get_addr(TlsIndex*);
 bool lazy_cache_is_safe(void* handle) {
   if (dlinfo(handle, RTLD_DI_TLS_MODID, &g_tls_modid) != 0 || g_tls_modid == 0) return false;
   void* buf[4];
-  g_backtrace(buf, 4);  // this thread's cache, and libunwind's key
+  backtrace(buf, 4);  // this thread's cache, and libunwind's key
   pthread_key_t probe;
   if (pthread_key_create(&probe, nullptr) != 0) return false;
   bool low = probe < 32;
@@ -88,18 +100,28 @@ bool unwind_init() {
              dlerror());
     return false;
   }
+  // The runtime's dl_iterate_phdr answers libunwind from the snapshot (phdr_snapshot.h): it must
+  // hold libunwind itself, whose frames are the first that every unwind steps through.
+  if (!phdr_snapshot_refresh(real.dl_iterate_phdr))
+    log_warn("cannot copy the loaded modules' program headers: call paths will be empty");
   g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
   if (!g_backtrace) {
     log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
     return false;
   }
+  // libunwind keeps each thread's cache under a pthread key and ignores a failure to create it:
+  // it would then store its cache under key 0, another library's, whose destructor would
+  // receive it at thread exit (libgomp's aborts). With no key left, no libunwind.
+  pthread_key_t probe;
+  if (pthread_key_create(&probe, nullptr) != 0) {
+    g_backtrace = nullptr;
+    log_warn("no pthread key left for libunwind: call paths will hold only the sampled "
+             "instruction");
+    return false;
+  }
+  pthread_key_delete(probe);
   use_per_thread_caches(h);
   g_lazy_cache = lazy_cache_is_safe(h);
-  dl_find_object loader{};
-  if (_dl_find_object(reinterpret_cast<void*>(&_r_debug), &loader) == 0) {  // ld.so's data
-    g_loader_lo = reinterpret_cast<uint64_t>(loader.dlfo_map_start);
-    g_loader_hi = reinterpret_cast<uint64_t>(loader.dlfo_map_end);
-  }
   return true;
 }
 
@@ -111,7 +133,25 @@ void unwind_thread_init() {
     return;
   }
   void* buf[4];
-  g_backtrace(buf, 4);
+  backtrace(buf, 4);
+}
+
+void unwind_before_fork() {
+  g_fork_pending.store(true, std::memory_order_seq_cst);
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (g_unwinders.load(std::memory_order_seq_cst) != 0) {
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t waited = uint64_t(now.tv_sec - start.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec) -
+                      uint64_t(start.tv_nsec);
+    if (waited > kForkWaitNs) return;  // a stopped thread: fork all the same
+  }
+}
+
+void unwind_after_fork(bool child) {
+  if (child) g_unwinders.store(0, std::memory_order_relaxed);  // the other threads are gone
+  g_fork_pending.store(false, std::memory_order_seq_cst);
 }
 
 namespace {
@@ -137,7 +177,7 @@ int capture_alloc_path(uint64_t* out, int max) {
   constexpr int kSlack = 6;
   void* buf[kMaxSampleFrames + kSlack];
   int want = max + kSlack < kMaxSampleFrames + kSlack ? max + kSlack : kMaxSampleFrames + kSlack;
-  int n = g_backtrace(buf, want);
+  int n = backtrace(buf, want);
   return call_sites(buf, 0, n, out, max);
 }
 
@@ -150,12 +190,10 @@ int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int ma
 
 int capture_sample_path(uint64_t interrupted_pc, uint64_t* out, int max) {
   if (!g_backtrace) return 0;
-  // Interrupted inside the dynamic loader, the thread may hold the loader's write lock with its
-  // list of modules half changed: unwinding would walk that list (dl_iterate_phdr, whose lock is
-  // recursive, lets the same thread in). The sample keeps its instruction, without callers.
-  if (interrupted_pc - g_loader_lo < g_loader_hi - g_loader_lo) return 0;
+  // Also inside the dynamic loader: libunwind's module lookups read the snapshot, never the
+  // loader's list that the interrupted thread may be changing.
   void* buf[kMaxSampleFrames + 16];
-  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  int n = backtrace(buf, kMaxSampleFrames + 16);
   // buf = [handler frames..., signal trampoline, interrupted pc, its callers...]
   int i = 0;
   while (i < n && reinterpret_cast<uint64_t>(buf[i]) != interrupted_pc) ++i;

@@ -44,4 +44,11 @@ int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int ma
 
 bool address_in_runtime(uint64_t addr);
 
+// fork: a child inherits libunwind's mutex locked if another thread held it at the fork, and
+// pthread_atfork cannot reach it. Before the fork, new unwinds are refused (they return no
+// frames) and those under way finish (bounded wait: unwinding never waits for the loader, see
+// phdr_snapshot.h); after it, both processes unwind again.
+void unwind_before_fork();
+void unwind_after_fork(bool child);
+
 }  // namespace hpcrun
