@@ -84,7 +84,29 @@ bool lazy_cache_is_safe(void* handle) {
 }
 }  // namespace
 
-bool address_in_runtime(uint64_t addr) { return addr >= g_self_lo && addr < g_self_hi; }
+// The code of the libraries only the runtime runs: libunwind (loaded locally by us) and Zydis
+// (linked by us; its tables are static data the decoder faults in). A page fault or a frame in
+// them is the runtime's work, not the program's.
+namespace {
+struct CodeSpan {
+  uint64_t lo = 0, hi = 0;
+};
+CodeSpan g_helpers[2];
+
+void note_helper_library(int i, const void* code) {
+  dl_find_object obj{};
+  if (code && _dl_find_object(const_cast<void*>(code), &obj) == 0)
+    g_helpers[i] = {reinterpret_cast<uint64_t>(obj.dlfo_map_start),
+                    reinterpret_cast<uint64_t>(obj.dlfo_map_end)};
+}
+}  // namespace
+
+bool address_in_runtime(uint64_t addr) {
+  if (addr >= g_self_lo && addr < g_self_hi) return true;
+  for (const CodeSpan& s : g_helpers)
+    if (addr - s.lo < s.hi - s.lo) return true;
+  return false;
+}
 
 bool unwind_init() {
   dl_find_object self{};
@@ -105,6 +127,8 @@ bool unwind_init() {
   if (!phdr_snapshot_refresh(real.dl_iterate_phdr))
     log_warn("cannot copy the loaded modules' program headers: call paths will be empty");
   g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
+  note_helper_library(0, reinterpret_cast<const void*>(g_backtrace));
+  note_helper_library(1, dlsym(RTLD_DEFAULT, "ZydisDecoderDecodeFull"));
   if (!g_backtrace) {
     log_warn("libunwind has no unw_backtrace: call paths will hold only the sampled instruction");
     return false;

@@ -42,6 +42,7 @@ struct CodeRange {
 };
 int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int max);
 
+// The runtime's own code, and that of the libraries only it runs (libunwind, Zydis).
 bool address_in_runtime(uint64_t addr);
 
 // fork: a child inherits libunwind's mutex locked if another thread held it at the fork, and
