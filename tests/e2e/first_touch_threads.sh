@@ -5,22 +5,26 @@
 # that `serial` was first touched by 1 thread (~100% of its faults: a serial initialization) and
 # `parallel` by several threads, none above 60%; each array's page_faults is its size in 4 KiB
 # pages (a few pages of slack, as in first_touch.sh); the faults by node sum to the page faults
-# when the machine describes its NUMA nodes; the text report says "serial initialization".
+# when the machine describes its NUMA nodes; the text report says "serial initialization". The
+# same with `-e page-faults` alone.
 # Usage: first_touch_threads.sh FIRST_TOUCH_THREADS_PROGRAM
 source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "test program not built: $prog"
 export OMP_NUM_THREADS=4
 
-run_to ft "$HPCL_RUN" -o ft -e soft -e page-faults -- "$prog"
-[ "$(cat ft.status)" = 0 ] || fail "exit status $(cat ft.status): $(cat ft.err)"
-grep -q "^array parallel" ft.out || fail "the program did not run to its end"
-merge_and_report ft ft.db ft.json
-"$HPCL_PROF" report ft.db >ft.txt || fail "text report failed"
-
 numa_sysfs=0
 [ -d /sys/devices/system/node/node0 ] && numa_sysfs=1
-"$HPCL_PYTHON" - ft.json "$numa_sysfs" <<'PY' || fail "first touch by thread"
+
+check_run() {  # NAME EVENT-ARGS...
+  local name=$1
+  shift
+  run_to "$name" "$HPCL_RUN" -o "$name" "$@" -- "$prog"
+  [ "$(cat "$name.status")" = 0 ] || fail "$*: exit status $(cat "$name.status"): $(cat "$name.err")"
+  grep -q "^array parallel" "$name.out" || fail "$*: the program did not run to its end"
+  merge_and_report "$name" "$name.db" "$name.json"
+  "$HPCL_PROF" report "$name.db" >"$name.txt" || fail "$*: text report failed"
+  "$HPCL_PYTHON" - "$name.json" "$numa_sysfs" <<'PY' || fail "$*: first touch by thread"
 import json, sys
 report = json.load(open(sys.argv[1]))
 numa_sysfs = sys.argv[2] == "1"
@@ -58,7 +62,12 @@ if s["top_thread"] != 0:
 if p["threads"] < 3 or p["top_thread_share"] > 0.6 or p["serial"]:
     fail(f"parallel: {p}; expected several threads, none above 60%")
 PY
-grep -q "first touched by 1 of [0-9]* threads (serial initialization)" ft.txt ||
-  fail "text report: no serial-initialization line: $(grep -A4 '^First touch' ft.txt)"
-grep -A4 "^First touch" ft.txt
+  grep -q "first touched by 1 of [0-9]* threads (serial initialization)" "$name.txt" ||
+    fail "$*: text report: no serial-initialization line: $(grep -A4 '^First touch' "$name.txt")"
+  grep -A4 "^First touch" "$name.txt"
+}
+
+check_run both -e soft -e page-faults
+# Without sampling: the CPUs are still mapped to their nodes.
+check_run alone -e page-faults
 echo "first touch by thread: ok"
