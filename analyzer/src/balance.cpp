@@ -91,7 +91,7 @@ void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& si
     const std::vector<Node>& nodes = p.trees[t].nodes;
     std::vector<int64_t> var(nodes.size(), -1);
     std::vector<BalanceKey> keys;
-    std::vector<uint64_t> sums;
+    std::vector<uint64_t> sums, faults;
     for (size_t i = 1; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       var[i] = var[n.parent];
@@ -104,13 +104,16 @@ void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& si
         var[i] = static_cast<int64_t>(keys.size());
         keys.push_back(k);
         sums.push_back(0);
+        faults.push_back(0);
       }
       // The estimated samples, as the shares count them (docs/REPORT.md).
       sums[var[i]] += n.metric(kMetricSamples) + n.metric(kMetricSamplesEstimated);
+      faults[var[i]] += n.metric(kMetricPageFaults);
     }
     const GroupId thread{rank, static_cast<uint64_t>(pid), t};
     for (size_t v = 0; v < keys.size(); ++v) {
       fold(spreads_[keys[v]].threads, sums[v], thread);
+      if (faults[v]) fold(faults_[keys[v]], faults[v], thread);
       process[keys[v]] += sums[v];
     }
   }
@@ -133,6 +136,7 @@ void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site
     combine(into.ranks, both.ranks);
     combine(into.threads, both.threads);
   }
+  for (auto& [k, s] : other.faults_) combine(faults_[remap(k, site_map, static_map)], s);
   for (auto& [rank, values] : other.open_ranks_) {
     for (auto& [k, v] : values) k = remap(k, site_map, static_map);
     std::sort(values.begin(), values.end());
@@ -155,10 +159,15 @@ Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
     BalanceKey key = remap(k, new_site, new_static);
     b.variables.push_back(VariableBalance{key.first, key.second, both.ranks, both.threads});
   }
-  std::sort(b.variables.begin(), b.variables.end(),
-            [](const VariableBalance& x, const VariableBalance& y) {
-              return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
-            });
+  auto by_variable = [](const auto& x, const auto& y) {
+    return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
+  };
+  std::sort(b.variables.begin(), b.variables.end(), by_variable);
+  for (auto& [k, s] : faults_) {
+    BalanceKey key = remap(k, new_site, new_static);
+    b.first_touch.push_back(VariableFirstTouch{key.first, key.second, s});
+  }
+  std::sort(b.first_touch.begin(), b.first_touch.end(), by_variable);
   *this = BalanceParts();
   return b;
 }
@@ -203,6 +212,9 @@ void BalanceParts::put_meta(const std::function<void(std::string, std::string)>&
   for (const auto& [k, both] : spreads_)
     put(prefix + "spread", std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) +
                                ' ' + spread_text(both.ranks) + ' ' + spread_text(both.threads));
+  for (const auto& [k, s] : faults_)
+    put(prefix + "faults",
+        std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) + ' ' + spread_text(s));
   for (const auto& [rank, values] : open_ranks_) {
     std::string t = std::to_string(rank);
     for (const auto& [k, v] : values)
@@ -229,6 +241,11 @@ bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
     Both& into = spreads_[k];
     combine(into.ranks, both.ranks);
     combine(into.threads, both.threads);
+  } else if (name == "faults") {
+    BalanceKey k;
+    Spread s;
+    if (!read_key(in, &k) || !read_spread(in, &s)) return false;
+    combine(faults_[k], s);
   } else if (name == "rank") {
     int64_t rank = 0;
     if (!(in >> rank)) return false;

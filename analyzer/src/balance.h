@@ -1,5 +1,6 @@
 // Per-rank and per-thread balance of every variable (docs/FORMAT.md BALANCE, docs/REPORT.md
-// "ranks" and "threads"). BalanceParts is the Accumulator's share of a partial merge: it folds
+// "ranks" and "threads"), and how each variable's first touches spread over the threads
+// (FIRST_TOUCH). BalanceParts is the Accumulator's share of a partial merge: it folds
 // each process's per-variable samples into reducible summaries (hpcl::Spread) and combines two
 // partials exactly, whatever files each one read. describe() turns a stored summary into what a
 // report shows (mean over all groups of the run, zeros included; imbalance = max / mean).
@@ -48,6 +49,8 @@ class BalanceParts {
   using Values = std::vector<std::pair<BalanceKey, uint64_t>>;
 
   std::map<BalanceKey, Both> spreads_;  // closed groups: threads, processes without a rank
+  // First touches (page faults, FIRST_TOUCH) over the threads: a thread is closed once read.
+  std::map<BalanceKey, Spread> faults_;
   // Ranks stay open until finish(): one rank can write several profiles (a forked child keeps
   // its parent's rank) that different partials read, and a summary cannot take a group's value
   // back to add to it. Sparse: only the variables each rank touched.

@@ -147,6 +147,29 @@ void write_assessment(JsonWriter& w, const MemoryAssessment& a) {
   w.end_object();
 }
 
+// "first_touch": who first touched the variable's pages (docs/REPORT.md). threads and
+// top_thread_* only when the database has the FIRST_TOUCH section; nodes by NUMA node number.
+void write_first_touch(JsonWriter& w, const Variable& v) {
+  const FirstTouch& t = v.first_touch;
+  w.key("first_touch");
+  w.begin_object();
+  w.field("page_faults", v.page_faults);
+  if (t.has_threads) {
+    w.field("threads", t.threads);
+    w.field("run_threads", t.run_threads);
+    w.field_fixed("top_thread_share", t.top_share, kShareDecimals);
+    w.field("top_thread_rank", t.top_thread.rank);
+    w.field("top_thread_pid", t.top_thread.pid);
+    w.field("top_thread", t.top_thread.thread);
+    w.field("serial", t.serial);
+  }
+  w.key("nodes");
+  w.begin_object(true);
+  for (const auto& [node, faults] : t.nodes) w.field(std::to_string(node), faults);
+  w.end_object();
+  w.end_object();
+}
+
 void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
   w.begin_object();
   w.field("kind", kind_name(v.kind));
@@ -186,6 +209,7 @@ void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
     w.end_object();
   }
   if (v.has_offsets) write_offsets(w, v);
+  if (page_faults && v.page_faults > 0 && v.kind != VariableKind::Group) write_first_touch(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
   w.field("hottest_access", v.hottest_access);
   w.key("accesses");

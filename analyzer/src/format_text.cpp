@@ -264,6 +264,34 @@ std::string hot_summary(const Variable& v) {
   return buf;
 }
 
+// "first touched by 1 of 4 threads (serial initialization), on node 0": who took the variable's
+// page faults, by thread and by the NUMA node of the CPU; "" without page faults.
+std::string first_touch_summary(const Variable& v) {
+  if (v.page_faults == 0 || v.kind == VariableKind::Group) return {};
+  const FirstTouch& t = v.first_touch;
+  std::string s = std::to_string(v.page_faults) + " page fault" + (v.page_faults == 1 ? "" : "s");
+  if (t.has_threads) {
+    s += ", first touched by " + std::to_string(t.threads) + " of " + std::to_string(t.run_threads) +
+         " thread" + (t.run_threads == 1 ? "" : "s");
+    if (t.serial) s += " (serial initialization)";
+    else if (t.threads > 1)
+      s += ", the largest " + percent(t.top_share) + " (thread " + group_label(t.top_thread, true) + ")";
+  }
+  if (!t.nodes.empty()) {
+    uint64_t with_node = 0;
+    for (const auto& [node, faults] : t.nodes) with_node += faults;
+    if (t.nodes.size() == 1) {
+      s += ", on node " + std::to_string(t.nodes[0].first);
+    } else {
+      s += ", on nodes";
+      for (size_t i = 0; i < t.nodes.size(); ++i)
+        s += (i ? ", " : " ") + std::to_string(t.nodes[i].first) + " (" +
+             percent(static_cast<double>(t.nodes[i].second) / static_cast<double>(with_node)) + ")";
+    }
+  }
+  return s;
+}
+
 namespace {
 
 // "l3 45% local_dram 30%": the two levels that served most of the variable's samples.
@@ -359,7 +387,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   simplify_names(sites);
   simplify_names(hottest);
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::pair<size_t, std::string>> hot;
+  std::vector<std::pair<size_t, std::string>> hot, touched;
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = *listed[i];
     std::string kind = kind_name(v.kind);
@@ -372,6 +400,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
     if (faults) rows.back().insert(rows.back().begin() + 5, std::to_string(v.page_faults));
     if (std::string h = hot_summary(v); !h.empty()) hot.emplace_back(i + 1, h);
+    if (std::string t = first_touch_summary(v); !t.empty()) touched.emplace_back(i + 1, t);
   }
   if (rows.empty()) {
     out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
@@ -390,6 +419,11 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   if (!hot.empty()) {
     out << "\nHot parts (the smallest part of each variable holding 80% of its samples):\n";
     for (const auto& [row, text] : hot) out << pad_left(std::to_string(row), 3) << "  " << text << '\n';
+  }
+  if (!touched.empty()) {
+    out << "\nFirst touch (which threads and NUMA nodes took each variable's page faults):\n";
+    for (const auto& [row, text] : touched)
+      print_wrapped(pad_left(std::to_string(row), 3) + " ", text, o.width, out);
   }
   print_memory_table(m, listed, names, o.width, out);
 }

@@ -21,6 +21,9 @@ struct ReportOptions {
 // "hot: 0-25% of the block (bytes 0-16383 sampled)": the smallest run of offset bins holding 80%
 // of the variable's samples; "" without an offset histogram.
 std::string hot_summary(const Variable& v);
+// "2048 page faults, first touched by 1 of 4 threads (serial initialization), on node 0": who
+// took the variable's page faults (threads, NUMA nodes); "" without page faults.
+std::string first_touch_summary(const Variable& v);
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 void write_json(const ReportModel& model, const ReportOptions& options, std::ostream& out);

@@ -405,6 +405,32 @@ void group_runtime_variables(ReportModel& m) {
                       " shown as one row per library family; --no-group lists them one by one.");
 }
 
+// The model's variable of a BALANCE or FIRST_TOUCH entry; SIZE_MAX when it has none.
+size_t variable_of(BalanceOwner owner, uint32_t index, const Profile& db,
+                   const std::map<uint32_t, size_t>& unknown_var) {
+  if (owner == BalanceOwner::Site) return index;
+  if (owner == BalanceOwner::Static) return db.sites.size() + index;
+  if (auto it = unknown_var.find(index); owner == BalanceOwner::Unknown && it != unknown_var.end())
+    return it->second;
+  return SIZE_MAX;
+}
+
+// Who first touched each variable with page faults: the threads (FIRST_TOUCH) and the nodes.
+void add_first_touch(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var) {
+  const Balance& b = db.balance;
+  for (const VariableFirstTouch& e : b.first_touch) {
+    const size_t i = variable_of(e.owner, e.index, db, unknown_var);
+    if (i >= m.variables.size() || e.threads.sum == 0) continue;
+    FirstTouch& t = m.variables[i].first_touch;
+    t.has_threads = true;
+    t.threads = e.threads.groups;
+    t.run_threads = b.thread_groups;
+    t.top_share = static_cast<double>(e.threads.max) / static_cast<double>(e.threads.sum);
+    t.top_thread = e.threads.max_group;
+    t.serial = t.threads == 1 && t.run_threads > 1 && e.threads.sum >= kSerialMinFaults;
+  }
+}
+
 // Every variable but a Group row gets its spread over ranks and threads; one without an entry
 // had no samples anywhere.
 void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var) {
@@ -418,11 +444,7 @@ void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, siz
     v.threads = describe(Spread{}, b.thread_groups);
   }
   for (const VariableBalance& e : b.variables) {
-    size_t i = e.owner == BalanceOwner::Site     ? e.index
-               : e.owner == BalanceOwner::Static ? db.sites.size() + e.index
-                                                 : SIZE_MAX;
-    if (e.owner == BalanceOwner::Unknown)
-      if (auto it = unknown_var.find(e.index); it != unknown_var.end()) i = it->second;
+    const size_t i = variable_of(e.owner, e.index, db, unknown_var);
     if (i >= m.variables.size()) continue;
     m.variables[i].ranks = describe(e.ranks, b.rank_groups);
     m.variables[i].threads = describe(e.threads, b.thread_groups);
@@ -555,9 +577,18 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     }
   }
   add_memory_sums(tree, var, m);
+  // First touches by node: the exclusive counts of the variable's subtree, summed.
+  std::vector<std::map<uint32_t, uint64_t>> touch_nodes(m.variables.size());
+  for (size_t i = 1; i < n; ++i)
+    for (const Metric& metric : tree.nodes[i].metrics)
+      if (var[i] != kNone && metric.id >= kMetricFirstTouchNodeBase && metric.id < kMetricFirstTouchNodeEnd)
+        touch_nodes[var[i]][metric.id - kMetricFirstTouchNodeBase] += metric.value;
+  for (size_t v = 0; v < touch_nodes.size(); ++v)
+    m.variables[v].first_touch.nodes.assign(touch_nodes[v].begin(), touch_nodes[v].end());
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
   add_balance(m, db, unknown_var);
+  add_first_touch(m, db, unknown_var);
 
   using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
   std::map<CodeKey, size_t> code_index;

@@ -37,6 +37,21 @@ struct LibraryDetail {
   double share = 0;        // samples / total samples
 };
 
+// First touch of one variable (page-fault source): how its page faults spread over the threads
+// (FIRST_TOUCH section) and over the NUMA nodes of the CPUs that took them (metrics 80 + k).
+struct FirstTouch {
+  bool has_threads = false;   // the database has the variable's FIRST_TOUCH entry
+  uint64_t threads = 0;       // threads that first-touched it
+  uint64_t run_threads = 0;   // threads of the run (BALANCE thread_groups)
+  double top_share = 0;       // the largest thread's share of its page faults
+  GroupId top_thread;         // that thread
+  // One thread of several took every fault of a variable of at least kSerialMinFaults pages:
+  // its pages sit wherever that thread ran (docs/REPORT.md "first touch").
+  bool serial = false;
+  std::vector<std::pair<uint32_t, uint64_t>> nodes;  // (NUMA node, faults), node ascending, no zeros
+};
+inline constexpr uint64_t kSerialMinFaults = 16;
+
 struct Variable {
   VariableKind kind = VariableKind::Unknown;
   std::string name;          // heap: allocation-site label; static: source-level name; "[stack]" ...
@@ -70,6 +85,7 @@ struct Variable {
   // its own: it enters no share.
   uint64_t page_faults = 0;
   std::vector<AccessPath> first_touches;
+  FirstTouch first_touch;  // meaningful when page_faults > 0
   std::string hottest_access;        // label of the leaf of accesses[0]; "" without accesses
 
   // The module that owns the data: static: `module`; heap: the module of the frame that names

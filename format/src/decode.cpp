@@ -23,6 +23,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagCallees: return "CALLEES";
     case layout::kTagOffsets: return "OFFSETS";
     case layout::kTagBalance: return "BALANCE";
+    case layout::kTagFirstTouch: return "FIRST_TOUCH";
     default: return nullptr;
   }
 }
@@ -230,6 +231,19 @@ void read_balance(Section& s, Profile& p) {
   }
 }
 
+// FIRST_TOUCH (1.5); its values are checked by validate().
+void read_first_touch(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kFirstTouchEntrySize, "first-touch entries")) return;
+  p.balance.first_touch.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    VariableFirstTouch& v = p.balance.first_touch.emplace_back();
+    v.owner = static_cast<BalanceOwner>(s.r.u8());
+    v.index = s.r.u32();
+    v.threads = get_spread(s.r);
+  }
+}
+
 }  // namespace
 
 std::string decode(const uint8_t* data, size_t size, Profile& out) {
@@ -284,6 +298,13 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
                       "(only databases have rank and thread balance)", at);
         }
         read_balance(s, out);
+        break;
+      case layout::kTagFirstTouch:
+        if (out.kind != FileKind::Database) {
+          return strf("section FIRST_TOUCH at payload byte %zu in a process profile "
+                      "(only databases have per-thread first touches)", at);
+        }
+        read_first_touch(s, out);
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -1,6 +1,6 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
 // thread, then SYMBOLS and (only when there are any) CALLEES (1.1), OFFSETS (1.2) and
-// BALANCE (1.3). Every 1.0
+// BALANCE (1.3), FIRST_TOUCH (1.5). Every 1.0
 // section is written even when empty, so the bytes of a file depend only on the Profile and
 // golden tests stay stable.
 #include <algorithm>
@@ -83,7 +83,7 @@ bool has_memory_metrics(const Profile& p) {
         // Latency (1) and the data sources (16..31) were named in 1.0 already.
         if ((m.id >= kMetricLatencySamples && m.id <= kMetricNumaRemote) ||
             (m.id >= kMetricTlbHit && m.id <= kMetricDcMiss) ||
-            (m.id >= kMetricCounterBase && m.id < kMetricCounterEnd))
+            (m.id >= kMetricCounterBase && m.id < kMetricFirstTouchNodeEnd))
           return true;
   return false;
 }
@@ -177,6 +177,15 @@ std::vector<uint8_t> encode(const Profile& p) {
       w.u8(static_cast<uint8_t>(v.owner));
       w.u32(v.index);
       put_spread(w, v.ranks);
+      put_spread(w, v.threads);
+    }
+  });
+  // Only when some variable has page faults, so that other databases keep their earlier minor.
+  if (!p.balance.first_touch.empty()) section(w, layout::kTagFirstTouch, [&] {
+    w.u32(static_cast<uint32_t>(p.balance.first_touch.size()));
+    for (const VariableFirstTouch& v : p.balance.first_touch) {
+      w.u8(static_cast<uint8_t>(v.owner));
+      w.u32(v.index);
       put_spread(w, v.threads);
     }
   });

@@ -41,8 +41,9 @@ enum Tag : uint32_t {
   kTagCallees = 7,  // since 1.1
   kTagOffsets = 8,  // since 1.2
   kTagBalance = 9,  // since 1.3
+  kTagFirstTouch = 10,  // since 1.5
 };
-inline constexpr uint32_t kLastKnownTag = kTagBalance;
+inline constexpr uint32_t kLastKnownTag = kTagFirstTouch;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -66,6 +67,9 @@ static_assert(kOffsetsMin == 25);
 inline constexpr size_t kSpreadSize = 6 * 8 + 8 + 8 + 4;
 inline constexpr size_t kBalanceEntrySize = 1 + 4 + 2 * kSpreadSize;
 static_assert(kSpreadSize == 68 && kBalanceEntrySize == 141);
+// FIRST_TOUCH: u32 n, then n entries of u8 owner, u32 index and one spread (threads).
+inline constexpr size_t kFirstTouchEntrySize = 1 + 4 + kSpreadSize;
+static_assert(kFirstTouchEntrySize == 73);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

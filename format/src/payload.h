@@ -29,7 +29,7 @@ const char* section_name(uint32_t tag);
 uint32_t callee_count(const Profile& profile);
 // Whether some tree node carries the page_faults metric (1.4).
 bool has_page_faults(const Profile& profile);
-// A node has a metric that format 1.5 added (ids 5-7, 32-36, 64-79).
+// A node has a metric that format 1.5 added (ids 5-7, 32-36, 64-95).
 bool has_memory_metrics(const Profile& profile);
 
 }  // namespace hpcl::payload

@@ -51,6 +51,14 @@ const char* metric_name(uint16_t id) {
   }
   if (id >= kMetricDataSrcBase && id < kMetricDataSrcBase + std::size(kLevels))
     return kLevels[id - kMetricDataSrcBase];
+  static const char* const kTouchNodes[] = {
+      "first_touch_node0",  "first_touch_node1",  "first_touch_node2",  "first_touch_node3",
+      "first_touch_node4",  "first_touch_node5",  "first_touch_node6",  "first_touch_node7",
+      "first_touch_node8",  "first_touch_node9",  "first_touch_node10", "first_touch_node11",
+      "first_touch_node12", "first_touch_node13", "first_touch_node14", "first_touch_node15"};
+  static_assert(std::size(kTouchNodes) == kMetricFirstTouchNodeEnd - kMetricFirstTouchNodeBase);
+  if (id >= kMetricFirstTouchNodeBase && id < kMetricFirstTouchNodeEnd)
+    return kTouchNodes[id - kMetricFirstTouchNodeBase];
   return "";
 }
 

@@ -145,6 +145,44 @@ struct Checker {
     return {};
   }
 
+  // A variable of BALANCE or FIRST_TOUCH: a known owner and an index in range.
+  std::string variable(BalanceOwner owner, uint32_t index) const {
+    switch (owner) {
+      case BalanceOwner::Site:
+        if (index >= p.sites.size())
+          return strf("site index %" PRIu32 " out of range (%zu sites)", index, p.sites.size());
+        return {};
+      case BalanceOwner::Static:
+        if (index >= p.statics.size())
+          return strf("static index %" PRIu32 " out of range (%zu statics)", index, p.statics.size());
+        return {};
+      case BalanceOwner::Unknown: return {};
+    }
+    return strf("unknown owner %u", static_cast<unsigned>(owner));
+  }
+  static constexpr const char* kOutOfOrder =
+      "out of order (entries are sorted by owner and index, each variable once)";
+
+  // FIRST_TOUCH: sorted, one entry per variable with page faults, spread over the threads of
+  // BALANCE (which must be there).
+  std::string first_touch() const {
+    const Balance& b = p.balance;
+    if (!b.first_touch.empty() && !b.present())
+      return "section FIRST_TOUCH without BALANCE (its threads are counted there)";
+    for (size_t i = 0; i < b.first_touch.size(); ++i) {
+      const VariableFirstTouch& v = b.first_touch[i];
+      std::string where = strf("section FIRST_TOUCH entry %zu: ", i);
+      if (std::string err = variable(v.owner, v.index); !err.empty()) return where + err;
+      if (i > 0 && !(std::tie(b.first_touch[i - 1].owner, b.first_touch[i - 1].index) <
+                     std::tie(v.owner, v.index)))
+        return where + kOutOfOrder;
+      if (v.threads.groups == 0) return where + "a variable without page faults";
+      if (std::string err = spread(v.threads, "threads", b.thread_groups); !err.empty())
+        return where + err;
+    }
+    return {};
+  }
+
   // BALANCE: sorted, one entry per variable, known owners, both spreads of one variable sum to
   // the same samples (the same samples split by rank and by thread).
   std::string balance() const {
@@ -156,22 +194,10 @@ struct Checker {
     for (size_t i = 0; i < b.variables.size(); ++i) {
       const VariableBalance& v = b.variables[i];
       std::string where = strf("section BALANCE entry %zu: ", i);
-      switch (v.owner) {
-        case BalanceOwner::Site:
-          if (v.index >= p.sites.size())
-            return where + strf("site index %" PRIu32 " out of range (%zu sites)", v.index, p.sites.size());
-          break;
-        case BalanceOwner::Static:
-          if (v.index >= p.statics.size())
-            return where + strf("static index %" PRIu32 " out of range (%zu statics)", v.index,
-                                p.statics.size());
-          break;
-        case BalanceOwner::Unknown: break;
-        default: return where + strf("unknown owner %u", static_cast<unsigned>(v.owner));
-      }
+      if (std::string err = variable(v.owner, v.index); !err.empty()) return where + err;
       if (i > 0 && !(std::tie(b.variables[i - 1].owner, b.variables[i - 1].index) <
                      std::tie(v.owner, v.index)))
-        return where + "out of order (entries are sorted by owner and index, each variable once)";
+        return where + kOutOfOrder;
       if (std::string err = spread(v.ranks, "ranks", b.rank_groups); !err.empty()) return where + err;
       if (std::string err = spread(v.threads, "threads", b.thread_groups); !err.empty())
         return where + err;
@@ -197,6 +223,7 @@ struct Checker {
     }
     if (std::string err = offsets(); !err.empty()) return err;
     if (std::string err = balance(); !err.empty()) return err;
+    if (std::string err = first_touch(); !err.empty()) return err;
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       if (!module_ok(f.module)) return strf("symbol %zu: ", i) + bad_module(f.module);

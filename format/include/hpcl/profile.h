@@ -18,7 +18,7 @@ enum class FileKind : uint32_t { Process = 1, Database = 2 };
 // in plain words when it meets a newer major.
 inline constexpr uint16_t kMajorVersion = 1;
 // 1.5 added memory metrics (TLB, lock, HITM, DC miss, NUMA; latency and data source were named
-// in 1.0), 1.4 page_faults, 1.3 BALANCE, 1.2 OFFSETS, 1.1 CALLEES. A writer stamps the lowest minor that describes its file, so a
+// in 1.0), counters, first touch by node and the FIRST_TOUCH section, 1.4 page_faults, 1.3 BALANCE, 1.2 OFFSETS, 1.1 CALLEES. A writer stamps the lowest minor that describes its file, so a
 // file without the newer parts stays a file of the earlier minor byte for byte.
 inline constexpr uint16_t kMinorVersion = 5;
 inline constexpr uint16_t kMinorCallees = 1;
@@ -130,6 +130,12 @@ enum MetricId : uint16_t {
   // says which code, not which variable.
   kMetricCounterBase = 64,
   kMetricCounterEnd = 80,  // one past the last: 16 counters
+  // First touch by node (format 1.5): of the node's page_faults (id 4), those taken by a CPU of
+  // NUMA node k, as 80 + k. With the kernel's default policy a page is placed on the node of
+  // the CPU that first touched it, so this says where the variable's pages went. Nodes >= 16
+  // are not counted here (page_faults still counts them).
+  kMetricFirstTouchNodeBase = 80,
+  kMetricFirstTouchNodeEnd = 96,  // one past the last: nodes 0..15
 };
 
 // Where the data of a sampled access came from, as metric kMetricDataSrcBase + level. The
@@ -237,10 +243,22 @@ struct VariableBalance {
   Spread threads;
   friend bool operator==(const VariableBalance&, const VariableBalance&) = default;
 };
+// How one variable's first touches spread over the threads of the run (format 1.5, FIRST_TOUCH
+// section, database only): a thread's value is the page_faults (metric 4) of the variable's
+// subtree in that thread's TREE. One thread with every fault of a large variable is a serial
+// initialization: its pages all sit on that thread's node.
+struct VariableFirstTouch {
+  BalanceOwner owner = BalanceOwner::Site;
+  uint32_t index = 0;  // as in VariableBalance
+  Spread threads;
+  friend bool operator==(const VariableFirstTouch&, const VariableFirstTouch&) = default;
+};
 struct Balance {
   uint64_t rank_groups = 0;    // ranks of the run (processes by META rank; no rank: its own group)
   uint64_t thread_groups = 0;  // threads of the run: the TREEs of every process
   std::vector<VariableBalance> variables;  // sorted by (owner, index); only variables with samples
+  // Sorted by (owner, index); only variables with page faults; needs present() (thread_groups).
+  std::vector<VariableFirstTouch> first_touch;
   bool present() const { return rank_groups > 0; }
   friend bool operator==(const Balance&, const Balance&) = default;
 };

@@ -309,6 +309,9 @@ __attribute__((constructor)) void runtime_init() {
     int nodes = numa_init("/");
     numa_enable(true);
     log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+  } else if (g_config.page_fault_period) {
+    // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
+    numa_init("/");
   }
   // The handler serves every source; the timer runs for soft and to read page-fault rings.
   if (g_config.sampling || g_config.page_fault_period)

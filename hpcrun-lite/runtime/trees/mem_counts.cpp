@@ -23,6 +23,8 @@ int mem_counts_metrics(const MemCounts& m, hpcl::Metric* out) {
   put(hpcl::kMetricHitm, m.hitm);
   put(hpcl::kMetricDcMiss, m.dc_miss);
   for (int k = 0; k < kMaxCounters; ++k) put(uint16_t(hpcl::kMetricCounterBase + k), m.counters[k]);
+  for (int k = 0; k < kMaxTouchNodes; ++k)
+    put(uint16_t(hpcl::kMetricFirstTouchNodeBase + k), m.touch_node[k]);
   return n;
 }
 

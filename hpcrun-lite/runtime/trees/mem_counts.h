@@ -16,6 +16,8 @@ namespace hpcrun {
 
 inline constexpr int kMemLevels = int(hpcl::MemLevel::Count);
 inline constexpr int kMaxCounters = 4;  // PAPI events at once (options.h kMaxSources)
+inline constexpr int kMaxTouchNodes =
+    hpcl::kMetricFirstTouchNodeEnd - hpcl::kMetricFirstTouchNodeBase;  // 16
 
 struct MemCounts {
   uint64_t latency = 0;          // sum of cycles (kMetricLatency)
@@ -27,16 +29,19 @@ struct MemCounts {
   // PAPI events counted at this node (kMetricCounterBase + k, papi_source.h): code-centric
   // counters share the side table, since most nodes have none.
   uint64_t counters[kMaxCounters] = {};
+  // First touches (page faults) taken by a CPU of NUMA node k (kMetricFirstTouchNodeBase + k,
+  // touch_node.h): only the faulting instructions' nodes get them.
+  uint64_t touch_node[kMaxTouchNodes] = {};
 };
 
 // The format's (metric id, value) pairs of `m`, zeros left out, into `out` (room for
 // kMaxMemMetrics). Returns how many.
-inline constexpr int kMaxMemMetrics = 9 + kMemLevels + kMaxCounters;
+inline constexpr int kMaxMemMetrics = 9 + kMemLevels + kMaxCounters + kMaxTouchNodes;
 int mem_counts_metrics(const MemCounts& m, hpcl::Metric* out);
 
 class MemTable {
  public:
-  static constexpr uint32_t kChunkBits = 10;     // 1024 slots (184 KiB) per chunk
+  static constexpr uint32_t kChunkBits = 10;     // 1024 slots (328 KiB) per chunk
   static constexpr uint32_t kMaxChunks = 4096;   // 4M slots, as many as a tree's nodes
   static constexpr uint32_t kNone = 0;           // slot numbers start at 1
 

@@ -270,9 +270,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("numa_local", std::to_string(nc.local));
     p.set_meta("numa_remote", std::to_string(nc.remote));
     p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
-    // One node: every page is local by construction, and the report says nothing of NUMA.
-    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
   }
+  // One node: every page is local by construction, and the report says nothing of NUMA. The
+  // page-fault source maps its CPUs to nodes even without placement lookups.
+  if (numa_enabled() || pagefaults_enabled())
+    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
   if (hw_enabled()) {
     // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one
     // of these counts.

@@ -64,6 +64,9 @@ TEST(Golden, SmallDatabase) { check_golden("small-database-1.0.hpcdb", test::sma
 TEST(Golden, SmallDatabaseWithBalance) {
   check_golden("small-database-balance-1.3.hpcdb", test::small_database_balance());
 }
+TEST(Golden, SmallDatabaseWithFirstTouch) {
+  check_golden("small-database-first-touch-1.5.hpcdb", test::small_database_first_touch());
+}
 TEST(Golden, SmallProcessWithOffsets) {
   check_golden("small-process-offsets-1.2.hpcl", test::small_process_offsets());
 }

@@ -188,6 +188,17 @@ Profile small_database_balance() {
   return p;
 }
 
+Profile small_database_first_touch() {
+  Profile p = small_database_balance();
+  // Site 0: 6 page faults, all on thread 0 of pid 42 (rank 1), node 1; static 0: 3 and 1 on
+  // two threads.
+  p.trees[0].nodes.back().add_metric(kMetricPageFaults, 6);
+  p.trees[0].nodes.back().add_metric(kMetricFirstTouchNodeBase + 1, 6);
+  p.balance.first_touch = {{BalanceOwner::Site, 0, Spread{1, 6, 36, 0, 6, 6, {1, 42, 0}}},
+                           {BalanceOwner::Static, 0, Spread{2, 4, 10, 0, 1, 3, {0, 41, 1}}}};
+  return p;
+}
+
 std::string dump(const Profile& p) {
   std::string s;
   char buf[512];

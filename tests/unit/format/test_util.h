@@ -26,6 +26,8 @@ Profile small_process_offsets();
 Profile small_database();
 // small_database() with a BALANCE section (format 1.3): a site, a static and an unknown class.
 Profile small_database_balance();
+// small_database_balance() with a FIRST_TOUCH section and a first-touch-by-node metric (1.5).
+Profile small_database_first_touch();
 
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);

@@ -30,6 +30,12 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   measured.trees[0].nodes.back().add_metric(kMetricTlbMiss, 2);
   b = encode_profile(measured, 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics);
+  Profile touched = test::small_process();
+  touched.trees[0].nodes.back().add_metric(kMetricFirstTouchNodeBase + 3, 2);
+  b = encode_profile(touched, 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "first touch by node is 1.5";
+  b = encode_profile(test::small_database_first_touch(), 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "FIRST_TOUCH is 1.5";
   EXPECT_EQ(kMinorVersion, 5);
 }
 

@@ -19,6 +19,7 @@
 #include "process/log.h"
 #include "process/thread_state.h"
 #include "sources/page_faults/fault_record.h"
+#include "sources/page_faults/touch_node.h"
 #include "sources/perf_event.h"
 #include "process/fd_guard.h"
 #include "sources/perf_ring.h"
@@ -69,6 +70,8 @@ void record_fault(const uint8_t* body, size_t size, void* ctx) {
     return;
   }
   c.add_page_faults(node, 1);
+  // Which node's CPU took it: where the kernel placed the page (touch_node.h).
+  count_touch_node(c, node, r.cpu);
 }
 
 void drain(ThreadState* ts) {

@@ -7,7 +7,8 @@
 // the end of the process. Each
 // record is attributed like a soft sample (heap block, static or TLS variable, stack, other) and
 // counted as the `page_faults` metric at its faulting instruction under that variable: a count
-// of its own that never enters the samples' shares. docs/DESIGN.md says why a ring and not a
+// of its own that never enters the samples' shares; and by the NUMA node of the CPU that took
+// it (touch_node.h). docs/DESIGN.md says why a ring and not a
 // signal per fault.
 #pragma once
 

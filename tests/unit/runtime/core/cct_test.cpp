@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "hpcl/profile.h"
 
@@ -108,9 +109,10 @@ TEST(MemCounts, EveryFieldHasItsMetricId) {
   for (int l = 0; l < hpcrun::kMemLevels; ++l) m.level[l] = 100 + l;
   m.tlb_hit = 5; m.tlb_miss = 6; m.locked = 7; m.hitm = 8; m.dc_miss = 9;
   for (int k = 0; k < hpcrun::kMaxCounters; ++k) m.counters[k] = 1000 + k;
+  for (int k = 0; k < hpcrun::kMaxTouchNodes; ++k) m.touch_node[k] = 2000 + k;
   hpcl::Metric ms[hpcrun::kMaxMemMetrics];
   ASSERT_EQ(hpcrun::mem_counts_metrics(m, ms), hpcrun::kMaxMemMetrics);
-  const int memory = hpcrun::kMaxMemMetrics - hpcrun::kMaxCounters;
+  const int memory = hpcrun::kMaxMemMetrics - hpcrun::kMaxCounters - hpcrun::kMaxTouchNodes;
   for (int i = 0; i < memory; ++i) EXPECT_TRUE(hpcl::is_memory_metric(ms[i].id)) << ms[i].id;
   EXPECT_EQ(ms[3].id, hpcl::kMetricNumaRemote);
   EXPECT_EQ(ms[4 + 11].id, uint16_t(hpcl::kMetricDataSrcBase + 11));
@@ -120,5 +122,12 @@ TEST(MemCounts, EveryFieldHasItsMetricId) {
   for (int k = 0; k < hpcrun::kMaxCounters; ++k) {
     EXPECT_EQ(ms[memory + k].id, uint16_t(hpcl::kMetricCounterBase + k));
     EXPECT_EQ(ms[memory + k].value, uint64_t(1000 + k));
+  }
+  // Then the first touches by node, ids 80 + k.
+  for (int k = 0; k < hpcrun::kMaxTouchNodes; ++k) {
+    const hpcl::Metric& t = ms[memory + hpcrun::kMaxCounters + k];
+    EXPECT_EQ(t.id, uint16_t(hpcl::kMetricFirstTouchNodeBase + k));
+    EXPECT_EQ(t.value, uint64_t(2000 + k));
+    EXPECT_EQ(hpcl::metric_name(t.id), "first_touch_node" + std::to_string(k));
   }
 }
