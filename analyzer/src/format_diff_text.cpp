@@ -13,7 +13,7 @@ namespace {
 constexpr size_t kNum = 10;    // a samples column
 constexpr size_t kRatio = 7;
 constexpr size_t kShare = 16;  // "72.9% -> 3.5%"
-constexpr size_t kKind = 10;  // "heap loose"
+constexpr size_t kKind = 12;  // "unknown gone"
 constexpr size_t kIndent = kNum;  // access paths: their figures under before and after
 
 std::string signed_text(const DiffModel& m, double v) {
