@@ -1,6 +1,7 @@
 // The text diff: the run totals before and after, then the variables by absolute change, each
 // with its hottest access paths on both sides (so a loop that went away and the one that came
 // are side by side), then the new and gone variables and the notes.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -97,13 +98,15 @@ void write_diff_text(const DiffModel& m, const DiffReportOptions& options, std::
     const size_t paths = rows_to_print(v.accesses.size(), options.access_paths);
     for (size_t k = 0; k < paths; ++k) {
       const AccessChange& a = v.accesses[k];
-      std::string where = a.label + (a.callers.empty() ? "" : " < " + a.callers);
-      if (a.before == 0) where += "   [came]";
-      if (a.after == 0) where += "   [gone]";
-      const size_t where_width = options.width == 0 ? 0 : options.width > kIndent + 2 * kNum + 22 ? options.width - kIndent - 2 * kNum - 2 : 20;
+      // The leaf stays whole where it fits; the callers get what is left of the line.
+      const char* mark = a.before == 0 ? "   [came]" : a.after == 0 ? "   [gone]" : "";
+      const size_t room = options.width == 0 ? 0 : options.width > kIndent + 2 * kNum + 22 ? options.width - kIndent - 2 * kNum - 2 - 9 : 20;
+      std::string where = room == 0 ? a.label : shorten_label(a.label, room);
+      const size_t left = room == 0 ? SIZE_MAX : room - display_width(where);
+      if (!a.callers.empty() && left >= 12)
+        where += " < " + (left == SIZE_MAX ? a.callers : shorten_label(a.callers, left - 3));
       out << std::string(kIndent, ' ') << pad_left(diff_samples(m, a.before), kNum)
-          << pad_left(diff_samples(m, a.after), kNum) << "  "
-          << (where_width == 0 ? where : shorten_label(where, where_width)) << "\n";
+          << pad_left(diff_samples(m, a.after), kNum) << "  " << where << mark << "\n";
     }
   }
   if (rows < m.variables.size())
