@@ -14,6 +14,9 @@ inline size_t rows_to_print(size_t available, size_t top) {
   return top == 0 || top > available ? available : top;
 }
 
+// A CSV field quoted as RFC 4180 says: only when it holds a comma, a quote or a line break,
+// with quotes doubled.
+std::string csv_field(std::string_view s);
 std::string percent(double fraction);        // "12.3%"
 std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
 size_t display_width(std::string_view s);    // UTF-8 code points

@@ -11,16 +11,6 @@
 namespace hpcl::analysis {
 namespace {
 
-std::string field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string fixed(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6f", v);
@@ -71,7 +61,7 @@ void row(std::ostream& out, const std::vector<std::string>& cells) {
   bool first = true;
   for (const std::string& c : cells) {
     if (!first) out << ',';
-    out << field(c);
+    out << csv_field(c);
     first = false;
   }
   out << '\n';

@@ -38,6 +38,7 @@ class JsonWriter {
   void value(int64_t v) { separate(); out_ << v; }
   void value(uint32_t v) { value(static_cast<uint64_t>(v)); }
   void value(int v) { value(static_cast<int64_t>(v)); }
+  void null_value() { separate(); out_ << "null"; }
   // A key and its value: most fields of a report are one of these.
   template <typename T>
   void field(std::string_view k, const T& v) {

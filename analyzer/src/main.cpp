@@ -1,5 +1,5 @@
 // hpcprof-lite: the command line of the offline analyzer. `merge` turns a measurement directory
-// into a database; `report` prints a database as text, JSON or CSV. All the work is in the
+// into a database; `report` prints a database as text, JSON or CSV; `diff` compares two. All the work is in the
 // hpcl_analysis library; this file only parses arguments and reports errors.
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "database.h"
+#include "diff_formatters.h"
 #include "formatters.h"
 #include "hpcl/io.h"
 #include "merge_cli.h"
@@ -47,7 +48,13 @@ const char kUsage[] =
     "        terminal (else $COLUMNS, else 120 columns); --width N sets it, --wide drops it.\n"
     "        --alloc-wrapper REGEX (repeatable): functions whose demangled name matches are\n"
     "        the program's allocation wrappers, so heap variables are named after their\n"
-    "        callers; wrappers with allocating names are also recognised automatically.\n";
+    "        callers; wrappers with allocating names are also recognised automatically.\n"
+    "diff    compares two databases variable by variable (heap by allocation path, static by\n"
+    "        module and symbol): samples before and after on one sampling rate, the change,\n"
+    "        the ratio, whether it is more than noise, and the access paths that changed.\n"
+    "        Sorted by absolute change; --top N variables (text: default 20; json, csv:\n"
+    "        all). --per-process compares per-process means (runs with different process\n"
+    "        counts). JSON schema: docs/REPORT.md.\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "hpcprof-lite: " << message << "\n" << kUsage;
@@ -159,6 +166,63 @@ int run_report(Args& args) {
   return 0;
 }
 
+int run_diff(Args& args) {
+  std::string paths[2], format = "text", top_text, width_text, error;
+  int given = 0;
+  bool wide = false;
+  DiffOptions model_options;
+  while (!args.done()) {
+    std::string a = args.next();
+    if (args.option(a, {"--format", "-f"}, &format, &error) || args.option(a, {"--top", "-n"}, &top_text, &error) ||
+        args.option(a, {"--width"}, &width_text, &error)) {
+      if (!error.empty()) return usage_error(error);
+    } else if (a == "--per-process") {
+      model_options.per_process = true;
+    } else if (a == "--wide") {
+      wide = true;
+    } else if (a.starts_with("-") && a != "-") {
+      return usage_error("diff: unknown option " + a);
+    } else if (given < 2) {
+      paths[given++] = a;
+    } else {
+      return usage_error("diff: two databases expected (BEFORE AFTER), got a third: " + a);
+    }
+  }
+  if (given < 2) return usage_error("diff: which databases? (diff BEFORE AFTER)");
+  if (format != "text" && format != "json" && format != "csv")
+    return usage_error("--format is text, json or csv, not " + format);
+  DiffReportOptions options;
+  options.top = format == "text" ? 20 : 0;
+  if (!top_text.empty()) {
+    auto t = parse_count(top_text);
+    if (!t) return usage_error("--top wants a number of variables (0 = all), not " + top_text);
+    options.top = *t;
+  }
+  options.width = wide ? 0 : terminal_width();
+  if (!width_text.empty()) {
+    auto w = parse_count(width_text);
+    if (!w || *w < 40) return usage_error("--width wants a number of columns (at least 40), not " + width_text);
+    options.width = *w;
+  }
+  hpcl::Profile dbs[2];
+  for (int k = 0; k < 2; ++k) {
+    if (!load_database(paths[k], &dbs[k], &error)) {
+      std::cerr << "hpcprof-lite: " << error << "\n";
+      return 1;
+    }
+  }
+  DiffModel model = build_diff_model(dbs[0], dbs[1], model_options);
+  if (format == "text") write_diff_text(model, options, std::cout);
+  else if (format == "json") write_diff_json(model, options, std::cout);
+  else write_diff_csv(model, options, std::cout);
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "hpcprof-lite: cannot write the diff to standard output\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,5 +238,6 @@ int main(int argc, char** argv) {
   std::string command = args.next();
   if (command == "merge") return run_merge(args);
   if (command == "report") return run_report(args);
+  if (command == "diff") return run_diff(args);
   return usage_error("unknown command " + command);
 }

@@ -33,4 +33,6 @@ for fmt in text json csv; do
   "$bin/hpcprof-lite" report "$work/chase.hpcdb" --format $fmt --top 0 >"$mem/expected/data.$fmt"
 done
 "$bin/hpcprof-lite" report "$work/chase.hpcdb" --width 80 >"$mem/expected/data-80.text"
+# The JSON diff of a synthetic pair (diff/diff.json) is written by its unit test.
+HPCL_UPDATE_GOLDEN=1 "$bin/analyzer_tests" --gtest_filter='DiffFormat.GoldenJson' >/dev/null
 echo "updated $here; review with git diff"
