@@ -63,7 +63,7 @@ std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, std
     size_t rc = ZSTD_decompressStream(dctx, &o, &in);
     produced += o.pos;
     if (ZSTD_isError(rc)) {
-      err = strf("damaged compressed payload at compressed byte %zu (%s)", in.pos, ZSTD_getErrorName(rc));
+      err = strf("damaged compressed payload (%s)", ZSTD_getErrorName(rc));
       break;
     }
     if (rc == 0) break;  // the frame is complete (and its checksum, if any, verified)
