@@ -199,7 +199,7 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
 }
 
 bool write_profile_file(const Profile& profile, const std::string& path, std::string* error,
-                        int zstd_level) {
+                        int zstd_level, unsigned mode) {
   auto report = [&](const std::string& what, int err) {
     if (error) *error = path + ": " + what + ": " + errno_text(err);
     return false;
@@ -213,7 +213,8 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     tmp = strf("%s.tmp.%ld.%u", path.c_str(), static_cast<long>(::getpid()), counter++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                static_cast<mode_t>(mode));
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return report("cannot create temporary file " + tmp, errno);
@@ -224,7 +225,15 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
     ::unlink(tmp.c_str());
     return report("cannot write " + tmp, err);
   }
-  // close() can report a deferred write error (NFS, quota); a file that failed then is not kept.
+  // On disk before it gets its final name: after a crash of the machine the name holds either
+  // nothing or the whole file. fsync and close can report a deferred write error (NFS, quota,
+  // a full disk); a file that failed then is not kept.
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return report("cannot write " + tmp, err);
+  }
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
@@ -234,6 +243,15 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
     int err = errno;
     ::unlink(tmp.c_str());
     return report("cannot rename " + tmp + " to the final name", err);
+  }
+  // The rename itself is durable once the directory is synced (best effort: not every file
+  // system lets a directory be opened for that).
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
   return true;
 }
