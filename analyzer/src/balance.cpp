@@ -6,14 +6,27 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <tuple>
 
 namespace hpcl::analysis {
 namespace {
 
+// Sums saturate instead of wrapping. Sample counts never come near 2^64, but a damaged (or
+// fuzzed) profile that the reader accepts can hold any value, and a wrapped sum would break the
+// spread's invariants (min <= max <= sum) so that the merged database would not read back.
+// Saturating keeps them: a saturated sum is still >= max, and both spreads of an entry saturate
+// alike. Found by tests/fuzz/fuzz_profile.
+uint64_t sat_add(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 void add_u128(Spread& s, unsigned __int128 v) {
-  unsigned __int128 total = (static_cast<unsigned __int128>(s.sumsq_hi) << 64 | s.sumsq_lo) + v;
+  unsigned __int128 old = static_cast<unsigned __int128>(s.sumsq_hi) << 64 | s.sumsq_lo;
+  unsigned __int128 total = old + v;
+  if (total < old) total = ~static_cast<unsigned __int128>(0);
   s.sumsq_lo = static_cast<uint64_t>(total);
   s.sumsq_hi = static_cast<uint64_t>(total >> 64);
 }
@@ -27,7 +40,7 @@ void combine(Spread& into, const Spread& other) {
     return;
   }
   into.groups += other.groups;
-  into.sum += other.sum;
+  into.sum = sat_add(into.sum, other.sum);
   add_u128(into, static_cast<unsigned __int128>(other.sumsq_hi) << 64 | other.sumsq_lo);
   into.min = std::min(into.min, other.min);
   if (other.max > into.max || (other.max == into.max && other.max_group < into.max_group)) {
@@ -64,7 +77,7 @@ void merge_values(std::vector<std::pair<BalanceKey, uint64_t>>& a,
     if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) out.push_back(a[i++]);
     else if (i == a.size() || b[j].first < a[i].first) out.push_back(b[j++]);
     else {
-      out.emplace_back(a[i].first, a[i].second + b[j].second);
+      out.emplace_back(a[i].first, sat_add(a[i].second, b[j].second));
       ++i, ++j;
     }
   }
@@ -92,6 +105,10 @@ void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& si
     std::vector<int64_t> var(nodes.size(), -1);
     std::vector<BalanceKey> keys;
     std::vector<uint64_t> sums, faults;
+    // A variable is one group per thread even if its node appears in two places of the tree
+    // (a damaged profile can have that; found by tests/fuzz/fuzz_profile), else the thread would
+    // count twice and the spread would claim more groups than the run has.
+    std::map<BalanceKey, int64_t> index;
     for (size_t i = 1; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       var[i] = var[n.parent];
@@ -101,20 +118,23 @@ void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& si
         else if (n.kind == NodeKind::StaticVarNode) k = {BalanceOwner::Static, static_map[n.a]};
         else if (n.kind == NodeKind::UnknownClass) k = {BalanceOwner::Unknown, n.a};
         else continue;
-        var[i] = static_cast<int64_t>(keys.size());
-        keys.push_back(k);
-        sums.push_back(0);
-        faults.push_back(0);
+        auto [it, fresh] = index.try_emplace(k, static_cast<int64_t>(keys.size()));
+        var[i] = it->second;
+        if (fresh) {
+          keys.push_back(k);
+          sums.push_back(0);
+          faults.push_back(0);
+        }
       }
       // The estimated samples, as the shares count them (docs/REPORT.md).
-      sums[var[i]] += n.metric(kMetricSamples) + n.metric(kMetricSamplesEstimated);
-      faults[var[i]] += n.metric(kMetricPageFaults);
+      sums[var[i]] = sat_add(sums[var[i]], sat_add(n.metric(kMetricSamples), n.metric(kMetricSamplesEstimated)));
+      faults[var[i]] = sat_add(faults[var[i]], n.metric(kMetricPageFaults));
     }
     const GroupId thread{rank, static_cast<uint64_t>(pid), t};
     for (size_t v = 0; v < keys.size(); ++v) {
       fold(spreads_[keys[v]].threads, sums[v], thread);
       if (faults[v]) fold(faults_[keys[v]], faults[v], thread);
-      process[keys[v]] += sums[v];
+      process[keys[v]] = sat_add(process[keys[v]], sums[v]);
     }
   }
   trees_ += p.trees.size();

@@ -5,9 +5,9 @@
 #include "validate.h"
 
 namespace hpcl::analysis {
+namespace {
 
-bool load_database(const std::string& path, Profile* db, std::string* error) {
-  ReadResult r = read_profile_file(path);
+bool accept_database(ReadResult r, const std::string& path, Profile* db, std::string* error) {
   if (!r.ok) {
     *error = r.error.starts_with(path) ? r.error : path + ": " + r.error;
     return false;
@@ -27,6 +27,17 @@ bool load_database(const std::string& path, Profile* db, std::string* error) {
   }
   *db = std::move(r.profile);
   return true;
+}
+
+}  // namespace
+
+bool load_database(const std::string& path, Profile* db, std::string* error) {
+  return accept_database(read_profile_file(path), path, db, error);
+}
+
+bool load_database_bytes(const uint8_t* data, size_t size, const std::string& name, Profile* db,
+                         std::string* error) {
+  return accept_database(read_profile_bytes(data, size, name), name, db, error);
 }
 
 }  // namespace hpcl::analysis

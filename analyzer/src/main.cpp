@@ -26,7 +26,7 @@ using namespace hpcl::analysis;
 constexpr int kExitUsage = 2;
 
 const char kUsage[] =
-    "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR]\n"
+    "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
     "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
     "                              [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
@@ -34,7 +34,9 @@ const char kUsage[] =
     "\n"
     "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
     "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
-    "        -j N: worker threads (default: online CPUs). Damaged profiles are skipped.\n"
+    "        -j N: worker threads (default: online CPUs). Damaged profiles are skipped, each\n"
+    "        named on stderr, and counted in the summary; --strict makes any damaged profile\n"
+    "        fatal (status 1, no database).\n"
     "        --debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
     "        (and DIR/<module path>), before /usr/lib/debug.\n"
     "report  prints the variables of DB by samples (--view data, default) or the source\n"
@@ -68,7 +70,7 @@ int run_merge(Args& args) {
       !error.empty())
     return usage_error(error);
   MergeOutcome out = merge_directory(command.dir, command.options);
-  return write_merge_outcome(out, command.output, "hpcprof-lite");
+  return write_merge_outcome(out, command.output, "hpcprof-lite", command.strict);
 }
 
 // The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.

@@ -15,6 +15,8 @@ std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* co
         args.option(a, {"-j", "--jobs"}, &jobs_text, &error) ||
         args.option(a, {"--debug-dir"}, &command->options.debug_dir, &error)) {
       if (!error.empty()) return error;
+    } else if (a == "--strict") {
+      command->strict = true;
     } else if (a.starts_with("-") && a != "-") {
       return "merge: unknown option " + a;
     } else if (command->dir.empty()) {
@@ -35,11 +37,17 @@ std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* co
 }
 
 int write_merge_outcome(const MergeOutcome& out, const std::string& output,
-                        const std::string& program) {
+                        const std::string& program, bool strict) {
   for (const SkippedInput& s : out.skipped)
-    std::cerr << program << ": skipping " << s.path << ": " << s.reason << "\n";
+    std::cerr << program << ": " << (strict ? "damaged input " : "skipping ") << s.path << ": "
+              << s.reason << "\n";
   if (!out.error.empty()) {
     std::cerr << program << ": " << out.error << "\n";
+    return 1;
+  }
+  if (strict && !out.skipped.empty()) {
+    std::cerr << program << ": --strict: " << out.skipped.size() << " of " << out.found
+              << " profiles are damaged; no database written\n";
     return 1;
   }
   for (const std::string& w : out.warnings) std::cerr << program << ": " << w << "\n";
@@ -50,7 +58,9 @@ int write_merge_outcome(const MergeOutcome& out, const std::string& output,
   }
   const std::string* threads = out.database.find_meta("threads");
   std::cout << "merged " << out.merged << " of " << out.found << " profiles ("
-            << (threads ? *threads : "0") << " threads) into " << output << "\n";
+            << (threads ? *threads : "0") << " threads) into " << output;
+  if (!out.skipped.empty()) std::cout << "; skipped " << out.skipped.size() << " damaged";
+  std::cout << "\n";
   return 0;
 }
 

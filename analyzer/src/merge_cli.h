@@ -13,16 +13,18 @@ struct MergeCommand {
   std::string dir;
   std::string output;
   MergeOptions options;
+  bool strict = false;  // --strict: any damaged input fails the merge
 };
 
-// Parses "DIR -o DB [-j N] [--debug-dir DIR]" (the rest of `args`). `default_jobs` is -j's
+// Parses "DIR -o DB [-j N] [--debug-dir DIR] [--strict]" (the rest of `args`). `default_jobs` is -j's
 // default. Returns "" or a usage error.
 std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* command);
 
 // Prints the skipped files and the outcome's error or warnings on stderr (each line starting
-// with "PROGRAM: "), writes the database and prints the summary line on stdout. Returns the exit
-// status: 0 when the database was written, else 1.
+// with "PROGRAM: "), writes the database and prints the summary line on stdout (with how many
+// inputs were skipped). Returns the exit status: 0 when the database was written, else 1. With
+// `strict`, one skipped input is enough to fail, and no database is written.
 int write_merge_outcome(const MergeOutcome& out, const std::string& output,
-                        const std::string& program);
+                        const std::string& program, bool strict = false);
 
 }  // namespace hpcl::analysis

@@ -27,12 +27,13 @@ constexpr int kExitUsage = 2;
 const char kProgram[] = "hpcprof-lite-mpi";
 
 const char kUsage[] =
-    "usage: mpirun -np K hpcprof-lite-mpi DIR -o DB [-j N] [--debug-dir DIR]\n"
+    "usage: mpirun -np K hpcprof-lite-mpi DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
     "\n"
     "Merges every *.hpcl process profile in DIR into the database DB, as `hpcprof-lite merge`\n"
     "does, with the files spread over K MPI ranks (balanced by size) and the partial merges\n"
     "summed along a binary tree to rank 0, which symbolizes and writes DB. The database is the\n"
-    "one `hpcprof-lite merge` writes. Damaged profiles are skipped and named.\n"
+    "one `hpcprof-lite merge` writes. Damaged profiles are skipped and named; --strict makes\n"
+    "any damaged profile fatal (status 1, no database).\n"
     "-j N: threads per rank (default: online CPUs divided by the ranks on the node).\n"
     "--debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
     "(and DIR/<module path>), before /usr/lib/debug.\n";
@@ -115,7 +116,7 @@ int run(int argc, char** argv, int rank, int size) {
   reduce_to_root(acc, rank, size);
   if (rank != 0) return 0;
   MergeOutcome out = finish_merge(acc, found, command.dir, command.options);
-  return write_merge_outcome(out, command.output, kProgram);
+  return write_merge_outcome(out, command.output, kProgram, command.strict);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ inline constexpr const char* kEnvSmallEvery = "HPCRUN_LITE_SMALL_EVERY";
 inline constexpr const char* kEnvTrackBudget = "HPCRUN_LITE_TRACK_BUDGET";
 inline constexpr const char* kEnvVerbose = "HPCRUN_LITE_VERBOSE";
 inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
+inline constexpr const char* kEnvUmask = "HPCRUN_LITE_UMASK";  // "1": modes from the umask
 inline constexpr const char* kEnvNuma = "HPCRUN_LITE_NUMA";  // "0": no NUMA placement lookup
 
 inline constexpr uint64_t kDefaultSoftRate = 1000;  // samples/s per thread of CPU time

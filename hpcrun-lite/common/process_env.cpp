@@ -1,10 +1,15 @@
 // See process_env.h.
 #include "process_env.h"
 
+#include "options.h"
+
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace hpcrun {
 
@@ -64,13 +69,36 @@ std::string default_out_dir(const std::string& program) {
   return dir;
 }
 
-bool make_dirs(const std::string& dir) {
+bool make_dirs(const std::string& dir, unsigned mode) {
   for (size_t i = 1; i <= dir.size(); ++i) {
     if (i == dir.size() || dir[i] == '/') {
-      if (mkdir(dir.substr(0, i).c_str(), 0755) != 0 && errno != EEXIST) return false;
+      if (mkdir(dir.substr(0, i).c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST)
+        return false;
     }
   }
   return true;
+}
+
+OutputModes output_modes() {
+  const char* v = getenv(kEnvUmask);
+  if (v && strcmp(v, "1") == 0) return {0777, 0666};
+  return {0700, 0600};
+}
+
+bool runs_privileged(unsigned long at_secure, unsigned ruid, unsigned euid, unsigned rgid,
+                     unsigned egid) {
+  return at_secure != 0 || ruid != euid || rgid != egid;
+}
+
+bool runs_privileged() {
+  return runs_privileged(getauxval(AT_SECURE), getuid(), geteuid(), getgid(), getegid());
+}
+
+std::string file_name_component(std::string s) {
+  for (char& c : s)
+    if (c == '/' || c == '\0') c = '_';
+  if (s.empty() || s[0] == '.') s.insert(s.begin(), '_');
+  return s;
 }
 
 }  // namespace hpcrun

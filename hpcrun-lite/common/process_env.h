@@ -27,7 +27,28 @@ int mpi_rank_from_environment(const char** source = nullptr);
 // LSB_JOBID or FLUX_JOB_ID is set. `program` may be a path.
 std::string default_out_dir(const std::string& program);
 
-// mkdir -p; true when the directory exists afterwards (errno set otherwise).
-bool make_dirs(const std::string& dir);
+// mkdir -p with `mode` (before the umask) for each directory it creates; true when the directory
+// exists afterwards (errno set otherwise). Measurement directories are created 0700 unless the
+// user asks for the umask (output_mode()).
+bool make_dirs(const std::string& dir, unsigned mode = 0700);
+
+// The modes of the measurement directory and of the profiles: 0700 and 0600, or 0777 and 0666
+// (so that the umask decides) when HPCRUN_LITE_UMASK=1 (the launcher's --umask).
+struct OutputModes {
+  unsigned dir;
+  unsigned file;
+};
+OutputModes output_modes();
+
+// Whether the process runs with privileges it did not start with (setuid or setgid, or a file
+// capability): the kernel's AT_SECURE, or real and effective ids that differ. The runtime stays
+// inert there. The arguments are getauxval(AT_SECURE) and the four ids.
+bool runs_privileged(unsigned long at_secure, unsigned ruid, unsigned euid, unsigned rgid,
+                     unsigned egid);
+bool runs_privileged();
+
+// `s` made safe as one component of a file name: '/' and NUL become '_', and a leading '.'
+// becomes '_' (no "..", no hidden file), so a profile's name cannot leave its directory.
+std::string file_name_component(std::string s);
 
 }  // namespace hpcrun

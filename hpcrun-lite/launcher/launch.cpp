@@ -112,7 +112,7 @@ int launch(const LaunchRequest& req) {
             "or remove it\n", dir.c_str());
     return 2;
   }
-  if (!make_dirs(dir)) {
+  if (!make_dirs(dir, output_modes().dir)) {
     fprintf(stderr, "hpcrun-lite: cannot create %s: %s\n", dir.c_str(), strerror(errno));
     return 2;
   }

@@ -32,6 +32,8 @@ void usage(FILE* out) {
       "options:\n"
       "  -o, --output DIR     measurement directory (%s)\n"
       "                       default: hpcrun-lite-<exe>-measurements[-<jobid>]\n"
+      "  --umask              create the directory and the profiles with the modes the\n"
+      "                       umask allows (HPCRUN_LITE_UMASK=1); default 0700 and 0600\n"
       "  -e, --event SRC[@R]  sampling source, repeatable (%s):\n"
       "                         auto  the best precise hardware source, else soft (default)\n"
       "                         soft  software address sampling; R = samples per second of\n"
@@ -176,6 +178,8 @@ int main(int argc, char** argv) {
     if (!strcmp(a, "--version")) { printf("hpcrun-lite %s\n", HPCL_VERSION); return 0; }
     if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) return check();
     if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { req.opts.verbose = true; continue; }
+    // The measured processes inherit it: their profiles are created by the umask too.
+    if (!strcmp(a, "--umask")) { setenv(kEnvUmask, "1", 1); continue; }
     if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
       if (!take_value(argc, argv, &i, a, &v)) return 2;
       req.out_dir = v;

@@ -27,9 +27,12 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
 // zstd_level == 0 stores it uncompressed, which golden tests use to pin exact bytes.
 std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level = 3);
 
-// Writes under a temporary name in the same directory and renames when complete, so a reader
-// never sees a partial file. Returns false and sets *error (naming the path) on failure.
+// Writes under a temporary name in the same directory (created with O_EXCL | O_NOFOLLOW, so an
+// existing file or a planted symbolic link is never written through), fsyncs it and renames it
+// when complete, so a reader never sees a partial file, even after a crash of the machine.
+// `mode` is the new file's permission before the umask (the runtime's profiles: 0600).
+// Returns false and sets *error (naming the path) on failure, leaving no temporary file.
 bool write_profile_file(const Profile& profile, const std::string& path, std::string* error,
-                        int zstd_level = 3);
+                        int zstd_level = 3, unsigned mode = 0666);
 
 }  // namespace hpcl

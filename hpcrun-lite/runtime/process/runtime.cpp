@@ -281,6 +281,11 @@ __attribute__((constructor)) void runtime_init() {
   // Inert: the wrappers pass every call through (nothing is tracked or sampled, nothing
   // written), and the signal wrappers install what the process asks for.
   if (is_launcher_process()) return;
+  // A setuid or setgid program (or one with file capabilities) runs with privileges its user
+  // does not have: the runtime must not write files there for that user, nor read its settings
+  // from an environment the user controls. The loader already refuses LD_PRELOAD paths in such
+  // programs; this covers a runtime that arrives another way (a system preload, a link).
+  if (runs_privileged()) return;
   RuntimeGuard guard;
   g_config.start_ns = now_ns();
   read_cmdline();

@@ -2,6 +2,7 @@
 // module/symbol indices) are translated into the format model (hpcl::Profile) and written by
 // the format library, so the analyzer's reader is the one that checks what we wrote.
 // Runs once, under the runtime guard, after sampling stopped; it may allocate.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "memory/offset_hist.h"
 #include "options.h"
 #include "process/mpi_rank.h"
+#include "process/real_fns.h"
 #include "process_env.h"
 #include "process/runtime.h"
 #include "sources/hw/hw_source.h"
@@ -38,6 +40,34 @@ namespace {
 std::string basename_of(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string exe_name_of(const std::string& exe_path) {
+  return basename_of(exe_path.empty() ? "program" : exe_path);
+}
+
+// Writes the profile with SIGXFSZ held back in this thread. A write beyond RLIMIT_FSIZE raises
+// SIGXFSZ, whose default action ends the process (and the runtime's ending handler would end it
+// the same way): a profile too large for the user's file-size limit must fail the write (EFBIG)
+// and nothing else. The signal our own write raised is taken from the pending set before the
+// mask is restored; one the program had pending before stays pending.
+bool write_without_sigxfsz(const hpcl::Profile& p, const std::string& path, unsigned mode,
+                           std::string* err) {
+  sigset_t xfsz, saved, pending;
+  sigemptyset(&xfsz);
+  sigaddset(&xfsz, SIGXFSZ);
+  real.pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
+  sigemptyset(&pending);
+  sigpending(&pending);
+  bool was_pending = sigismember(&pending, SIGXFSZ) == 1;
+  bool ok = hpcl::write_profile_file(p, path, err, 3, mode);
+  if (!was_pending) {
+    timespec zero{0, 0};
+    while (sigtimedwait(&xfsz, nullptr, &zero) == SIGXFSZ) {
+    }
+  }
+  real.pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  return ok;
 }
 
 class ProfileBuilder {
@@ -298,19 +328,21 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   pb.add_offsets();
 
   std::string dir = g_config.out_dir;
-  if (!make_dirs(dir)) {
+  const OutputModes modes = output_modes();
+  if (!make_dirs(dir, modes.dir)) {
     log_warn("cannot create the measurement directory %s: %s; no profile written", dir.c_str(),
              strerror(errno));
     return false;
   }
-  std::string exe_name = basename_of(exe_path.empty() ? "program" : exe_path);
-  std::string path = dir + "/" + exe_name + "." + host + "." +
-                     (rank >= 0 ? std::to_string(rank) : std::string("norank")) + "." +
-                     std::to_string(getpid()) + (tag ? std::string(".") + tag : std::string()) +
-                     ".hpcl";
+  // Every part of the name is one path component: the profile lands in `dir` and nowhere else.
+  std::string path = dir + "/" +
+                     file_name_component(exe_name_of(exe_path) + "." + host + "." +
+                                         (rank >= 0 ? std::to_string(rank) : std::string("norank")) +
+                                         "." + std::to_string(getpid()) +
+                                         (tag ? std::string(".") + tag : std::string()) + ".hpcl");
   std::string err;
-  if (!hpcl::write_profile_file(p, path, &err)) {
-    log_warn("cannot write the profile: %s", err.c_str());
+  if (!write_without_sigxfsz(p, path, modes.file, &err)) {
+    log_warn("cannot write the profile: %s; the program's run is not affected", err.c_str());
     return false;
   }
   if (written && n) snprintf(written, n, "%s", path.c_str());

@@ -259,6 +259,36 @@ TEST(Balance, SortByImbalanceSkipsVariablesWithFewSamples) {
 }
 
 // 4,096 ranks of 2 threads and 50 variables: the database holds one entry per variable.
+// Found by tests/fuzz/fuzz_profile: a profile the reader accepts may hold sample counts near
+// 2^64 (a damaged one); the spreads' sums saturate rather than wrap, so the merged database keeps
+// min <= max <= sum and reads back.
+TEST(Balance, HugeSampleCountsSaturateAndTheDatabaseReadsBack) {
+  const uint64_t huge = UINT64_MAX - 1000;
+  Profile db = finish({process(0, 10, {{huge, 5}, {huge, 7}}), process(1, 11, {{huge, 1}, {3, 2}})});
+  const std::vector<uint8_t> bytes = encode_profile(db, 0);
+  ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), "db");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_FALSE(r.profile.balance.variables.empty());
+  EXPECT_EQ(r.profile.balance.variables[0].ranks.sum, UINT64_MAX);
+  EXPECT_EQ(r.profile.balance.variables[0].threads.sum, UINT64_MAX);
+}
+
+// Found by tests/fuzz/fuzz_profile: two sites of one profile that are the same site (a damaged
+// or hand-made profile) become one variable with two nodes in a thread's tree; the thread is
+// still one group, so the database reads back.
+TEST(Balance, OneVariableTwiceInATreeIsOneGroup) {
+  Profile p = process(0, 10, {{4, 6}, {2, 2}});
+  p.sites[1] = p.sites[0];
+  Profile db = finish({p});
+  const std::vector<uint8_t> bytes = encode_profile(db, 0);
+  ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), "db");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_FALSE(r.profile.balance.variables.empty());
+  EXPECT_EQ(r.profile.balance.thread_groups, 2u);
+  EXPECT_EQ(r.profile.balance.variables[0].threads.groups, 2u);
+  EXPECT_EQ(r.profile.balance.variables[0].threads.sum, 14u);
+}
+
 TEST(Balance, DatabaseDoesNotGrowWithTheRanks) {
   Accumulator acc;
   std::vector<uint64_t> values(50);

@@ -40,6 +40,26 @@ TEST(Damage, Header) {
   expect_error(test::file_with({1, 0, 1, 0x80000001}, payload), "unknown header flags 0x80000000");
 }
 
+// Files of other tools are refused by their magic, and named when their first bytes say what
+// they are.
+TEST(Damage, FilesOfOtherTools) {
+  auto bytes = [](std::string_view s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  expect_error(bytes(std::string_view("\x7f" "ELF\x02\x01\x01\0", 8)), "bad magic): this looks like an ELF file");
+  expect_error(bytes("PERFILE2 and more"), "this looks like a perf.data file");
+  expect_error(bytes("HPCRUN-profile____01.00"), "this looks like an HPCToolkit measurement file");
+  expect_error(bytes("\x1f\x8b\x08"), "this looks like a gzip-compressed file");
+  std::vector<uint8_t> z = encode_profile(test::small_process(), 3);
+  expect_error(std::vector<uint8_t>(z.begin() + 32, z.end()), "this looks like a zstd-compressed file");
+  expect_error(bytes("{\"totals\": {}}"), "this looks like text (JSON?)");
+  expect_error(bytes("SQLite format 3"), "this looks like an SQLite database");
+  // A file of random bytes: no tool, plain words.
+  std::vector<uint8_t> noise(4096);
+  uint32_t x = 12345;
+  for (auto& b : noise) b = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 16);
+  noise[0] = 0x42;
+  EXPECT_EQ(test::read(noise, "r.hpcl").error, "r.hpcl: not a hpcrun-lite file (bad magic)");
+}
+
 TEST(Damage, UncompressedPayloadSizeMismatch) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   size_t payload = b.size() - 32;
@@ -109,7 +129,9 @@ TEST(Damage, HugePayloadSizeIsRefusedBeforeAllocating) {
   expect_error(file(uint64_t{1} << 40), "payload size 1099511627776 is larger than this reader accepts");
   expect_error(file(uint64_t{1} << 30), "is not plausible for");
   expect_error(file(payload.size() + 1), "decompressed to " + std::to_string(payload.size()));
-  expect_error(file(payload.size() - 1), "damaged compressed payload");
+  expect_error(file(payload.size() - 1),
+               "the compressed payload holds more than the " + std::to_string(payload.size() - 1) +
+                   " bytes the header says");
 }
 
 TEST(Damage, SectionFraming) {

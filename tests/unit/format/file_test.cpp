@@ -95,6 +95,42 @@ TEST_F(FileTest, FailedRenameRemovesTheTemporaryFile) {
   EXPECT_EQ(entries(dir_), std::vector<std::string>{"taken"});
 }
 
+// The mode asked for is the file's (the runtime asks 0600: profiles hold the program's command
+// line and paths); with the default, the umask decides as for any output file.
+TEST_F(FileTest, FileIsCreatedWithTheModeAskedFor) {
+  std::string path = (dir_ / "private.hpcl").string(), error;
+  mode_t old = ::umask(022);
+  ASSERT_TRUE(write_profile_file(test::small_process(), path, &error, 3, 0600)) << error;
+  std::string shared = (dir_ / "shared.hpcdb").string();
+  ASSERT_TRUE(write_profile_file(test::small_process(), shared, &error)) << error;
+  ::umask(old);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(shared.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+// A symbolic link planted at the final name is replaced, never written through: the file it
+// points to, outside the directory, keeps its bytes.
+TEST_F(FileTest, SymlinkAtTheFinalNameIsReplacedNotFollowed) {
+  fs::path outside = dir_ / "outside";
+  fs::create_directory(outside);
+  fs::path victim = outside / "victim";
+  { std::ofstream(victim) << "keep me"; }
+  fs::path meas = dir_ / "meas";
+  fs::create_directory(meas);
+  fs::path path = meas / "p.hpcl";
+  fs::create_symlink(victim, path);
+  std::string error;
+  ASSERT_TRUE(write_profile_file(test::small_process(), path.string(), &error, 3, 0600)) << error;
+  EXPECT_FALSE(fs::is_symlink(path));
+  EXPECT_TRUE(read_profile_file(path.string()).ok);
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep me");
+}
+
 TEST_F(FileTest, ReadErrorsNameThePath) {
   std::string dir = dir_.string();
   ReadResult r = read_profile_file(dir);
