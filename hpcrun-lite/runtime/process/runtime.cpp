@@ -33,6 +33,7 @@
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/papi/papi_source.h"
+#include "sources/soft/access_decode.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "sources/source_verdict.h"
@@ -365,10 +366,25 @@ void rescan_modules_if_dirty() {
   scan_now();
 }
 
+namespace {
+std::atomic<bool> g_unload_pending{false};
+}  // namespace
+
+void forget_unloaded_modules() {
+  g_unload_pending.store(true, std::memory_order_release);
+  if (!g_scan_lock.try_lock()) return;  // the holder's next scan forgets
+  if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
+    modules_forget_unloaded(decode_cache_invalidate);
+  g_scan_lock.unlock();
+}
+
 void scan_now() {
   if (!g_scan_lock.try_lock()) return;  // another thread scans
   g_modules_dirty.store(false, std::memory_order_relaxed);
   g_loader_added.store(false, std::memory_order_relaxed);
+  // Forget first: a library mapped where a closed one was must not look already scanned.
+  if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
+    modules_forget_unloaded(decode_cache_invalidate);
   modules_scan();
   g_scan_lock.unlock();
   refresh_phdr_snapshot();

@@ -47,6 +47,10 @@ extern std::atomic<bool> g_modules_dirty;
 void rescan_modules_if_dirty();
 // Scans new modules now (exit). Caller holds the runtime guard.
 void scan_now();
+// After a dlclose returned: modules the loader no longer lists are marked unloaded and the
+// decoder's cached decisions for their code are dropped (another library may be mapped there).
+// While another thread scans, the next scan does it (scan_now).
+void forget_unloaded_modules();
 // Takes a new snapshot of the loaded modules' program headers for the runtime's own
 // dl_iterate_phdr calls (phdr_snapshot.h), from the real list. Not signal context; caller holds
 // the runtime guard.
