@@ -56,6 +56,7 @@ struct ThreadState {
   uint64_t busy;             // landed inside the runtime: code time under no data, PC only
   uint64_t dropped;          // tree full: not recorded
   uint64_t nested;           // landed in another source's handler on this thread: not recorded
+  uint64_t overruns;         // the event overflowed again while the handler ran: not recorded
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
