@@ -330,6 +330,9 @@ __attribute__((constructor)) void runtime_init() {
   atexit(runtime_fini);
   g_tracking.store(true, std::memory_order_release);
   register_thread();
+  // Threads a library constructor started before ours (OpenBLAS's pool): sampled from now on.
+  if (uint32_t adopted = threads_adopt_existing())
+    log_info("adopted %u thread(s) started before the runtime", adopted);
   char every[32];
   log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %s, track-budget "
            "%llu/s, output %s", int(getpid()), g_config.source, (unsigned long long)g_config.rate,

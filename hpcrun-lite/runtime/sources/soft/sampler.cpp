@@ -83,7 +83,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
       break;
   }
   uint64_t frames[kMaxSampleFrames];
-  int n = capture_sample_path(regs.rip, frames, kMaxSampleFrames);
+  int n = ts->unwind_ready ? capture_sample_path(regs.rip, frames, kMaxSampleFrames) : 0;
   node = attach_access_path(c, node, ts, frames, n);
   if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
   if (node == Cct::kNone) {
@@ -166,6 +166,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
+  if (!ts) ts = thread_claim_adopted();  // a thread that existed before the runtime
   if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
     errno = saved_errno;
     return;
@@ -326,7 +327,8 @@ void sampler_start_thread(ThreadState* ts) {
                   g_phase_draws.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
   ts->period_rng = splitmix64(&seed);
-  int fd = perf_open(soft_clock_attr(first), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  // The thread's own tid, not 0: an adopted thread's event is opened by the thread that adopts it.
+  int fd = perf_open(soft_clock_attr(first), ts->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "
