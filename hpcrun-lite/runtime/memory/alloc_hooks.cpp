@@ -96,9 +96,15 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, ui
     ts->unwind_ready = 1;
   }
   uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
-  if (site == AllocSites::kNoSite) return;
+  // A full site table or address map: the block stays untracked (its samples go to
+  // [untracked heap]) and is counted, META allocs_lost; the program never notices.
+  if (site == AllocSites::kNoSite) {
+    g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   g_sites.count(site, size);
-  g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight);
+  if (!g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight))
+    g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
   if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);

@@ -278,7 +278,9 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site, uint32_t weig
   // The filter is exact about absence: most inserts skip the search for an old block.
   if (maybe_tracked(start)) remove_locked(start, nullptr);
   bool ok;
-  if (size <= kSmallMax) {
+  if (limit_ && count_.load(std::memory_order_relaxed) >= limit_) {
+    ok = false;
+  } else if (size <= kSmallMax) {
     ok = insert_small(start, size, site, weight);
   } else if (!ensure_chunk(0)) {
     // Chunk 0 holds the head sentinel, node 0: start 0 and all links nil, as mapped.

@@ -104,6 +104,8 @@ class HeapMap {
   static void (*step_hook)(uint32_t node);
 
   size_t size() const { return count_.load(std::memory_order_relaxed); }
+  // Tests only (HPCRUN_LITE_TEST_MAP_BLOCKS): inserts fail beyond this many blocks, 0 = none.
+  void set_limit(size_t blocks) { limit_ = blocks; }
   uint64_t races() const { return races_.load(std::memory_order_relaxed); }
   // Bytes of address space the map holds (pools, index leaves, filter); leaves are mostly
   // untouched, so resident memory is less.
@@ -211,6 +213,7 @@ class HeapMap {
   uint32_t small_free_ = 0;  // recycled small nodes, linked through `site`
   uint64_t rng_ = 0x2545F4914F6CDD1Dull;
   int top_level_ = 1;
+  size_t limit_ = 0;
 };
 
 // Async-signal-safe: the tracked block a sampled data address belongs to: its bytes, its chunk

@@ -51,6 +51,7 @@ namespace hpcrun {
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
                                     kDefaultSoftRate, "soft", true, 0, 0, {}, {}, {}, {}, 0};
 constinit HeapMap g_heap;
+constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
 constinit AllocSites g_sites;
 constinit std::atomic<bool> g_tracking{false};
@@ -91,7 +92,15 @@ void read_cmdline() {
   g_config.cmdline[n] = 0;
 }
 
+// Tests only: small arenas, to run them out (issue 11: samples and blocks are dropped and
+// counted, the program is never disturbed).
+void read_test_limits() {
+  if (const char* v = getenv("HPCRUN_LITE_TEST_TREE_NODES")) Cct::node_limit = uint32_t(strtoul(v, nullptr, 10));
+  if (const char* v = getenv("HPCRUN_LITE_TEST_MAP_BLOCKS")) g_heap.set_limit(strtoul(v, nullptr, 10));
+}
+
 void read_options() {
+  read_test_limits();
   if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
   uint64_t value;
   if (const char* v = getenv(kEnvMinBytes)) {

@@ -31,6 +31,8 @@ struct RuntimeConfig {
 
 extern RuntimeConfig g_config;
 extern HeapMap g_heap;
+// Allocations that should have been tracked but found the site table or address map full.
+extern std::atomic<uint64_t> g_allocs_lost;
 extern HeapExtent g_heap_extent;
 extern AllocSites g_sites;
 // The tracked block this thread is handing to the real free() right now (start 0: none). The

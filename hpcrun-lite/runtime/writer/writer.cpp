@@ -240,6 +240,8 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   if (g_config.npapi) p.set_meta("samples_dropped_nested", std::to_string(nested));
   // Overflows during a slower handler: the handler's own time, not the program's (sampler.cpp).
   p.set_meta("samples_overruns", std::to_string(overruns));
+  // Blocks left untracked because the site table or the address map was full.
+  p.set_meta("allocs_lost", std::to_string(g_allocs_lost.load(std::memory_order_relaxed)));
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
