@@ -41,7 +41,9 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        // PAPI counters (papi_source.h).
                                        "counter_overflows",    "counter_overflows_in_runtime",
                                        "counter_overflows_nested", "counter_overflows_dropped",
-                                       "counter_threads_failed", "samples_dropped_nested"};
+                                       "counter_threads_failed", "samples_dropped_nested",
+                                       // The runtime's arenas (issue 11).
+                                       "allocs_lost",          "samples_overruns"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

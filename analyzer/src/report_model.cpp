@@ -311,6 +311,11 @@ void add_notes(ReportModel& m, const Profile& db) {
     m.notes.push_back(std::to_string(m.samples_overflowed) +
                       " samples were lost: the kernel's queue of pending signals was full (the "
                       "user's RLIMIT_SIGPENDING); they are not in this report.");
+  if (m.allocs_lost > 0)
+    m.notes.push_back(std::to_string(m.allocs_lost) +
+                      " allocations were not tracked: the runtime's table of allocation sites or "
+                      "its address map was full; samples in those blocks are under [untracked "
+                      "heap].");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
     // An MPI stack is dozens of libraries: name a few, count the rest.
@@ -516,6 +521,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.samples_unresolved = meta_u64(db, "samples_unresolved");
   m.offsets_lost = meta_u64(db, "offsets_lost");
   m.samples_overflowed = meta_u64(db, "samples_overflowed");
+  m.allocs_lost = meta_u64(db, "allocs_lost");
   m.has_page_faults = db.find_meta("page_faults_total") != nullptr;
   m.page_faults_lost = meta_u64(db, "page_faults_lost");
   m.page_faults_throttled = meta_u64(db, "page_faults_throttled");

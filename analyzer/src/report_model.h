@@ -152,6 +152,7 @@ struct ReportModel {
   uint64_t samples_unresolved = 0;    // memory operand whose address could not be computed
   uint64_t offsets_lost = 0;          // samples missing from offset histograms (table full)
   uint64_t samples_overflowed = 0;    // sampling signals the kernel could not queue (lost)
+  uint64_t allocs_lost = 0;           // blocks left untracked: the runtime's tables were full
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
   // The page-fault source (META page_faults_*): has_page_faults when the database has it.

@@ -90,10 +90,21 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, ui
   if (!guard.entered()) return;
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
+  // An adopted thread (thread_state.h) outside a handler: its samples may unwind from now on.
+  if (ThreadState* ts = t_state; ts && !ts->unwind_ready) {
+    unwind_thread_init();
+    ts->unwind_ready = 1;
+  }
   uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
-  if (site == AllocSites::kNoSite) return;
+  // A full site table or address map: the block stays untracked (its samples go to
+  // [untracked heap]) and is counted, META allocs_lost; the program never notices.
+  if (site == AllocSites::kNoSite) {
+    g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   g_sites.count(site, size);
-  g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight);
+  if (!g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight))
+    g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
   if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);

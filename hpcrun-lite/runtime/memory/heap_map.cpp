@@ -5,6 +5,8 @@
 
 namespace hpcrun {
 
+void (*HeapMap::step_hook)(uint32_t) = nullptr;
+
 // Writers hold the lock, so plain read-modify-write of a counter is enough; readers only load.
 void HeapMap::filter_add(uint64_t start) {
   auto& c = filter_[bucket(start)];
@@ -28,6 +30,7 @@ bool HeapMap::ensure_chunk(uint32_t c) {
 
 uint32_t HeapMap::alloc_node() {
   if (free_list_ != kNil) {
+    bump_recycle_epoch();
     uint32_t i = free_list_;
     free_list_ = node(i)->next[0].load(std::memory_order_relaxed);
     return i;
@@ -40,6 +43,7 @@ uint32_t HeapMap::alloc_node() {
 }
 
 void HeapMap::free_node(uint32_t i) {
+  bump_recycle_epoch();  // next[0] is about to join the free list
   node(i)->version.fetch_add(1, std::memory_order_release);  // odd: readers reject it
   node(i)->next[0].store(free_list_, std::memory_order_relaxed);
   free_list_ = i;
@@ -47,6 +51,7 @@ void HeapMap::free_node(uint32_t i) {
 
 uint32_t HeapMap::alloc_small() {
   if (small_free_ != kNil) {
+    bump_recycle_epoch();
     uint32_t i = small_free_;
     SmallNode* n = small_node(i);
     if (!n) return kNil;
@@ -273,7 +278,9 @@ bool HeapMap::insert(uint64_t start, uint64_t size, uint32_t site, uint32_t weig
   // The filter is exact about absence: most inserts skip the search for an old block.
   if (maybe_tracked(start)) remove_locked(start, nullptr);
   bool ok;
-  if (size <= kSmallMax) {
+  if (limit_ && count_.load(std::memory_order_relaxed) >= limit_) {
+    ok = false;
+  } else if (size <= kSmallMax) {
     ok = insert_small(start, size, site, weight);
   } else if (!ensure_chunk(0)) {
     // Chunk 0 holds the head sentinel, node 0: start 0 and all links nil, as mapped.
@@ -377,6 +384,7 @@ bool HeapMap::lookup_small(int level, uint64_t addr, BlockInfo* out) const {
     uint32_t x = head->load(std::memory_order_acquire);
     // A list holds at most 16 blocks; more steps mean stale links through recycled nodes.
     for (int steps = 0; x != kNil && steps < 64; ++steps) {
+      if (step_hook) step_hook(x | kSmallRef);
       const SmallNode* n = small_node(x);
       if (!n) break;
       uint32_t v1 = n->version.load(std::memory_order_acquire);
@@ -406,6 +414,7 @@ int HeapMap::walk_large(uint32_t x, uint64_t addr, BlockInfo* out) const {
   // At most 16 blocks of more than 4 KiB start in one 64 KiB granule; more steps mean links
   // through recycled nodes.
   for (int steps = 0; x != kNil; ++steps) {
+    if (step_hook) step_hook(x);
     const Node* n = node(x);
     if (!n || steps >= 64) return -1;
     uint32_t v1 = n->version.load(std::memory_order_acquire);
@@ -474,6 +483,18 @@ bool HeapMap::search_large(uint64_t addr, BlockInfo* out) const {
 }
 
 bool HeapMap::lookup(uint64_t addr, BlockInfo* out) const {
+  // A miss counts only if no node was recycled while we searched (see the header comment).
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    uint64_t epoch = recycle_epoch_.load(std::memory_order_acquire);
+    if (lookup_once(addr, out)) return true;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (recycle_epoch_.load(std::memory_order_relaxed) == epoch) return false;
+  }
+  races_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
+bool HeapMap::lookup_once(uint64_t addr, BlockInfo* out) const {
   // Small levels first: with millions of small blocks they answer most heap samples, and for an
   // address inside a large block they cost four loads of empty heads.
   if (small_count_.load(std::memory_order_relaxed) > 0)

@@ -31,7 +31,13 @@
 //    even versions, so it never returns a torn or recycled record. A node that is unlinked keeps
 //    its own link, so a reader standing on it continues along its old list. Because nodes stay
 //    mapped and every search is bounded in steps, a reader that races with a writer can follow
-//    stale links (and at worst miss a block that was being changed) but never fault or loop.
+//    stale links but never fault or loop.
+//  - Per-node versions alone cannot tell a reader that the node it stepped to was freed and
+//    recycled into another list between its reading the link and reading the node: it would then
+//    follow the new list and miss a block that was live the whole time. So writers bump a map-wide
+//    recycle epoch before they reuse a freed node or overwrite a freed node's link (seqlock
+//    order), and a lookup that found nothing retries when the epoch moved meanwhile. A hit needs
+//    no retry: its record was read between two equal even versions, so the block was live.
 #pragma once
 
 #include <atomic>
@@ -94,7 +100,12 @@ class HeapMap {
   // returns how many it had before. A recycled node makes the count approximate, never unsafe.
   uint32_t add_hit(uint32_t ref) const;
 
+  // Tests only: called by lookups after each step to a node (to recycle it deterministically).
+  static void (*step_hook)(uint32_t node);
+
   size_t size() const { return count_.load(std::memory_order_relaxed); }
+  // Tests only (HPCRUN_LITE_TEST_MAP_BLOCKS): inserts fail beyond this many blocks, 0 = none.
+  void set_limit(size_t blocks) { limit_ = blocks; }
   uint64_t races() const { return races_.load(std::memory_order_relaxed); }
   // Bytes of address space the map holds (pools, index leaves, filter); leaves are mostly
   // untouched, so resident memory is less.
@@ -168,6 +179,12 @@ class HeapMap {
   bool remove_small(uint64_t start, BlockInfo* out);
   bool remove_large(uint64_t start, BlockInfo* out);
   bool remove_locked(uint64_t start, BlockInfo* out);
+  void bump_recycle_epoch() {
+    recycle_epoch_.store(recycle_epoch_.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);  // before the node's new contents
+  }
+  bool lookup_once(uint64_t addr, BlockInfo* out) const;
   bool lookup_small(int level, uint64_t addr, BlockInfo* out) const;
   bool lookup_large(uint64_t addr, BlockInfo* out) const;
   bool search_large(uint64_t addr, BlockInfo* out) const;
@@ -189,12 +206,14 @@ class HeapMap {
   std::atomic<size_t> huge_count_{0};  // large blocks not in the granule index
   std::atomic<size_t> leaf_bytes_{0};  // mapped radix leaves (mostly untouched)
   mutable std::atomic<uint64_t> races_{0};
+  std::atomic<uint64_t> recycle_epoch_{0};  // see the header comment
   uint32_t pool_next_ = 1;   // next never-used skip-list index (0 is the head)
   uint32_t free_list_ = 0;   // recycled skip-list nodes, linked through next[0]
   uint32_t small_next_ = 1;  // next never-used small index (0 is "none")
   uint32_t small_free_ = 0;  // recycled small nodes, linked through `site`
   uint64_t rng_ = 0x2545F4914F6CDD1Dull;
   int top_level_ = 1;
+  size_t limit_ = 0;
 };
 
 // Async-signal-safe: the tracked block a sampled data address belongs to: its bytes, its chunk

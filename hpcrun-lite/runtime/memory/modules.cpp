@@ -20,23 +20,26 @@ constinit ModuleEntry g_modules[kMaxModules];
 constinit std::atomic<uint32_t> g_count{0};
 bool g_initial_scan_done = false;
 
-bool already_known(uint64_t bias, uint64_t first_seg) {
+// 1 + the index of the live entry with this bias and first segment, or 0.
+uint32_t already_known(uint64_t bias, uint64_t first_seg) {
   uint32_t n = g_count.load(std::memory_order_relaxed);
   for (uint32_t i = 0; i < n; ++i)
-    if (g_modules[i].bias == bias && g_modules[i].nsegs > 0 && g_modules[i].seg_lo[0] == first_seg)
-      return true;
-  return false;
+    if (g_modules[i].bias == bias && g_modules[i].nsegs > 0 && g_modules[i].seg_lo[0] == first_seg &&
+        !__atomic_load_n(&g_modules[i].unloaded, __ATOMIC_RELAXED))
+      return i + 1;
+  return 0;
+}
+
+uint64_t first_load(const dl_phdr_info* info) {
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD) return info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+  return 0;
 }
 
 int on_object(dl_phdr_info* info, size_t, void*) {
   uint32_t n = g_count.load(std::memory_order_relaxed);
   if (n >= kMaxModules) return 1;
-  uint64_t first_seg = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i)
-    if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-      first_seg = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-      break;
-    }
+  uint64_t first_seg = first_load(info);
   if (already_known(info->dlpi_addr, first_seg)) return 0;
 
   ModuleEntry& m = g_modules[n];
@@ -112,6 +115,34 @@ uint32_t modules_scan() {
   return after - before;
 }
 
+namespace {
+// Entries the loader still lists, during modules_forget_unloaded (callers serialise).
+bool g_listed[kMaxModules];
+
+int mark_listed(dl_phdr_info* info, size_t, void*) {
+  if (uint32_t i = already_known(info->dlpi_addr, first_load(info))) g_listed[i - 1] = true;
+  return 0;
+}
+}  // namespace
+
+uint32_t modules_forget_unloaded(void (*on_range)(uint64_t lo, uint64_t hi)) {
+  uint32_t n = g_count.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i) g_listed[i] = false;
+  (real.dl_iterate_phdr ? real.dl_iterate_phdr : ::dl_iterate_phdr)(mark_listed, nullptr);
+  uint32_t forgotten = 0;
+  // Entry 0 is the executable, never unloaded.
+  for (uint32_t i = 1; i < n; ++i) {
+    ModuleEntry& m = g_modules[i];
+    if (g_listed[i] || m.nsegs == 0 || __atomic_load_n(&m.unloaded, __ATOMIC_RELAXED)) continue;
+    __atomic_store_n(&m.unloaded, 1u, __ATOMIC_RELEASE);
+    __atomic_store_n(&m.dynamic_tls, 0u, __ATOMIC_RELAXED);
+    log_info("module %s unloaded", m.path[0] ? m.path : "[anon]");
+    if (on_range && m.lo < m.hi) on_range(m.lo, m.hi);
+    ++forgotten;
+  }
+  return forgotten;
+}
+
 uint32_t modules_count() { return g_count.load(std::memory_order_acquire); }
 
 const ModuleEntry* module_get(uint32_t i) {
@@ -135,7 +166,7 @@ bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out) {
   for (uint32_t i = 0; i < n; ++i) {
     const ModuleEntry& m = g_modules[i];
     if (static_tls_hit(i, addr, tp, out)) return true;
-    if (addr < m.lo || addr >= m.hi) continue;
+    if (addr < m.lo || addr >= m.hi || __atomic_load_n(&m.unloaded, __ATOMIC_ACQUIRE)) continue;
     for (uint32_t s = 0; s < m.nsegs; ++s) {
       if (addr >= m.seg_lo[s] && addr < m.seg_hi[s]) {
         *out = StaticHit{i, find_symbol(m.symbols, addr - m.bias, false)};
@@ -177,13 +208,16 @@ bool modules_maybe_dynamic_tls_block(uint64_t size) {
 }
 
 uint32_t modules_find_code(uint64_t addr) {
+  // Live modules first: a library mapped where an unloaded one was owns its addresses now. The
+  // unloaded ones still name frames recorded while they were mapped.
   uint32_t n = g_count.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < n; ++i) {
-    const ModuleEntry& m = g_modules[i];
-    if (addr < m.lo || addr >= m.hi) continue;
-    for (uint32_t s = 0; s < m.nsegs; ++s)
-      if (addr >= m.seg_lo[s] && addr < m.seg_hi[s]) return i;
-  }
+  for (uint32_t pass = 0; pass < 2; ++pass)
+    for (uint32_t i = 0; i < n; ++i) {
+      const ModuleEntry& m = g_modules[i];
+      if (addr < m.lo || addr >= m.hi || __atomic_load_n(&m.unloaded, __ATOMIC_ACQUIRE) != pass) continue;
+      for (uint32_t s = 0; s < m.nsegs; ++s)
+        if (addr >= m.seg_lo[s] && addr < m.seg_hi[s]) return i;
+    }
   return kNoModuleIndex;
 }
 

@@ -9,7 +9,9 @@
 //    TLS, see dynamic_tls.h);
 //  - at write time: which module and link-time offset a code address has.
 // Entries are appended (never removed, so a dlclose'd module keeps its frames nameable) and
-// published with a release store of the count; readers use only published entries.
+// published with a release store of the count; readers use only published entries. An entry
+// whose module was unmapped (dlclose) is marked unloaded: it no longer answers data lookups, and
+// a module mapped later at its address is registered as new.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +38,7 @@ struct ModuleEntry {
   // Cleared (atomically) when a newer module takes over the same id after a dlclose.
   uint32_t dynamic_tls;
   uint64_t tls_modid;
+  uint32_t unloaded;             // atomic: 1 once the module was found unmapped
   SymbolTable symbols;
 };
 
@@ -47,6 +50,11 @@ struct StaticHit {
 // Scans dl_iterate_phdr for modules not yet registered. Not signal-safe; callers hold the
 // runtime guard. Returns the number of new modules.
 uint32_t modules_scan();
+
+// Marks unloaded every registered module the loader no longer lists (after a dlclose), calling
+// `on_range(lo, hi)` for each one's address range (to drop what was cached about its code).
+// Not signal-safe; callers hold the same lock as for modules_scan. Returns how many.
+uint32_t modules_forget_unloaded(void (*on_range)(uint64_t lo, uint64_t hi));
 
 uint32_t modules_count();
 const ModuleEntry* module_get(uint32_t i);

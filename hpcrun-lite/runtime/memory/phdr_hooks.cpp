@@ -48,6 +48,7 @@ HPCL_EXPORT int dlclose(void* handle) {
     RuntimeGuard guard;
     if (guard.entered()) {
       phdr_snapshot_closed(handle);
+      forget_unloaded_modules();
       refresh_phdr_snapshot();
     }
   }

@@ -33,6 +33,7 @@
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/papi/papi_source.h"
+#include "sources/soft/access_decode.h"
 #include "sources/soft/sampler.h"
 #include "process/spinlock.h"
 #include "sources/source_verdict.h"
@@ -50,6 +51,7 @@ namespace hpcrun {
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
                                     kDefaultSoftRate, "soft", true, 0, 0, {}, {}, {}, {}, 0};
 constinit HeapMap g_heap;
+constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
 constinit AllocSites g_sites;
 constinit std::atomic<bool> g_tracking{false};
@@ -90,7 +92,15 @@ void read_cmdline() {
   g_config.cmdline[n] = 0;
 }
 
+// Tests only: small arenas, to run them out (issue 11: samples and blocks are dropped and
+// counted, the program is never disturbed).
+void read_test_limits() {
+  if (const char* v = getenv("HPCRUN_LITE_TEST_TREE_NODES")) Cct::node_limit = uint32_t(strtoul(v, nullptr, 10));
+  if (const char* v = getenv("HPCRUN_LITE_TEST_MAP_BLOCKS")) g_heap.set_limit(strtoul(v, nullptr, 10));
+}
+
 void read_options() {
+  read_test_limits();
   if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
   uint64_t value;
   if (const char* v = getenv(kEnvMinBytes)) {
@@ -337,6 +347,9 @@ __attribute__((constructor)) void runtime_init() {
   atexit(runtime_fini);
   g_tracking.store(true, std::memory_order_release);
   register_thread();
+  // Threads a library constructor started before ours (OpenBLAS's pool): sampled from now on.
+  if (uint32_t adopted = threads_adopt_existing())
+    log_info("adopted %u thread(s) started before the runtime", adopted);
   char every[32];
   log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %s, track-budget "
            "%llu/s, output %s", int(getpid()), g_config.source, (unsigned long long)g_config.rate,
@@ -373,10 +386,25 @@ void rescan_modules_if_dirty() {
   scan_now();
 }
 
+namespace {
+std::atomic<bool> g_unload_pending{false};
+}  // namespace
+
+void forget_unloaded_modules() {
+  g_unload_pending.store(true, std::memory_order_release);
+  if (!g_scan_lock.try_lock()) return;  // the holder's next scan forgets
+  if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
+    modules_forget_unloaded(decode_cache_invalidate);
+  g_scan_lock.unlock();
+}
+
 void scan_now() {
   if (!g_scan_lock.try_lock()) return;  // another thread scans
   g_modules_dirty.store(false, std::memory_order_relaxed);
   g_loader_added.store(false, std::memory_order_relaxed);
+  // Forget first: a library mapped where a closed one was must not look already scanned.
+  if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
+    modules_forget_unloaded(decode_cache_invalidate);
   modules_scan();
   g_scan_lock.unlock();
   refresh_phdr_snapshot();

@@ -31,6 +31,8 @@ struct RuntimeConfig {
 
 extern RuntimeConfig g_config;
 extern HeapMap g_heap;
+// Allocations that should have been tracked but found the site table or address map full.
+extern std::atomic<uint64_t> g_allocs_lost;
 extern HeapExtent g_heap_extent;
 extern AllocSites g_sites;
 // The tracked block this thread is handing to the real free() right now (start 0: none). The
@@ -47,6 +49,10 @@ extern std::atomic<bool> g_modules_dirty;
 void rescan_modules_if_dirty();
 // Scans new modules now (exit). Caller holds the runtime guard.
 void scan_now();
+// After a dlclose returned: modules the loader no longer lists are marked unloaded and the
+// decoder's cached decisions for their code are dropped (another library may be mapped there).
+// While another thread scans, the next scan does it (scan_now).
+void forget_unloaded_modules();
 // Takes a new snapshot of the loaded modules' program headers for the runtime's own
 // dl_iterate_phdr calls (phdr_snapshot.h), from the real list. Not signal context; caller holds
 // the runtime guard.

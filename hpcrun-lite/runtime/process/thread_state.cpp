@@ -1,6 +1,8 @@
 // See thread_state.h.
 #include "process/thread_state.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,6 +59,7 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->pf_wake_fd = -1;
   ts->hw_fd = -1;
   ts->period_pending = 0;
+  ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
   __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
@@ -67,6 +70,40 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
 
 }  // namespace
 
+namespace {
+// A new state in the global list, its tree ready; the thread's own fields are left to the caller.
+ThreadState* new_state(uint32_t index, pid_t tid) {
+  void* mem = raw_mmap(sizeof(ThreadState));
+  if (!mem) return nullptr;
+  auto* ts = static_cast<ThreadState*>(mem);
+  if (!ts->cct.init()) {
+    raw_munmap(mem, sizeof(ThreadState));
+    return nullptr;
+  }
+  ts->track.init(g_config.track, monotonic_ns(),
+                 (uint64_t(tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
+  ts->index = index;
+  ThreadState* head = g_head.load(std::memory_order_relaxed);
+  do {
+    ts->next = head;
+  } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
+                                         std::memory_order_relaxed));
+  return ts;
+}
+
+// States prepared for threads that existed before the runtime (threads_adopt_existing); a
+// thread claims its entry by setting the tid to 0.
+constexpr int kMaxAdopted = 256;
+struct Adopted {
+  std::atomic<pid_t> tid{0};
+  ThreadState* ts = nullptr;
+};
+// constinit: the runtime's constructor fills them, perhaps before this file's dynamic
+// initialisers would run.
+constinit Adopted g_adopted[kMaxAdopted];
+constinit std::atomic<int> g_nadopted{0};
+}  // namespace
+
 ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   if (t_state) return t_state;
   // This thread's own number: a load after the increment could see another thread's too.
@@ -75,22 +112,9 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   if (ts) {
     adopt(ts, creator, n);  // keeps the tree, the counters and the tracking controller
   } else {
-    void* mem = raw_mmap(sizeof(ThreadState));
-    if (!mem) return nullptr;
-    ts = static_cast<ThreadState*>(mem);
-    if (!ts->cct.init()) {
-      raw_munmap(mem, sizeof(ThreadState));
-      return nullptr;
-    }
+    ts = new_state(index, pid_t(syscall(SYS_gettid)));
+    if (!ts) return nullptr;
     adopt(ts, creator, n);
-    ts->track.init(g_config.track, monotonic_ns(),
-                   (uint64_t(ts->tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
-    ts->index = index;
-    ThreadState* head = g_head.load(std::memory_order_relaxed);
-    do {
-      ts->next = head;
-    } while (!g_head.compare_exchange_weak(head, ts, std::memory_order_release,
-                                           std::memory_order_relaxed));
   }
   unwind_thread_init();
   t_state = ts;
@@ -99,6 +123,60 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   hw_start_thread(ts);
   papi_start_thread(ts);
   return ts;
+}
+
+uint32_t threads_adopt_existing() {
+  const pid_t self = pid_t(syscall(SYS_gettid));
+  // getdents64 on a raw descriptor: no opendir, whose buffer would come from the program's
+  // malloc before its allocator may be ready.
+  int dir = int(syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir < 0) return 0;
+  uint32_t adopted = 0;
+  alignas(8) char buf[4096];
+  for (;;) {
+    long len = syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (len <= 0) break;
+    for (long pos = 0; pos < len;) {
+      auto* d = reinterpret_cast<dirent64*>(buf + pos);
+      pos += d->d_reclen;
+      pid_t tid = 0;
+      for (const char* c = d->d_name; *c >= '0' && *c <= '9'; ++c) tid = tid * 10 + (*c - '0');
+      if (tid <= 0 || tid == self) continue;
+      int slot = g_nadopted.load(std::memory_order_relaxed);
+      if (slot >= kMaxAdopted) break;
+      ThreadState* ts = new_state(g_next_index.fetch_add(1, std::memory_order_relaxed), tid);
+      if (!ts) break;
+      ts->tid = tid;
+      ts->perf_fd = ts->papi_set = ts->pf_fd = ts->pf_wake_fd = ts->hw_fd = -1;
+      ts->unwind_ready = 0;  // libunwind's per-thread cache cannot be made in a handler
+      g_adopted[slot].ts = ts;
+      g_adopted[slot].tid.store(tid, std::memory_order_relaxed);
+      g_nadopted.store(slot + 1, std::memory_order_release);
+      // After the entry is published: the first sample may come at once.
+      sampler_start_thread(ts);
+      ++adopted;
+    }
+  }
+  close(dir);
+  return adopted;
+}
+
+ThreadState* thread_claim_adopted() {
+  int n = g_nadopted.load(std::memory_order_acquire);
+  if (n == 0) return nullptr;
+  const pid_t self = pid_t(syscall(SYS_gettid));
+  for (int i = 0; i < n; ++i) {
+    pid_t want = self;
+    if (g_adopted[i].tid.load(std::memory_order_relaxed) != self ||
+        !g_adopted[i].tid.compare_exchange_strong(want, 0, std::memory_order_acquire))
+      continue;
+    ThreadState* ts = g_adopted[i].ts;
+    __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+    ts->alive.store(1, std::memory_order_release);
+    t_state = ts;
+    return ts;
+  }
+  return nullptr;
 }
 
 void thread_end(ThreadState* ts) {
@@ -147,6 +225,7 @@ bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, Stat
 
 void threads_after_fork_child() {
   ThreadState* self = t_state;
+  g_nadopted.store(0, std::memory_order_relaxed);  // the parent's threads do not exist here
   // States of the parent's exited threads hold the parent's samples: never reuse them here.
   g_free_lock.unlock();  // a parent thread may have held it at fork
   g_free_head = nullptr;
@@ -166,6 +245,7 @@ void threads_after_fork_child() {
     self->tid = pid_t(syscall(SYS_gettid));
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
+    self->overruns = 0;
     if (self->perf_fd >= 0) {
       fd_guard_close(self->perf_fd);
       self->perf_fd = -1;

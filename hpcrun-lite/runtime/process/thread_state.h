@@ -44,6 +44,9 @@ struct ThreadState {
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
   int period_pending;        // the event still runs its random first period (sampler.cpp)
+  // Set once the thread has called unwind_thread_init outside a signal handler; a thread that
+  // was adopted (below) unwinds no call path until then: its samples keep only the leaf.
+  int unwind_ready;
   uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
   // creating thread's own creator path), innermost first; none for the main thread. Every
@@ -56,6 +59,7 @@ struct ThreadState {
   uint64_t busy;             // landed inside the runtime: code time under no data, PC only
   uint64_t dropped;          // tree full: not recorded
   uint64_t nested;           // landed in another source's handler on this thread: not recorded
+  uint64_t overruns;         // the event overflowed again while the handler ran: not recorded
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
@@ -71,6 +75,15 @@ extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 // `creator` (n frames, innermost first) as the call path that created the thread.
 // Not signal-safe; the caller holds the runtime guard.
 ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
+// Threads that existed before the runtime started (a library constructor's thread pool, such as
+// OpenBLAS's) never pass through our pthread_create. At start-up the runtime lists them in
+// /proc/self/task, makes a state for each and starts its sampling event, routed to that thread;
+// the thread takes the state at its first sample (thread_claim_adopted). Not signal-safe; the
+// caller holds the runtime guard. Returns how many threads were adopted.
+uint32_t threads_adopt_existing();
+// Async-signal-safe: the state prepared for the calling thread by threads_adopt_existing, now
+// its own (t_state), or nullptr when there is none.
+ThreadState* thread_claim_adopted();
 // Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
 // the state goes to the next thread that starts.
 void thread_end(ThreadState* ts);

@@ -42,8 +42,11 @@ void Cct::reset() {
   init();
 }
 
+uint32_t Cct::node_limit = 0;
+
 uint32_t Cct::new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
   uint32_t i = count_;
+  if (node_limit && i >= node_limit) return kNone;
   uint32_t c = i >> kChunkBits;
   if (c >= kMaxChunks) return kNone;
   if (!chunks_[c]) {

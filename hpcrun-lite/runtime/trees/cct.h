@@ -41,6 +41,8 @@ class Cct {
   static constexpr uint32_t kChunkBits = 14;  // 16384 nodes (768 KiB) per chunk
   static constexpr uint32_t kMaxChunks = 256; // at most 4M nodes per thread
   static constexpr uint32_t kNone = 0xffffffffu;
+  // Tests only (HPCRUN_LITE_TEST_TREE_NODES): fewer nodes per thread, to run the tree full.
+  static uint32_t node_limit;
 
   // Creates the root and the four kind roots (indices 0..4). Not from a signal handler.
   bool init();

@@ -227,13 +227,14 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   std::string exe_path = exe ? exe->path : "";
 
   std::vector<const ThreadState*> threads;
-  uint64_t samples = 0, dropped = 0, nested = 0, busy = 0, nodata = 0, unresolved = 0;
+  uint64_t samples = 0, dropped = 0, nested = 0, busy = 0, nodata = 0, unresolved = 0, overruns = 0;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
     samples += t->samples;
     dropped += t->dropped;
     nested += t->nested;
+    overruns += t->overruns;
     busy += t->busy;
     nodata += t->nodata;
     unresolved += t->unresolved;
@@ -267,6 +268,10 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("samples_dropped_full", std::to_string(dropped));
   // A soft sample that interrupted a PAPI overflow handler on the same thread (papi_source.h).
   if (g_config.npapi) p.set_meta("samples_dropped_nested", std::to_string(nested));
+  // Overflows during a slower handler: the handler's own time, not the program's (sampler.cpp).
+  p.set_meta("samples_overruns", std::to_string(overruns));
+  // Blocks left untracked because the site table or the address map was full.
+  p.set_meta("allocs_lost", std::to_string(g_allocs_lost.load(std::memory_order_relaxed)));
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));

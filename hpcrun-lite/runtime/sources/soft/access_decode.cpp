@@ -301,12 +301,18 @@ bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperan
 //   key   = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
 //   value = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
 //           fix1 reg << 40 | fix1 delta << 44.
-// A writer claims an empty slot by a CAS of the key from 0 to pc << 16 (not ready), stores the
-// value, then publishes the key with the ready bit (release). A reader that finds the pc not yet
-// ready treats it as a miss (and decides again itself); a ready key is never changed again, so
-// its value is final. No one waits for anyone: a handler that interrupts a writer between claim
-// and publish only decides once more. Open addressing within a window of kProbe slots from the
-// hash; entries are never removed, so a lookup may stop at the first empty slot.
+// A writer claims a slot by a CAS of the key from what it saw (0 = empty, or a ready entry it
+// evicts) to pc << 16 (not ready), stores the value, then publishes the key with the ready bit
+// (release). A reader that finds the pc not yet ready treats it as a miss (and decides again
+// itself); a reader re-reads the key after the value and takes the value only if the key did
+// not change, so an entry evicted or invalidated under it is a miss, never a mixed decision. No
+// one waits for anyone: a handler that interrupts a writer between claim and publish only
+// decides once more (and the slot stays claimed, unready, until an eviction takes it over).
+// Open addressing within a window of kProbe slots from the hash. The table is bounded: when the
+// window is full, a put evicts one ready entry of it, chosen round robin from a global cursor
+// (random replacement: no per-entry age to maintain from handlers). Entries of an unmapped
+// library are cleared (decode_cache_invalidate), so a lookup reads the whole window rather than
+// stopping at the first empty slot.
 
 constexpr unsigned kCacheBits = 16;
 constexpr uint64_t kCacheSlots = uint64_t{1} << kCacheBits;
@@ -356,29 +362,51 @@ bool cache_lookup(uint64_t pc, PcDecision* d) {
   for (unsigned i = 0; i < kProbe; ++i) {
     const CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
     const uint64_t k = slot.key.load(std::memory_order_acquire);
-    if (k == 0) return false;
-    if ((k >> 16) == pc) {
-      if ((k & 1) == 0) return false;  // being written: decide again
-      *d = unpack(k, slot.value.load(std::memory_order_relaxed));
-      return true;
-    }
+    if ((k >> 16) != pc || k == 0) continue;
+    if ((k & 1) == 0) return false;  // being written: decide again
+    const uint64_t v = slot.value.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (slot.key.load(std::memory_order_relaxed) != k) return false;  // evicted under us
+    *d = unpack(k, v);
+    return true;
   }
   return false;
 }
+
+std::atomic<uint32_t> g_evict_cursor{0};
+std::atomic<uint64_t> g_evictions{0};
 
 void cache_insert(uint64_t pc, PcDecision d) {
   if (pc == 0 || (pc >> 48) != 0) return;  // not representable (never happens in user space)
   const uint64_t h = cache_hash(pc);
   for (unsigned i = 0; i < kProbe; ++i) {
-    CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
-    uint64_t expected = 0;
-    if (slot.key.compare_exchange_strong(expected, pc << 16, std::memory_order_relaxed)) {
-      slot.value.store(pack_value(d), std::memory_order_relaxed);
-      slot.key.store(pack_key(pc, d), std::memory_order_release);
+    const uint64_t k = g_cache[(h + i) & (kCacheSlots - 1)].key.load(std::memory_order_relaxed);
+    if ((k >> 16) == pc && k != 0) return;  // another thread inserted the same pc (same decision)
+  }
+  auto claim = [&](CacheSlot& slot, uint64_t seen) {
+    if (!slot.key.compare_exchange_strong(seen, pc << 16, std::memory_order_relaxed)) return false;
+    // The claim must be visible before the new value: a reader re-checks the key after the value.
+    std::atomic_thread_fence(std::memory_order_release);
+    slot.value.store(pack_value(d), std::memory_order_relaxed);
+    // Publish only if nobody invalidated the claim meanwhile (a dlclose of this code).
+    uint64_t claimed = pc << 16;
+    if (slot.key.compare_exchange_strong(claimed, pack_key(pc, d), std::memory_order_release,
+                                         std::memory_order_relaxed))
       g_inserts.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  };
+  for (unsigned i = 0; i < kProbe; ++i)
+    if (claim(g_cache[(h + i) & (kCacheSlots - 1)], 0)) return;
+  // Window full: evict one ready entry, trying each slot once from the cursor's position.
+  const uint32_t first = g_evict_cursor.fetch_add(1, std::memory_order_relaxed);
+  for (unsigned i = 0; i < kProbe; ++i) {
+    CacheSlot& slot = g_cache[(h + (first + i) % kProbe) & (kCacheSlots - 1)];
+    const uint64_t k = slot.key.load(std::memory_order_relaxed);
+    if (k == 0 || (k & 1) == 0) continue;  // emptied or claimed meanwhile: leave it to its writer
+    if (claim(slot, k)) {
+      g_evictions.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if ((expected >> 16) == pc) return;  // another thread inserted the same pc (same decision)
   }
   g_full.fetch_add(1, std::memory_order_relaxed);
 }
@@ -1047,7 +1075,21 @@ Access access_for(const PcDecision& d, const SavedRegs& regs) {
 
 DecodeStats decode_stats() {
   return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
-                     g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed)};
+                     g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed),
+                     g_evictions.load(std::memory_order_relaxed)};
+}
+
+bool decode_cache_get(uint64_t pc, PcDecision* d) { return cache_lookup(pc, d); }
+
+void decode_cache_put(uint64_t pc, const PcDecision& d) { cache_insert(pc, d); }
+
+void decode_cache_invalidate(uint64_t lo, uint64_t hi) {
+  for (CacheSlot& slot : g_cache) {
+    uint64_t k = slot.key.load(std::memory_order_relaxed);
+    // A claimed (unready) slot is cleared too: its writer's publishing CAS then fails.
+    if (k != 0 && (k >> 16) >= lo && (k >> 16) < hi)
+      slot.key.compare_exchange_strong(k, 0, std::memory_order_relaxed);
+  }
 }
 
 void decode_init() {

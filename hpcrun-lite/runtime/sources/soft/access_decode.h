@@ -104,9 +104,18 @@ Access resolve_sample(const SavedRegs& regs);
 
 // Statistics of the PC cache, for tests and -v output.
 struct DecodeStats {
-  uint64_t lookups, hits, inserts, full;
+  uint64_t lookups, hits, inserts, full, evictions;
 };
 DecodeStats decode_stats();
+
+// The per-PC cache itself (signal-safe, lock-free). The table is bounded: when a PC's probe
+// window is full, a put evicts one entry of the window (round robin over a global cursor).
+bool decode_cache_get(uint64_t pc, PcDecision* d);
+void decode_cache_put(uint64_t pc, const PcDecision& d);
+// Forgets the decisions of every PC in [lo, hi): the code there was unmapped (dlclose) and
+// other code may be mapped at the same addresses later. Scans the whole table (1 MiB): call it
+// on dlclose, not per sample.
+void decode_cache_invalidate(uint64_t lo, uint64_t hi);
 
 // Must be called once before the first resolve_sample (not from a signal handler): initialises
 // the Zydis decoder state. Idempotent.

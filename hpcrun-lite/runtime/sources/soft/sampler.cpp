@@ -83,7 +83,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
       break;
   }
   uint64_t frames[kMaxSampleFrames];
-  int n = capture_sample_path(regs.rip, frames, kMaxSampleFrames);
+  int n = ts->unwind_ready ? capture_sample_path(regs.rip, frames, kMaxSampleFrames) : 0;
   node = attach_access_path(c, node, ts, frames, n);
   if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
   if (node == Cct::kNone) {
@@ -122,6 +122,41 @@ void dither_period(ThreadState* ts) {
   ioctl(fd, PERF_EVENT_IOC_PERIOD, &next);
 }
 
+// Tests only (HPCRUN_LITE_TEST_HANDLER_SPIN_US): every recorded sample's handler spins this
+// long, to be slower than the period.
+uint64_t g_test_spin_ns = 0;
+
+void test_spin() {
+  if (!g_test_spin_ns) return;
+  uint64_t end = monotonic_ns() + g_test_spin_ns;
+  while (monotonic_ns() < end) __builtin_ia32_pause();
+}
+
+void on_sample(int sig, siginfo_t* info, void* ucv);
+
+// A handler slower than the period: the task clock counts the handler's own time, so the event
+// overflowed again while it ran, and that signal waits (blocked while we run). Delivered after
+// the return it would land on the same PC and charge it with the handler's time; with every
+// handler that slow, each sample would queue the next and the program would never run again.
+// The ioctl just made restarted the period, so those overflows are taken here and counted as
+// overruns. Signals of the same number that are not this event's (the program's own, another
+// source's ring) are handled as if they had arrived now. Async-signal-safe: system calls only.
+void take_overruns(ThreadState* ts, int sig, void* ucv) {
+  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd < 0) return;
+  uint64_t set = uint64_t(1) << (sig - 1);  // the kernel's sigset for rt_sigtimedwait
+  const timespec zero{0, 0};
+  for (int i = 0; i < 4; ++i) {
+    siginfo_t si;
+    if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof set) != sig) return;
+    if (si.si_code > 0 && si.si_fd == fd) {
+      ++ts->overruns;
+    } else {
+      on_sample(sig, &si, ucv);  // in_handler is still ours: a sample of ours would count nested
+    }
+  }
+}
+
 void on_sample(int sig, siginfo_t* info, void* ucv) {
   // Only a sampling event's signal carries a positive si_code (POLL_IN); kill, sigqueue and
   // raise give zero or less. Those belong to the program (signal_guard.h).
@@ -131,6 +166,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
+  if (!ts) ts = thread_claim_adopted();  // a thread that existed before the runtime
   if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
     errno = saved_errno;
     return;
@@ -178,6 +214,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     } else {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
+      test_spin();
       record_sample(ts, uc);
       pagefaults_on_timer(ts);  // the thread's first touches since its last sample
       std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -192,6 +229,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     } else {
       dither_period(ts);
     }
+    take_overruns(ts, sig, ucv);
   }
   if (ts && !nested) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
@@ -267,6 +305,8 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   if (record) decode_init();
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
+  if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
+    g_test_spin_ns = strtoull(spin, nullptr, 10) * 1000;
   if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
     log_warn("cannot take SIGIO (%s): a full signal queue could kill the program", strerror(errno));
   if (!signals_own_sampling(signo, on_sample)) {
@@ -287,7 +327,8 @@ void sampler_start_thread(ThreadState* ts) {
                   g_phase_draws.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
   ts->period_rng = splitmix64(&seed);
-  int fd = perf_open(soft_clock_attr(first), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  // The thread's own tid, not 0: an adopted thread's event is opened by the thread that adopts it.
+  int fd = perf_open(soft_clock_attr(first), ts->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "

@@ -441,3 +441,109 @@ TEST(HeapMap, LargeLookupsRaceWithInsertsInTheSameGranules) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_GE(found, uint64_t(kLookups) - kLookups / 100);
 }
+
+// Issue 11: a reader that stands on a node while writers free and recycle it into another list
+// must not follow the recycled node's links and miss a block that was live the whole time.
+// Reader threads look up stable blocks only; writer threads churn other blocks in the same
+// granules (so recycled nodes move between lists). Not one lookup may miss.
+namespace {
+void stress_never_miss(uint64_t base, uint64_t slot_bytes, uint64_t block_bytes, int slots) {
+  auto m = make_map();
+  // Stable blocks in even slots, churned blocks in odd slots of the same granules.
+  for (int i = 0; i < slots; i += 2) m->insert(base + uint64_t(i) * slot_bytes, block_bytes, uint32_t(i));
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> churned{0}, lookups{0}, missed{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w)
+    threads.emplace_back([&, w] {
+      std::mt19937_64 rng(11 + w);
+      std::vector<uint64_t> mine;
+      while (!stop.load(std::memory_order_relaxed)) {
+        // Writer w owns the odd slots congruent to 2w+1 mod 4, so the two never touch one block.
+        if (mine.size() < size_t(slots) / 8 && rng() % 2) {
+          uint64_t slot = (rng() % uint64_t(slots / 4)) * 4 + 2 * uint64_t(w) + 1;
+          uint64_t start = base + slot * slot_bytes;
+          m->insert(start, block_bytes, 1000000 + uint32_t(slot));
+          mine.push_back(start);
+        } else if (!mine.empty()) {
+          size_t k = rng() % mine.size();
+          m->remove(mine[k], nullptr);
+          mine[k] = mine.back();
+          mine.pop_back();
+        }
+        churned.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      std::mt19937_64 rng(101 + r);
+      for (int i = 0; i < 1500000; ++i) {
+        uint64_t slot = (rng() % uint64_t(slots / 2)) * 2;
+        BlockInfo b;
+        if (!m->lookup(base + slot * slot_bytes + rng() % block_bytes, &b))
+          missed.fetch_add(1, std::memory_order_relaxed);
+        else if (b.site != slot)
+          wrong.fetch_add(1, std::memory_order_relaxed);
+      }
+      lookups.fetch_add(1500000, std::memory_order_relaxed);
+    });
+  for (size_t i = 2; i < threads.size(); ++i) threads[i].join();
+  stop = true;
+  threads[0].join();
+  threads[1].join();
+  EXPECT_GT(churned.load(), 10000u);
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_EQ(missed.load(), 0u) << "of " << lookups.load() << " lookups; races " << m->races();
+}
+}  // namespace
+
+TEST(HeapMap, ReadersNeverMissStableSmallBlocksWhileWritersRecycleNodes) {
+  // 32-byte slots: 8 blocks per 256-byte granule, half of them churned.
+  stress_never_miss(0x7f6000000000ull, 32, 24, 1 << 14);
+}
+
+TEST(HeapMap, ReadersNeverMissStableLargeBlocksWhileWritersRecycleNodes) {
+  // 8 KiB slots: 8 large blocks per 64 KiB granule, half of them churned.
+  stress_never_miss(0x7f7000000000ull, 8192, 6000, 1 << 11);
+}
+
+// The same race made certain: the reader steps from the list head to a churned block's node, and
+// just then (the step hook) a writer frees that block and reuses its node for a block elsewhere.
+// The stable block after it in the list was live the whole time and must still be found.
+namespace {
+HeapMap* g_hook_map = nullptr;
+uint64_t g_hook_free = 0, g_hook_insert = 0, g_hook_insert_size = 0;
+void recycle_on_first_step(uint32_t) {
+  HeapMap::step_hook = nullptr;  // once
+  g_hook_map->remove(g_hook_free, nullptr);
+  g_hook_map->insert(g_hook_insert, g_hook_insert_size, 77);
+}
+void recycled_node_case(uint64_t stable, uint64_t churned, uint64_t elsewhere, uint64_t size) {
+  auto m = make_map();
+  // The churned block comes first on the reader's path (small lists run from the highest start
+  // down, the large index from the lowest block of a granule up); freeing it puts its node on
+  // top of the free list, so the next insert reuses it.
+  m->insert(stable, size, 1);
+  m->insert(churned, size, 2);
+  g_hook_map = m.get();
+  g_hook_free = churned;
+  g_hook_insert = elsewhere;
+  g_hook_insert_size = size;
+  HeapMap::step_hook = recycle_on_first_step;
+  BlockInfo b;
+  bool hit = m->lookup(stable + 8, &b);
+  HeapMap::step_hook = nullptr;
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(b.site, 1u);
+  ASSERT_TRUE(m->lookup(elsewhere + 8, &b));  // the recycled node now holds the new block
+  EXPECT_EQ(b.site, 77u);
+}
+}  // namespace
+
+TEST(HeapMap, LookupSurvivesTheNodeItSteppedToBeingRecycledSmall) {
+  recycled_node_case(0x7f6100000000ull, 0x7f6100000040ull, 0x7f6100100080ull, 32);
+}
+
+TEST(HeapMap, LookupSurvivesTheNodeItSteppedToBeingRecycledLarge) {
+  recycled_node_case(0x7f6200004000ull, 0x7f6200000000ull, 0x7f6200a08000ull, 8192);
+}
