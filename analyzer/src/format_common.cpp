@@ -138,4 +138,23 @@ std::string pad_right(std::string_view s, size_t width) {
   return std::string(s) + std::string(w < width ? width - w : 0, ' ');
 }
 
+std::string printable_for_terminal(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += '\n';
+    else if (c == '\t') out += ' ';
+    else if (c < 0x20 || c == 0x7f) out += '?';
+    else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+             static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += '?';
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace hpcl::analysis

@@ -3,6 +3,7 @@
 // are side by side), then the new and gone variables and the notes.
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "diff_formatters.h"
@@ -68,7 +69,18 @@ std::string diff_samples(const DiffModel& m, double v) {
   return buf;
 }
 
+namespace {
+void write_diff_text_raw(const DiffModel& m, const DiffReportOptions& options, std::ostream& out);
+}  // namespace
+
 void write_diff_text(const DiffModel& m, const DiffReportOptions& options, std::ostream& out) {
+  std::ostringstream text;
+  write_diff_text_raw(m, options, text);
+  out << printable_for_terminal(text.str());  // format_common.h: a profile is data
+}
+
+namespace {
+void write_diff_text_raw(const DiffModel& m, const DiffReportOptions& options, std::ostream& out) {
   totals(m, out);
   out << "\nVariables by absolute change";
   if (m.after_scale != 1) out << " (AFTER on BEFORE's sampling rate)";
@@ -116,5 +128,6 @@ void write_diff_text(const DiffModel& m, const DiffReportOptions& options, std::
   names(m, MatchKind::Gone, "gone from AFTER: ", out);
   for (const std::string& n : m.notes) out << "note: " << n << "\n";
 }
+}  // namespace
 
 }  // namespace hpcl::analysis

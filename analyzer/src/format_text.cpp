@@ -462,8 +462,10 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
 }  // namespace
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out) {
-  if (options.view == View::Data) write_data(model, options, out);
-  else write_code(model, options, out);
+  std::ostringstream text;
+  if (options.view == View::Data) write_data(model, options, text);
+  else write_code(model, options, text);
+  out << printable_for_terminal(text.str());
 }
 
 }  // namespace hpcl::analysis

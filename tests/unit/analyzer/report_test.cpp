@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "format_common.h"
 #include "formatters.h"
 #include "json_parse.h"
 #include "profile_builder.h"
@@ -315,6 +316,26 @@ TEST(ReportCsv, QuotesFieldsPerRfc4180) {
   write_csv(m, ReportOptions{View::Code, 0}, code);
   EXPECT_NE(code.str().find("\"odd\"\"name\\with\ttab\x01\",\"/src/we,ird.c\""), std::string::npos)
       << "a quote doubled inside a quoted field";
+}
+
+// A profile is data, never terminal commands: a symbol with an escape sequence, a bell and a C1
+// control reaches the terminal as '?' in both views; JSON keeps the name (escaped) intact.
+TEST(ReportText, StripsTerminalControls) {
+  Profile db = make_database();
+  for (Symbolized& s : db.symbols)
+    if (s.frame == Frame{0, 0x2400}) s.locs[0].function = "count_it\x1b]0;owned\x07\xc2\x9b" "2J";
+  ReportModel m = build_report_model(db);
+  for (View view : {View::Data, View::Code}) {
+    std::ostringstream text;
+    write_text(m, ReportOptions{view, 0}, text);
+    const std::string t = text.str();
+    EXPECT_EQ(t.find('\x1b'), std::string::npos) << t;
+    EXPECT_EQ(t.find('\x07'), std::string::npos) << t;
+    EXPECT_EQ(t.find("\xc2\x9b"), std::string::npos) << t;
+    EXPECT_EQ(t.find('\t'), std::string::npos) << t;
+    EXPECT_NE(t.find("??2J"), std::string::npos) << t;  // shortened in the middle, the tail kept
+  }
+  EXPECT_EQ(printable_for_terminal("a\tb\nc\x7f\xc3\xa9"), "a b\nc?\xc3\xa9");  // UTF-8 kept
 }
 
 TEST(ReportText, AlignedTableWithHeader) {
