@@ -640,8 +640,15 @@ def check_heap_list(report, mode, timing=None, cpu=None):
             errors.append(f"only {data:.0f} data samples (need {MIN_SAMPLES})")
         if estimated(nodes) < 0.6 * expected:
             errors.append(f"nodes: estimated {estimated(nodes):.0f} samples, under 60% of {expected:.0f}")
-        if unattributed(report) > 0.2 * data:
-            errors.append(f"unattributed data {unattributed(report):.0f} is over 20% of {data:.0f}")
+        # What the estimate left unattributed is its shortfall, whose spread is the estimate's
+        # own: sd = sqrt(samples_estimated_var), about 10% of the data samples here. A fixed 20%
+        # bar is 2 sd and failed about one run in 20 (CI: 541 of 2067, the estimate 2 sd low);
+        # beyond 3 sd the estimate would be biased.
+        sd = nodes["metrics"].get("samples_estimated_var", 0) ** 0.5
+        bar = max(0.2 * data, 3 * sd)
+        if unattributed(report) > bar:
+            errors.append(f"unattributed data {unattributed(report):.0f} is over {bar:.0f} "
+                          f"(20% of {data:.0f}, or 3 sd of the estimate: {3 * sd:.0f})")
         find(report, ARRAY, required=True)
     elif mode == "churn":
         if totals.get("samples_dropped") != 0:
