@@ -34,6 +34,17 @@ int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, uns
   return fd < 0 ? -errno : int(fd);
 }
 
+int perf_open_thread(const perf_event_attr& attr, pid_t tid) {
+  int fd = perf_open(attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return fd;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  return fd;
+}
+
 int perf_arm_thread_signal(int fd, int signo, pid_t tid, bool one_overflow) {
   if (fcntl(fd, F_SETSIG, signo) != 0) return -errno;
   f_owner_ex owner{F_OWNER_TID, tid};

@@ -17,6 +17,11 @@ perf_event_attr soft_clock_attr(uint64_t period_ns);
 // The single entry to the system call. Returns the fd or -errno.
 int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags);
 
+// perf_open for thread `tid` (0: the caller), any CPU, close-on-exec, with the descriptor moved
+// to 1000 or above: out of the low numbers a program may assume are its own. Returns the fd or
+// -errno. The caller guards it (fd_guard.h).
+int perf_open_thread(const perf_event_attr& attr, pid_t tid);
+
 // Routes the event's overflow signal to thread `tid` as `signo` (F_SETSIG, then F_SETOWN_EX with
 // F_OWNER_TID, then O_ASYNC, in that order) and enables it. For an fd fresh from perf_open (its
 // file status flags are replaced by O_ASYNC). Returns 0 or -errno.

@@ -23,6 +23,11 @@ bool perf_ring_map(int fd, unsigned data_pages_log2, PerfRing* ring) {
   return true;
 }
 
+bool perf_ring_map_or_smaller(int fd, unsigned data_pages_log2, unsigned small_pages_log2,
+                              PerfRing* ring) {
+  return perf_ring_map(fd, data_pages_log2, ring) || perf_ring_map(fd, small_pages_log2, ring);
+}
+
 void perf_ring_unmap(PerfRing* ring) {
   if (ring->map_bytes) munmap(ring->meta, ring->map_bytes);
   *ring = PerfRing{};

@@ -41,6 +41,10 @@ inline constexpr size_t kMaxRingRecord = 512;
 // Maps the ring of `fd`: one metadata page and 2^data_pages_log2 data pages. Returns false
 // (errno set by mmap) when the kernel refuses (the perf mlock limit, kernel.perf_event_mlock_kb).
 bool perf_ring_map(int fd, unsigned data_pages_log2, PerfRing* ring);
+// The ring with 2^data_pages_log2 data pages, else, when the perf mlock allowance is spent by
+// other threads, with 2^small_pages_log2. False (errno set) when neither maps.
+bool perf_ring_map_or_smaller(int fd, unsigned data_pages_log2, unsigned small_pages_log2,
+                              PerfRing* ring);
 void perf_ring_unmap(PerfRing* ring);
 
 // A sample record's body (after the 8-byte perf_event_header), `size` bytes.

@@ -222,15 +222,10 @@ void hw_start_thread(ThreadState* ts) {
   ts->hw_fd = -1;
   ts->hw_ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
-  int fd = perf_open(g_attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = perf_open_thread(g_attr, 0);
   if (fd < 0) return warn_once("perf_event_open failed", -fd);
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);  // out of the program's low descriptors
-  if (high >= 0) {
-    close(fd);
-    fd = high;
-  }
   PerfRing ring;
-  if (!perf_ring_map(fd, kRingPagesLog2, &ring) && !perf_ring_map(fd, kSmallRingPagesLog2, &ring)) {
+  if (!perf_ring_map_or_smaller(fd, kRingPagesLog2, kSmallRingPagesLog2, &ring)) {
     int err = errno;
     close(fd);
     return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);

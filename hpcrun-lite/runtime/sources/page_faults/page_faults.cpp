@@ -116,15 +116,10 @@ void pagefaults_start_thread(ThreadState* ts) {
   ts->pf_ring = PerfRing{};
   if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
-  int fd = perf_open(page_fault_attr(g_period, 0), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = perf_open_thread(page_fault_attr(g_period, 0), 0);
   if (fd < 0) return warn_once("perf_event_open of the page-fault event failed", -fd);
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);  // out of the program's low descriptors
-  if (high >= 0) {
-    close(fd);
-    fd = high;
-  }
   PerfRing ring;
-  if (!perf_ring_map(fd, kRingPagesLog2, &ring) && !perf_ring_map(fd, kSmallRingPagesLog2, &ring)) {
+  if (!perf_ring_map_or_smaller(fd, kRingPagesLog2, kSmallRingPagesLog2, &ring)) {
     int err = errno;
     close(fd);
     return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
@@ -144,13 +139,8 @@ void pagefaults_start_thread(ThreadState* ts) {
   const uint64_t records = ring.data_size / (sizeof(perf_event_header) + kFaultRecordBody);
   perf_event_attr wa = page_fault_attr(g_period * (records / 3 ? records / 3 : 1), 0);
   wa.sample_type = 0;
-  int wake = perf_open(wa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int wake = perf_open_thread(wa, 0);
   if (wake < 0) return;  // the timer still reads the ring
-  int whigh = fcntl(wake, F_DUPFD_CLOEXEC, 1000);
-  if (whigh >= 0) {
-    close(wake);
-    wake = whigh;
-  }
   fd_guard_add(wake);
   __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
   if (perf_arm_thread_signal(wake, g_signo, ts->tid) != 0) {

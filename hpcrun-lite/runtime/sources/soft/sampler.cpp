@@ -328,18 +328,12 @@ void sampler_start_thread(ThreadState* ts) {
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
   ts->period_rng = splitmix64(&seed);
   // The thread's own tid, not 0: an adopted thread's event is opened by the thread that adopts it.
-  int fd = perf_open(soft_clock_attr(first), ts->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd = perf_open_thread(soft_clock_attr(first), ts->tid);
   if (fd < 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "
                "still tracked but the profile will have no samples", strerror(-fd));
     return;
-  }
-  // Keep our descriptors out of the low numbers a program may assume are its own.
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
-  if (high >= 0) {
-    close(fd);
-    fd = high;
   }
   fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
   // Both before the event is enabled: its first overflow may come right after it, and its
