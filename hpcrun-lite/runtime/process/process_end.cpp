@@ -198,6 +198,31 @@ void process_end_after_failed_exec() {
   g_exec_snapshot[0] = 0;
 }
 
+namespace {
+// The signals that end a process, by name (sigabbrev_np is glibc 2.32 and later: RHEL 8 has not).
+const char* signal_abbrev(int sig) {
+  switch (sig) {
+    case SIGHUP: return "HUP";
+    case SIGINT: return "INT";
+    case SIGQUIT: return "QUIT";
+    case SIGILL: return "ILL";
+    case SIGTRAP: return "TRAP";
+    case SIGABRT: return "ABRT";
+    case SIGBUS: return "BUS";
+    case SIGFPE: return "FPE";
+    case SIGUSR1: return "USR1";
+    case SIGSEGV: return "SEGV";
+    case SIGUSR2: return "USR2";
+    case SIGPIPE: return "PIPE";
+    case SIGALRM: return "ALRM";
+    case SIGTERM: return "TERM";
+    case SIGXCPU: return "XCPU";
+    case SIGXFSZ: return "XFSZ";
+    default: return "?";
+  }
+}
+}  // namespace
+
 void process_end_on_signal(int sig, siginfo_t* info, void* uc) {
   int saved_errno = errno;
   if (g_state.load(std::memory_order_acquire) == kWriting &&
@@ -208,8 +233,7 @@ void process_end_on_signal(int sig, siginfo_t* info, void* uc) {
     errno = saved_errno;
     return;
   }
-  log_info("signal %d (%s) ends pid %d: writing the profile", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
-           int(getpid()));
+  log_info("signal %d (%s) ends pid %d: writing the profile", sig, signal_abbrev(sig), int(getpid()));
   process_end_write(EndPath::Signal);
   errno = saved_errno;
   die_of(sig, info, uc);

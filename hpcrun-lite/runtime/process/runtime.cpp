@@ -26,6 +26,7 @@
 #include "process/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
+#include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
 #include "process/process_end.h"
 #include "process/real_fns.h"
@@ -97,6 +98,7 @@ void read_cmdline() {
 void read_test_limits() {
   if (const char* v = getenv("HPCRUN_LITE_TEST_TREE_NODES")) Cct::node_limit = uint32_t(strtoul(v, nullptr, 10));
   if (const char* v = getenv("HPCRUN_LITE_TEST_MAP_BLOCKS")) g_heap.set_limit(strtoul(v, nullptr, 10));
+  find_object_configure();  // HPCRUN_LITE_TEST_NO_DL_FIND_OBJECT: the older glibcs' way
 }
 
 void read_options() {

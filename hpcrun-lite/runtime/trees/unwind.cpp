@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
 #include "process/log.h"
 #include "process/real_fns.h"
@@ -94,10 +95,8 @@ struct CodeSpan {
 CodeSpan g_helpers[2];
 
 void note_helper_library(int i, const void* code) {
-  dl_find_object obj{};
-  if (code && _dl_find_object(const_cast<void*>(code), &obj) == 0)
-    g_helpers[i] = {reinterpret_cast<uint64_t>(obj.dlfo_map_start),
-                    reinterpret_cast<uint64_t>(obj.dlfo_map_end)};
+  CodeObject obj;
+  if (code && find_object(code, &obj)) g_helpers[i] = {obj.map_start, obj.map_end};
 }
 }  // namespace
 
@@ -109,11 +108,6 @@ bool address_in_runtime(uint64_t addr) {
 }
 
 bool unwind_init() {
-  dl_find_object self{};
-  if (_dl_find_object(reinterpret_cast<void*>(&unwind_init), &self) == 0) {
-    g_self_lo = reinterpret_cast<uint64_t>(self.dlfo_map_start);
-    g_self_hi = reinterpret_cast<uint64_t>(self.dlfo_map_end);
-  }
   // Through the real dlopen: our own exported stub would mark the module list as changed.
   void* h = real.dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
   if (!h) h = real.dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
@@ -126,6 +120,13 @@ bool unwind_init() {
   // hold libunwind itself, whose frames are the first that every unwind steps through.
   if (!phdr_snapshot_refresh(real.dl_iterate_phdr))
     log_warn("cannot copy the loaded modules' program headers: call paths will be empty");
+  // After the snapshot: without _dl_find_object, find_object reads it.
+  if (find_object_uses_snapshot())
+    log_info("module lookups: from the program-header snapshot (no _dl_find_object)");
+  if (CodeObject self; find_object(reinterpret_cast<const void*>(&unwind_init), &self)) {
+    g_self_lo = self.map_start;
+    g_self_hi = self.map_end;
+  }
   g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
   note_helper_library(0, reinterpret_cast<const void*>(g_backtrace));
   note_helper_library(1, dlsym(RTLD_DEFAULT, "ZydisDecoderDecodeFull"));

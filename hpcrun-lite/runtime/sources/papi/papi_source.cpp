@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "memory/find_object.h"
 #include "process/guard.h"
 #include "process/log.h"
 #include "process/thread_state.h"
@@ -164,10 +165,8 @@ bool load_papi() {
   }
   // libsde is there when the program links it; one loaded later keeps its frames.
   for (void* code : {reinterpret_cast<void*>(f.start), dlsym(RTLD_DEFAULT, "papi_sde_inc_counter")}) {
-    dl_find_object obj{};
-    if (code && _dl_find_object(code, &obj) == 0)
-      g_skip[g_nskip++] = {reinterpret_cast<uint64_t>(obj.dlfo_map_start),
-                           reinterpret_cast<uint64_t>(obj.dlfo_map_end)};
+    CodeObject obj;
+    if (code && find_object(code, &obj)) g_skip[g_nskip++] = {obj.map_start, obj.map_end};
   }
   return true;
 }

@@ -2,7 +2,7 @@
 //
 // Everything in this file may run inside a signal handler of the measured program:
 //   - no allocation, no locks, no stdio, no errno changes (nothing here makes a system call;
-//     _dl_find_object is async-signal-safe and does not set errno),
+//     find_object is async-signal-safe and keeps errno),
 //   - only static storage (the PC cache is a fixed table of 64-bit atomic words),
 //   - bounded work per call (forward decoding is capped, see kMaxScanBytes / kMaxScanInsns),
 //   - stack use per call is about 4 KiB: a miss decides with up to three decoded instructions
@@ -21,6 +21,8 @@
 
 #include <atomic>
 #include <cstring>
+
+#include "memory/find_object.h"
 
 namespace hpcrun {
 namespace {
@@ -548,10 +550,10 @@ bool fde_pc_range(const uint8_t* fde, uint64_t* range) {
 // function_bounds: the FDE covering pc; `end` is the FDE end (or the next FDE start when the FDE
 // cannot be parsed), so [start, end) is mapped code.
 bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
-  dl_find_object r;
-  if (_dl_find_object(reinterpret_cast<void*>(pc), &r) != 0) return false;
-  if (r.dlfo_eh_frame == nullptr) return false;
-  const uint8_t* hdr = static_cast<const uint8_t*>(r.dlfo_eh_frame);
+  CodeObject r;
+  if (!find_object(reinterpret_cast<const void*>(pc), &r)) return false;
+  if (r.eh_frame_hdr == nullptr) return false;
+  const uint8_t* hdr = static_cast<const uint8_t*>(r.eh_frame_hdr);
   const uint64_t base = reinterpret_cast<uint64_t>(hdr);
   if (hdr[0] != 1) return false;
   const uint8_t eh_frame_ptr_enc = hdr[1], fde_count_enc = hdr[2], table_enc = hdr[3];
@@ -571,7 +573,7 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
   }
   const uint64_t s = loc(lo);
   const bool last = lo + 1 == count;
-  uint64_t e = last ? reinterpret_cast<uint64_t>(r.dlfo_map_end) : loc(lo + 1);
+  uint64_t e = last ? r.map_end : loc(lo + 1);
   const uint8_t* fde =
       reinterpret_cast<const uint8_t*>(base + static_cast<uint64_t>(int64_t{load<int32_t>(table + 8 * lo + 4)}));
   uint64_t range;

@@ -3,7 +3,7 @@
 // On a timer interrupt the saved PC is, in practice, the instruction AFTER the one that stalled
 // (../shared/FINDINGS.md). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
-// _dl_find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
+// find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
 // in between, no memory operand, pointer chasing) three further rules look for the access from
 // the code: the load that produced the input of the waiting instruction (with simple pointer
 // increments since undone), the next access through a chased pointer, and a memory access before
