@@ -28,9 +28,11 @@ SiteRecord* AllocSites::get(uint32_t id) const {
 }
 
 bool AllocSites::ensure_storage() {
-  if (slots_) return true;
-  slots_ = static_cast<std::atomic<uint32_t>*>(map_zeroed(sizeof(std::atomic<uint32_t>) * kSlots));
-  return slots_ != nullptr;
+  // Under lock_: only the probe in intern reads it without the lock.
+  if (slots_.load(std::memory_order_relaxed)) return true;
+  auto* slots = static_cast<std::atomic<uint32_t>*>(map_zeroed(sizeof(std::atomic<uint32_t>) * kSlots));
+  slots_.store(slots, std::memory_order_release);
+  return slots != nullptr;
 }
 
 const uint64_t* AllocSites::store_frames(const uint64_t* frames, uint32_t n) {
@@ -58,7 +60,7 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
     return true;
   };
   // Lock-free probe first: the common case is an existing site.
-  auto* slots = slots_;
+  auto* slots = slots_.load(std::memory_order_acquire);
   if (slots) {
     for (uint32_t i = 0; i < 64; ++i) {
       uint32_t v = slots[(h + i) & (kSlots - 1)].load(std::memory_order_acquire);
@@ -70,7 +72,7 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
   uint32_t result = kNoSite;
   if (ensure_storage()) {
     for (uint32_t i = 0; i < 64; ++i) {
-      auto& slot = slots_[(h + i) & (kSlots - 1)];
+      auto& slot = slots_.load(std::memory_order_relaxed)[(h + i) & (kSlots - 1)];
       uint32_t v = slot.load(std::memory_order_relaxed);
       if (v != 0) {
         if (matches(v - 1)) { result = v - 1; break; }

@@ -61,7 +61,8 @@ class AllocSites {
   const uint64_t* store_frames(const uint64_t* frames, uint32_t n);
 
   std::atomic<SiteRecord*> chunks_[kMaxSites >> kChunkBits] = {};
-  std::atomic<uint32_t>* slots_ = nullptr;  // site id + 1, 0 = empty
+  // Site id + 1, 0 = empty. Published with release: the lock-free probe reads it unlocked.
+  std::atomic<std::atomic<uint32_t>*> slots_{nullptr};
   std::atomic<uint32_t> count_{0};
   SpinLock lock_;
   uint8_t* frame_chunk_ = nullptr;

@@ -75,7 +75,7 @@ void HeapMap::free_small(uint32_t i) {
   SmallNode* n = small_node(i);
   if (!n) return;
   n->version.fetch_add(1, std::memory_order_release);  // odd: readers reject it
-  n->site = small_free_;
+  __atomic_store_n(&n->site, small_free_, __ATOMIC_RELAXED);  // lookups read it, atomically
   small_free_ = i;
 }
 
