@@ -118,7 +118,7 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
 #flame div:hover{outline:1px solid #000}
 #detail{min-height:18px;font-family:monospace;font-size:12px;margin:4px 0}
 table{border-collapse:collapse;font-size:13px}
-th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;max-width:40em;overflow-wrap:anywhere}
 th{background:#eee;cursor:pointer;user-select:none}th:after{content:" \2195";color:#999}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .legend span{display:inline-block;padding:0 6px;margin-right:6px}

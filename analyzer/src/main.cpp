@@ -43,17 +43,6 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-// CLI11 keeps what no option or positional took (allow_extras): an unknown option, or one
-// positional too many. `what` is the positionals' names for the message.
-std::string extras_error(const CLI::App& command, const std::string& what) {
-  for (const std::string& a : command.remaining()) {
-    if (a == "--") continue;
-    if (a.starts_with("-") && a != "-") return command.get_name() + ": unknown option " + a;
-    return command.get_name() + ": " + what + ", got a further argument: " + a;
-  }
-  return "";
-}
-
 // The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.
 size_t terminal_width() {
   winsize ws{};
@@ -125,7 +114,7 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
 }
 
 int run_report(const CLI::App& command, const ReportArgs& a) {
-  if (std::string e = extras_error(command, "one database expected"); !e.empty())
+  if (std::string e = extras_error(command, command.get_name(), "one database expected"); !e.empty())
     return usage_error(e);
   if (a.db.empty()) return usage_error("report: which database? (report DB)");
   const std::string& format = a.format;
@@ -202,7 +191,7 @@ void add_diff_options(CLI::App& c, DiffArgs& a) {
 }
 
 int run_diff(const CLI::App& command, const DiffArgs& a) {
-  if (std::string e = extras_error(command, "two databases expected (BEFORE AFTER)"); !e.empty())
+  if (std::string e = extras_error(command, command.get_name(), "two databases expected (BEFORE AFTER)"); !e.empty())
     return usage_error(e);
   if (a.after.empty()) return usage_error("diff: which databases? (diff BEFORE AFTER)");
   const std::string& format = a.format;
@@ -236,7 +225,7 @@ int run_diff(const CLI::App& command, const DiffArgs& a) {
 }
 
 int run_merge(const CLI::App& command, MergeCommand& merge, const std::string& jobs) {
-  if (std::string e = extras_error(command, "one directory expected"); !e.empty())
+  if (std::string e = extras_error(command, command.get_name(), "one directory expected"); !e.empty())
     return usage_error(e);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (std::string e = finish_merge_args(jobs, cpus > 0 ? static_cast<unsigned>(cpus) : 1, &merge); !e.empty())

@@ -20,6 +20,16 @@ void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs) 
                "any damaged profile is fatal (status 1, no database)");
 }
 
+std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what) {
+  const std::string prefix = name.empty() ? "" : name + ": ";
+  for (const std::string& a : command.remaining()) {
+    if (a == "--") continue;
+    if (a.starts_with("-") && a != "-") return prefix + "unknown option " + a;
+    return prefix + what + ", got a further argument: " + a;
+  }
+  return "";
+}
+
 std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command) {
   if (command->dir.empty()) return "merge: which directory? (merge DIR -o DB)";
   if (command->output.empty()) return "merge: no output database (-o DB)";

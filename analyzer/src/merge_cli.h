@@ -23,6 +23,10 @@ struct MergeCommand {
 // Adds "DIR -o DB [-j N] [--debug-dir DIR] [--strict]" to a CLI11 command; -j's text goes to
 // `jobs`, checked by finish_merge_args once the command line is parsed.
 void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs);
+// CLI11 keeps what no option or positional took (allow_extras): the first unknown option or
+// positional too many of `command` as a usage error, "NAME: unknown option --x" or "NAME: WHAT,
+// got a further argument: x" (no "NAME: " when `name` is empty); "" when there is none.
+std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what);
 // Checks what add_merge_options stored (a directory, an output, -j in 1..1024) and sets the
 // jobs (`default_jobs` without -j). Returns "" or a usage error.
 std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command);

@@ -89,10 +89,12 @@ int run(int argc, char** argv, int rank, int size) {
   MergeCommand command;
   std::string jobs;
   add_merge_options(app, &command, &jobs);
+  app.allow_extras();
   std::string error;
   try {
     app.parse(argc, argv);
-    error = finish_merge_args(jobs, default_jobs(), &command);
+    error = extras_error(app, "", "one directory expected");
+    if (error.empty()) error = finish_merge_args(jobs, default_jobs(), &command);
   } catch (const CLI::CallForHelp&) {
     if (rank == 0) std::cout << app.help();
     return 0;
@@ -100,7 +102,8 @@ int run(int argc, char** argv, int rank, int size) {
     error = e.what();
   }
   if (!error.empty()) {
-    if (rank == 0) std::cerr << kProgram << ": " << error << "\nRun `" << kProgram << " --help` for the options.\n";
+    if (rank == 0)
+      std::cerr << kProgram << ": " << error << "\nRun `" << kProgram << " --help` for the options.\n";
     return kExitUsage;
   }
 
