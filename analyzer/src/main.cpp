@@ -139,6 +139,9 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (a.view == "accesses" && format == "csv") options.view = View::Accesses;
   else if (a.view == "accesses") return usage_error("--view accesses is for --format csv");
   else return usage_error("--view is data, code or accesses, not " + a.view);
+  // The exports draw the data-centric tree; a code view of them would be another tree.
+  if (options.view == View::Code && (format == "folded" || format == "html"))
+    return usage_error("--format " + format + " shows the data view; --view code is for text, json and csv");
   // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
   options.top = format == "text" ? 20 : 0;
   if (std::string e = parse_rows_and_width(a.top, a.width, a.wide, "rows", &options.top, &options.width);

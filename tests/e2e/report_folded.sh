@@ -2,7 +2,7 @@
 # `report --format folded` on a real run: every line is "frame;...;frame COUNT", the counts add
 # up to the JSON report's samples (totals.samples = data samples + no-data samples), each root
 # frame is a variable of the JSON report (with its samples) or [no data], and `--view accesses`
-# CSV rows add up to each variable's samples.
+# CSV rows add up to each variable's samples. A bad option is named, with status 2.
 source "$(dirname "$0")/lib.sh"
 : "${HPCL_SHARED:?}"
 "$HPCL_PROF" report "$HPCL_SHARED/db.hpcdb" --format folded >report.folded || fail "folded report failed"
@@ -42,6 +42,15 @@ for name, count in by_var.items():
 assert sum(by_var.values()) == totals["data_samples"]
 print(f"accesses.csv: {len(rows)} rows, adding up to data_samples {totals['data_samples']}")
 PY
+# A bad option on the real database: status 2, one line naming it, no report.
+set +e
+"$HPCL_PROF" report "$HPCL_SHARED/db.hpcdb" --format folded --frobnicate >bad.out 2>bad.err
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "report --frobnicate exited $rc"
+[ "$(head -n1 bad.err)" = "hpcprof-lite: report: unknown option --frobnicate" ] ||
+  fail "report --frobnicate: $(cat bad.err)"
+[ ! -s bad.out ] || fail "report --frobnicate printed a report"
 # Optional: the tools themselves, when installed, read it.
 if command -v flamegraph.pl >/dev/null 2>&1; then
   flamegraph.pl report.folded >flame.svg || fail "flamegraph.pl rejected the folded stacks"

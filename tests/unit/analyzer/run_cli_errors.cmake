@@ -52,6 +52,7 @@ expect(2 "^hpcprof-lite: diff: two databases expected \\(BEFORE AFTER\\), got a 
        diff ${WORK}/good.hpcdb ${WORK}/good.hpcdb third)
 expect(2 "^hpcprof-lite: --top: 1 required N missing" -1 report ${WORK}/good.hpcdb --top)
 expect(2 "^hpcprof-lite: --view accesses is for --format csv" -1 report ${WORK}/good.hpcdb --view accesses)
+expect(2 "^hpcprof-lite: --format folded shows the data view" -1 report ${WORK}/good.hpcdb --format folded --view code)
 expect(2 "--width wants a number of columns \\(at least 40\\), not 10" -1 report ${WORK}/good.hpcdb --width 10)
 # Piped, the text report follows $COLUMNS: no line of it is wider.
 set(ENV{COLUMNS} 80)
