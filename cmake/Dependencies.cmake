@@ -42,9 +42,17 @@ set_package_properties(Boost PROPERTIES TYPE RECOMMENDED PURPOSE "Boost.Containe
 
 pkg_check_modules(NCURSES IMPORTED_TARGET ncursesw)
 
+# Header-only: CLI11::CLI11 and nlohmann_json::nlohmann_json are imported targets.
+find_package(CLI11 CONFIG REQUIRED)
+set_package_properties(CLI11 PROPERTIES TYPE REQUIRED
+  PURPOSE "Command lines of hpcprof-lite and hpcprof-lite-mpi: subcommands, --help (libcli11-dev)")
+
 if(HPCL_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
   set_package_properties(GTest PROPERTIES TYPE REQUIRED PURPOSE "Unit tests")
+  find_package(nlohmann_json 3 CONFIG REQUIRED)
+  set_package_properties(nlohmann_json PROPERTIES TYPE REQUIRED
+    PURPOSE "Unit tests read the JSON reports back (nlohmann-json3-dev)")
 endif()
 if(HPCL_BUILD_BENCH)
   find_package(benchmark CONFIG)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "exports.h"
 #include "format_common.h"
 #include "formatters.h"
 
@@ -109,6 +110,40 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
       for (uint64_t events : c.counters) cells.push_back(std::to_string(events));
       row(out, cells);
     }
+  }
+}
+
+// One row per variable and access path, hottest variable first, then its accesses hottest
+// first. The samples of a variable that no access path holds (a Group row) are one row with
+// access 0 and an empty path, so each variable's rows add up to its samples.
+void write_csv_accesses(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
+  row(out, {"rank", "variable", "kind", "variable_samples", "access", "samples", "share",
+            "variable_share", "leaf", "function", "file", "line", "module", "path",
+            "allocation_site"});
+  const double total = static_cast<double>(m.total_samples);
+  size_t n = rows_to_print(m.variables.size(), options.top);
+  for (size_t i = 0; i < n; ++i) {
+    const Variable& v = m.variables[i];
+    auto access_row = [&](size_t k, uint64_t samples, const std::vector<Location>& path) {
+      std::string joined;
+      for (auto it = path.rbegin(); it != path.rend(); ++it)
+        joined += (joined.empty() ? "" : " > ") + location_label(*it);
+      const Location none;
+      const Location& leaf = path.empty() ? none : path.front();
+      row(out, {std::to_string(i + 1), v.name, kind_name(v.kind), std::to_string(v.samples),
+                std::to_string(k), std::to_string(samples),
+                fixed(total > 0 ? static_cast<double>(samples) / total : 0),
+                fixed(v.samples > 0 ? static_cast<double>(samples) / static_cast<double>(v.samples) : 0),
+                path.empty() ? "" : location_label(leaf), leaf.function, leaf.file,
+                path.empty() ? "" : std::to_string(leaf.line), leaf.module, joined,
+                v.allocation_site});
+    };
+    uint64_t held = 0;
+    for (size_t k = 0; k < v.accesses.size(); ++k) {
+      access_row(k + 1, v.accesses[k].samples, v.accesses[k].path);
+      held += v.accesses[k].samples;
+    }
+    if (held < v.samples) access_row(0, v.samples - held, {});
   }
 }
 

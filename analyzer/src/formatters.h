@@ -9,7 +9,8 @@
 
 namespace hpcl::analysis {
 
-enum class View { Data, Code };
+// Accesses: one row per variable and access path (CSV only, exports.h).
+enum class View { Data, Code, Accesses };
 
 struct ReportOptions {
   View view = View::Data;

@@ -1,11 +1,12 @@
 // hpcprof-lite: the command line of the offline analyzer. `merge` turns a measurement directory
-// into a database; `report` prints a database as text, JSON or CSV; `diff` compares two. All the work is in the
-// hpcl_analysis library; this file only parses arguments and reports errors.
+// into a database; `report` prints a database as text, JSON, CSV, folded stacks or an HTML page;
+// `diff` compares two. All the work is in the hpcl_analysis library; this file only parses
+// arguments (CLI11: subcommands, --help listing every option) and reports errors.
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdlib>
-
 #include <cstdio>
 #include <iostream>
 #include <regex>
@@ -14,6 +15,7 @@
 
 #include "database.h"
 #include "diff_formatters.h"
+#include "exports.h"
 #include "formatters.h"
 #include "hpcl/io.h"
 #include "merge_cli.h"
@@ -25,52 +27,20 @@ using namespace hpcl::analysis;
 
 constexpr int kExitUsage = 2;
 
-const char kUsage[] =
+// Printed after a usage error, under the message; `--help` prints every option.
+const char kSynopsis[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
-    "       hpcprof-lite report DB [--format text|json|csv] [--view data|code] [--top N]\n"
-    "                              [--sort samples|imbalance|thread-imbalance]\n"
+    "       hpcprof-lite report DB [--format text|json|csv|folded|html] [--view data|code|accesses]\n"
+    "                              [--top N] [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
     "                              [--alloc-wrapper REGEX]...\n"
-    "\n"
-    "merge   reads every *.hpcl process profile in DIR, merges all threads and ranks into one\n"
-    "        database, symbolizes it with the module files (and their debug info), writes DB.\n"
-    "        -j N: worker threads (default: online CPUs). Damaged profiles are skipped, each\n"
-    "        named on stderr, and counted in the summary; --strict makes any damaged profile\n"
-    "        fatal (status 1, no database).\n"
-    "        --debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
-    "        (and DIR/<module path>), before /usr/lib/debug.\n"
-    "report  prints the variables of DB by samples (--view data, default) or the source\n"
-    "        locations of the sampled instructions (--view code). --top N rows (text: default\n"
-    "        20; json, csv: all; 0 = all). --format text (default), json (schema:\n"
-    "        docs/REPORT.md) or csv. --all: the text table also lists variables without\n"
-    "        samples. --no-group: list the variables of MPI, OpenMP and C/C++ runtime\n"
-    "        libraries one by one instead of one row per family. --sort imbalance: variables\n"
-    "        with at least 1% of the samples by max/mean over the ranks first (thread-imbalance:\n"
-    "        over the threads), then the others by samples. The text table fits the\n"
-    "        terminal (else $COLUMNS, else 120 columns); --width N sets it, --wide drops it.\n"
-    "        --alloc-wrapper REGEX (repeatable): functions whose demangled name matches are\n"
-    "        the program's allocation wrappers, so heap variables are named after their\n"
-    "        callers; wrappers with allocating names are also recognised automatically.\n"
-    "diff    compares two databases variable by variable (heap by allocation path, static by\n"
-    "        module and symbol): samples before and after on one sampling rate, the change,\n"
-    "        the ratio, whether it is more than noise, and the access paths that changed.\n"
-    "        Sorted by absolute change; --top N variables (text: default 20; json, csv:\n"
-    "        all). --per-process compares per-process means (runs with different process\n"
-    "        counts). JSON schema: docs/REPORT.md.\n";
+    "       hpcprof-lite diff BEFORE AFTER [--format text|json|csv] [--top N] [--per-process]\n"
+    "                              [--wide | --width N]\n"
+    "Run `hpcprof-lite --help` (or `hpcprof-lite COMMAND --help`) for every option.\n";
 
 int usage_error(const std::string& message) {
-  std::cerr << "hpcprof-lite: " << message << "\n" << kUsage;
+  std::cerr << "hpcprof-lite: " << message << "\n" << kSynopsis;
   return kExitUsage;
-}
-
-int run_merge(Args& args) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  MergeCommand command;
-  if (std::string error = parse_merge_args(args, cpus > 0 ? static_cast<unsigned>(cpus) : 1, &command);
-      !error.empty())
-    return usage_error(error);
-  MergeOutcome out = merge_directory(command.dir, command.options);
-  return write_merge_outcome(out, command.output, "hpcprof-lite", command.strict);
 }
 
 // The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.
@@ -85,80 +55,117 @@ size_t terminal_width() {
   return 120;
 }
 
-int run_report(Args& args) {
-  std::string db_path, format = "text", view = "data", top_text, width_text, wrapper, error;
-  std::string sort = "samples";
-  bool all = false, no_group = false, wide = false;
-  ReportModelOptions model_options;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (args.option(a, {"--alloc-wrapper"}, &wrapper, &error)) {
-      if (!error.empty()) return usage_error(error);
-      try {
-        model_options.alloc_wrappers.emplace_back(wrapper);
-      } catch (const std::regex_error& e) {
-        return usage_error("--alloc-wrapper: not a regular expression: " + wrapper + " (" +
-                           e.what() + ")");
-      }
-    } else if (args.option(a, {"--format", "-f"}, &format, &error) ||
-        args.option(a, {"--view"}, &view, &error) ||
-        args.option(a, {"--top", "-n"}, &top_text, &error) ||
-        args.option(a, {"--width"}, &width_text, &error) ||
-        args.option(a, {"--sort"}, &sort, &error)) {
-      if (!error.empty()) return usage_error(error);
-    } else if (a == "--all") {
-      all = true;
-    } else if (a == "--no-group") {
-      no_group = true;
-    } else if (a == "--wide") {
-      wide = true;
-    } else if (a.starts_with("-") && a != "-") {
-      return usage_error("report: unknown option " + a);
-    } else if (db_path.empty()) {
-      db_path = a;
-    } else {
-      return usage_error("report: one database expected, got " + db_path + " and " + a);
-    }
-  }
-  if (db_path.empty()) return usage_error("report: which database? (report DB)");
-  if (format != "text" && format != "json" && format != "csv")
-    return usage_error("--format is text, json or csv, not " + format);
-  VariableOrder order = VariableOrder::Samples;
-  if (sort == "imbalance") order = VariableOrder::Imbalance;
-  else if (sort == "thread-imbalance") order = VariableOrder::ThreadImbalance;
-  else if (sort != "samples")
-    return usage_error("--sort is samples, imbalance or thread-imbalance, not " + sort);
-  ReportOptions options;
-  if (view == "data") options.view = View::Data;
-  else if (view == "code") options.view = View::Code;
-  else return usage_error("--view is data or code, not " + view);
-  // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
-  options.top = format == "text" ? 20 : 0;
+// --top N and --width N / --wide, shared by report and diff; "" or a usage error.
+std::string parse_rows_and_width(const std::string& top_text, const std::string& width_text, bool wide,
+                                 const char* rows, size_t* top, size_t* width) {
   if (!top_text.empty()) {
     auto t = parse_count(top_text);
-    if (!t) return usage_error("--top wants a number of rows (0 = all), not " + top_text);
-    options.top = *t;
+    if (!t) return std::string("--top wants a number of ") + rows + " (0 = all), not " + top_text;
+    *top = *t;
   }
-  options.all = all;
-  options.width = wide ? 0 : terminal_width();
+  *width = wide ? 0 : terminal_width();
   if (!width_text.empty()) {
     auto w = parse_count(width_text);
-    if (!w || *w < 40) return usage_error("--width wants a number of columns (at least 40), not " + width_text);
-    options.width = *w;
+    if (!w || *w < 40) return "--width wants a number of columns (at least 40), not " + width_text;
+    *width = *w;
   }
+  return "";
+}
+
+struct ReportArgs {
+  std::string db, format = "text", view = "data", top, width, sort = "samples";
+  std::vector<std::string> wrappers;
+  bool all = false, no_group = false, wide = false;
+};
+
+void add_report_options(CLI::App& c, ReportArgs& a) {
+  c.add_option("DB", a.db, "the database (written by `hpcprof-lite merge`)");
+  c.add_option("-f,--format", a.format,
+               "text (default), json (schema: docs/REPORT.md), csv, folded (folded stacks for "
+               "flamegraph.pl, inferno, speedscope) or html (one self-contained page); "
+               "docs/EXPORTS.md")
+      ->type_name("FORMAT");
+  c.add_option("--view", a.view,
+               "data (default): variables by samples; code: source locations of the sampled "
+               "instructions; accesses (csv): one row per variable and access path")
+      ->type_name("VIEW");
+  c.add_option("-n,--top", a.top, "rows to print (text: default 20; the others: all; 0 = all)")
+      ->type_name("N");
+  c.add_option("--sort", a.sort,
+               "samples (default); imbalance: variables with at least 1% of the samples by "
+               "max/mean over the ranks first (thread-imbalance: over the threads), then the "
+               "others by samples")
+      ->type_name("ORDER");
+  c.add_flag("--all", a.all, "the text table also lists variables without samples");
+  c.add_flag("--no-group", a.no_group,
+             "list the variables of MPI, OpenMP and C/C++ runtime libraries one by one instead "
+             "of one row per family");
+  c.add_option("--width", a.width,
+               "width of the text table in columns (default: the terminal's, else $COLUMNS, "
+               "else 120)")
+      ->type_name("N");
+  c.add_flag("--wide", a.wide, "no width limit for the text table");
+  c.add_option("--alloc-wrapper", a.wrappers,
+               "(repeatable) functions whose demangled name matches are the program's "
+               "allocation wrappers, so heap variables are named after their callers; wrappers "
+               "with allocating names are also recognised automatically")
+      ->type_name("REGEX")
+      ->allow_extra_args(false);
+}
+
+int run_report(const CLI::App& command, const ReportArgs& a) {
+  if (std::string e = extras_error(command, command.get_name(), "one database expected"); !e.empty())
+    return usage_error(e);
+  if (a.db.empty()) return usage_error("report: which database? (report DB)");
+  const std::string& format = a.format;
+  if (format != "text" && format != "json" && format != "csv" && format != "folded" && format != "html")
+    return usage_error("--format is text, json, csv, folded or html, not " + format);
+  ReportModelOptions model_options;
+  for (const std::string& wrapper : a.wrappers) {
+    try {
+      model_options.alloc_wrappers.emplace_back(wrapper);
+    } catch (const std::regex_error& e) {
+      return usage_error("--alloc-wrapper: not a regular expression: " + wrapper + " (" + e.what() + ")");
+    }
+  }
+  VariableOrder order = VariableOrder::Samples;
+  if (a.sort == "imbalance") order = VariableOrder::Imbalance;
+  else if (a.sort == "thread-imbalance") order = VariableOrder::ThreadImbalance;
+  else if (a.sort != "samples")
+    return usage_error("--sort is samples, imbalance or thread-imbalance, not " + a.sort);
+  ReportOptions options;
+  if (a.view == "data") options.view = View::Data;
+  else if (a.view == "code") options.view = View::Code;
+  else if (a.view == "accesses" && format == "csv") options.view = View::Accesses;
+  else if (a.view == "accesses") return usage_error("--view accesses is for --format csv");
+  else return usage_error("--view is data, code or accesses, not " + a.view);
+  // The exports draw the data-centric tree; a code view of them would be another tree.
+  if (options.view == View::Code && (format == "folded" || format == "html"))
+    return usage_error("--format " + format + " shows the data view; --view code is for text, json and csv");
+  // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
+  options.top = format == "text" ? 20 : 0;
+  if (std::string e = parse_rows_and_width(a.top, a.width, a.wide, "rows", &options.top, &options.width);
+      !e.empty())
+    return usage_error(e);
+  options.all = a.all;
 
   hpcl::Profile db;
-  if (!load_database(db_path, &db, &error)) {
+  std::string error;
+  if (!load_database(a.db, &db, &error)) {
     std::cerr << "hpcprof-lite: " << error << "\n";
     return 1;
   }
-  // Text and CSV print one access per variable (its hottest); JSON prints them all.
-  if (format != "json") model_options.max_access_paths = 1;
-  model_options.group_runtime = !no_group;
+  // Text and CSV print one access per variable (its hottest); the others print them all.
+  if (format == "text" || (format == "csv" && options.view != View::Accesses))
+    model_options.max_access_paths = 1;
+  model_options.group_runtime = !a.no_group;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);
   if (format == "text") write_text(model, options, std::cout);
   else if (format == "json") write_json(model, options, std::cout);
+  else if (format == "folded") write_folded(model, options, std::cout);
+  else if (format == "html") write_html(model, options, std::cout);
+  else if (options.view == View::Accesses) write_csv_accesses(model, options, std::cout);
   else write_csv(model, options, std::cout);
   std::cout.flush();
   if (!std::cout) {
@@ -168,47 +175,42 @@ int run_report(Args& args) {
   return 0;
 }
 
-int run_diff(Args& args) {
-  std::string paths[2], format = "text", top_text, width_text, error;
-  int given = 0;
-  bool wide = false;
-  DiffOptions model_options;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (args.option(a, {"--format", "-f"}, &format, &error) || args.option(a, {"--top", "-n"}, &top_text, &error) ||
-        args.option(a, {"--width"}, &width_text, &error)) {
-      if (!error.empty()) return usage_error(error);
-    } else if (a == "--per-process") {
-      model_options.per_process = true;
-    } else if (a == "--wide") {
-      wide = true;
-    } else if (a.starts_with("-") && a != "-") {
-      return usage_error("diff: unknown option " + a);
-    } else if (given < 2) {
-      paths[given++] = a;
-    } else {
-      return usage_error("diff: two databases expected (BEFORE AFTER), got a third: " + a);
-    }
-  }
-  if (given < 2) return usage_error("diff: which databases? (diff BEFORE AFTER)");
+struct DiffArgs {
+  std::string before, after, format = "text", top, width;
+  bool per_process = false, wide = false;
+};
+
+void add_diff_options(CLI::App& c, DiffArgs& a) {
+  c.add_option("BEFORE", a.before, "the database of the run before the change");
+  c.add_option("AFTER", a.after, "the database of the run after it");
+  c.add_option("-f,--format", a.format, "text (default), json (schema: docs/REPORT.md) or csv")
+      ->type_name("FORMAT");
+  c.add_option("-n,--top", a.top, "variables to print (text: default 20; json, csv: all; 0 = all)")
+      ->type_name("N");
+  c.add_flag("--per-process", a.per_process,
+             "compare per-process means (runs with different process counts)");
+  c.add_option("--width", a.width, "width of the text table in columns")->type_name("N");
+  c.add_flag("--wide", a.wide, "no width limit for the text table");
+}
+
+int run_diff(const CLI::App& command, const DiffArgs& a) {
+  if (std::string e = extras_error(command, command.get_name(), "two databases expected (BEFORE AFTER)"); !e.empty())
+    return usage_error(e);
+  if (a.after.empty()) return usage_error("diff: which databases? (diff BEFORE AFTER)");
+  const std::string& format = a.format;
   if (format != "text" && format != "json" && format != "csv")
     return usage_error("--format is text, json or csv, not " + format);
+  DiffOptions model_options;
+  model_options.per_process = a.per_process;
   DiffReportOptions options;
   options.top = format == "text" ? 20 : 0;
-  if (!top_text.empty()) {
-    auto t = parse_count(top_text);
-    if (!t) return usage_error("--top wants a number of variables (0 = all), not " + top_text);
-    options.top = *t;
-  }
-  options.width = wide ? 0 : terminal_width();
-  if (!width_text.empty()) {
-    auto w = parse_count(width_text);
-    if (!w || *w < 40) return usage_error("--width wants a number of columns (at least 40), not " + width_text);
-    options.width = *w;
-  }
+  if (std::string e = parse_rows_and_width(a.top, a.width, a.wide, "variables", &options.top, &options.width);
+      !e.empty())
+    return usage_error(e);
   hpcl::Profile dbs[2];
+  std::string error;
   for (int k = 0; k < 2; ++k) {
-    if (!load_database(paths[k], &dbs[k], &error)) {
+    if (!load_database(k == 0 ? a.before : a.after, &dbs[k], &error)) {
       std::cerr << "hpcprof-lite: " << error << "\n";
       return 1;
     }
@@ -225,21 +227,71 @@ int run_diff(Args& args) {
   return 0;
 }
 
+int run_merge(const CLI::App& command, MergeCommand& merge, const std::string& jobs) {
+  if (std::string e = extras_error(command, command.get_name(), "one directory expected"); !e.empty())
+    return usage_error(e);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (std::string e = finish_merge_args(jobs, cpus > 0 ? static_cast<unsigned>(cpus) : 1, &merge); !e.empty())
+    return usage_error(e);
+  MergeOutcome out = merge_directory(merge.dir, merge.options);
+  return write_merge_outcome(out, merge.output, "hpcprof-lite", merge.strict);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    }
+  CLI::App app{"hpcprof-lite: the offline analyzer of hpcrun-lite measurements.", "hpcprof-lite"};
+  app.footer(
+      "Formats: docs/REPORT.md (text, JSON schema, CSV) and docs/EXPORTS.md (folded, csv\n"
+      "--view accesses, html). Usage errors exit with status 2.");
+  // A repeated option takes its last value, as the hand-written parser did (--alloc-wrapper,
+  // a list, keeps them all).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  MergeCommand merge;
+  std::string jobs;
+  CLI::App* merge_app = app.add_subcommand(
+      "merge",
+      "reads every *.hpcl process profile in DIR, merges all threads and ranks into one "
+      "database, symbolizes it with the module files (and their debug info), writes DB. "
+      "Damaged profiles are skipped, each named on stderr, and counted in the summary.");
+  merge_app->allow_extras();
+  add_merge_options(*merge_app, &merge, &jobs);
+
+  ReportArgs report;
+  CLI::App* report_app = app.add_subcommand(
+      "report",
+      "prints the variables of DB by samples (--view data, default) or the source locations "
+      "of the sampled instructions (--view code), as a text table, JSON, CSV, folded stacks "
+      "or an HTML page.");
+  report_app->allow_extras();
+  add_report_options(*report_app, report);
+
+  DiffArgs diff;
+  CLI::App* diff_app = app.add_subcommand(
+      "diff",
+      "compares two databases variable by variable (heap by allocation path, static by "
+      "module and symbol): samples before and after on one sampling rate, the change, the "
+      "ratio, whether it is more than noise, and the access paths that changed; sorted by "
+      "absolute change.");
+  diff_app->allow_extras();
+  add_diff_options(*diff_app, diff);
+
+  if (argc < 2) return usage_error("no command");
+  if (std::string c = argv[1]; !c.starts_with("-") && c != "merge" && c != "report" && c != "diff")
+    return usage_error("unknown command " + c);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    // Top level: the synopsis, then every command's options; `COMMAND --help`: that command's.
+    if (app.get_subcommands().empty()) std::cout << kSynopsis << "\n" << app.help("", CLI::AppFormatMode::All);
+    else std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
   }
-  Args args(argc, argv);
-  if (args.done()) return usage_error("no command");
-  std::string command = args.next();
-  if (command == "merge") return run_merge(args);
-  if (command == "report") return run_report(args);
-  if (command == "diff") return run_diff(args);
-  return usage_error("unknown command " + command);
+  if (merge_app->parsed()) return run_merge(*merge_app, merge, jobs);
+  if (report_app->parsed()) return run_report(*report_app, report);
+  if (diff_app->parsed()) return run_diff(*diff_app, diff);
+  return usage_error("no command");
 }

@@ -1,36 +1,42 @@
 // See merge_cli.h.
 #include "merge_cli.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "hpcl/io.h"
 
 namespace hpcl::analysis {
 
-std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* command) {
-  std::string jobs_text, error;
-  while (!args.done()) {
-    std::string a = args.next();
-    if (args.option(a, {"-o", "--output"}, &command->output, &error) ||
-        args.option(a, {"-j", "--jobs"}, &jobs_text, &error) ||
-        args.option(a, {"--debug-dir"}, &command->options.debug_dir, &error)) {
-      if (!error.empty()) return error;
-    } else if (a == "--strict") {
-      command->strict = true;
-    } else if (a.starts_with("-") && a != "-") {
-      return "merge: unknown option " + a;
-    } else if (command->dir.empty()) {
-      command->dir = a;
-    } else {
-      return "merge: one directory expected, got " + command->dir + " and " + a;
-    }
+void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs) {
+  app.add_option("DIR", command->dir, "the measurement directory (hpcrun-lite -o DIR)");
+  app.add_option("-o,--output", command->output, "the database to write")->type_name("DB");
+  app.add_option("-j,--jobs", *jobs, "worker threads (default: online CPUs)")->type_name("N");
+  app.add_option("--debug-dir", command->options.debug_dir,
+                 "also look for separate debug files in DIR/.build-id/xx/yyyy.debug (and "
+                 "DIR/<module path>), before /usr/lib/debug")
+      ->type_name("DIR");
+  app.add_flag("--strict", command->strict,
+               "any damaged profile is fatal (status 1, no database)");
+}
+
+std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what) {
+  const std::string prefix = name.empty() ? "" : name + ": ";
+  for (const std::string& a : command.remaining()) {
+    if (a == "--") continue;
+    if (a.starts_with("-") && a != "-") return prefix + "unknown option " + a;
+    return prefix + what + ", got a further argument: " + a;
   }
+  return "";
+}
+
+std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command) {
   if (command->dir.empty()) return "merge: which directory? (merge DIR -o DB)";
   if (command->output.empty()) return "merge: no output database (-o DB)";
   command->options.jobs = default_jobs > 0 ? default_jobs : 1;
-  if (!jobs_text.empty()) {
-    auto j = parse_count(jobs_text);
-    if (!j || *j == 0 || *j > 1024) return "-j wants a number of threads, not " + jobs_text;
+  if (!jobs.empty()) {
+    auto j = parse_count(jobs);
+    if (!j || *j == 0 || *j > 1024) return "-j wants a number of threads, not " + jobs;
     command->options.jobs = static_cast<unsigned>(*j);
   }
   return "";

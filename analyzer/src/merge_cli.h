@@ -7,6 +7,10 @@
 #include "cli_args.h"
 #include "merge.h"
 
+namespace CLI {
+class App;
+}
+
 namespace hpcl::analysis {
 
 struct MergeCommand {
@@ -16,9 +20,16 @@ struct MergeCommand {
   bool strict = false;  // --strict: any damaged input fails the merge
 };
 
-// Parses "DIR -o DB [-j N] [--debug-dir DIR] [--strict]" (the rest of `args`). `default_jobs` is -j's
-// default. Returns "" or a usage error.
-std::string parse_merge_args(Args& args, unsigned default_jobs, MergeCommand* command);
+// Adds "DIR -o DB [-j N] [--debug-dir DIR] [--strict]" to a CLI11 command; -j's text goes to
+// `jobs`, checked by finish_merge_args once the command line is parsed.
+void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs);
+// CLI11 keeps what no option or positional took (allow_extras): the first unknown option or
+// positional too many of `command` as a usage error, "NAME: unknown option --x" or "NAME: WHAT,
+// got a further argument: x" (no "NAME: " when `name` is empty); "" when there is none.
+std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what);
+// Checks what add_merge_options stored (a directory, an output, -j in 1..1024) and sets the
+// jobs (`default_jobs` without -j). Returns "" or a usage error.
+std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command);
 
 // Prints the skipped files and the outcome's error or warnings on stderr (each line starting
 // with "PROGRAM: "), writes the database and prints the summary line on stdout (with how many

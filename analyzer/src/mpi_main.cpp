@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -26,17 +27,12 @@ using namespace hpcl::analysis;
 constexpr int kExitUsage = 2;
 const char kProgram[] = "hpcprof-lite-mpi";
 
-const char kUsage[] =
-    "usage: mpirun -np K hpcprof-lite-mpi DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
-    "\n"
+const char kDescription[] =
     "Merges every *.hpcl process profile in DIR into the database DB, as `hpcprof-lite merge`\n"
     "does, with the files spread over K MPI ranks (balanced by size) and the partial merges\n"
     "summed along a binary tree to rank 0, which symbolizes and writes DB. The database is the\n"
-    "one `hpcprof-lite merge` writes. Damaged profiles are skipped and named; --strict makes\n"
-    "any damaged profile fatal (status 1, no database).\n"
-    "-j N: threads per rank (default: online CPUs divided by the ranks on the node).\n"
-    "--debug-dir DIR: also look for separate debug files in DIR/.build-id/xx/yyyy.debug\n"
-    "(and DIR/<module path>), before /usr/lib/debug.\n";
+    "one `hpcprof-lite merge` writes. Run as: mpirun -np K hpcprof-lite-mpi DIR -o DB.\n"
+    "-j N: threads per rank (default: online CPUs divided by the ranks on the node).";
 
 // Online CPUs shared by the ranks of this node.
 unsigned default_jobs() {
@@ -86,17 +82,28 @@ void reduce_to_root(Accumulator& acc, int rank, int size) {
 }
 
 int run(int argc, char** argv, int rank, int size) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      if (rank == 0) std::cout << kUsage;
-      return 0;
-    }
-  }
-  Args args(argc, argv);
+  // The options of `hpcprof-lite merge` (merge_cli.h), parsed the same way on every rank; only
+  // rank 0 prints.
+  CLI::App app{kDescription, kProgram};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   MergeCommand command;
-  if (std::string error = parse_merge_args(args, default_jobs(), &command); !error.empty()) {
-    if (rank == 0) std::cerr << kProgram << ": " << error << "\n" << kUsage;
+  std::string jobs;
+  add_merge_options(app, &command, &jobs);
+  app.allow_extras();
+  std::string error;
+  try {
+    app.parse(argc, argv);
+    error = extras_error(app, "", "one directory expected");
+    if (error.empty()) error = finish_merge_args(jobs, default_jobs(), &command);
+  } catch (const CLI::CallForHelp&) {
+    if (rank == 0) std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    error = e.what();
+  }
+  if (!error.empty()) {
+    if (rank == 0)
+      std::cerr << kProgram << ": " << error << "\nRun `" << kProgram << " --help` for the options.\n";
     return kExitUsage;
   }
 

@@ -66,4 +66,15 @@ for dir in damaged missing; do
   same_outcome "serial_$dir" "mpi_$dir"
   [ ! -e "mpi_$dir.hpcdb" ] || fail "hpcprof-lite-mpi wrote a database of $dir"
 done
+# The merge options are parsed by the same code (merge_cli.h): an unknown one is named, status 2,
+# on every rank, and no database is written.
+run_to serial_bad "$HPCL_PROF" merge meas --frobnicate -o bad.hpcdb
+run_to mpi_bad "${MPIRUN[@]}" -np 2 "$mpi_tool" meas --frobnicate -o bad.hpcdb
+[ "$(cat serial_bad.status)" = 2 ] || fail "merge --frobnicate exited $(cat serial_bad.status)"
+[ "$(cat mpi_bad.status)" = 2 ] || fail "hpcprof-lite-mpi --frobnicate exited $(cat mpi_bad.status)"
+[ "$(prefixed_lines serial_bad hpcprof-lite)" = "merge: unknown option --frobnicate" ] ||
+  fail "merge --frobnicate: $(cat serial_bad.err)"
+[ "$(prefixed_lines mpi_bad hpcprof-lite-mpi)" = "unknown option --frobnicate" ] ||
+  fail "hpcprof-lite-mpi --frobnicate: $(cat mpi_bad.err)"
+[ ! -e bad.hpcdb ] || fail "a database was written despite the bad option"
 echo "hpcprof-lite-mpi wrote merge's database on 2 and 3 ranks"

@@ -7,10 +7,14 @@
 #include "database.h"
 #include "format_common.h"
 #include "formatters.h"
-#include "json_parse.h"
 #include "merge.h"
 #include "profile_builder.h"
 #include "report_model.h"
+
+#include <nlohmann/json.hpp>
+
+// Reports are read back with nlohmann-json, which refuses what RFC 8259 refuses.
+using Json = nlohmann::json;
 
 namespace hpcl::analysis {
 namespace {
@@ -246,10 +250,10 @@ TEST(MemoryReport, AssessmentNamesWhatIsMissing) {
   std::string text = render(m, "text");
   EXPECT_NE(text.find("assessment: latency per instruction not known"), std::string::npos) << text;
   EXPECT_NE(text.find("the database lacks the source's period"), std::string::npos) << text;
-  Json j = JsonParser::parse(render(m, "json"));
-  EXPECT_EQ(j["memory"]["assessment"]["verdict"].text, "unknown");
-  EXPECT_EQ(j["memory"]["assessment"]["missing"][0].text, "period");
-  EXPECT_FALSE(j["memory"]["assessment"].has("latency_per_instruction"));
+  Json j = Json::parse(render(m, "json"));
+  EXPECT_EQ(j.at("memory").at("assessment").at("verdict").get<std::string>(), "unknown");
+  EXPECT_EQ(j.at("memory").at("assessment").at("missing").at(0).get<std::string>(), "period");
+  EXPECT_FALSE(j.at("memory").at("assessment").contains("latency_per_instruction"));
 }
 
 TEST(MemoryReport, IbsDcMissAndLatencyOnMissesOnly) {
@@ -264,17 +268,17 @@ TEST(MemoryReport, IbsDcMissAndLatencyOnMissesOnly) {
   EXPECT_FALSE(table.memory.has_tlb);
   EXPECT_EQ(table.memory.level_samples, 20u);
 
-  Json j = JsonParser::parse(render(m, "json"));
-  const Json& mem = j["memory"];
-  EXPECT_EQ(mem["metrics"]["dc_miss"].u64(), 30u);
-  EXPECT_EQ(mem["metrics"]["remote_cache"].u64(), 10u);
-  EXPECT_EQ(mem["data_sources"][0]["level"].text, "l1");
-  EXPECT_EQ(mem["data_sources"][0]["samples"].u64(), 70u);
-  EXPECT_FALSE(mem.has("numa_remote_share"));
-  for (const Json& v : j["variables"].items)
-    if (v["name"].text == "table") {
-      EXPECT_FALSE(v["memory"].has("mean_latency"));
-      EXPECT_EQ(v["memory"]["metrics"]["l1"].u64(), 20u);
+  Json j = Json::parse(render(m, "json"));
+  const Json& mem = j.at("memory");
+  EXPECT_EQ(mem.at("metrics").at("dc_miss").get<uint64_t>(), 30u);
+  EXPECT_EQ(mem.at("metrics").at("remote_cache").get<uint64_t>(), 10u);
+  EXPECT_EQ(mem.at("data_sources").at(0).at("level").get<std::string>(), "l1");
+  EXPECT_EQ(mem.at("data_sources").at(0).at("samples").get<uint64_t>(), 70u);
+  EXPECT_FALSE(mem.contains("numa_remote_share"));
+  for (const Json& v : j.at("variables"))
+    if (v.at("name").get<std::string>() == "table") {
+      EXPECT_FALSE(v.at("memory").contains("mean_latency"));
+      EXPECT_EQ(v.at("memory").at("metrics").at("l1").get<uint64_t>(), 20u);
     }
 }
 
@@ -317,17 +321,17 @@ TEST(MemoryReport, OneNodeLeavesNumaOutOfTheText) {
   EXPECT_EQ(text.find("NUMA"), std::string::npos) << text;
   EXPECT_EQ(text.find("Memory accesses"), std::string::npos) << text;
   EXPECT_NE(text.find("no access latency in this database (source soft)"), std::string::npos) << text;
-  Json j = JsonParser::parse(render(m, "json"));
-  EXPECT_EQ(j["memory"]["metrics"]["numa_local"].u64(), 40u);
+  Json j = Json::parse(render(m, "json"));
+  EXPECT_EQ(j.at("memory").at("metrics").at("numa_local").get<uint64_t>(), 40u);
 }
 
 TEST(MemoryReport, SoftOnlyDatabaseReportsAsBefore) {
   ReportModel m = ungrouped(soft_database());
   EXPECT_FALSE(m.memory.present());
   for (const Variable& v : m.variables) EXPECT_FALSE(v.memory.present()) << v.name;
-  Json j = JsonParser::parse(render(m, "json"));
-  EXPECT_FALSE(j.has("memory"));
-  for (const Json& v : j["variables"].items) EXPECT_FALSE(v.has("memory"));
+  Json j = Json::parse(render(m, "json"));
+  EXPECT_FALSE(j.contains("memory"));
+  for (const Json& v : j.at("variables")) EXPECT_FALSE(v.contains("memory"));
   std::string text = render(m, "text");
   for (const char* absent : {"assessment", "latency", "Memory accesses", "data sources"})
     EXPECT_EQ(text.find(absent), std::string::npos) << absent << "\n" << text;
@@ -337,32 +341,43 @@ TEST(MemoryReport, SoftOnlyDatabaseReportsAsBefore) {
 
 TEST(MemoryReport, JsonCarriesSumsAndFigures) {
   ReportModel m = ungrouped(pebs_database());
-  Json j = JsonParser::parse(render(m, "json"));
-  const Json& mem = j["memory"];
-  EXPECT_EQ(mem["metrics"]["latency"].u64(), 24590u);
-  EXPECT_EQ(mem["metrics"]["latency_samples"].u64(), 190u);
-  EXPECT_EQ(mem["metrics"]["tlb_miss"].u64(), 75u);
-  EXPECT_EQ(mem["metrics"]["hitm"].u64(), 2u);
-  EXPECT_FALSE(mem["metrics"].has("samples"));  // not a memory metric
-  EXPECT_EQ(mem["mean_latency"].text, "129.4");
-  EXPECT_EQ(mem["latency_per_instruction"].text, "0.245900");
-  EXPECT_EQ(mem["tlb_miss_rate"].text, "0.416667");
-  EXPECT_EQ(mem["assessment"]["verdict"].text, "memory-bound");
-  EXPECT_EQ(mem["assessment"]["instructions"].u64(), 100000000u);
-  EXPECT_EQ(mem["assessment"]["cycles_per_instruction"].text, "2.000000");
-  EXPECT_TRUE(mem["assessment"]["missing"].items.empty());
+  const std::string text = render(m, "json");
+  Json j = Json::parse(text);
+  // Figures are fixed-point: the literal as written, which a parsed double no longer shows.
+  auto literal = [&](const char* key, const char* value) {
+    return text.find("\"" + std::string(key) + "\": " + value) != std::string::npos;
+  };
+  const Json& mem = j.at("memory");
+  EXPECT_EQ(mem.at("metrics").at("latency").get<uint64_t>(), 24590u);
+  EXPECT_EQ(mem.at("metrics").at("latency_samples").get<uint64_t>(), 190u);
+  EXPECT_EQ(mem.at("metrics").at("tlb_miss").get<uint64_t>(), 75u);
+  EXPECT_EQ(mem.at("metrics").at("hitm").get<uint64_t>(), 2u);
+  EXPECT_FALSE(mem.at("metrics").contains("samples"));  // not a memory metric
+  EXPECT_DOUBLE_EQ(mem.at("mean_latency").get<double>(), 129.4);
+  EXPECT_TRUE(literal("mean_latency", "129.4"));
+  EXPECT_DOUBLE_EQ(mem.at("latency_per_instruction").get<double>(), 0.245900);
+  EXPECT_TRUE(literal("latency_per_instruction", "0.245900"));
+  EXPECT_DOUBLE_EQ(mem.at("tlb_miss_rate").get<double>(), 0.416667);
+  EXPECT_TRUE(literal("tlb_miss_rate", "0.416667"));
+  EXPECT_EQ(mem.at("assessment").at("verdict").get<std::string>(), "memory-bound");
+  EXPECT_EQ(mem.at("assessment").at("instructions").get<uint64_t>(), 100000000u);
+  EXPECT_DOUBLE_EQ(mem.at("assessment").at("cycles_per_instruction").get<double>(), 2.000000);
+  EXPECT_TRUE(literal("cycles_per_instruction", "2.000000"));
+  EXPECT_TRUE(mem.at("assessment").at("missing").empty());
   bool seen = false;
-  for (const Json& v : j["variables"].items) {
-    if (v["kind"].text == "heap" && v["allocator"].text == "calloc") {
+  for (const Json& v : j.at("variables")) {
+    if (v.at("kind").get<std::string>() == "heap" && v.at("allocator").get<std::string>() == "calloc") {
       seen = true;
-      EXPECT_EQ(v["memory"]["metrics"]["l3"].u64(), 30u);
-      EXPECT_EQ(v["memory"]["mean_latency"].text, "144.0");
-      EXPECT_EQ(v["memory"]["data_sources"][0]["level"].text, "l3");
-      EXPECT_EQ(v["memory"]["data_sources"][0]["share"].text, "0.300000");
-      EXPECT_FALSE(v["memory"].has("assessment"));
+      EXPECT_EQ(v.at("memory").at("metrics").at("l3").get<uint64_t>(), 30u);
+      EXPECT_DOUBLE_EQ(v.at("memory").at("mean_latency").get<double>(), 144.0);
+      EXPECT_TRUE(literal("mean_latency", "144.0"));
+      EXPECT_EQ(v.at("memory").at("data_sources").at(0).at("level").get<std::string>(), "l3");
+      EXPECT_DOUBLE_EQ(v.at("memory").at("data_sources").at(0).at("share").get<double>(), 0.300000);
+      EXPECT_TRUE(literal("share", "0.300000"));
+      EXPECT_FALSE(v.at("memory").contains("assessment"));
     }
-    if (v["name"].text == "_IO_stdin") {
-      EXPECT_FALSE(v.has("memory"));
+    if (v.at("name").get<std::string>() == "_IO_stdin") {
+      EXPECT_FALSE(v.contains("memory"));
     }
   }
   EXPECT_TRUE(seen);
@@ -429,9 +444,9 @@ TEST(MemoryReport, UnknownMetricIdsStillReport) {
   EXPECT_EQ(grid.memory.sum(29), 4u);
   EXPECT_EQ(grid.memory.sum(200), 0u);
   EXPECT_EQ(grid.memory.level_samples, 104u);
-  Json j = JsonParser::parse(render(m, "json"));
-  EXPECT_EQ(j["memory"]["metrics"]["metric_29"].u64(), 4u);
-  EXPECT_FALSE(j["memory"]["metrics"].has("metric_200"));
+  Json j = Json::parse(render(m, "json"));
+  EXPECT_EQ(j.at("memory").at("metrics").at("metric_29").get<uint64_t>(), 4u);
+  EXPECT_FALSE(j.at("memory").at("metrics").contains("metric_200"));
   EXPECT_NE(render(m, "csv").find(",metric_29,"), std::string::npos);
   EXPECT_NE(render(m, "text").find("metric_29"), std::string::npos);
 }

@@ -12,12 +12,16 @@
 #include "cxx_names.h"
 #include "format_common.h"
 #include "formatters.h"
-#include "json_parse.h"
 #include "merge.h"
 #include "profile_builder.h"
 #include "report_model.h"
 #include "runtime_libs.h"
 #include "stats.h"
+
+#include <nlohmann/json.hpp>
+
+// Reports are read back with nlohmann-json, which refuses what RFC 8259 refuses.
+using Json = nlohmann::json;
 
 namespace hpcl::analysis {
 namespace {
@@ -306,18 +310,18 @@ TEST(ReportGroups, RuntimeLibrariesFoldIntoOneRowPerFamily) {
 
   std::ostringstream json;
   write_json(m, ReportOptions{View::Data, 0}, json);
-  Json j = JsonParser::parse(json.str());
+  Json j = Json::parse(json.str());
   bool found = false;
-  for (const Json& v : j["variables"].items) {
-    if (v["name"].text != "[MPI runtime data]") continue;
+  for (const Json& v : j.at("variables")) {
+    if (v.at("name").get<std::string>() != "[MPI runtime data]") continue;
     found = true;
-    EXPECT_EQ(v["kind"].text, "group");
-    EXPECT_EQ(v["libraries"].items.size(), 3u);
-    EXPECT_EQ(v["libraries"][0]["variables"].u64(), 1u);
-    EXPECT_EQ(v["libraries"][1]["samples"].u64(), 20u);
+    EXPECT_EQ(v.at("kind").get<std::string>(), "group");
+    EXPECT_EQ(v.at("libraries").size(), 3u);
+    EXPECT_EQ(v.at("libraries").at(0).at("variables").get<uint64_t>(), 1u);
+    EXPECT_EQ(v.at("libraries").at(1).at("samples").get<uint64_t>(), 20u);
   }
   EXPECT_TRUE(found);
-  EXPECT_EQ(j["totals"]["grouped_variables"].u64(), 5u);
+  EXPECT_EQ(j.at("totals").at("grouped_variables").get<uint64_t>(), 5u);
 }
 
 TEST(ReportRows, ZeroSampleVariablesHiddenFromTheTextOnly) {
@@ -397,30 +401,30 @@ TEST(OffsetHistograms, ThroughWriterReaderMergeAndJson) {
   ReportModel m = build_report_model(r.profile);
   std::ostringstream out;
   write_json(m, ReportOptions{View::Data, 0}, out);
-  Json j = JsonParser::parse(out.str());
+  Json j = Json::parse(out.str());
   const Json* grid = nullptr;
   const Json* table = nullptr;
-  for (const Json& v : j["variables"].items) {
-    if (v["kind"].text == "heap" && v["bytes"].u64() == 2u << 20) grid = &v;
-    if (v["kind"].text == "static") table = &v;
-    if (v["kind"].text == "heap" && v["bytes"].u64() == 8192) {
-      EXPECT_FALSE(v.has("offsets"));
+  for (const Json& v : j.at("variables")) {
+    if (v.at("kind").get<std::string>() == "heap" && v.at("bytes").get<uint64_t>() == 2u << 20) grid = &v;
+    if (v.at("kind").get<std::string>() == "static") table = &v;
+    if (v.at("kind").get<std::string>() == "heap" && v.at("bytes").get<uint64_t>() == 8192) {
+      EXPECT_FALSE(v.contains("offsets"));
     }
   }
   ASSERT_NE(grid, nullptr) << out.str();
   ASSERT_NE(table, nullptr);
-  const Json& off = (*grid)["offsets"];
-  ASSERT_EQ(off["bins"].items.size(), 32u);
-  EXPECT_EQ(off["bins"][0].u64(), 12u);
-  EXPECT_EQ(off["bins"][3].u64(), 4u);
-  EXPECT_EQ(off["bins"][7].u64(), 4u);
-  EXPECT_EQ(off["min"].u64(), 100u);
-  EXPECT_EQ(off["max"].u64(), 200001u);
-  EXPECT_EQ(off["hot"]["from"].number, 0.0);
-  EXPECT_EQ(off["hot"]["to"].number, 0.125);  // bins 0-3 hold 16 of 20 samples
-  EXPECT_EQ(off["hot"]["samples"].u64(), 16u);
-  EXPECT_EQ((*table)["offsets"]["bins"][31].u64(), 8u);
-  EXPECT_EQ((*table)["offsets"]["min"].u64(), 1000u);
+  const Json& off = (*grid).at("offsets");
+  ASSERT_EQ(off.at("bins").size(), 32u);
+  EXPECT_EQ(off.at("bins").at(0).get<uint64_t>(), 12u);
+  EXPECT_EQ(off.at("bins").at(3).get<uint64_t>(), 4u);
+  EXPECT_EQ(off.at("bins").at(7).get<uint64_t>(), 4u);
+  EXPECT_EQ(off.at("min").get<uint64_t>(), 100u);
+  EXPECT_EQ(off.at("max").get<uint64_t>(), 200001u);
+  EXPECT_EQ(off.at("hot").at("from").get<double>(), 0.0);
+  EXPECT_EQ(off.at("hot").at("to").get<double>(), 0.125);  // bins 0-3 hold 16 of 20 samples
+  EXPECT_EQ(off.at("hot").at("samples").get<uint64_t>(), 16u);
+  EXPECT_EQ((*table).at("offsets").at("bins").at(31).get<uint64_t>(), 8u);
+  EXPECT_EQ((*table).at("offsets").at("min").get<uint64_t>(), 1000u);
 }
 
 }  // namespace

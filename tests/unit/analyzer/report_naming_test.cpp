@@ -8,10 +8,14 @@
 #include <sstream>
 
 #include "formatters.h"
-#include "json_parse.h"
 #include "naming.h"
 #include "profile_builder.h"
 #include "report_model.h"
+
+#include <nlohmann/json.hpp>
+
+// Reports are read back with nlohmann-json, which refuses what RFC 8259 refuses.
+using Json = nlohmann::json;
 
 namespace hpcl::analysis {
 namespace {
@@ -158,25 +162,25 @@ TEST(ReportNaming, JsonMarksWrappersRegionsAndTheLabelFrame) {
   ReportModel m = build_report_model(make_database());
   std::ostringstream out;
   write_json(m, ReportOptions{View::Data, 0}, out);
-  Json j = JsonParser::parse(out.str());
-  const Json& v = j["variables"][0];
-  EXPECT_EQ(v["label_frame"].u64(), 3u);
-  const Json& path = v["allocation_path"];
-  EXPECT_FALSE(path[1].has("wrapper"));
-  EXPECT_TRUE(path[2]["wrapper"].boolean);
-  EXPECT_FALSE(path[3].has("wrapper"));
-  EXPECT_EQ(path[3]["function"].text, "setup_tables()");
-  for (const Json& var : j["variables"].items) {
-    if (var["name"].text != "/legacy/") continue;
-    EXPECT_TRUE(var["accesses"][0]["path"][0]["omp_region"].boolean);
-    EXPECT_FALSE(var["accesses"][0]["path"][1].has("omp_region"));
+  Json j = Json::parse(out.str());
+  const Json& v = j.at("variables").at(0);
+  EXPECT_EQ(v.at("label_frame").get<uint64_t>(), 3u);
+  const Json& path = v.at("allocation_path");
+  EXPECT_FALSE(path[1].contains("wrapper"));
+  EXPECT_TRUE(path[2].at("wrapper").get<bool>());
+  EXPECT_FALSE(path[3].contains("wrapper"));
+  EXPECT_EQ(path[3].at("function").get<std::string>(), "setup_tables()");
+  for (const Json& var : j.at("variables")) {
+    if (var.at("name").get<std::string>() != "/legacy/") continue;
+    EXPECT_TRUE(var.at("accesses").at(0).at("path").at(0).at("omp_region").get<bool>());
+    EXPECT_FALSE(var.at("accesses").at(0).at("path").at(1).contains("omp_region"));
   }
   std::ostringstream code;
   write_json(m, ReportOptions{View::Code, 0}, code);
-  Json c = JsonParser::parse(code.str());
+  Json c = Json::parse(code.str());
   bool region = false;
-  for (const Json& l : c["locations"].items)
-    region |= l["label"].text == "fields::total [omp region 0] (prog.f90:20)" && l["omp_region"].boolean;
+  for (const Json& l : c.at("locations"))
+    region |= l.at("label").get<std::string>() == "fields::total [omp region 0] (prog.f90:20)" && l.at("omp_region").get<bool>();
   EXPECT_TRUE(region);
 }
 

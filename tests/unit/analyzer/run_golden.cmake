@@ -34,6 +34,11 @@ foreach(view data code)
     compare(${WORK}/${view}.${fmt}.out ${GOLDEN}/expected/${view}.${fmt})
   endforeach()
 endforeach()
+# The exports (docs/EXPORTS.md): folded stacks and one CSV row per variable and access path.
+run_and_capture(folded ${HPCPROF} report ${WORK}/stencil.hpcdb --format folded)
+compare(${WORK}/folded.out ${GOLDEN}/expected/data.folded)
+run_and_capture(accesses ${HPCPROF} report ${WORK}/stencil.hpcdb --format csv --view accesses)
+compare(${WORK}/accesses.out ${GOLDEN}/expected/accesses.csv)
 # The default report (text, data view, top 20) exactly as a user first sees it.
 run_and_capture(default ${HPCPROF} report ${WORK}/stencil.hpcdb --top 3)
 compare(${WORK}/default.out ${GOLDEN}/expected/top3.text)

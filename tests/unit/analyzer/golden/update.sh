@@ -20,6 +20,9 @@ for view in data code; do
       >"$here/expected/$view.$fmt"
   done
 done
+"$bin/hpcprof-lite" report "$work/stencil.hpcdb" --format folded >"$here/expected/data.folded"
+"$bin/hpcprof-lite" report "$work/stencil.hpcdb" --format csv --view accesses \
+  >"$here/expected/accesses.csv"
 "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --top 3 >"$here/expected/top3.text"
 "$bin/hpcprof-lite" report "$work/stencil.hpcdb" --no-group --all --width 80 \
   >"$here/expected/nogroup-all-80.text"
