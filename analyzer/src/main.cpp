@@ -154,6 +154,7 @@ int run_report(Args& args) {
   }
   // Text and CSV print one access per variable (its hottest); JSON prints them all.
   if (format != "json") model_options.max_access_paths = 1;
+  else model_options.expand_access_paths = 0;  // written one at a time
   model_options.group_runtime = !no_group;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);

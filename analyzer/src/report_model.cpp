@@ -12,6 +12,7 @@
 #include "hpcl/tree.h"
 #include "debug_hints.h"
 #include "naming.h"
+#include "path_expander.h"
 #include "symbolize.h"
 #include "runtime_libs.h"
 #include "stats.h"
@@ -55,69 +56,6 @@ bool has_counter(const Node& node) {
   return false;
 }
 
-// Frame -> its inline-expanded locations, from the SYMBOLS section.
-class Expander {
- public:
-  explicit Expander(const Profile& db) : db_(db) {
-    for (const Symbolized& s : db.symbols) index_.emplace(s.frame, &s);
-  }
-
-  void append(const Frame& f, std::vector<Location>& out) const {
-    std::string module = f.module < db_.modules.size() ? db_.modules[f.module].path : std::string();
-    const Symbolized* s = find(f);
-    if (s == nullptr || s->locs.empty()) {
-      out.push_back(Location{{}, {}, 0, module, f.offset, true});
-      return;
-    }
-    for (const SourceLoc& l : s->locs) {
-      FunctionName name = display_function_name(l.function);
-      Location loc{std::move(name.name), l.file, l.line, module, f.offset, true};
-      loc.omp_region = name.omp_region;
-      loc.unnamed_function = unnamed_function_start(l.function, &loc.function_start);
-      out.push_back(std::move(loc));
-    }
-  }
-
-  // A path of frames, innermost first, with the frames of tail calls recovered: when a call
-  // site's callee (known from its call instruction) is not the function of the next frame
-  // inward, the callee ran and tail-called onward, leaving no frame. For an allocation path
-  // the next frame inward of frames[0] is the allocator itself.
-  void append_path(const std::vector<Frame>& frames, bool allocation,
-                   std::vector<Location>& out) const {
-    for (size_t i = 0; i < frames.size(); ++i) {
-      const Location* inward = i > 0 && !out.empty() ? &out.back() : nullptr;
-      if (i > 0 || allocation) add_tail_call(frames[i], inward, out);
-      append(frames[i], out);
-    }
-  }
-
- private:
-  const Symbolized* find(const Frame& f) const {
-    auto it = index_.find(f);
-    return it == index_.end() ? nullptr : it->second;
-  }
-
-  // `inward` is the outermost location of the next frame inward (its physical function), or
-  // nullptr for the allocator.
-  void add_tail_call(const Frame& caller, const Location* inward, std::vector<Location>& out) const {
-    const Symbolized* s = find(caller);
-    if (s == nullptr || s->callee.function.empty()) return;
-    if (inward == nullptr && is_allocation_function(s->callee.function)) return;
-    // Compared and shown as the other frames are: with Fortran and OpenMP names made readable.
-    FunctionName callee = display_function_name(s->callee.function);
-    std::string module =
-        caller.module < db_.modules.size() ? db_.modules[caller.module].path : std::string();
-    if (inward != nullptr && inward->module == module && inward->function == callee.name) return;
-    Location loc{std::move(callee.name), s->callee.file, s->callee.line, module, 0, false};
-    loc.omp_region = callee.omp_region;
-    loc.tail_call = true;
-    out.push_back(std::move(loc));
-  }
-
-  const Profile& db_;
-  std::map<Frame, const Symbolized*> index_;
-};
-
 std::string unknown_class_name(uint32_t a) {
   if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
   if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
@@ -127,7 +65,7 @@ std::string unknown_class_name(uint32_t a) {
 
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
-void add_heap_variables(const Profile& db, const Expander& expand, const ReportModelOptions& options,
+void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
                         std::vector<Variable>& out) {
   std::vector<std::vector<Location>> paths(db.sites.size());
   for (size_t s = 0; s < db.sites.size(); ++s)
@@ -494,6 +432,14 @@ void sort_variables(ReportModel& m, VariableOrder order) {
   });
 }
 
+const std::vector<Location>& ReportModel::access_path(const AccessPath& a,
+                                                     std::vector<Location>& scratch) const {
+  if (a.expanded || expander == nullptr) return a.path;
+  scratch.clear();
+  expander->append_access_path(a.leaf, scratch);
+  return scratch;
+}
+
 const char* kind_name(VariableKind kind) {
   switch (kind) {
     case VariableKind::Heap: return "heap";
@@ -526,7 +472,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.page_faults_lost = meta_u64(db, "page_faults_lost");
   m.page_faults_throttled = meta_u64(db, "page_faults_throttled");
 
-  const Expander expand(db);
+  m.expander = std::make_shared<const PathExpander>(db);
+  const PathExpander& expand = *m.expander;
   add_heap_variables(db, expand, options, m.variables);
   const std::vector<bool> fortran = fortran_modules(db);
   const CommonBlocks blocks = common_blocks(db, fortran);
@@ -651,16 +598,14 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
         return x.samples > y.samples;
       });
       if (list->size() > options.max_access_paths) list->resize(options.max_access_paths);
-      for (AccessPath& a : *list) {
-        std::vector<Frame> frames;
-        for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
-             j = tree.nodes[j].parent)
-          frames.push_back(Frame{tree.nodes[j].a, tree.nodes[j].b});
-        expand.append_path(frames, /*allocation=*/false, a.path);
+      for (size_t k = 0; k < list->size() && k < options.expand_access_paths; ++k) {
+        AccessPath& a = (*list)[k];
+        expand.append_access_path(a.leaf, a.path);
+        a.expanded = true;
       }
     }
-    if (!v.accesses.empty() && !v.accesses[0].path.empty())
-      v.hottest_access = location_label(v.accesses[0].path[0]);
+    if (!v.accesses.empty())
+      if (const Location* leaf = expand.access_leaf(v.accesses[0].leaf)) v.hottest_access = location_label(*leaf);
   }
   for (CodeLocation& c : m.locations)
     c.share = total > 0 ? static_cast<double>(c.samples) / total : 0;
