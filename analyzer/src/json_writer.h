@@ -38,8 +38,9 @@ class JsonWriter {
   }
 
   void value(std::string_view s) { separate(); write_string(s); }
+  // (No overload for std::string: it and any type that reads as one, an InternedString, take
+  // the string_view overload; a const char* would otherwise become a bool.)
   void value(const char* s) { value(std::string_view(s)); }
-  void value(const std::string& s) { value(std::string_view(s)); }
   void value(bool b) { separate(); buf_ += b ? "true" : "false"; }
   void value(uint64_t v) { separate(); integer(v); }
   void value(int64_t v) { separate(); integer(v); }
