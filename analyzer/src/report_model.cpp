@@ -492,13 +492,17 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   if (db.trees.empty()) return m;
   const Tree& tree = db.trees[0];
   const size_t n = tree.nodes.size();
-  const std::vector<uint64_t> inclusive = inclusive_metric(tree, kMetricSamples);
-  const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
-  const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
-  const std::vector<uint64_t> faults = inclusive_metric(tree, kMetricPageFaults);
   m.counters = counters_of(db);
-  m.total_samples = n > 0 ? inclusive[0] : 0;
-  m.page_faults = n > 0 ? faults[0] : 0;
+  // A subtree's inclusive value is the sum of its nodes' exclusive values: summing each node
+  // into its variable (and everything into the totals) needs no per-node vector of sums.
+  struct Sums {
+    uint64_t samples = 0, extra = 0, extra_var = 0, faults = 0;
+  };
+  std::vector<Sums> sums;  // by variable
+  for (const Node& node : tree.nodes) {
+    m.total_samples += node.metric(kMetricSamples);
+    m.page_faults += node.metric(kMetricPageFaults);
+  }
   m.has_page_faults |= m.page_faults > 0;
 
   // Parents precede children, so one forward pass knows each node's kind root and variable.
@@ -509,10 +513,13 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     const Node& node = tree.nodes[i];
     category[i] = node.parent == 0 ? node.kind : category[node.parent];
     var[i] = var[node.parent];
-    if (var[i] != kNone) continue;  // a variable node below a variable would be malformed
-    if (node.kind == NodeKind::HeapVar) var[i] = node.a;
-    else if (node.kind == NodeKind::StaticVarNode) var[i] = db.sites.size() + node.a;
-    else if (node.kind == NodeKind::UnknownClass) {
+    // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
+    if (var[i] != kNone) {
+    } else if (node.kind == NodeKind::HeapVar) {
+      var[i] = node.a;
+    } else if (node.kind == NodeKind::StaticVarNode) {
+      var[i] = db.sites.size() + node.a;
+    } else if (node.kind == NodeKind::UnknownClass) {
       auto [it, fresh] = unknown_var.try_emplace(node.a, m.variables.size());
       if (fresh) {
         Variable v;
@@ -522,12 +529,20 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       var[i] = it->second;
     }
     if (var[i] != kNone) {
-      Variable& v = m.variables[var[i]];
-      v.samples += inclusive[i];
-      v.samples_estimated += static_cast<double>(inclusive[i] + extra[i]);
-      v.samples_estimated_var += static_cast<double>(extra_var[i]);
-      v.page_faults += faults[i];
+      if (sums.size() <= var[i]) sums.resize(m.variables.size());
+      Sums& x = sums[var[i]];
+      x.samples += node.metric(kMetricSamples);
+      x.extra += node.metric(kMetricSamplesEstimated);
+      x.extra_var += node.metric(kMetricSamplesEstimatedVar);
+      x.faults += node.metric(kMetricPageFaults);
     }
+  }
+  for (size_t k = 0; k < sums.size(); ++k) {
+    Variable& v = m.variables[k];
+    v.samples += sums[k].samples;
+    v.samples_estimated += static_cast<double>(sums[k].samples + sums[k].extra);
+    v.samples_estimated_var += static_cast<double>(sums[k].extra_var);
+    v.page_faults += sums[k].faults;
   }
   add_memory_sums(tree, var, m);
   // First touches by node: the exclusive counts of the variable's subtree, summed.
