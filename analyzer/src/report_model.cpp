@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "hpcl/tree.h"
 #include "debug_hints.h"
@@ -190,6 +191,24 @@ void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, s
     claimed -= taken;
   }
 }
+
+// A code location as the code view groups them: interned names compare by pointer.
+struct CodeKey {
+  InternedString function, file, module;
+  uint32_t line = 0;
+  uint64_t offset = 0;
+  static CodeKey of(const Location& l) { return {l.function, l.file, l.module, l.line, l.offset}; }
+  friend bool operator==(const CodeKey&, const CodeKey&) = default;
+};
+struct CodeKeyHash {
+  size_t operator()(const CodeKey& k) const noexcept {
+    size_t h = std::hash<InternedString>()(k.function);
+    for (size_t x : {std::hash<InternedString>()(k.file), std::hash<InternedString>()(k.module),
+                     static_cast<size_t>(k.line), static_cast<size_t>(k.offset)})
+      h = (h ^ x) * 0x100000001b3ull;
+    return h;
+  }
+};
 
 bool is_data_root(NodeKind k) {
   return k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot;
@@ -558,49 +577,75 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   add_balance(m, db, unknown_var);
   add_first_touch(m, db, unknown_var);
 
-  using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
-  std::map<CodeKey, size_t> code_index;
-  for (size_t i = 1; i < n; ++i) {
-    const Node& node = tree.nodes[i];
-    if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
-      m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i)});
-    uint64_t samples = node.metric(kMetricSamples);
-    const bool counted = !m.counters.empty() && has_counter(node);
-    if (samples == 0 && !counted) continue;
-    const bool data = is_data_root(category[i]);
-    if (data) m.data_samples += samples;
-    if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
-    if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
-
-    std::vector<Location> leaf;
-    if (node.kind == NodeKind::Frame) {
-      expand.append(Frame{node.a, node.b}, leaf);
-      Location where = leaf.front();
-      // Symbolized locations aggregate over addresses; unsymbolized ones stay per address.
-      if (!where.function.empty()) {
-        where.offset = 0;
-        where.has_address = false;
-      }
-      CodeKey key{where.function, where.file, where.line, where.module, where.offset};
-      auto [it, fresh] = code_index.try_emplace(key, m.locations.size());
-      if (fresh) {
-        m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
-        m.locations.back().counters.assign(m.counters.size(), 0);
-      }
-      CodeLocation& loc = m.locations[it->second];
-      loc.samples += samples;
-      if (data) loc.data_samples += samples;
-      for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
+  // Code locations: symbolized ones aggregate over addresses, unsymbolized ones stay per
+  // address. A first pass finds them (and counts each variable's leaves), so the model's vectors
+  // are allocated once at their size: on a database of a million nodes, vectors grown by
+  // doubling would hold up to twice what they need at the peak.
+  auto code_where = [&](size_t i) {
+    Location where = *expand.access_leaf(static_cast<uint32_t>(i));
+    if (!where.function.empty()) {
+      where.offset = 0;
+      where.has_address = false;
     }
-    if (samples == 0) continue;
+    return where;
+  };
+  auto listed = [&](const Node& node, uint64_t samples) {
+    return samples > 0 || (!m.counters.empty() && has_counter(node));
+  };
+  {
+    std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_index;
+    std::vector<Location> wheres;
+    std::vector<size_t> leaves(m.variables.size()), touches(m.variables.size());
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      const uint64_t samples = node.metric(kMetricSamples);
+      if (var[i] != kNone) {
+        if (node.metric(kMetricPageFaults) > 0) ++touches[var[i]];
+        if (samples > 0) ++leaves[var[i]];
+      }
+      if (node.kind != NodeKind::Frame || !listed(node, samples)) continue;
+      Location where = code_where(i);
+      if (code_index.try_emplace(CodeKey::of(where), static_cast<uint32_t>(wheres.size())).second)
+        wheres.push_back(where);
+    }
+    for (size_t v = 0; v < m.variables.size(); ++v) {
+      m.variables[v].accesses.reserve(leaves[v]);
+      m.variables[v].first_touches.reserve(touches[v]);
+    }
+    m.locations.reserve(wheres.size());
+    for (const Location& where : wheres) {
+      m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
+      m.locations.back().counters.assign(m.counters.size(), 0);
+    }
+    std::vector<Location>().swap(wheres);
 
-    if (var[i] == kNone) continue;
-    // Only the leaf and its samples for now: paths are expanded after sorting, and only as many
-    // as the report prints.
-    AccessPath path;
-    path.samples = samples;
-    path.leaf = static_cast<uint32_t>(i);
-    m.variables[var[i]].accesses.push_back(std::move(path));
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
+        m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i), false});
+      uint64_t samples = node.metric(kMetricSamples);
+      if (!listed(node, samples)) continue;
+      const bool data = is_data_root(category[i]);
+      if (data) m.data_samples += samples;
+      if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
+      if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
+
+      if (node.kind == NodeKind::Frame) {
+        CodeLocation& loc = m.locations[code_index.at(CodeKey::of(code_where(i)))];
+        loc.samples += samples;
+        if (data) loc.data_samples += samples;
+        for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
+      }
+      if (samples == 0) continue;
+
+      if (var[i] == kNone) continue;
+      // Only the leaf and its samples for now: paths are expanded after sorting, and only as
+      // many as the report asks for.
+      AccessPath path;
+      path.samples = samples;
+      path.leaf = static_cast<uint32_t>(i);
+      m.variables[var[i]].accesses.push_back(std::move(path));
+    }
   }
 
   const double total = static_cast<double>(m.total_samples);
