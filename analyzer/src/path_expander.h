@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +31,7 @@ class PathExpander {
   // variable node (exclusive), expanded as append_path does.
   void append_access_path(uint32_t leaf, std::vector<Location>& out) const;
   // The first location of the access path ending at `leaf`; nullptr when the leaf is no frame.
+  // Valid until the expander next meets a new frame.
   const Location* access_leaf(uint32_t leaf) const;
 
  private:
@@ -40,18 +40,21 @@ class PathExpander {
       return std::hash<uint64_t>()(f.offset * 0x9e3779b97f4a7c15ull ^ f.module);
     }
   };
-  struct Entry {
-    std::vector<Location> locs;
-    // The callee of a call-site frame (tail_call set), when its call instruction names one;
-    // callee_allocates: it is an allocation function (no frame to recover on allocation paths).
-    std::optional<Location> callee;
+  // A frame's locations are arena_[first, first + count), then its callee when has_callee: the
+  // callee of a call-site frame (tail_call set) whose call instruction names one;
+  // callee_allocates: it is an allocation function (no frame to recover on allocation paths).
+  struct Slot {
+    uint32_t first = 0;
+    uint32_t count = 0;
+    bool has_callee = false;
     bool callee_allocates = false;
   };
-  const Entry& entry(const Frame& f) const;
+  Slot slot(const Frame& f) const;
+  const Symbolized* symbolized(const Frame& f) const;
 
   const Profile& db_;
-  std::unordered_map<Frame, const Symbolized*, FrameHash> symbols_;
-  mutable std::unordered_map<Frame, Entry, FrameHash> cache_;
+  mutable std::unordered_map<Frame, Slot, FrameHash> cache_;
+  mutable std::vector<Location> arena_;
   mutable std::vector<Frame> frames_;  // scratch of append_access_path
 };
 
