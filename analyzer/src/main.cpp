@@ -152,9 +152,13 @@ int run_report(Args& args) {
     std::cerr << "hpcprof-lite: " << error << "\n";
     return 1;
   }
-  // Text and CSV print one access per variable (its hottest); JSON prints them all.
-  if (format != "json") model_options.max_access_paths = 1;
-  else model_options.expand_access_paths = 0;  // written one at a time
+  // Only what the report prints: the code view no access paths; the data view no code
+  // locations, and one access per variable for text and CSV (its hottest), every one for JSON,
+  // written as they are expanded.
+  model_options.code_locations = options.view == View::Code;
+  if (options.view == View::Code) model_options.max_access_paths = 0;
+  else if (format != "json") model_options.max_access_paths = 1;
+  else model_options.expand_access_paths = 0;
   model_options.group_runtime = !no_group;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);

@@ -589,6 +589,24 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     }
     return where;
   };
+  // A small max_access_paths (text, CSV: 1; a viewer's first screen) keeps only that many
+  // leaves per variable while scanning, in the order the stable sort below would give them;
+  // a larger one keeps every leaf, sorted and cut after the scan.
+  constexpr size_t kBoundedKeep = 16;
+  const bool bounded = options.max_access_paths <= kBoundedKeep;
+  const size_t kept_max = bounded ? options.max_access_paths : SIZE_MAX;
+  auto keep = [&](std::vector<AccessPath>& list, AccessPath a) {
+    if (!bounded) {
+      list.push_back(std::move(a));
+      return;
+    }
+    if (kept_max == 0 || (list.size() == kept_max && list.back().samples >= a.samples)) return;
+    // After every leaf with as many samples: ties keep tree order.
+    auto at = std::upper_bound(list.begin(), list.end(), a.samples,
+                               [](uint64_t s, const AccessPath& x) { return s > x.samples; });
+    list.insert(at, std::move(a));
+    if (list.size() > kept_max) list.pop_back();
+  };
   auto listed = [&](const Node& node, uint64_t samples) {
     return samples > 0 || (!m.counters.empty() && has_counter(node));
   };
@@ -603,15 +621,16 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
         if (node.metric(kMetricPageFaults) > 0) ++touches[var[i]];
         if (samples > 0) ++leaves[var[i]];
       }
-      if (node.kind != NodeKind::Frame || !listed(node, samples)) continue;
+      if (!options.code_locations || node.kind != NodeKind::Frame || !listed(node, samples)) continue;
       Location where = code_where(i);
       if (code_index.try_emplace(CodeKey::of(where), static_cast<uint32_t>(wheres.size())).second)
         wheres.push_back(where);
     }
     for (size_t v = 0; v < m.variables.size(); ++v) {
-      m.variables[v].accesses.reserve(leaves[v]);
-      m.variables[v].first_touches.reserve(touches[v]);
+      m.variables[v].accesses.reserve(std::min(leaves[v], kept_max));
+      m.variables[v].first_touches.reserve(std::min(touches[v], kept_max));
     }
+    if (!options.code_locations) wheres.clear();
     m.locations.reserve(wheres.size());
     for (const Location& where : wheres) {
       m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
@@ -622,7 +641,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     for (size_t i = 1; i < n; ++i) {
       const Node& node = tree.nodes[i];
       if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
-        m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i), false});
+        keep(m.variables[var[i]].first_touches, AccessPath{{}, f, static_cast<uint32_t>(i), false});
       uint64_t samples = node.metric(kMetricSamples);
       if (!listed(node, samples)) continue;
       const bool data = is_data_root(category[i]);
@@ -630,7 +649,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
       if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
 
-      if (node.kind == NodeKind::Frame) {
+      if (options.code_locations && node.kind == NodeKind::Frame) {
         CodeLocation& loc = m.locations[code_index.at(CodeKey::of(code_where(i)))];
         loc.samples += samples;
         if (data) loc.data_samples += samples;
@@ -644,7 +663,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       AccessPath path;
       path.samples = samples;
       path.leaf = static_cast<uint32_t>(i);
-      m.variables[var[i]].accesses.push_back(std::move(path));
+      keep(m.variables[var[i]].accesses, std::move(path));
     }
   }
 

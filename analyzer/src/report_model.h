@@ -198,6 +198,8 @@ struct ReportModelOptions {
   // database, which must then outlive the model. A JSON report asks for 0 and writes each path
   // as it expands it; a viewer expands the paths of the variable it opens.
   size_t expand_access_paths = SIZE_MAX;
+  // Build the code view (ReportModel::locations); a report of the data view does not need it.
+  bool code_locations = true;
   // Functions to treat as the program's allocation wrappers (--alloc-wrapper), searched in the
   // demangled name, in addition to those recognised automatically (naming.h, AllocWrappers).
   std::vector<std::regex> alloc_wrappers;
