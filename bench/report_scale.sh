@@ -2,7 +2,7 @@
 # The report at scale (docs/PERFORMANCE.md, "Reports of large databases"): what
 # `hpcprof-lite report` costs on two synthetic databases made with bench/gen_profiles and
 # merged: "1024" (1024 profiles of 4 threads x 700 paths: a ~0.7 MB database of ~167,000 tree
-# nodes, the size issue 10 measured) and "1M" (256 profiles of 4 threads x 6000 paths: about a
+# nodes, the size issue 10 measured) and "1M" (256 profiles of 4 threads x 8600 paths: about a
 # million tree nodes). For each: the file's size, its decoded size (bench/db_size: the heap the
 # decoded Profile holds), the peak RSS and wall time of loading it alone (db_size, the floor of
 # any report), and of `report` as JSON (every access path), text and text --view code; the
@@ -54,7 +54,7 @@ measure() {
 
 echo "| database | file | tree nodes | decoded | what | time | peak RSS | RSS / decoded |"
 echo "|---|---|---|---|---|---|---|---|"
-for spec in "1024 1024 700" "1M 256 6000"; do
+for spec in "1024 1024 700" "1M 256 8600"; do
   read -r name n paths <<<"$spec"
   make_db "$name" "$n" "$paths"
   db=$root/$name.hpcdb
