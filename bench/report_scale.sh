@@ -13,7 +13,7 @@
 #   $HPCL_REPORT_BENCH_DIR (default /tmp/hpcl-report-bench, kept between runs: ~300 MB of
 #   profiles).
 set -euo pipefail
-# shellcheck source=scripts/lib/common.sh
+# shellcheck source=scripts/lib/common.sh disable=SC1091
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/common.sh"
 
 build=${1:-$HPCL_ROOT/build}
@@ -59,9 +59,13 @@ for spec in "1024 1024 700" "1M 256 8600"; do
   make_db "$name" "$n" "$paths"
   db=$root/$name.hpcdb
   info=$("$size" "$db")
-  file=$(sed 's/.*file_bytes=\([0-9]*\).*/\1/' <<<"$info")
-  decoded=$(sed 's/.*decoded_bytes=\([0-9]*\).*/\1/' <<<"$info")
-  nodes=$(sed 's/.*tree_nodes=\([0-9]*\).*/\1/' <<<"$info")
+  for kv in $info; do
+    case $kv in
+      file_bytes=*) file=${kv#*=} ;;
+      decoded_bytes=*) decoded=${kv#*=} ;;
+      tree_nodes=*) nodes=${kv#*=} ;;
+    esac
+  done
   row() {
     local what=$1; shift
     local m
