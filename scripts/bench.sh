@@ -8,7 +8,8 @@
 #   3. micro-benchmarks (Google Benchmark): allocation wrappers through the real preloaded
 #      runtime, runtime internals, analyzer internals;
 #   4. hpcprof-lite merge of 256/512/1024 synthetic process profiles with -j1 and -j2 (wall time
-#      and max RSS), and report generation on the 1024-profile database.
+#      and max RSS), and report generation on the 1024-profile database; bench/report_scale.sh's
+#      table (report time and peak RSS against the decoded size, 1024 profiles and 1M nodes).
 # Usage: scripts/bench.sh [--pairs N] [--heaptrack-runs N] [--only workloads,lists,rates,micro,analyzer]
 # Environment: HPCL_BENCH_BUILD_DIR (default <repo>/build-bench), BENCH_PAIRS (default 5).
 # Takes about 10-15 minutes on 2 cores. Measurements are noisy when the machine is shared:
@@ -195,6 +196,12 @@ fi
 
 say "summarising"
 python3 "$HPCL_ROOT/bench/summarize.py" "$work" "$pairs" >"$results/latest.md"
+if wants analyzer; then
+  say "analyzer: report of the 1024-profile and 1M-node databases (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  { printf '\n## Reports of large databases (bench/report_scale.sh)\n\n'
+    HPCL_REPORT_BENCH_DIR=$work/report-scale "$HPCL_ROOT/bench/report_scale.sh" "$build" 3
+  } >>"$results/latest.md"
+fi
 cp "$raw" "$results/latest-raw.tsv"
 cat "$results/latest.md"
 say "written: $results/latest.md (raw timings: $results/latest-raw.tsv)"

@@ -59,7 +59,7 @@ std::string callers_of(const AccessPath& a) {
   std::string out;
   for (size_t i = 1; i < a.path.size() && i <= 2; ++i) {
     const Location& l = a.path[i];
-    out += (i > 1 ? " < " : "") + (l.function.empty() ? std::string(basename_of(l.module)) : l.function);
+    out += (i > 1 ? " < " : "") + (l.function.empty() ? std::string(basename_of(l.module)) : l.function.str());
   }
   return out;
 }

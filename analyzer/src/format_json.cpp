@@ -170,7 +170,8 @@ void write_first_touch(JsonWriter& w, const Variable& v) {
   w.end_object();
 }
 
-void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
+void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std::vector<Location>& scratch) {
+  const bool page_faults = m.has_page_faults;
   w.begin_object();
   w.field("kind", kind_name(v.kind));
   w.field("name", v.name);
@@ -217,7 +218,7 @@ void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
   for (const AccessPath& a : v.accesses) {
     w.begin_object();
     w.key("path");
-    write_path(w, a.path);
+    write_path(w, m.access_path(a, scratch));
     write_samples(w, a.samples);
     w.end_object();
   }
@@ -228,7 +229,7 @@ void write_variable(JsonWriter& w, const Variable& v, bool page_faults) {
     for (const AccessPath& a : v.first_touches) {
       w.begin_object();
       w.key("path");
-      write_path(w, a.path);
+      write_path(w, m.access_path(a, scratch));
       w.key("metrics");
       w.begin_object(true);
       w.field("page_faults", a.samples);
@@ -306,7 +307,8 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
     w.key("variables");
     w.begin_array();
     size_t n = rows_to_print(m.variables.size(), options.top);
-    for (size_t i = 0; i < n; ++i) write_variable(w, m.variables[i], m.has_page_faults);
+    std::vector<Location> scratch;  // one access path at a time (ReportModel::access_path)
+    for (size_t i = 0; i < n; ++i) write_variable(w, m, m.variables[i], scratch);
     w.end_array();
   } else {
     write_prologue(w, m, "code");

@@ -7,13 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "interned_string.h"
+
 namespace hpcl::analysis {
 
+// The names are interned (interned_string.h): a Location is small and copied freely, and the
+// fields read as the strings they were made from.
 struct Location {
-  std::string function;  // demangled; "" when unknown
-  std::string file;      // as recorded in the debug info (usually absolute); "" when unknown
+  InternedString function;  // demangled; "" when unknown
+  InternedString file;      // as recorded in the debug info (usually absolute); "" when unknown
   uint32_t line = 0;
-  std::string module;    // path of the module; "" for no module (or the allocation API pseudo-frame)
+  InternedString module;    // path of the module; "" for no module (or the allocation API pseudo-frame)
   uint64_t offset = 0;   // link-time address of the code frame this location was expanded from
   bool has_address = false;  // false for the allocation API pseudo-frame
   // Recovered, not on the stack: the caller's call went to this function, which tail-called

@@ -155,8 +155,13 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
     std::cerr << "hpcprof-lite: " << error << "\n";
     return 1;
   }
-  // Text and CSV print one access per variable (its hottest); the others print them all.
-  if (format == "text" || (format == "csv" && options.view != View::Accesses))
+  // Only what the report prints: the code view no access paths; the data view no code
+  // locations; text and CSV one access per variable (its hottest); JSON every one, written as
+  // they are expanded; folded, html and the accesses CSV every one, expanded up front.
+  model_options.code_locations = options.view == View::Code;
+  if (options.view == View::Code) model_options.max_access_paths = 0;
+  else if (format == "json") model_options.expand_access_paths = 0;
+  else if (format == "text" || (format == "csv" && options.view != View::Accesses))
     model_options.max_access_paths = 1;
   model_options.group_runtime = !a.no_group;
   ReportModel model = build_report_model(db, model_options);

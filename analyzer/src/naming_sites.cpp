@@ -35,7 +35,7 @@ bool has_allocating_name(std::string_view function) {
 bool AllocWrappers::is_wrapper(const Location& loc) const {
   if (loc.function.empty()) return false;
   for (const std::regex& r : user_)
-    if (std::regex_search(loc.function, r)) return true;
+    if (std::regex_search(loc.function.str(), r)) return true;
   return !detected_.empty() && detected_.count(qualified_base_name(loc.function)) != 0;
 }
 

@@ -8,10 +8,12 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "hpcl/tree.h"
 #include "debug_hints.h"
 #include "naming.h"
+#include "path_expander.h"
 #include "symbolize.h"
 #include "runtime_libs.h"
 #include "stats.h"
@@ -55,69 +57,6 @@ bool has_counter(const Node& node) {
   return false;
 }
 
-// Frame -> its inline-expanded locations, from the SYMBOLS section.
-class Expander {
- public:
-  explicit Expander(const Profile& db) : db_(db) {
-    for (const Symbolized& s : db.symbols) index_.emplace(s.frame, &s);
-  }
-
-  void append(const Frame& f, std::vector<Location>& out) const {
-    std::string module = f.module < db_.modules.size() ? db_.modules[f.module].path : std::string();
-    const Symbolized* s = find(f);
-    if (s == nullptr || s->locs.empty()) {
-      out.push_back(Location{{}, {}, 0, module, f.offset, true});
-      return;
-    }
-    for (const SourceLoc& l : s->locs) {
-      FunctionName name = display_function_name(l.function);
-      Location loc{std::move(name.name), l.file, l.line, module, f.offset, true};
-      loc.omp_region = name.omp_region;
-      loc.unnamed_function = unnamed_function_start(l.function, &loc.function_start);
-      out.push_back(std::move(loc));
-    }
-  }
-
-  // A path of frames, innermost first, with the frames of tail calls recovered: when a call
-  // site's callee (known from its call instruction) is not the function of the next frame
-  // inward, the callee ran and tail-called onward, leaving no frame. For an allocation path
-  // the next frame inward of frames[0] is the allocator itself.
-  void append_path(const std::vector<Frame>& frames, bool allocation,
-                   std::vector<Location>& out) const {
-    for (size_t i = 0; i < frames.size(); ++i) {
-      const Location* inward = i > 0 && !out.empty() ? &out.back() : nullptr;
-      if (i > 0 || allocation) add_tail_call(frames[i], inward, out);
-      append(frames[i], out);
-    }
-  }
-
- private:
-  const Symbolized* find(const Frame& f) const {
-    auto it = index_.find(f);
-    return it == index_.end() ? nullptr : it->second;
-  }
-
-  // `inward` is the outermost location of the next frame inward (its physical function), or
-  // nullptr for the allocator.
-  void add_tail_call(const Frame& caller, const Location* inward, std::vector<Location>& out) const {
-    const Symbolized* s = find(caller);
-    if (s == nullptr || s->callee.function.empty()) return;
-    if (inward == nullptr && is_allocation_function(s->callee.function)) return;
-    // Compared and shown as the other frames are: with Fortran and OpenMP names made readable.
-    FunctionName callee = display_function_name(s->callee.function);
-    std::string module =
-        caller.module < db_.modules.size() ? db_.modules[caller.module].path : std::string();
-    if (inward != nullptr && inward->module == module && inward->function == callee.name) return;
-    Location loc{std::move(callee.name), s->callee.file, s->callee.line, module, 0, false};
-    loc.omp_region = callee.omp_region;
-    loc.tail_call = true;
-    out.push_back(std::move(loc));
-  }
-
-  const Profile& db_;
-  std::map<Frame, const Symbolized*> index_;
-};
-
 std::string unknown_class_name(uint32_t a) {
   if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
   if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
@@ -127,7 +66,7 @@ std::string unknown_class_name(uint32_t a) {
 
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
-void add_heap_variables(const Profile& db, const Expander& expand, const ReportModelOptions& options,
+void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
                         std::vector<Variable>& out) {
   std::vector<std::vector<Location>> paths(db.sites.size());
   for (size_t s = 0; s < db.sites.size(); ++s)
@@ -252,6 +191,24 @@ void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, s
     claimed -= taken;
   }
 }
+
+// A code location as the code view groups them: interned names compare by pointer.
+struct CodeKey {
+  InternedString function, file, module;
+  uint32_t line = 0;
+  uint64_t offset = 0;
+  static CodeKey of(const Location& l) { return {l.function, l.file, l.module, l.line, l.offset}; }
+  friend bool operator==(const CodeKey&, const CodeKey&) = default;
+};
+struct CodeKeyHash {
+  size_t operator()(const CodeKey& k) const noexcept {
+    size_t h = std::hash<InternedString>()(k.function);
+    for (size_t x : {std::hash<InternedString>()(k.file), std::hash<InternedString>()(k.module),
+                     static_cast<size_t>(k.line), static_cast<size_t>(k.offset)})
+      h = (h ^ x) * 0x100000001b3ull;
+    return h;
+  }
+};
 
 bool is_data_root(NodeKind k) {
   return k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot;
@@ -494,6 +451,14 @@ void sort_variables(ReportModel& m, VariableOrder order) {
   });
 }
 
+const std::vector<Location>& ReportModel::access_path(const AccessPath& a,
+                                                     std::vector<Location>& scratch) const {
+  if (a.expanded || expander == nullptr) return a.path;
+  scratch.clear();
+  expander->append_access_path(a.leaf, scratch);
+  return scratch;
+}
+
 const char* kind_name(VariableKind kind) {
   switch (kind) {
     case VariableKind::Heap: return "heap";
@@ -526,7 +491,8 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.page_faults_lost = meta_u64(db, "page_faults_lost");
   m.page_faults_throttled = meta_u64(db, "page_faults_throttled");
 
-  const Expander expand(db);
+  m.expander = std::make_shared<const PathExpander>(db);
+  const PathExpander& expand = *m.expander;
   add_heap_variables(db, expand, options, m.variables);
   const std::vector<bool> fortran = fortran_modules(db);
   const CommonBlocks blocks = common_blocks(db, fortran);
@@ -545,13 +511,17 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   if (db.trees.empty()) return m;
   const Tree& tree = db.trees[0];
   const size_t n = tree.nodes.size();
-  const std::vector<uint64_t> inclusive = inclusive_metric(tree, kMetricSamples);
-  const std::vector<uint64_t> extra = inclusive_metric(tree, kMetricSamplesEstimated);
-  const std::vector<uint64_t> extra_var = inclusive_metric(tree, kMetricSamplesEstimatedVar);
-  const std::vector<uint64_t> faults = inclusive_metric(tree, kMetricPageFaults);
   m.counters = counters_of(db);
-  m.total_samples = n > 0 ? inclusive[0] : 0;
-  m.page_faults = n > 0 ? faults[0] : 0;
+  // A subtree's inclusive value is the sum of its nodes' exclusive values: summing each node
+  // into its variable (and everything into the totals) needs no per-node vector of sums.
+  struct Sums {
+    uint64_t samples = 0, extra = 0, extra_var = 0, faults = 0;
+  };
+  std::vector<Sums> sums;  // by variable
+  for (const Node& node : tree.nodes) {
+    m.total_samples += node.metric(kMetricSamples);
+    m.page_faults += node.metric(kMetricPageFaults);
+  }
   m.has_page_faults |= m.page_faults > 0;
 
   // Parents precede children, so one forward pass knows each node's kind root and variable.
@@ -562,10 +532,13 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     const Node& node = tree.nodes[i];
     category[i] = node.parent == 0 ? node.kind : category[node.parent];
     var[i] = var[node.parent];
-    if (var[i] != kNone) continue;  // a variable node below a variable would be malformed
-    if (node.kind == NodeKind::HeapVar) var[i] = node.a;
-    else if (node.kind == NodeKind::StaticVarNode) var[i] = db.sites.size() + node.a;
-    else if (node.kind == NodeKind::UnknownClass) {
+    // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
+    if (var[i] != kNone) {
+    } else if (node.kind == NodeKind::HeapVar) {
+      var[i] = node.a;
+    } else if (node.kind == NodeKind::StaticVarNode) {
+      var[i] = db.sites.size() + node.a;
+    } else if (node.kind == NodeKind::UnknownClass) {
       auto [it, fresh] = unknown_var.try_emplace(node.a, m.variables.size());
       if (fresh) {
         Variable v;
@@ -575,12 +548,20 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
       var[i] = it->second;
     }
     if (var[i] != kNone) {
-      Variable& v = m.variables[var[i]];
-      v.samples += inclusive[i];
-      v.samples_estimated += static_cast<double>(inclusive[i] + extra[i]);
-      v.samples_estimated_var += static_cast<double>(extra_var[i]);
-      v.page_faults += faults[i];
+      if (sums.size() <= var[i]) sums.resize(m.variables.size());
+      Sums& x = sums[var[i]];
+      x.samples += node.metric(kMetricSamples);
+      x.extra += node.metric(kMetricSamplesEstimated);
+      x.extra_var += node.metric(kMetricSamplesEstimatedVar);
+      x.faults += node.metric(kMetricPageFaults);
     }
+  }
+  for (size_t k = 0; k < sums.size(); ++k) {
+    Variable& v = m.variables[k];
+    v.samples += sums[k].samples;
+    v.samples_estimated += static_cast<double>(sums[k].samples + sums[k].extra);
+    v.samples_estimated_var += static_cast<double>(sums[k].extra_var);
+    v.page_faults += sums[k].faults;
   }
   add_memory_sums(tree, var, m);
   // First touches by node: the exclusive counts of the variable's subtree, summed.
@@ -596,49 +577,94 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   add_balance(m, db, unknown_var);
   add_first_touch(m, db, unknown_var);
 
-  using CodeKey = std::tuple<std::string, std::string, uint32_t, std::string, uint64_t>;
-  std::map<CodeKey, size_t> code_index;
-  for (size_t i = 1; i < n; ++i) {
-    const Node& node = tree.nodes[i];
-    if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
-      m.variables[var[i]].first_touches.push_back(AccessPath{{}, f, static_cast<uint32_t>(i)});
-    uint64_t samples = node.metric(kMetricSamples);
-    const bool counted = !m.counters.empty() && has_counter(node);
-    if (samples == 0 && !counted) continue;
-    const bool data = is_data_root(category[i]);
-    if (data) m.data_samples += samples;
-    if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
-    if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
-
-    std::vector<Location> leaf;
-    if (node.kind == NodeKind::Frame) {
-      expand.append(Frame{node.a, node.b}, leaf);
-      Location where = leaf.front();
-      // Symbolized locations aggregate over addresses; unsymbolized ones stay per address.
-      if (!where.function.empty()) {
-        where.offset = 0;
-        where.has_address = false;
-      }
-      CodeKey key{where.function, where.file, where.line, where.module, where.offset};
-      auto [it, fresh] = code_index.try_emplace(key, m.locations.size());
-      if (fresh) {
-        m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
-        m.locations.back().counters.assign(m.counters.size(), 0);
-      }
-      CodeLocation& loc = m.locations[it->second];
-      loc.samples += samples;
-      if (data) loc.data_samples += samples;
-      for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
+  // Code locations: symbolized ones aggregate over addresses, unsymbolized ones stay per
+  // address. A first pass finds them (and counts each variable's leaves), so the model's vectors
+  // are allocated once at their size: on a database of a million nodes, vectors grown by
+  // doubling would hold up to twice what they need at the peak.
+  auto code_where = [&](size_t i) {
+    Location where = *expand.access_leaf(static_cast<uint32_t>(i));
+    if (!where.function.empty()) {
+      where.offset = 0;
+      where.has_address = false;
     }
-    if (samples == 0) continue;
+    return where;
+  };
+  // A small max_access_paths (text, CSV: 1; a viewer's first screen) keeps only that many
+  // leaves per variable while scanning, in the order the stable sort below would give them;
+  // a larger one keeps every leaf, sorted and cut after the scan.
+  constexpr size_t kBoundedKeep = 16;
+  const bool bounded = options.max_access_paths <= kBoundedKeep;
+  const size_t kept_max = bounded ? options.max_access_paths : SIZE_MAX;
+  auto keep = [&](std::vector<AccessPath>& list, AccessPath a) {
+    if (!bounded) {
+      list.push_back(std::move(a));
+      return;
+    }
+    if (kept_max == 0 || (list.size() == kept_max && list.back().samples >= a.samples)) return;
+    // After every leaf with as many samples: ties keep tree order.
+    auto at = std::upper_bound(list.begin(), list.end(), a.samples,
+                               [](uint64_t s, const AccessPath& x) { return s > x.samples; });
+    list.insert(at, std::move(a));
+    if (list.size() > kept_max) list.pop_back();
+  };
+  auto listed = [&](const Node& node, uint64_t samples) {
+    return samples > 0 || (!m.counters.empty() && has_counter(node));
+  };
+  {
+    std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_index;
+    std::vector<Location> wheres;
+    std::vector<size_t> leaves(m.variables.size()), touches(m.variables.size());
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      const uint64_t samples = node.metric(kMetricSamples);
+      if (var[i] != kNone) {
+        if (node.metric(kMetricPageFaults) > 0) ++touches[var[i]];
+        if (samples > 0) ++leaves[var[i]];
+      }
+      if (!options.code_locations || node.kind != NodeKind::Frame || !listed(node, samples)) continue;
+      Location where = code_where(i);
+      if (code_index.try_emplace(CodeKey::of(where), static_cast<uint32_t>(wheres.size())).second)
+        wheres.push_back(where);
+    }
+    for (size_t v = 0; v < m.variables.size(); ++v) {
+      m.variables[v].accesses.reserve(std::min(leaves[v], kept_max));
+      m.variables[v].first_touches.reserve(std::min(touches[v], kept_max));
+    }
+    if (!options.code_locations) wheres.clear();
+    m.locations.reserve(wheres.size());
+    for (const Location& where : wheres) {
+      m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
+      m.locations.back().counters.assign(m.counters.size(), 0);
+    }
+    std::vector<Location>().swap(wheres);
 
-    if (var[i] == kNone) continue;
-    // Only the leaf and its samples for now: paths are expanded after sorting, and only as many
-    // as the report prints.
-    AccessPath path;
-    path.samples = samples;
-    path.leaf = static_cast<uint32_t>(i);
-    m.variables[var[i]].accesses.push_back(std::move(path));
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
+        keep(m.variables[var[i]].first_touches, AccessPath{{}, f, static_cast<uint32_t>(i), false});
+      uint64_t samples = node.metric(kMetricSamples);
+      if (!listed(node, samples)) continue;
+      const bool data = is_data_root(category[i]);
+      if (data) m.data_samples += samples;
+      if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
+      if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
+
+      if (options.code_locations && node.kind == NodeKind::Frame) {
+        CodeLocation& loc = m.locations[code_index.at(CodeKey::of(code_where(i)))];
+        loc.samples += samples;
+        if (data) loc.data_samples += samples;
+        for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
+      }
+      if (samples == 0) continue;
+
+      if (var[i] == kNone) continue;
+      // Only the leaf and its samples for now: paths are expanded after sorting, and only as
+      // many as the report asks for.
+      AccessPath path;
+      path.samples = samples;
+      path.leaf = static_cast<uint32_t>(i);
+      keep(m.variables[var[i]].accesses, std::move(path));
+    }
   }
 
   const double total = static_cast<double>(m.total_samples);
@@ -651,16 +677,14 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
         return x.samples > y.samples;
       });
       if (list->size() > options.max_access_paths) list->resize(options.max_access_paths);
-      for (AccessPath& a : *list) {
-        std::vector<Frame> frames;
-        for (size_t j = a.leaf; var[j] != kNone && tree.nodes[j].kind == NodeKind::Frame;
-             j = tree.nodes[j].parent)
-          frames.push_back(Frame{tree.nodes[j].a, tree.nodes[j].b});
-        expand.append_path(frames, /*allocation=*/false, a.path);
+      for (size_t k = 0; k < list->size() && k < options.expand_access_paths; ++k) {
+        AccessPath& a = (*list)[k];
+        expand.append_access_path(a.leaf, a.path);
+        a.expanded = true;
       }
     }
-    if (!v.accesses.empty() && !v.accesses[0].path.empty())
-      v.hottest_access = location_label(v.accesses[0].path[0]);
+    if (!v.accesses.empty())
+      if (const Location* leaf = expand.access_leaf(v.accesses[0].leaf)) v.hottest_access = location_label(*leaf);
   }
   for (CodeLocation& c : m.locations)
     c.share = total > 0 ? static_cast<double>(c.samples) / total : 0;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "hpcl/profile.h"
 #include "location.h"
 #include "memory_model.h"
+#include "path_expander.h"
 
 namespace hpcl::analysis {
 
@@ -23,9 +25,12 @@ const char* kind_name(VariableKind kind);  // "heap", "static", "unknown", "grou
 
 // One access path of a variable: the calling context of the sampled instruction.
 struct AccessPath {
-  std::vector<Location> path;  // innermost first: the sampled instruction, then its callers
+  // Innermost first: the sampled instruction, then its callers. Empty until expanded (see
+  // ReportModelOptions::expand_access_paths and ReportModel::access_path).
+  std::vector<Location> path;
   uint64_t samples = 0;
   uint32_t leaf = 0;           // the leaf's node in the database tree
+  bool expanded = false;       // `path` holds the frames
 };
 
 // One library's part of a Group row.
@@ -173,6 +178,14 @@ struct ReportModel {
   // Samples descending, ties by label; a location with counter events and no samples comes
   // after every sampled one, by its first counter.
   std::vector<CodeLocation> locations;
+
+  // Expands the frames of the database's access paths, each distinct frame once (shared by
+  // copies of the model; it refers to the database the model was built from).
+  std::shared_ptr<const PathExpander> expander;
+  // The frames of an access path of this model: `a.path` when the model expanded it, else
+  // expanded now into `scratch` (the database must still be alive) and returned. Lets a report
+  // write millions of paths holding one at a time.
+  const std::vector<Location>& access_path(const AccessPath& a, std::vector<Location>& scratch) const;
 };
 
 struct ReportModelOptions {
@@ -180,6 +193,13 @@ struct ReportModelOptions {
   // report that prints only the hottest access (text, CSV) asks for 1, so a large database is not
   // materialised as millions of location strings.
   size_t max_access_paths = SIZE_MAX;
+  // Of those, how many (hottest first) get their frames in AccessPath::path. The others keep
+  // only their leaf and samples, and ReportModel::access_path expands them when asked, from the
+  // database, which must then outlive the model. A JSON report asks for 0 and writes each path
+  // as it expands it; a viewer expands the paths of the variable it opens.
+  size_t expand_access_paths = SIZE_MAX;
+  // Build the code view (ReportModel::locations); a report of the data view does not need it.
+  bool code_locations = true;
   // Functions to treat as the program's allocation wrappers (--alloc-wrapper), searched in the
   // demangled name, in addition to those recognised automatically (naming.h, AllocWrappers).
   std::vector<std::regex> alloc_wrappers;
