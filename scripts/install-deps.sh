@@ -14,6 +14,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev  # unit tests
   libbenchmark-dev    # micro-benchmarks
   libncurses-dev      # hpcviewer-tui
+  tmux                # hpcviewer-tui tested in a real terminal (tests/e2e/viewer_tmux.sh)
   libpfm4-dev         # event names for hardware sources
   libpapi-dev         # PAPI: --check lists its components, -e PAPI_NAME (launcher dlopens it)
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
