@@ -168,7 +168,10 @@ void ViewTree::hot_path(size_t column) {
       break;
     }
     const double parent = n->values.size() > column ? n->values[column] : kNoValue;
-    if (!first && has_value(parent) && hot->values[column] < 0.5 * parent) break;
+    if (!first && has_value(parent) && hot->values[column] < 0.5 * parent) {
+      n->open = true;  // the chain ends here: show where it splits
+      break;
+    }
     n->open = true;
     n = hot;
   }
@@ -213,8 +216,8 @@ bool ViewTree::search(const std::string& query, bool forward) {
   if (query.empty() || rows_.empty()) return false;
   const std::string q = lowercase(query);
   const size_t n = rows_.size();
-  for (size_t k = 1; k <= n; ++k) {
-    size_t i = forward ? (cursor_ + k) % n : (cursor_ + n - k % n) % n;
+  for (size_t k = 1; k < n; ++k) {
+    size_t i = forward ? (cursor_ + k) % n : (cursor_ + n - k) % n;
     if (row_matches(*rows_[i], q)) {
       cursor_ = i;
       return true;
@@ -237,7 +240,7 @@ bool ViewTree::search(const std::string& query, bool forward) {
     for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
       stack.emplace_back(it->get(), visible && node->open);
   }
-  if (found == nullptr) return false;
+  if (found == nullptr) return row_matches(*rows_[cursor_], q);  // the only match: stay
   for (ViewNode* p = found->parent; p != nullptr; p = p->parent) p->open = true;
   refresh();
   select(found);

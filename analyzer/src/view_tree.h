@@ -74,16 +74,18 @@ class ViewTree {
   void open_all();
   void close_all();
   // Opens the hottest chain below the selected row: descends into the hottest child (by
-  // `column`) while it holds at least half of its parent's value, and selects the last one.
+  // `column`) while it holds at least half of its parent's value, and selects and opens the
+  // last one (so its children show where the cost splits).
   void hot_path(size_t column);
 
   int sort_column() const { return sort_; }
   void sort_by(int column);
 
   // Selects the next (forward) or previous row whose label, function or file contains `query`
-  // (case-insensitive): among the visible rows first, from the cursor on, wrapping; else,
-  // depth-first through closed rows (built on the way, at most kSearchNodes of them), opening
-  // the match's parents. False when nothing matches.
+  // (case-insensitive): among the other visible rows first, from the cursor on, wrapping; else
+  // the first (forward) or last (backward) match in closed rows, depth-first, built on the way
+  // (at most kSearchNodes of them), its parents opened; else the selected row if it matches.
+  // False when nothing matches.
   static constexpr size_t kSearchNodes = 200000;
   bool search(const std::string& query, bool forward);
 
