@@ -86,7 +86,7 @@ class ViewTree {
   // the first (forward) or last (backward) match in closed rows, depth-first, built on the way
   // (at most kSearchNodes of them), its parents opened; else the selected row if it matches.
   // False when nothing matches.
-  static constexpr size_t kSearchNodes = 200000;
+  static constexpr size_t kSearchNodes = 30000;
   bool search(const std::string& query, bool forward);
 
   // Builds node's children now (a no-op once built).
