@@ -170,8 +170,8 @@ void ViewModel::build_data(ViewNode& node) const {
         return;
       }
       auto alloc = make_row(RowKind::AllocationPath,
-                            "allocation path (" + v.allocator + ", " + std::to_string(v.allocations) +
-                                (v.allocations == 1 ? " block, " : " blocks, ") + human_bytes(v.bytes) + ")",
+                            "allocation path: " + v.allocator + ", " + std::to_string(v.allocations) +
+                                (v.allocations == 1 ? " block, " : " blocks, ") + human_bytes(v.bytes),
                             columns_.size());
       alloc->ref = node.ref;
       alloc->expandable = !v.allocation_path.empty();

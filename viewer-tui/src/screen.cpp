@@ -47,20 +47,27 @@ std::string ascii(const std::string& s) {
   return out;
 }
 
-// Exactly `width` columns: shortened in the middle or padded.
+// At most `width` columns: the first code points of s.
+std::string cut(const std::string& s, size_t width) {
+  std::string out;
+  size_t w = 0;
+  for (size_t i = 0; i < s.size() && w < width; ++i) {
+    out += s[i];
+    if (i + 1 >= s.size() || (static_cast<unsigned char>(s[i + 1]) & 0xC0) != 0x80) ++w;
+  }
+  return out;
+}
+
+// Exactly `width` columns: shortened in the middle (a label keeps its name's end and its
+// file:line) or padded.
 std::string fit(const std::string& s, size_t width) {
   std::string t = display_width(s) > width ? analysis::shorten_label(s, width) : s;
-  if (display_width(t) > width) {  // shorten_label keeps a suffix whole at tiny widths
-    std::string cut;
-    size_t w = 0;
-    for (size_t i = 0; i < t.size() && w < width; ++i) {
-      cut += t[i];
-      if (i + 1 >= t.size() || (static_cast<unsigned char>(t[i + 1]) & 0xC0) != 0x80) ++w;
-    }
-    t = cut;
-  }
+  if (display_width(t) > width) t = cut(t, width);  // shorten_label keeps a suffix at tiny widths
   return pad_right(t, width);
 }
+
+// Exactly `width` columns, cut at the end: for lines whose start matters most.
+std::string fit_right(const std::string& s, size_t width) { return pad_right(cut(s, width), width); }
 
 void put(const UiState& ui, int y, int x, const std::string& s, attr_t attr = A_NORMAL, short pair = 0) {
   if (y < 0 || y >= screen_h() || x >= screen_w()) return;
@@ -105,8 +112,13 @@ std::string row_text(UiState& ui, const ViewNode& n, const Layout& l) {
   const int indent = std::min(2 * n.depth, l.label / 2);
   const char* marker = !n.expandable ? "  " : n.open ? (ui.utf8 ? "\xe2\x96\xbe " : "- ")
                                                      : (ui.utf8 ? "\xe2\x96\xb8 " : "+ ");
-  std::string label = std::string(static_cast<size_t>(indent), ' ') + marker + n.label;
-  std::string s = fit(label, static_cast<size_t>(l.label));
+  // A row with nothing beside its label (a header, a library) may use the whole line.
+  const bool bare = n.tag.empty() && n.bytes == 0 &&
+                    std::none_of(n.values.begin(), n.values.end(), analysis::has_value);
+  const int width = bare ? screen_w() - 1 : l.label;
+  const size_t room = static_cast<size_t>(std::max(width - indent - 2, 1));
+  std::string s = std::string(static_cast<size_t>(indent), ' ') + marker + fit(n.label, room);
+  if (bare) return s;
   if (l.tags) {
     s += " " + fit(n.tag, kTagWidth);
     s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
@@ -125,8 +137,10 @@ void draw_title(UiState& ui, int w) {
     const std::string name = std::to_string(v + 1) + " " + analysis::view_name(k);
     s += k == ui.view ? " [" + name + "]" : "  " + name + " ";
   }
-  s += "   " + ui.title;
-  put(ui, 0, 0, fit(s, static_cast<size_t>(w)), A_REVERSE | A_BOLD, kTitle);
+  s += "   ";
+  const size_t room = static_cast<size_t>(w) > display_width(s) ? static_cast<size_t>(w) - display_width(s) : 0;
+  s += room >= 8 ? fit(ui.title, room) : std::string();
+  put(ui, 0, 0, fit_right(s, static_cast<size_t>(w)), A_REVERSE | A_BOLD, kTitle);
 }
 
 void draw_header(UiState& ui, const Layout& l) {
@@ -164,7 +178,7 @@ void draw_source(UiState& ui, int y, int rows, int w) {
   const char* bar = ui.utf8 ? "\xe2\x94\x80" : "-";
   std::string sep = std::string(bar) + std::string(bar) + " " + where + " ";
   while (display_width(sep) < static_cast<size_t>(w)) sep += bar;
-  put(ui, y, 0, fit(sep, static_cast<size_t>(w)), A_NORMAL, kDim);
+  put(ui, y, 0, fit_right(sep, static_cast<size_t>(w)), A_NORMAL, kDim);
   if (n == nullptr || n->file.empty()) return;
   const analysis::SourceExcerpt e = ui.sources.excerpt(n->file, n->line, static_cast<size_t>(rows - 1));
   if (!e.readable) {
@@ -175,7 +189,7 @@ void draw_source(UiState& ui, int y, int rows, int w) {
     const uint32_t line = e.first_line + static_cast<uint32_t>(i);
     char num[16];
     std::snprintf(num, sizeof num, "%6u  ", line);
-    put(ui, y + 1 + static_cast<int>(i), 0, fit(num + e.lines[i], static_cast<size_t>(w)),
+    put(ui, y + 1 + static_cast<int>(i), 0, fit_right(num + e.lines[i], static_cast<size_t>(w)),
         line == n->line ? A_BOLD | A_REVERSE : A_NORMAL);
   }
 }
@@ -189,9 +203,9 @@ void draw_status(UiState& ui, int y, int w) {
   } else {
     auto& t = ui.tree();
     s = "row " + std::to_string(t.rows().empty() ? 0 : t.cursor() + 1) + "/" + std::to_string(t.rows().size()) +
-        "   Enter open  h hot path  / search  s sort  m metrics  Tab view  ? help  q quit";
+        "   Enter open  h hot  / search  n N  s sort  m metrics  Tab view  ? help  q quit";
   }
-  put(ui, y, 0, fit(analysis::printable_for_terminal(s), static_cast<size_t>(w)));
+  put(ui, y, 0, fit_right(analysis::printable_for_terminal(s), static_cast<size_t>(w)));
   if (ui.mode == Mode::Search) {
     move(y, std::min(static_cast<int>(display_width(s)), w - 1));
     curs_set(1);
@@ -211,7 +225,7 @@ void draw_box(UiState& ui, const std::vector<std::string>& lines, const std::str
     std::string text = i == 0 ? " " + title : (i - 1 < static_cast<int>(lines.size()) ? "  " + lines[static_cast<size_t>(i - 1)] : "");
     if (i == bh - 1 && bh >= 3) text = "";
     attr_t a = i == 0 ? A_REVERSE | A_BOLD : (i - 1 == highlight ? A_REVERSE : A_NORMAL);
-    put(ui, y0 + i, x0, fit(text, static_cast<size_t>(bw)), a | (i == 0 ? 0 : A_BOLD));
+    put(ui, y0 + i, x0, fit_right(text, static_cast<size_t>(bw)), a | (i == 0 ? 0 : A_BOLD));
   }
 }
 
