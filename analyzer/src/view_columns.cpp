@@ -61,8 +61,11 @@ std::string format_cell(const Column& c, double value) {
       std::snprintf(buf, sizeof buf, "%.1f", value);
       return pad_left(buf, w);
     case ColumnKind::RankImbalance:
+    case ColumnKind::Ratio:
       std::snprintf(buf, sizeof buf, "%.2fx", value);
       return pad_left(buf, w);
+    case ColumnKind::Delta:
+      return pad_left((value > 0 ? "+" : value < 0 ? "-" : "") + count_text(value < 0 ? -value : value), w);
   }
   return std::string(w, ' ');
 }
@@ -88,6 +91,8 @@ double variable_value(const Variable& v, const Column& c) {
     case ColumnKind::RankMean: return v.has_balance ? v.ranks.mean : kNoValue;
     case ColumnKind::RankMax: return v.has_balance ? v.ranks.max : kNoValue;
     case ColumnKind::RankImbalance: return v.has_balance ? v.ranks.imbalance : kNoValue;
+    case ColumnKind::Delta:
+    case ColumnKind::Ratio: return kNoValue;
   }
   return kNoValue;
 }

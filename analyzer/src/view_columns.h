@@ -20,6 +20,8 @@ enum class ColumnKind {
   RankMean,
   RankMax,
   RankImbalance,  // max / mean
+  Delta,          // diff: after - before, signed
+  Ratio,          // diff: after / before
 };
 
 struct Column {

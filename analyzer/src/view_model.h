@@ -7,12 +7,14 @@
 //    no-data paths merged by call site;
 //  - flat: functions, each opening to its source lines (exclusive samples, as the code view).
 // Rows below the top level are built from the database tree when first opened. No ncurses here.
+// A diff of two databases is shown by the same class as one flat view (view_diff.cpp).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "diff_model.h"
 #include "hpcl/profile.h"
 #include "report_model.h"
 #include "view_columns.h"
@@ -34,6 +36,16 @@ class ViewModel {
   // Loads and validates `path`; nullptr with *error naming the file on failure.
   static std::unique_ptr<ViewModel> open(const std::string& path, std::string* error,
                                          const ReportModelOptions& options = {});
+
+  // The diff of two databases (diff_model.h) as one flat view: a row per variable, by how much
+  // it changed, opening to its access paths; columns before, after, change, ratio.
+  explicit ViewModel(const DiffModel& diff);
+  static std::unique_ptr<ViewModel> open_diff(const std::string& before, const std::string& after,
+                                              std::string* error);
+
+  // 3 views of a database; 1 of a diff.
+  size_t view_count() const { return view_count_; }
+  const std::string& view_title(size_t i) const { return views_[i]->name(); }
 
   const ReportModel& report() const { return report_; }
   const Profile& database() const { return db_; }
@@ -62,6 +74,7 @@ class ViewModel {
   std::vector<uint32_t> variable_node_;  // per report variable: its database node, or kNoParent
   std::vector<std::vector<size_t>> function_lines_;  // flat: report locations per function
   std::unique_ptr<ViewTree> views_[kViewCount];
+  size_t view_count_ = kViewCount;
 };
 
 const char* view_name(ViewKind k);  // "data-centric", "top-down", "flat"

@@ -180,6 +180,7 @@ void ViewTree::hot_path(size_t column) {
 }
 
 void ViewTree::sort_children(std::vector<std::unique_ptr<ViewNode>>& list) const {
+  if (sort_ == kSortNone) return;
   if (sort_ == kSortByName) {
     std::stable_sort(list.begin(), list.end(),
                      [](const auto& a, const auto& b) { return a->label < b->label; });

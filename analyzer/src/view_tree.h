@@ -49,6 +49,7 @@ struct ViewNode {
 
 // Sort orders: a column index (descending, rows without a value last), or by label.
 inline constexpr int kSortByName = -1;
+inline constexpr int kSortNone = -2;  // the builder's order (the diff's: by size of the change)
 
 class ViewTree {
  public:

@@ -4,7 +4,8 @@
 # array). The first screen lists the report's variables hottest first, with the static by name
 # and the heap ones by allocation site; / finds a variable further down; Tab switches the view;
 # a resize redraws; q quits with status 0. Records the time to the first full screen. Also the
-# command line: --help lists the options, a bad option or database is an error naming it.
+# command line: --help lists the options, a bad option or database is an error naming it. And
+# --diff of the database with itself.
 # usage: viewer_tmux.sh HPCVIEWER-TUI
 source "$(dirname "$0")/lib.sh"
 viewer=${1:?usage: viewer_tmux.sh HPCVIEWER-TUI}
@@ -16,7 +17,7 @@ db="$HPCL_SHARED/db.hpcdb"
 
 # --- The command line, outside the terminal.
 "$viewer" --help >help.out 2>&1 || fail "--help failed"
-for opt in --view --no-color --no-group --alloc-wrapper --startup-report --version; do
+for opt in --view --no-color --no-group --alloc-wrapper --startup-report --diff --version; do
   grep -q -- "$opt" help.out || fail "--help does not list $opt"
 done
 status=0
@@ -150,4 +151,19 @@ for ((i = 0; i < 100; i++)); do
 done
 [ -s "$HPCL_WORK/viewer.status" ] || fail "q did not quit"
 [ "$(cat "$HPCL_WORK/viewer.status")" -eq 0 ] || fail "q quit with status $(cat "$HPCL_WORK/viewer.status")"
+
+# --diff BEFORE AFTER: the database against itself, one flat view, q quits with status 0.
+rm -f "$HPCL_WORK/viewer.status"
+tm new-window -t viewer -n diff \
+  "env LANG=C.UTF-8 LC_ALL=C.UTF-8 '$viewer' --diff '$db' '$db'; echo \$? >'$HPCL_WORK/viewer.status'; sleep 600"
+screen() { tm capture-pane -p -t viewer:diff; }
+wait_for "[1 diff]" 10 || fail "--diff shows no diff view"
+grep -qF "change" screen.txt || fail "--diff has no change column"
+grep -qF "static_array" screen.txt || fail "--diff does not list static_array"
+tm send-keys -t viewer:diff q
+for ((i = 0; i < 100; i++)); do
+  [ -s "$HPCL_WORK/viewer.status" ] && break
+  sleep 0.05
+done
+[ "$(cat "$HPCL_WORK/viewer.status" 2>/dev/null)" = 0 ] || fail "--diff: q did not quit with status 0"
 echo "viewer_tmux: ok" >&2

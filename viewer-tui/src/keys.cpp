@@ -38,7 +38,7 @@ void cycle_sort(UiState& ui) {
   const std::vector<size_t> shown = ui.model->shown_columns();
   const int current = ui.tree().sort_column();
   int next = kSortByName;
-  if (current == kSortByName) {
+  if (current == kSortByName || current == analysis::kSortNone) {
     next = shown.empty() ? kSortByName : static_cast<int>(shown[0]);
   } else {
     auto it = std::find(shown.begin(), shown.end(), static_cast<size_t>(current));
@@ -98,7 +98,7 @@ void key_metrics(UiState& ui, int key) {
     // A hidden sort column would sort by something not on screen.
     const int s = ui.tree().sort_column();
     if (s >= 0 && !cols[static_cast<size_t>(s)].shown)
-      for (size_t v = 0; v < analysis::kViewCount; ++v) ui.model->view(static_cast<ViewKind>(v)).sort_by(kSortByName);
+      for (size_t v = 0; v < ui.model->view_count(); ++v) ui.model->view(static_cast<ViewKind>(v)).sort_by(kSortByName);
   }
 }
 
@@ -114,13 +114,14 @@ void handle_key(UiState& ui, int key) {
   }
   ui.message.clear();
   auto& t = ui.tree();
+  const size_t n = ui.model->view_count();
   switch (key) {
     case 'q': ui.quit = true; break;
-    case '\t': ui.view = static_cast<ViewKind>((static_cast<size_t>(ui.view) + 1) % analysis::kViewCount); break;
-    case KEY_BTAB:
-      ui.view = static_cast<ViewKind>((static_cast<size_t>(ui.view) + analysis::kViewCount - 1) % analysis::kViewCount);
+    case '\t': ui.view = static_cast<ViewKind>((static_cast<size_t>(ui.view) + 1) % n); break;
+    case KEY_BTAB: ui.view = static_cast<ViewKind>((static_cast<size_t>(ui.view) + n - 1) % n); break;
+    case '1': case '2': case '3':
+      if (static_cast<size_t>(key - '1') < n) ui.view = static_cast<ViewKind>(key - '1');
       break;
-    case '1': case '2': case '3': ui.view = static_cast<ViewKind>(key - '1'); break;
     case KEY_UP: case 'k': move_cursor(ui, -1); break;
     case KEY_DOWN: case 'j': move_cursor(ui, 1); break;
     case KEY_PPAGE: move_cursor(ui, -tree_rows()); break;

@@ -1,4 +1,4 @@
-// hpcviewer-tui DB: browse a hpcprof-lite database in the terminal. The command line (CLI11),
+// hpcviewer-tui DB (or --diff BEFORE AFTER): browse a hpcprof-lite database in the terminal. The command line (CLI11),
 // opening the database (a bad one is an error naming the file, exit 1), and the key loop; the
 // drawing is screen.cpp, the keys keys.cpp, the model analyzer/src/view_model.h.
 #include <ncurses.h>
@@ -32,6 +32,7 @@ struct Options {
   bool no_group = false;
   std::vector<std::string> alloc_wrappers;
   std::string startup_report;
+  std::vector<std::string> diff;  // BEFORE AFTER
 };
 
 int run(const Options& o, Clock::time_point start) {
@@ -46,7 +47,8 @@ int run(const Options& o, Clock::time_point start) {
     }
   }
   std::string error;
-  auto model = hpcl::analysis::ViewModel::open(o.database, &error, ro);
+  auto model = o.diff.size() == 2 ? hpcl::analysis::ViewModel::open_diff(o.diff[0], o.diff[1], &error)
+                                  : hpcl::analysis::ViewModel::open(o.database, &error, ro);
   if (model == nullptr) {
     std::fprintf(stderr, "hpcviewer-tui: %s\n", error.c_str());
     return 1;
@@ -59,7 +61,8 @@ int run(const Options& o, Clock::time_point start) {
 
   hpcl::viewer::UiState ui;
   ui.model = model.get();
-  ui.title = hpcl::analysis::printable_for_terminal(o.database);
+  ui.title = hpcl::analysis::printable_for_terminal(
+      o.diff.size() == 2 ? o.diff[0] + " -> " + o.diff[1] : o.database);
   ui.view = o.view == "top-down" ? hpcl::analysis::ViewKind::TopDown
             : o.view == "flat"   ? hpcl::analysis::ViewKind::Flat
                                  : hpcl::analysis::ViewKind::DataCentric;
@@ -104,7 +107,12 @@ int main(int argc, char** argv) {
                "Keys: Tab views, Enter/Right/Left open and close, +/- all, h hot path, / search (n/N),\n"
                "s sort, m metrics, ? help, q quit. See docs/VIEWER.md.",
                "hpcviewer-tui"};
-  app.add_option("DB", o.database, "database written by hpcprof-lite merge")->required()->type_name("FILE");
+  auto* db = app.add_option("DB", o.database, "database written by hpcprof-lite merge")->type_name("FILE");
+  app.add_option("--diff", o.diff,
+                 "show the diff of two databases (as hpcprof-lite diff BEFORE AFTER) instead of DB")
+      ->expected(2)
+      ->type_name("BEFORE AFTER")
+      ->excludes(db);
   app.add_option("--view", o.view, "view shown first")
       ->check(CLI::IsMember({"data", "top-down", "flat"}))
       ->capture_default_str();
@@ -124,6 +132,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "hpcviewer-tui: %s\nRun with --help for more information.\n", e.what());
+    return 1;
+  }
+  if (o.database.empty() && o.diff.empty()) {
+    std::fprintf(stderr, "hpcviewer-tui: DB is required (or --diff BEFORE AFTER)\nRun with --help for more information.\n");
     return 1;
   }
   return run(o, start);

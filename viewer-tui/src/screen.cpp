@@ -132,9 +132,9 @@ std::string row_text(UiState& ui, const ViewNode& n, const Layout& l) {
 
 void draw_title(UiState& ui, int w) {
   std::string s = " hpcviewer-tui ";
-  for (size_t v = 0; v < analysis::kViewCount; ++v) {
+  for (size_t v = 0; v < ui.model->view_count(); ++v) {
     const auto k = static_cast<ViewKind>(v);
-    const std::string name = std::to_string(v + 1) + " " + analysis::view_name(k);
+    const std::string name = std::to_string(v + 1) + " " + ui.model->view_title(v);
     s += k == ui.view ? " [" + name + "]" : "  " + name + " ";
   }
   s += "   ";
