@@ -32,6 +32,7 @@ std::unique_ptr<ViewNode> diff_row(RowKind kind, const std::string& label, doubl
 ViewModel::ViewModel(const DiffModel& diff) : index_(db_) {
   columns_ = diff_columns(diff);
   view_count_ = 1;
+  rooted_[0] = true;
   // The rows are all built here (a diff keeps a few access paths per variable): the builder has
   // nothing left to do.
   views_[0] = std::make_unique<ViewTree>("diff", [](ViewNode&) {});

@@ -58,9 +58,17 @@ ViewModel::ViewModel(Profile db, const ReportModelOptions& options)
                                          [this](ViewNode& n) { build_top_down(n); });
   views_[2] = std::make_unique<ViewTree>(view_name(ViewKind::Flat),
                                          [this](ViewNode& n) { build_flat(n); });
-  views_[0]->set_roots(data_roots());
-  views_[1]->set_roots(top_down_roots());
-  views_[2]->set_roots(flat_roots());
+}
+
+ViewTree& ViewModel::view(ViewKind k) {
+  const size_t i = static_cast<size_t>(k);
+  if (!rooted_[i]) {
+    rooted_[i] = true;
+    if (k == ViewKind::DataCentric) views_[i]->set_roots(data_roots());
+    else if (k == ViewKind::TopDown) views_[i]->set_roots(top_down_roots());
+    else views_[i]->set_roots(flat_roots());
+  }
+  return *views_[i];
 }
 
 std::unique_ptr<ViewModel> ViewModel::open(const std::string& path, std::string* error,

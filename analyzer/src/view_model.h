@@ -49,7 +49,9 @@ class ViewModel {
 
   const ReportModel& report() const { return report_; }
   const Profile& database() const { return db_; }
-  ViewTree& view(ViewKind k) { return *views_[static_cast<size_t>(k)]; }
+  // The top-down and flat views get their rows when first asked for: the first screen is the
+  // data-centric view's.
+  ViewTree& view(ViewKind k);
   std::vector<Column>& columns() { return columns_; }
   // Indices of the shown columns, in order.
   std::vector<size_t> shown_columns() const;
@@ -75,6 +77,7 @@ class ViewModel {
   std::vector<std::vector<size_t>> function_lines_;  // flat: report locations per function
   std::unique_ptr<ViewTree> views_[kViewCount];
   size_t view_count_ = kViewCount;
+  bool rooted_[kViewCount] = {};
 };
 
 const char* view_name(ViewKind k);  // "data-centric", "top-down", "flat"

@@ -52,7 +52,6 @@ sock="$HPCL_WORK/tmux.sock"
 tm() { tmux -S "$sock" "$@"; }
 cleanup() { tm kill-server >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-screen() { tm capture-pane -p -t viewer; }
 # wait_for TEXT SECONDS: polls the screen until it shows TEXT.
 wait_for() {
   local i
@@ -64,9 +63,39 @@ wait_for() {
   cat screen.txt >&2
   return 1
 }
+# viewer_in WINDOW ENV-ASSIGNMENT... -- VIEWER-ARGS...: runs the viewer in a tmux window of that
+# name (the first one starts the 160x45 session); its exit status lands in WINDOW.status.
+viewer_in() {
+  local window=$1 envs=() args="" a
+  shift
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  for a in "$@"; do args+=" '$a'"; done
+  local cmd="env ${envs[*]} '$viewer'$args; echo \$? >'$HPCL_WORK/$window.status'; sleep 600"
+  rm -f "$HPCL_WORK/$window.status"
+  if tm has-session -t viewer 2>/dev/null; then
+    tm new-window -t viewer -n "$window" "$cmd"
+  else
+    tm new-session -d -s viewer -n "$window" -x 160 -y 45 "$cmd"
+  fi
+  shown_window=$window
+}
+# The screen of the window viewer_in started last.
+screen() { tm capture-pane -p -t "viewer:$shown_window"; }
+# quits_with_0 WINDOW: q ends the viewer of that window with status 0.
+quits_with_0() {
+  local i
+  tm send-keys -t "viewer:$1" q
+  for ((i = 0; i < 100; i++)); do
+    [ -s "$HPCL_WORK/$1.status" ] && break
+    sleep 0.05
+  done
+  [ -s "$HPCL_WORK/$1.status" ] || fail "$1: q did not quit"
+  [ "$(cat "$HPCL_WORK/$1.status")" = 0 ] || fail "$1: q quit with status $(cat "$HPCL_WORK/$1.status")"
+}
+utf8=(LANG=C.UTF-8 LC_ALL=C.UTF-8)
 started=$(date +%s.%N)
-tm new-session -d -s viewer -x 160 -y 45 \
-  "env LANG=C.UTF-8 LC_ALL=C.UTF-8 '$viewer' --startup-report '$HPCL_WORK/startup.txt' '$db'; echo \$? >'$HPCL_WORK/viewer.status'; sleep 600"
+viewer_in main "${utf8[@]}" -- --startup-report "$HPCL_WORK/startup.txt" "$db"
 wait_for "row 1/$n " 20 || fail "no first screen within 20 s"
 shown=$(date +%s.%N)
 first=$(awk -v a="$started" -v b="$shown" 'BEGIN { printf "%.3f", b - a }')
@@ -106,13 +135,13 @@ names = [l.rstrip("\n").split("\t", 1)[1] for l in open(sys.argv[1], encoding="u
 q = sys.argv[2].lower()
 print(next(i + 1 for i, n in enumerate(names) if i > 0 and q in n.lower()))' expected.tsv "$query")
 [ "$row" -gt 1 ] || fail "no variable further down to search for"
-tm send-keys -t viewer / && tm send-keys -t viewer -l "$query" && tm send-keys -t viewer Enter
+tm send-keys -t viewer:main / && tm send-keys -t viewer:main -l "$query" && tm send-keys -t viewer:main Enter
 wait_for "row $row/$n " 5 || fail "/$query did not select row $row"
 
 # Tab: the top-down view; 1: back.
-tm send-keys -t viewer Tab
+tm send-keys -t viewer:main Tab
 wait_for "[2 top-down]" 5 || fail "Tab did not switch to the top-down view"
-tm send-keys -t viewer 1
+tm send-keys -t viewer:main 1
 wait_for "[1 data-centric]" 5 || fail "1 did not switch back to the data-centric view"
 
 # A resize redraws at the new size, down to 80x24: tmux first clips the old screen, so wait
@@ -131,7 +160,7 @@ redrawn() {
 }
 for size in "100 30" "80 24" "200 50"; do
   set -- $size
-  tm resize-window -t viewer -x "$1" -y "$2"
+  tm resize-window -t viewer:main -x "$1" -y "$2"
   redrawn || fail "no redraw after resizing to $1x$2"
   lines=$(wc -l <screen.txt)
   [ "$lines" -eq "$2" ] || fail "the screen has $lines lines at $1x$2"
@@ -141,29 +170,22 @@ for size in "100 30" "80 24" "200 50"; do
 done
 
 # ? shows the help, any key closes it; q quits with status 0.
-tm send-keys -t viewer '?'
+tm send-keys -t viewer:main '?'
 wait_for "hot path" 5 || fail "? shows no help"
-tm send-keys -t viewer Escape
-tm send-keys -t viewer q
-for ((i = 0; i < 100; i++)); do
-  [ -s "$HPCL_WORK/viewer.status" ] && break
-  sleep 0.05
-done
-[ -s "$HPCL_WORK/viewer.status" ] || fail "q did not quit"
-[ "$(cat "$HPCL_WORK/viewer.status")" -eq 0 ] || fail "q quit with status $(cat "$HPCL_WORK/viewer.status")"
+tm send-keys -t viewer:main Escape
+quits_with_0 main
+
+# A terminal without colours and a locale that is not UTF-8: ASCII markers, the same rows.
+viewer_in ascii TERM=vt100 LANG=C LC_ALL=C -- "$db"
+wait_for "row 1/$n " 10 || fail "no first screen on a vt100 in the C locale"
+grep -qE "^\+ static_array " screen.txt || fail "no ASCII marker before static_array on a vt100"
+LC_ALL=C grep -q $'[\x80-\xff]' screen.txt && fail "non-ASCII drawn in the C locale"
+quits_with_0 ascii
 
 # --diff BEFORE AFTER: the database against itself, one flat view, q quits with status 0.
-rm -f "$HPCL_WORK/viewer.status"
-tm new-window -t viewer -n diff \
-  "env LANG=C.UTF-8 LC_ALL=C.UTF-8 '$viewer' --diff '$db' '$db'; echo \$? >'$HPCL_WORK/viewer.status'; sleep 600"
-screen() { tm capture-pane -p -t viewer:diff; }
+viewer_in diff "${utf8[@]}" -- --diff "$db" "$db"
 wait_for "[1 diff]" 10 || fail "--diff shows no diff view"
 grep -qF "change" screen.txt || fail "--diff has no change column"
 grep -qF "static_array" screen.txt || fail "--diff does not list static_array"
-tm send-keys -t viewer:diff q
-for ((i = 0; i < 100; i++)); do
-  [ -s "$HPCL_WORK/viewer.status" ] && break
-  sleep 0.05
-done
-[ "$(cat "$HPCL_WORK/viewer.status" 2>/dev/null)" = 0 ] || fail "--diff: q did not quit with status 0"
+quits_with_0 diff
 echo "viewer_tmux: ok" >&2

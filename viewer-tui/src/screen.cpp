@@ -34,15 +34,23 @@ int screen_w() { return std::max(getmaxx(stdscr), 1); }
 // Lines of the source pane, its separator included: none on a short terminal.
 int source_rows(int h) { return h >= 20 ? std::max(5, (h - 3) / 4) : 0; }
 
+// The text in ASCII for a terminal that is not UTF-8: the viewer's own glyphs by look-alikes,
+// any other character by '?'.
 std::string ascii(const std::string& s) {
+  static const std::pair<const char*, char> kGlyphs[] = {
+      {"\xe2\x96\xbc", 'v'}, {"\xe2\x96\xb2", '^'}, {"\xe2\x80\xa6", '~'}, {"\xe2\x94\x80", '-'}};
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       out += s[i];
-    } else if ((c & 0xC0) != 0x80) {
-      out += '?';  // one per code point: the lead byte
+      continue;
     }
+    if ((c & 0xC0) == 0x80) continue;  // one '?' per code point: at its lead byte
+    char glyph = '?';
+    for (const auto& [utf8, look] : kGlyphs)
+      if (s.compare(i, 3, utf8) == 0) glyph = look;
+    out += glyph;
   }
   return out;
 }
