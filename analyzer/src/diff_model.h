@@ -1,5 +1,5 @@
 // The diff model: what `hpcprof-lite diff BEFORE AFTER` says about two databases, independent of
-// any output format (the text/JSON/CSV diff formatters and, later, the viewer render it). It is
+// any output format (the text/JSON/CSV diff formatters and hpcviewer-tui --diff render it). It is
 // built on the report model of each side: variables are matched across the two runs (heap by
 // symbolized allocation path, static by module and symbol, the rest by name), their samples put
 // on one sampling rate, and each change judged against the two sides' 95% intervals.

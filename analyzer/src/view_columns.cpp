@@ -1,0 +1,100 @@
+// The viewer's metric columns (see view_columns.h).
+#include "view_columns.h"
+
+#include <cstdio>
+
+#include "format_common.h"
+#include "memory_model.h"
+
+namespace hpcl::analysis {
+
+std::vector<Column> available_columns(const ReportModel& m) {
+  std::vector<Column> cols;
+  cols.push_back({"samples", ColumnKind::Metric, kMetricSamples, static_cast<double>(m.total_samples), true});
+  if (m.has_page_faults)
+    cols.push_back({"page faults", ColumnKind::Metric, kMetricPageFaults, static_cast<double>(m.page_faults), true});
+  if (m.memory.has_mean_latency) cols.push_back({"latency", ColumnKind::MeanLatency, 0, 0, true});
+  for (const Metric& s : m.memory.sums) {
+    if (s.id == kMetricLatency || s.id == kMetricLatencySamples) continue;  // the mean says it
+    cols.push_back({memory_metric_name(s.id), ColumnKind::Metric, s.id, static_cast<double>(s.value), false});
+  }
+  for (const Counter& c : m.counters)
+    cols.push_back({c.event, ColumnKind::Metric, c.metric, static_cast<double>(c.total), false});
+  if (m.balance_ranks > 1) {
+    cols.push_back({"rank min", ColumnKind::RankMin, 0, 0, false});
+    cols.push_back({"rank mean", ColumnKind::RankMean, 0, 0, false});
+    cols.push_back({"rank max", ColumnKind::RankMax, 0, 0, false});
+    cols.push_back({"imbalance", ColumnKind::RankImbalance, 0, 0, true});
+  }
+  return cols;
+}
+
+size_t cell_width(const Column& c) {
+  return c.kind == ColumnKind::Metric ? 14 : 10;
+}
+
+namespace {
+
+std::string count_text(double v) {
+  char buf[32];
+  if (v < 1e7) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (v < 1e10) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1fG", v / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_cell(const Column& c, double value) {
+  const size_t w = cell_width(c);
+  if (!has_value(value)) return std::string(w, ' ');
+  char buf[64];
+  switch (c.kind) {
+    case ColumnKind::Metric: {
+      std::string pct = c.total > 0 ? percent(value / c.total) : "";
+      return pad_left(pad_left(pct, 6) + " " + pad_left(count_text(value), 7), w);
+    }
+    case ColumnKind::MeanLatency:
+    case ColumnKind::RankMin:
+    case ColumnKind::RankMean:
+    case ColumnKind::RankMax:
+      std::snprintf(buf, sizeof buf, "%.1f", value);
+      return pad_left(buf, w);
+    case ColumnKind::RankImbalance:
+    case ColumnKind::Ratio:
+      std::snprintf(buf, sizeof buf, "%.2fx", value);
+      return pad_left(buf, w);
+    case ColumnKind::Delta:
+      return pad_left((value > 0 ? "+" : value < 0 ? "-" : "") + count_text(value < 0 ? -value : value), w);
+  }
+  return std::string(w, ' ');
+}
+
+std::string format_header(const Column& c, bool sorted) {
+  std::string name = printable_for_terminal(c.name);
+  if (sorted) name += "\xe2\x96\xbc";  // ▼
+  if (display_width(name) > cell_width(c)) name = shorten_label(name, cell_width(c));
+  return pad_left(name, cell_width(c));
+}
+
+double variable_value(const Variable& v, const Column& c) {
+  switch (c.kind) {
+    case ColumnKind::Metric:
+      if (c.metric == kMetricSamples) return v.samples_estimated > 0 ? v.samples_estimated
+                                                                     : static_cast<double>(v.samples);
+      if (c.metric == kMetricPageFaults) return static_cast<double>(v.page_faults);
+      if (is_memory_metric(c.metric)) return static_cast<double>(v.memory.sum(c.metric));
+      return kNoValue;  // counters count code, never a variable
+    case ColumnKind::MeanLatency:
+      return v.memory.has_mean_latency ? v.memory.mean_latency : kNoValue;
+    case ColumnKind::RankMin: return v.has_balance ? v.ranks.min : kNoValue;
+    case ColumnKind::RankMean: return v.has_balance ? v.ranks.mean : kNoValue;
+    case ColumnKind::RankMax: return v.has_balance ? v.ranks.max : kNoValue;
+    case ColumnKind::RankImbalance: return v.has_balance ? v.ranks.imbalance : kNoValue;
+    case ColumnKind::Delta:
+    case ColumnKind::Ratio: return kNoValue;
+  }
+  return kNoValue;
+}
+
+}  // namespace hpcl::analysis

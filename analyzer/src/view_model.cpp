@@ -1,0 +1,287 @@
+// The viewer's three views built from the database and its report model (see view_model.h).
+#include "view_model.h"
+
+#include <map>
+
+#include "database.h"
+#include "format_common.h"
+
+namespace hpcl::analysis {
+
+const char* view_name(ViewKind k) {
+  switch (k) {
+    case ViewKind::DataCentric: return "data-centric";
+    case ViewKind::TopDown: return "top-down";
+    case ViewKind::Flat: return "flat";
+  }
+  return "";
+}
+
+namespace {
+
+ReportModelOptions viewer_options(ReportModelOptions o) {
+  // The viewer builds access paths itself, lazily, from the tree; the report model needs only
+  // the leaf of each variable's hottest path to find the variable's node.
+  o.max_access_paths = 1;
+  return o;
+}
+
+std::unique_ptr<ViewNode> make_row(RowKind kind, const std::string& label, size_t columns) {
+  auto row = std::make_unique<ViewNode>();
+  row->kind = kind;
+  row->label = printable_for_terminal(label);
+  row->values.assign(columns, kNoValue);
+  return row;
+}
+
+void set_location(ViewNode& row, const Location& loc) {
+  row.function = printable_for_terminal(loc.function);
+  row.file = printable_for_terminal(loc.file);
+  row.line = loc.line;
+}
+
+}  // namespace
+
+ViewModel::ViewModel(Profile db, const ReportModelOptions& options)
+    : db_(std::move(db)), report_(build_report_model(db_, viewer_options(options))), index_(db_) {
+  columns_ = available_columns(report_);
+  variable_node_.assign(report_.variables.size(), kNoParent);
+  for (size_t i = 0; i < report_.variables.size(); ++i) {
+    const Variable& v = report_.variables[i];
+    if (v.kind == VariableKind::Group) continue;
+    if (!v.accesses.empty()) variable_node_[i] = index_.variable_of(v.accesses[0].leaf);
+    else if (!v.first_touches.empty()) variable_node_[i] = index_.variable_of(v.first_touches[0].leaf);
+  }
+  views_[0] = std::make_unique<ViewTree>(view_name(ViewKind::DataCentric),
+                                         [this](ViewNode& n) { build_data(n); });
+  views_[1] = std::make_unique<ViewTree>(view_name(ViewKind::TopDown),
+                                         [this](ViewNode& n) { build_top_down(n); });
+  views_[2] = std::make_unique<ViewTree>(view_name(ViewKind::Flat),
+                                         [this](ViewNode& n) { build_flat(n); });
+}
+
+ViewTree& ViewModel::view(ViewKind k) {
+  const size_t i = static_cast<size_t>(k);
+  if (!rooted_[i]) {
+    rooted_[i] = true;
+    if (k == ViewKind::DataCentric) views_[i]->set_roots(data_roots());
+    else if (k == ViewKind::TopDown) views_[i]->set_roots(top_down_roots());
+    else views_[i]->set_roots(flat_roots());
+  }
+  return *views_[i];
+}
+
+std::unique_ptr<ViewModel> ViewModel::open(const std::string& path, std::string* error,
+                                           const ReportModelOptions& options) {
+  Profile db;
+  if (!load_database(path, &db, error)) return nullptr;
+  return std::make_unique<ViewModel>(std::move(db), options);
+}
+
+std::vector<size_t> ViewModel::shown_columns() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < columns_.size(); ++i)
+    if (columns_[i].shown) out.push_back(i);
+  return out;
+}
+
+void ViewModel::set_bundle_values(ViewNode& row) const {
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const Column& col = columns_[c];
+    uint64_t sum = 0, div = 0;
+    switch (col.kind) {
+      case ColumnKind::Metric:
+        for (uint32_t n : row.db_nodes) sum += index_.inclusive(col.metric, n);
+        row.values[c] = static_cast<double>(sum);
+        break;
+      case ColumnKind::MeanLatency:
+        for (uint32_t n : row.db_nodes) {
+          sum += index_.inclusive(kMetricLatency, n);
+          div += index_.inclusive(kMetricLatencySamples, n);
+        }
+        row.values[c] = div > 0 ? static_cast<double>(sum) / static_cast<double>(div) : kNoValue;
+        break;
+      default:
+        break;  // per-rank statistics are kept per variable only
+    }
+  }
+}
+
+std::unique_ptr<ViewNode> ViewModel::frame_row(const std::vector<uint32_t>& bundle) const {
+  const Location loc = index_.location(bundle[0]);
+  auto row = make_row(RowKind::Frame, location_label(loc), columns_.size());
+  set_location(*row, loc);
+  row->db_nodes = bundle;
+  for (uint32_t n : bundle) row->expandable |= index_.has_children(n);
+  set_bundle_values(*row);
+  return row;
+}
+
+// The children of a set of database nodes merged by call site (module, offset): one node's
+// children as they are; several nodes' (top-down) with equal frames made one row.
+std::vector<std::unique_ptr<ViewNode>> ViewModel::merged_children(const std::vector<uint32_t>& bundle) const {
+  std::vector<std::vector<uint32_t>> groups;
+  std::map<std::pair<uint32_t, uint64_t>, size_t> by_frame;
+  for (uint32_t b : bundle)
+    for (uint32_t c : index_.children(b)) {
+      const Node& n = index_.node(c);
+      if (n.kind != NodeKind::Frame) continue;
+      if (bundle.size() == 1) {
+        groups.push_back({c});
+        continue;
+      }
+      auto [it, fresh] = by_frame.try_emplace({n.a, n.b}, groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(c);
+    }
+  std::vector<std::unique_ptr<ViewNode>> rows;
+  rows.reserve(groups.size());
+  for (const auto& g : groups) rows.push_back(frame_row(g));
+  return rows;
+}
+
+std::unique_ptr<ViewNode> ViewModel::variable_row(size_t i) const {
+  const Variable& v = report_.variables[i];
+  auto row = make_row(v.kind == VariableKind::Group ? RowKind::Group : RowKind::Variable, v.name,
+                      columns_.size());
+  row->ref = i;
+  row->tag = kind_name(v.kind);
+  if (v.tls) row->tag += " tls";
+  if (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) row->bytes = v.bytes;
+  if (v.kind == VariableKind::Heap && v.label_frame < v.allocation_path.size())
+    set_location(*row, v.allocation_path[v.label_frame]);
+  for (size_t c = 0; c < columns_.size(); ++c) row->values[c] = variable_value(v, columns_[c]);
+  const uint32_t node = variable_node_[i];
+  if (node != kNoParent) row->db_nodes = {node};
+  row->expandable = v.kind == VariableKind::Heap || (v.kind == VariableKind::Group && !v.libraries.empty()) ||
+                    (node != kNoParent && index_.has_children(node));
+  row->fixed_order = v.kind == VariableKind::Heap;  // allocation path, then access paths
+  return row;
+}
+
+std::vector<std::unique_ptr<ViewNode>> ViewModel::data_roots() const {
+  std::vector<std::unique_ptr<ViewNode>> rows;
+  // As the report: variables without samples or page faults are not listed.
+  for (size_t i = 0; i < report_.variables.size(); ++i)
+    if (report_.variables[i].samples > 0 || report_.variables[i].page_faults > 0)
+      rows.push_back(variable_row(i));
+  return rows;
+}
+
+void ViewModel::build_data(ViewNode& node) const {
+  switch (node.kind) {
+    case RowKind::Variable: {
+      const Variable& v = report_.variables[node.ref];
+      const bool paths = !node.db_nodes.empty() && index_.has_children(node.db_nodes[0]);
+      if (v.kind != VariableKind::Heap) {
+        if (paths) node.children = merged_children(node.db_nodes);
+        return;
+      }
+      auto alloc = make_row(RowKind::AllocationPath,
+                            "allocation path: " + v.allocator + ", " + std::to_string(v.allocations) +
+                                (v.allocations == 1 ? " block, " : " blocks, ") + human_bytes(v.bytes),
+                            columns_.size());
+      alloc->ref = node.ref;
+      alloc->expandable = !v.allocation_path.empty();
+      alloc->fixed_order = true;
+      node.children.push_back(std::move(alloc));
+      if (paths) {
+        auto access = make_row(RowKind::AccessPaths, "access paths", columns_.size());
+        access->db_nodes = node.db_nodes;
+        access->expandable = true;
+        set_bundle_values(*access);
+        node.children.push_back(std::move(access));
+      }
+      return;
+    }
+    case RowKind::Group:
+      for (const LibraryDetail& d : report_.variables[node.ref].libraries) {
+        auto lib = make_row(RowKind::Library, d.module, columns_.size());
+        lib->tag = std::to_string(d.variables) + (d.variables == 1 ? " variable" : " variables");
+        lib->bytes = d.bytes;
+        lib->values[0] = static_cast<double>(d.samples);
+        node.children.push_back(std::move(lib));
+      }
+      return;
+    case RowKind::AllocationPath: {
+      const Variable& v = report_.variables[node.ref];
+      for (size_t j = 0; j < v.allocation_path.size(); ++j) {
+        const Location& loc = v.allocation_path[j];
+        auto f = make_row(RowKind::AllocationFrame, location_label(loc), columns_.size());
+        set_location(*f, loc);
+        if (j == v.label_frame && j > 0) f->tag = "site";
+        if (loc.wrapper) f->tag = "wrapper";
+        node.children.push_back(std::move(f));
+      }
+      return;
+    }
+    default:
+      node.children = merged_children(node.db_nodes);
+      return;
+  }
+}
+
+std::vector<std::unique_ptr<ViewNode>> ViewModel::top_down_roots() const {
+  std::vector<uint32_t> bundle;
+  if (index_.size() == 0) return {};
+  for (uint32_t root : index_.children(0)) {
+    const NodeKind k = index_.node(root).kind;
+    if (k == NodeKind::NoDataRoot) bundle.push_back(root);
+    else if (k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot)
+      for (uint32_t var : index_.children(root)) bundle.push_back(var);
+  }
+  return merged_children(bundle);
+}
+
+void ViewModel::build_top_down(ViewNode& node) const { node.children = merged_children(node.db_nodes); }
+
+// A code location's exclusive samples and counter events, added to a flat row.
+void ViewModel::add_code_values(ViewNode& row, const CodeLocation& l) const {
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const Column& col = columns_[c];
+    if (col.kind != ColumnKind::Metric) continue;
+    double v = kNoValue;
+    if (col.metric == kMetricSamples) v = static_cast<double>(l.samples);
+    for (size_t k = 0; k < report_.counters.size() && k < l.counters.size(); ++k)
+      if (report_.counters[k].metric == col.metric) v = static_cast<double>(l.counters[k]);
+    if (has_value(v)) row.values[c] = has_value(row.values[c]) ? row.values[c] + v : v;
+  }
+}
+
+std::vector<std::unique_ptr<ViewNode>> ViewModel::flat_roots() {
+  std::vector<std::unique_ptr<ViewNode>> rows;
+  std::map<std::pair<std::string, std::string>, size_t> by_function;
+  const std::vector<CodeLocation>& locs = report_.locations;
+  for (size_t i = 0; i < locs.size(); ++i) {
+    const CodeLocation& l = locs[i];
+    const std::string key = l.where.function.empty() ? l.label : l.where.function.str();
+    auto [it, fresh] = by_function.try_emplace({key, l.where.module}, rows.size());
+    if (fresh) {
+      Location fn = l.where;
+      fn.line = 0;
+      auto row = make_row(RowKind::Function, l.where.function.empty() ? l.label : location_label(fn),
+                          columns_.size());
+      set_location(*row, fn);
+      row->ref = function_lines_.size();
+      row->expandable = !l.where.function.empty();  // an address alone has no lines to list
+      function_lines_.emplace_back();
+      rows.push_back(std::move(row));
+    }
+    ViewNode& fn = *rows[it->second];
+    function_lines_[fn.ref].push_back(i);
+    add_code_values(fn, l);
+  }
+  return rows;
+}
+
+void ViewModel::build_flat(ViewNode& node) const {
+  for (size_t i : function_lines_[node.ref]) {
+    const CodeLocation& l = report_.locations[i];
+    auto row = make_row(RowKind::Line, l.label, columns_.size());
+    set_location(*row, l.where);
+    add_code_values(*row, l);
+    node.children.push_back(std::move(row));
+  }
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,173 @@
+// The view model on a database built in code: the data-centric rows carry the report model's
+// names in its order, heap variables open to allocation path then access paths, the top-down
+// view merges call sites, the flat view lists functions and lines, columns appear only when the
+// database has their metrics, and no label keeps a control character.
+#include <gtest/gtest.h>
+
+#include "format_common.h"
+#include "view_model.h"
+#include "viewer_db.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+std::vector<std::string> labels(const std::vector<ViewNode*>& rows) {
+  std::vector<std::string> out;
+  for (const ViewNode* r : rows) out.push_back(r->label);
+  return out;
+}
+
+TEST(ViewModel, DataCentricHasTheReportsNamesInItsOrder) {
+  Profile db = make_viewer_database();
+  const ReportModel report = build_report_model(db);
+  ViewModel vm(std::move(db));
+  const auto& rows = vm.view(ViewKind::DataCentric).rows();
+  std::vector<std::string> expected;
+  for (const Variable& v : report.variables)
+    if (v.samples > 0) expected.push_back(printable_for_terminal(v.name));
+  EXPECT_EQ(labels(rows), expected);
+  ASSERT_GE(rows.size(), 4u);
+  EXPECT_EQ(rows[0]->label, "make_grid (grid.c:41)");  // heap: by its allocation site
+  EXPECT_EQ(rows[0]->tag, "heap");
+  EXPECT_EQ(rows[0]->bytes, 4096u);
+  EXPECT_EQ(rows[0]->values[0], 40);
+  EXPECT_EQ(rows[1]->label, "counter");  // static: by its name
+  EXPECT_EQ(rows[1]->tag, "static");
+}
+
+TEST(ViewModel, HeapVariableOpensToAllocationPathThenAccessPaths) {
+  ViewModel vm(make_viewer_database());
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  ViewNode& heap = *t.rows()[0];
+  t.open(heap);
+  ASSERT_EQ(heap.children.size(), 2u);
+  EXPECT_EQ(heap.children[0]->kind, RowKind::AllocationPath);
+  EXPECT_EQ(heap.children[1]->kind, RowKind::AccessPaths);
+  EXPECT_EQ(heap.children[1]->values[0], 40);
+  t.open(*heap.children[0]);
+  std::vector<std::string> path;
+  for (auto& c : heap.children[0]->children) path.push_back(c->label);
+  EXPECT_EQ(path, (std::vector<std::string>{"malloc", "make_grid (grid.c:41)", "main (main.c:5)"}));
+  EXPECT_EQ(heap.children[0]->children[1]->tag, "site");
+  // Access paths: top-down from main, the hottest first.
+  t.open(*heap.children[1]);
+  ASSERT_EQ(heap.children[1]->children.size(), 1u);
+  ViewNode& main = *heap.children[1]->children[0];
+  EXPECT_EQ(main.label, "main (main.c:14)");
+  t.open(main);
+  ASSERT_EQ(main.children.size(), 2u);
+  EXPECT_EQ(main.children[0]->label, "compute (kernel.c:20)");
+  EXPECT_EQ(main.children[0]->values[0], 30);
+  EXPECT_EQ(main.children[1]->values[0], 10);
+  EXPECT_EQ(main.children[0]->file, "/src/kernel.c");
+  EXPECT_EQ(main.children[0]->line, 20u);
+}
+
+TEST(ViewModel, StaticAndStackOpenToTheirAccessPaths) {
+  ViewModel vm(make_viewer_database());
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  for (ViewNode* r : std::vector<ViewNode*>(t.rows())) {
+    if (r->label != "counter" && r->label != "[stack]") continue;
+    t.open(*r);
+    ASSERT_EQ(r->children.size(), 1u) << r->label;
+    EXPECT_EQ(r->children[0]->kind, RowKind::Frame);
+    EXPECT_EQ(r->children[0]->label, "main (main.c:14)");
+  }
+}
+
+TEST(ViewModel, TopDownMergesCallSitesOverVariablesAndNoData) {
+  ViewModel vm(make_viewer_database());
+  ViewTree& t = vm.view(ViewKind::TopDown);
+  ASSERT_EQ(t.rows().size(), 2u);
+  ViewNode& main = *t.rows()[0];
+  EXPECT_EQ(main.label, "main (main.c:14)");
+  EXPECT_EQ(main.values[0], 80);  // all but the one sample of the static at 0x700
+  t.open(main);
+  ASSERT_EQ(main.children.size(), 3u);
+  EXPECT_EQ(main.children[0]->label, "compute (kernel.c:20)");
+  EXPECT_EQ(main.children[0]->values[0], 45);  // heap 30 + stack 3 + no data 12
+  EXPECT_EQ(main.children[1]->values[0], 20);  // count_it
+  EXPECT_EQ(main.children[2]->values[0], 15);  // update: both heap sites
+}
+
+TEST(ViewModel, FlatListsFunctionsThenLines) {
+  ViewModel vm(make_viewer_database());
+  ViewTree& t = vm.view(ViewKind::Flat);
+  ASSERT_FALSE(t.rows().empty());
+  ViewNode& top = *t.rows()[0];
+  EXPECT_EQ(top.label, "compute (kernel.c)");
+  EXPECT_EQ(top.values[0], 45);
+  t.open(top);
+  ASSERT_EQ(top.children.size(), 1u);
+  EXPECT_EQ(top.children[0]->label, "compute (kernel.c:20)");
+}
+
+TEST(ViewModel, LabelsHaveNoControlCharacters) {
+  ViewModel vm(make_viewer_database());
+  for (size_t v = 0; v < kViewCount; ++v) {
+    ViewTree& t = vm.view(static_cast<ViewKind>(v));
+    t.open_all();
+    for (const ViewNode* r : t.rows())
+      for (const std::string* s : {&r->label, &r->function, &r->file})
+        for (unsigned char c : *s) EXPECT_TRUE(c >= 0x20 && c != 0x7f) << "in " << *s;
+  }
+  bool found = false;
+  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) found |= r->label == "evil?[31mred?";
+  EXPECT_TRUE(found);
+}
+
+TEST(ViewColumns, OnlySamplesWithoutOtherMetrics) {
+  ViewModel vm(make_viewer_database());
+  ASSERT_EQ(vm.columns().size(), 1u);
+  EXPECT_EQ(vm.columns()[0].name, "samples");
+  EXPECT_EQ(vm.shown_columns(), std::vector<size_t>{0});
+}
+
+TEST(ViewColumns, MemoryMetricsAndRanksWhenPresent) {
+  Profile db = make_viewer_database();
+  Node& leaf = db.trees[0].nodes.back();  // a no-data leaf: the program's sums count it
+  leaf.add_metric(kMetricLatency, 1200);
+  leaf.add_metric(kMetricLatencySamples, 4);
+  leaf.add_metric(kMetricDataSrcBase + static_cast<uint16_t>(MemLevel::L1), 4);
+  db.balance.rank_groups = 2;
+  db.balance.thread_groups = 2;
+  VariableBalance b;
+  b.owner = BalanceOwner::Site;
+  b.index = 0;
+  b.ranks = {2, 40, 1000, 0, 10, 30, {}};
+  b.threads = b.ranks;
+  db.balance.variables.push_back(b);
+  ViewModel vm(std::move(db));
+  std::vector<std::string> names;
+  for (const Column& c : vm.columns()) names.push_back(c.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "latency"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "imbalance"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "rank max"), names.end());
+  // The heap variable has per-rank statistics; a frame has none: blank, not zero.
+  size_t imb = 0;
+  while (vm.columns()[imb].name != "imbalance") ++imb;
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  EXPECT_DOUBLE_EQ(t.rows()[0]->values[imb], 1.5);  // max 30 / mean 20
+  t.hot_path(0);
+  const ViewNode* frame = t.selected();
+  ASSERT_EQ(frame->kind, RowKind::Frame);
+  EXPECT_FALSE(has_value(frame->values[imb]));
+  EXPECT_EQ(format_cell(vm.columns()[imb], frame->values[imb]), std::string(cell_width(vm.columns()[imb]), ' '));
+  // Mean latency of the no-data path in top-down: 1200 / 4.
+  size_t lat = 0;
+  while (vm.columns()[lat].name != "latency") ++lat;
+  EXPECT_DOUBLE_EQ(vm.view(ViewKind::TopDown).rows()[0]->values[lat], 300);
+}
+
+TEST(ViewColumns, CellsShowPercentAndCount) {
+  Column c{"samples", ColumnKind::Metric, kMetricSamples, 200, true};
+  EXPECT_EQ(format_cell(c, 50), " 25.0%      50");
+  EXPECT_EQ(format_cell(c, 50).size(), cell_width(c));
+  Column imb{"imbalance", ColumnKind::RankImbalance, 0, 0, true};
+  EXPECT_EQ(format_cell(imb, 1.5), "     1.50x");
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
