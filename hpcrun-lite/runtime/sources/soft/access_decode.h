@@ -105,6 +105,7 @@ Access resolve_sample(const SavedRegs& regs);
 // Statistics of the PC cache, for tests and -v output.
 struct DecodeStats {
   uint64_t lookups, hits, inserts, full, evictions;
+  uint64_t invalidate_scans;  // decode_cache_invalidate calls that had to scan the table
 };
 DecodeStats decode_stats();
 
@@ -113,8 +114,8 @@ DecodeStats decode_stats();
 bool decode_cache_get(uint64_t pc, PcDecision* d);
 void decode_cache_put(uint64_t pc, const PcDecision& d);
 // Forgets the decisions of every PC in [lo, hi): the code there was unmapped (dlclose) and
-// other code may be mapped at the same addresses later. Scans the whole table (1 MiB): call it
-// on dlclose, not per sample.
+// other code may be mapped at the same addresses later. Scans the whole table (1 MiB) when a PC
+// of the range may be cached, else returns at once: call it on dlclose, not per sample.
 void decode_cache_invalidate(uint64_t lo, uint64_t hi);
 
 // Must be called once before the first resolve_sample (not from a signal handler): initialises

@@ -34,6 +34,20 @@ TEST(DecodeCache, ALargeCodeKeepsCachingItsNewestPcs) {
   EXPECT_GT(hpcrun::decode_stats().evictions, 0u);
 }
 
+// A library whose code never had a decision cached (most MPI components opened and closed at
+// start-up) is forgotten without a scan of the table; one with a cached PC is scanned.
+TEST(DecodeCache, InvalidatingNeverDecodedCodeSkipsTheScan) {
+  constexpr uint64_t kDecoded = 0x7e5600000000ull, kNever = 0x7e9a00000000ull;
+  hpcrun::decode_cache_put(kDecoded + 0x40, prev(3));
+  const uint64_t before = hpcrun::decode_stats().invalidate_scans;
+  hpcrun::decode_cache_invalidate(kNever, kNever + (4 << 20));
+  EXPECT_EQ(hpcrun::decode_stats().invalidate_scans, before);
+  hpcrun::decode_cache_invalidate(kDecoded, kDecoded + 0x1000);
+  EXPECT_EQ(hpcrun::decode_stats().invalidate_scans, before + 1);
+  PcDecision d;
+  EXPECT_FALSE(hpcrun::decode_cache_get(kDecoded + 0x40, &d));
+}
+
 TEST(DecodeCache, InvalidatingARangeForgetsOnlyItsPcs) {
   constexpr uint64_t kLib = 0x7f1200000000ull, kOther = 0x7f3400000000ull;
   for (uint64_t i = 0; i < 2000; ++i) {
