@@ -14,6 +14,7 @@
 #include "hpcl/profile.h"
 #include "location.h"
 #include "memory_model.h"
+#include "watch_summary.h"
 
 namespace hpcl::analysis {
 
@@ -109,6 +110,9 @@ struct Variable {
 
   // Memory metrics of the variable's subtree (hardware sources, NUMA); empty without them.
   MemoryStats memory;
+
+  // Watchpoint analyses (-e wp-sharing, -e wp-reuse): sharing traps and reuse times.
+  WatchSummary watch;
 };
 
 // A source location of sampled instructions (code view).
