@@ -29,8 +29,8 @@ int main(void) {
   for (size_t i = 0; i < TABLE_WORDS; ++i) table[i] = (long)i;
   for (size_t i = 0; i < BUF_WORDS; ++i) buf[i] = (long)(i & 1023);
   long s = 0;
-  for (int phase = 0; phase < 6; ++phase) {
-    s += read_table(table, 40000);
+  for (int phase = 0; phase < 12; ++phase) {
+    s += read_table(table, 150000);
     s += sweep_buffer(buf, 8);
   }
   printf("reuse %ld\n", s);

@@ -382,6 +382,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("wp_modify_failed", std::to_string(w.modify_failed));
     p.set_meta("wp_stale", std::to_string(w.stale));
     p.set_meta("wp_table_lost", std::to_string(watch_table_lost()));
+    p.set_meta("wp_trap_latency_ns", std::to_string(w.trap_latency_ns));
   }
 
   std::string dir = g_config.out_dir;

@@ -239,6 +239,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       dither_period(ts);
     }
     take_overruns(ts, sig, ucv);
+    watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
   if (ts && !nested) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;

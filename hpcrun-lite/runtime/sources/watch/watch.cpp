@@ -109,9 +109,10 @@ void expire(ThreadState* t, uint64_t now) {
 bool ready(const ThreadState* t) { return t->wp.ready.load(std::memory_order_acquire) != 0; }
 
 void arm_reuse(ThreadState* ts, int32_t var, uint64_t ea) {
-  for (WatchSlot& s : ts->wp.slot) {
-    if (arm(s, kWatchReuse, var, ea & ~7ull, 0, 0, g_cfg.reuse_window_ns)) {
+  for (int i = 0; i < kWatchSlots; ++i) {
+    if (arm(ts->wp.slot[i], kWatchReuse, var, ea & ~7ull, 0, 0, g_cfg.reuse_window_ns)) {
       wp_count_armed(var, false);
+      ts->wp.restart |= 1u << i;
       return;
     }
   }
@@ -159,7 +160,35 @@ void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint64_t now) {
   else bump(g_n.no_slot);
 }
 
+// The time from an access to the handler of its trap (the debug exception, perf's overflow, the
+// signal's delivery): measured on the thread itself, outside any handler, a few times; the
+// smallest is what every reuse time carries on top of the program's own time.
+std::atomic<uint64_t> g_trap_latency_ns{0};
+std::atomic<uint64_t> g_calib_t0{0}, g_calib_best{~0ull};
+alignas(8) volatile uint64_t g_calib_word;
+
+void calibrate(ThreadState* ts) {
+  WatchSlot& s = ts->wp.slot[0];
+  for (int i = 0; i < 16; ++i) {
+    if (!arm(s, kWatchCalibrate, -1, reinterpret_cast<uint64_t>(&g_calib_word), 0, 0, ~0ull >> 2))
+      return;
+    g_calib_t0.store(monotonic_ns(), std::memory_order_relaxed);
+    g_calib_word = g_calib_word + 1;  // traps; the handler runs before the next line
+    if (take(s, kWatchArmed)) disarm(s);  // the signal was blocked or lost: not measured
+  }
+  const uint64_t best = g_calib_best.load(std::memory_order_relaxed);
+  if (best != ~0ull) g_trap_latency_ns.store(best, std::memory_order_relaxed);
+}
+
 }  // namespace
+
+void watch_sample_done(ThreadState* ts) {
+  if (!ts || !ts->wp.restart) return;
+  const uint64_t now = monotonic_ns();
+  for (int i = 0; i < kWatchSlots; ++i)
+    if (ts->wp.restart & (1u << i)) ts->wp.slot[i].armed_ns = now;  // Armed, ours: no trap yet
+  ts->wp.restart = 0;
+}
 
 void watch_init(const WatchConfig& config, int signo) {
   g_cfg = config;
@@ -198,6 +227,10 @@ void watch_start_thread(ThreadState* ts) {
     bump(g_n.slots_opened);
     give_back(s, kWatchFree);
   }
+  ts->wp.restart = 0;
+  if (g_cfg.reuse_rate && g_trap_latency_ns.load(std::memory_order_relaxed) == 0 &&
+      ts->wp.slot[0].state.load(std::memory_order_relaxed) == kWatchFree)
+    calibrate(ts);
   ts->wp.ready.store(1, std::memory_order_release);
 }
 
@@ -272,9 +305,16 @@ bool watch_on_signal(ThreadState* ts, int fd) {
     give_back(s, kWatchArmed);
     return true;
   }
+  if (s.kind == kWatchCalibrate) {
+    const uint64_t d = now - g_calib_t0.load(std::memory_order_relaxed);
+    if (d < g_calib_best.load(std::memory_order_relaxed)) g_calib_best.store(d, std::memory_order_relaxed);
+    disarm(s);
+    return true;
+  }
   bump(g_n.traps);
   if (s.kind == kWatchReuse) {
-    wp_count_reuse(s.var, now - s.armed_ns);
+    const uint64_t took = now - s.armed_ns, floor = g_trap_latency_ns.load(std::memory_order_relaxed);
+    wp_count_reuse(s.var, took > floor ? took - floor : 0);
     disarm(s);
     return true;
   }
@@ -318,6 +358,7 @@ WatchCounts watch_counts() {
   c.no_slot = v(g_n.no_slot);
   c.modify_failed = v(g_n.modify_failed);
   c.stale = v(g_n.stale);
+  c.trap_latency_ns = g_trap_latency_ns.load(std::memory_order_relaxed);
   return c;
 }
 

@@ -50,6 +50,9 @@ void watch_forget(ThreadState* ts);
 // sampled instruction is the interrupted one, not yet executed: no reuse watch, it would trap on
 // itself).
 void watch_on_sample(ThreadState* ts, uint64_t ea, bool is_write, bool executed, uint32_t var_node);
+// Async-signal-safe, at the very end of the sampling handler of `ts`: reuse watches armed by
+// this handler start counting now, so that the handler's own remaining time is not reuse time.
+void watch_sample_done(ThreadState* ts);
 // Async-signal-safe: whether `fd` is one of ts's watch events; if so its trap is handled.
 bool watch_on_signal(ThreadState* ts, int fd);
 // Before the profile is written: disables every watch, counts those pending.
@@ -66,6 +69,8 @@ struct WatchCounts {
   uint64_t no_slot = 0;          // arming decisions that found no free register
   uint64_t modify_failed = 0;    // re-aiming refused by the kernel (< 4.17: no modify ioctl)
   uint64_t stale = 0;            // signals of a watch that had already been handled or re-armed
+  uint64_t trap_latency_ns = 0;  // the smallest time from an access to its trap's handler, measured
+                                 // at the first thread's start and subtracted from reuse times
 };
 WatchCounts watch_counts();
 

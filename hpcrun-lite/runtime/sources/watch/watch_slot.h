@@ -19,7 +19,7 @@ inline constexpr int kWatchSlots = 4;  // x86 debug registers per thread
 
 // Dead is 0: a zeroed (new) thread state has no open slot.
 enum WatchState : uint32_t { kWatchDead = 0, kWatchFree = 1, kWatchBusy = 2, kWatchArmed = 3 };
-enum WatchKind : uint8_t { kWatchSharing = 1, kWatchReuse = 2 };
+enum WatchKind : uint8_t { kWatchSharing = 1, kWatchReuse = 2, kWatchCalibrate = 3 };
 
 struct WatchSlot {
   std::atomic<uint32_t> state;  // WatchState
@@ -40,6 +40,7 @@ struct WatchSlots {
   uint64_t next_sharing_ns;     // the rate limits of this thread's arming decisions
   uint64_t next_reuse_ns;
   uint64_t rng;
+  uint32_t restart;             // reuse slots armed by the running handler (bit per slot)
 };
 
 }  // namespace hpcrun
