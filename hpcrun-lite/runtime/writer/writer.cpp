@@ -371,6 +371,8 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     WatchCounts w = watch_counts();
     p.set_meta("wp_sharing_rate", std::to_string(g_config.wp_sharing_rate));
     p.set_meta("wp_reuse_rate", std::to_string(g_config.wp_reuse_rate));
+    p.set_meta("wp_sharing_window_ms", std::to_string(watch_config().sharing_window_ns / 1000000));
+    p.set_meta("wp_reuse_window_ms", std::to_string(watch_config().reuse_window_ns / 1000000));
     p.set_meta("wp_registers", std::to_string(w.slots_opened));
     p.set_meta("wp_registers_taken", std::to_string(w.registers_taken));
     p.set_meta("wp_open_failed", std::to_string(w.open_failed));
@@ -383,6 +385,14 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("wp_stale", std::to_string(w.stale));
     p.set_meta("wp_table_lost", std::to_string(watch_table_lost()));
     p.set_meta("wp_trap_latency_ns", std::to_string(w.trap_latency_ns));
+    log_info("watchpoints: %llu registers opened (%llu taken by the program), %llu armed, %llu traps, "
+             "%llu expired, %llu without a free register, trap latency %llu ns",
+             (unsigned long long)w.slots_opened, (unsigned long long)w.registers_taken,
+             (unsigned long long)w.armed, (unsigned long long)w.traps, (unsigned long long)w.expired,
+             (unsigned long long)w.no_slot, (unsigned long long)w.trap_latency_ns);
+    if (w.registers_taken)
+      log_warn("watchpoints: %llu debug registers were in use by the program (a debugger?) and "
+               "were left to it", (unsigned long long)w.registers_taken);
   }
 
   std::string dir = g_config.out_dir;

@@ -196,6 +196,8 @@ void watch_init(const WatchConfig& config, int signo) {
   g_enabled.store(config.sharing_rate || config.reuse_rate, std::memory_order_release);
 }
 
+const WatchConfig& watch_config() { return g_cfg; }
+
 bool watch_enabled() { return g_enabled.load(std::memory_order_acquire); }
 
 void watch_start_thread(ThreadState* ts) {

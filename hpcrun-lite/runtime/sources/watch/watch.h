@@ -38,6 +38,7 @@ struct WatchConfig {
 // Not signal-safe. `signo`: the sampling signal, whose handler (sampler.cpp) passes traps here.
 void watch_init(const WatchConfig& config, int signo);
 bool watch_enabled();
+const WatchConfig& watch_config();
 // On the thread itself (or for it, at adoption), outside handlers: opens its watch events.
 void watch_start_thread(ThreadState* ts);
 // On the thread itself at its end, outside handlers: closes them (a pending watch is counted).
