@@ -347,6 +347,11 @@ __attribute__((constructor)) void runtime_init() {
     // Tests only: shorter or longer windows than the defaults.
     if (const char* v = getenv("HPCRUN_LITE_WP_SHARING_WINDOW_MS")) wc.sharing_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
     if (const char* v = getenv("HPCRUN_LITE_WP_REUSE_WINDOW_MS")) wc.reuse_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
+    if (const char* v = getenv("HPCRUN_LITE_WP_REGISTERS")) {
+      int n = atoi(v);
+      if (n >= 1 && n <= 4) wc.registers = n;
+      else log_warn("ignoring HPCRUN_LITE_WP_REGISTERS=%s: not 1-4", v);
+    }
     watch_init(wc, sampling_signal());
     log_info("watchpoints: sharing %llu/s (window %llu ms), reuse %llu/s (window %llu ms)",
              (unsigned long long)wc.sharing_rate, (unsigned long long)(wc.sharing_window_ns / 1000000),

@@ -204,7 +204,8 @@ void watch_start_thread(ThreadState* ts) {
   if (!watch_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   ts->wp.rng = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^ 0x9E3779B97F4A7C15ull;
   ts->wp.next_sharing_ns = ts->wp.next_reuse_ns = 0;
-  for (WatchSlot& s : ts->wp.slot) {
+  for (int i = 0; i < kWatchSlots && i < g_cfg.registers; ++i) {
+    WatchSlot& s = ts->wp.slot[i];
     if (s.state.load(std::memory_order_relaxed) != kWatchDead) continue;  // not closed (watch_stop_thread)
     s.fd = -1;
     int fd = perf_open_thread(breakpoint_attr(reinterpret_cast<uint64_t>(&g_dummy_word), false), ts->tid);

@@ -33,6 +33,9 @@ struct WatchConfig {
   uint64_t reuse_rate = 0;    // 0: no reuse analysis
   uint64_t sharing_window_ns = kDefaultWpSharingWindowNs;
   uint64_t reuse_window_ns = kDefaultWpReuseWindowNs;
+  // Registers taken per thread (HPCRUN_LITE_WP_REGISTERS, 1-4): fewer leave the others to a
+  // debugger attached during the run (perf reserves a register when the event is opened).
+  int registers = 4;
 };
 
 // Not signal-safe. `signo`: the sampling signal, whose handler (sampler.cpp) passes traps here.
