@@ -2,6 +2,10 @@
 # False sharing from debug-register watchpoints (-e wp-sharing): tests/programs/wp_sharing.c.
 #   same:   two threads bump two fields of one static struct in one cache line -> the struct
 #           `together` is flagged false_sharing, with false traps at offsets 0 and 8 of its line;
+#   ints:   two int fields in one 8-byte word (one watch covers both) -> `ints` flagged: the
+#           trapping access is decoded, and different bytes are false sharing;
+#   shared: both threads increment one field atomically -> true sharing: `shared` has true
+#           traps and is not flagged;
 #   apart:  the same fields on separate lines -> `apart` is not flagged;
 #   halves: two threads read disjoint halves of a 16 MiB array -> no variable is flagged.
 # The program's output and exit status are unchanged under the tool. The text report flags the
@@ -39,8 +43,9 @@ else:
     if flagged != [want]:
         fail(f"flagged: {flagged}, expected exactly [{want}]")
     s = next(v["sharing"] for v in report["variables"] if v["name"] == want)
-    if s["threads"] < 2 or s["lines"] != 1 or s["offsets"] != [0, 8] or s["false"] < 10:
-        fail(f"{want}: {s}; expected >= 10 false traps by 2 threads on 1 line at offsets 0 and 8")
+    offsets = [0] if want == "ints" else [0, 8]
+    if s["threads"] < 2 or s["lines"] != 1 or s["offsets"] != offsets:
+        fail(f"{want}: {s}; expected false traps by 2 threads on 1 line at offsets {offsets}")
 PY
 }
 
@@ -48,6 +53,19 @@ wp_run same "$prog" same
 check_sharing same together
 grep -q "FALSE SHARING" same.txt || fail "text report: no FALSE SHARING line: $(cat same.txt)"
 grep -A3 "^Sharing and reuse" same.txt
+
+wp_run ints "$prog" ints
+check_sharing ints ints
+
+wp_run shared "$prog" shared
+check_sharing shared none
+"$HPCL_PYTHON" - shared.json <<'PY' || fail "shared: no true sharing seen"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = next((v.get("sharing") for v in r["variables"] if v["name"] == "shared"), None)
+if not s or s["true"] < 5 or s["true"] <= s["false"]:
+    sys.exit(f"FAIL: shared: {s}; expected mostly true-sharing traps")
+PY
 
 wp_run apart "$prog" apart
 check_sharing apart none

@@ -96,7 +96,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   // The watchpoint analyses arm on the variable's node; an access at or after the interrupted
   // PC has not run yet.
   if (acc.kind == AccessKind::Address && var != Cct::kNone && watch_enabled())
-    watch_on_sample(ts, acc.ea, acc.is_write, acc.insn < regs.rip, var);
+    watch_on_sample(ts, acc.ea, acc.size, acc.is_write, acc.insn < regs.rip, var);
   // sched_getcpu reads the rseq area glibc registers (a system call on older glibc): both
   // async-signal-safe. The page's node is looked up later, in a batch (numa.h).
   if (acc.kind == AccessKind::Address && numa_enabled()) {
@@ -180,7 +180,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     errno = saved_errno;
     return;
   }
-  if (ts && watch_on_signal(ts, info->si_fd)) {  // a debug-register watch's trap (watch.h)
+  if (ts && watch_on_signal(ts, info->si_fd, ucv)) {  // a debug-register watch's trap (watch.h)
     errno = saved_errno;
     return;
   }

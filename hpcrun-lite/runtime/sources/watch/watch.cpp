@@ -20,6 +20,8 @@
 #include "process/thread_state.h"
 #include "sources/perf_event.h"
 #include "sources/sampling_phase.h"
+#include "sources/soft/access_decode.h"
+#include "sources/soft/saved_regs.h"
 #include "sources/watch/watch_table.h"
 
 namespace hpcrun {
@@ -58,12 +60,13 @@ uint64_t event_count(int fd) {
 
 // Aims a Free slot of some thread at `word` and enables it. Signal-safe; any thread.
 bool arm(WatchSlot& s, uint8_t kind, int32_t var, uint64_t word, uint64_t sampled, uint64_t group,
-         uint64_t window_ns) {
+         uint64_t window_ns, uint32_t sampled_size = 0) {
   if (!take(s, kWatchFree)) return false;
   s.kind = kind;
   s.var = var;
   s.word = word;
   s.sampled = sampled;
+  s.sampled_size = sampled_size;
   s.group = group;
   s.count0 = event_count(s.fd);
   perf_event_attr a = breakpoint_attr(word, /*enabled=*/true);
@@ -119,9 +122,9 @@ void arm_reuse(ThreadState* ts, int32_t var, uint64_t ea) {
   bump(g_n.no_slot);
 }
 
-// Arms the words of ea's line in up to kWatchMaxTargets other live threads: the sampled word
-// first (true sharing), then the others from a random one on.
-void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint64_t now) {
+// Arms the words of ea's line in up to kWatchMaxTargets other live threads, as many as each has
+// free registers.
+void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, uint64_t now) {
   const uint64_t line = ea & ~(kWpLineBytes - 1), sampled = ea & ~7ull;
   const uint32_t sidx = uint32_t((sampled - line) / 8);
   const uint64_t group = g_group.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -141,14 +144,23 @@ void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint64_t now) {
       continue;
     ++targets;
     expire(t, now);
-    const uint32_t r = 1 + uint32_t(splitmix64(&ts->wp.rng) % (kWpLineWords - 1));
+    // The written word (true sharing), its neighbours (the fields next to it, most often
+    // another thread's), then the others of the line from a random one on.
+    uint32_t order[kWpLineWords], n = 0;
+    bool used[kWpLineWords] = {};
+    auto add = [&](uint32_t w) {
+      if (w < kWpLineWords && !used[w]) used[w] = true, order[n++] = w;
+    };
+    add(sidx);
+    add(sidx + 1);
+    add(sidx - 1);  // wraps to a large value for word 0: skipped
+    const uint32_t r = uint32_t(splitmix64(&ts->wp.rng) % kWpLineWords);
+    for (uint32_t j = 0; j < kWpLineWords; ++j) add((r + j) % kWpLineWords);
     int slot = 0;
-    for (uint32_t j = 0; j < kWpLineWords && slot < kWatchSlots; ++j) {
-      const uint32_t w = j == 0 ? sidx : (sidx + r + j - 1) % kWpLineWords;
-      if (j > 0 && w == sidx) continue;
+    for (uint32_t j = 0; j < n && slot < kWatchSlots; ++j) {
       while (slot < kWatchSlots &&
-             !arm(t->wp.slot[slot], kWatchSharing, var, line + 8 * w, sampled, group,
-                  g_cfg.sharing_window_ns))
+             !arm(t->wp.slot[slot], kWatchSharing, var, line + 8 * order[j], ea, group,
+                  g_cfg.sharing_window_ns, size))
         ++slot;
       if (slot < kWatchSlots) {
         any = true;
@@ -270,7 +282,8 @@ void watch_forget(ThreadState* ts) {
   }
 }
 
-void watch_on_sample(ThreadState* ts, uint64_t ea, bool is_write, bool executed, uint32_t var_node) {
+void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write, bool executed,
+                     uint32_t var_node) {
   if (!ts || !ready(ts) || g_stopped.load(std::memory_order_relaxed)) return;
   const uint64_t now = monotonic_ns();
   expire(ts, now);
@@ -287,11 +300,11 @@ void watch_on_sample(ThreadState* ts, uint64_t ea, bool is_write, bool executed,
   }
   if (sharing) {
     ts->wp.next_sharing_ns = now + 1000000000ull / g_cfg.sharing_rate;
-    arm_sharing(ts, var, ea, now);
+    arm_sharing(ts, var, ea, size, now);
   }
 }
 
-bool watch_on_signal(ThreadState* ts, int fd) {
+bool watch_on_signal(ThreadState* ts, int fd, void* ucv) {
   if (!ts || fd < 0 || !watch_enabled()) return false;
   WatchSlot* hit = nullptr;
   for (WatchSlot& s : ts->wp.slot)
@@ -321,7 +334,20 @@ bool watch_on_signal(ThreadState* ts, int fd) {
     disarm(s);
     return true;
   }
-  wp_count_sharing(s.var, s.word, s.sampled, ts->index);
+  // Which bytes of the word the trapping access touched: its instruction is the one before the
+  // PC (a breakpoint traps after the access). A decoding that lands outside the word is not
+  // trusted: the whole word stands for it.
+  uint64_t trap = s.word;
+  uint32_t trap_size = 8;
+  if (ucv) {
+    const Access acc = resolve_sample(saved_regs_from_ucontext(static_cast<const ucontext_t*>(ucv), ts->fs_base));
+    const uint32_t n = acc.size ? acc.size : 1;
+    if (acc.kind == AccessKind::Address && acc.ea < s.word + 8 && acc.ea + n > s.word) {
+      trap = acc.ea;
+      trap_size = n;
+    }
+  }
+  wp_count_sharing(s.var, trap, wp_classify(trap, trap_size, s.sampled, s.sampled_size), ts->index);
   const uint64_t group = s.group;
   disarm(s);
   // The other words of the same arming in this thread: their question is answered.

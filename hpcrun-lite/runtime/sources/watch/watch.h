@@ -4,7 +4,7 @@
 //
 //   sharing: after a sampled write by thread A to a cache line, watches on that line's words in up
 //            to kWatchMaxTargets other threads (the sampled word first, then others). A trap in B
-//            on another word of the line is false sharing, on the same word true sharing.
+//            on other bytes of the line is false sharing, on the bytes written true sharing.
 //   reuse:   after a sampled access by A, a watch on the same 8-byte word in A. The time to its
 //            next access is a reuse time; a watch that expires is "no reuse within the window".
 //
@@ -53,12 +53,15 @@ void watch_forget(ThreadState* ts);
 // variable at node `var_node` of ts's tree. `executed`: the access already ran (false when the
 // sampled instruction is the interrupted one, not yet executed: no reuse watch, it would trap on
 // itself).
-void watch_on_sample(ThreadState* ts, uint64_t ea, bool is_write, bool executed, uint32_t var_node);
+void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write, bool executed,
+                     uint32_t var_node);
 // Async-signal-safe, at the very end of the sampling handler of `ts`: reuse watches armed by
 // this handler start counting now, so that the handler's own remaining time is not reuse time.
 void watch_sample_done(ThreadState* ts);
-// Async-signal-safe: whether `fd` is one of ts's watch events; if so its trap is handled.
-bool watch_on_signal(ThreadState* ts, int fd);
+// Async-signal-safe: whether `fd` is one of ts's watch events; if so its trap is handled. The
+// trapping access is decoded from the signal's context `ucv` (the instruction before the PC, as
+// for a soft sample) to tell which bytes of the watched word it touched.
+bool watch_on_signal(ThreadState* ts, int fd, void* ucv);
 // Before the profile is written: disables every watch, counts those pending.
 void watch_stop_all();
 

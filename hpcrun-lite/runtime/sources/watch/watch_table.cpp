@@ -64,10 +64,10 @@ void wp_count_armed(int32_t var, bool sharing) {
   if (Slot* s = slot(var)) (sharing ? s->sharing_armed : s->reuse_armed).fetch_add(1, std::memory_order_relaxed);
 }
 
-void wp_count_sharing(int32_t var, uint64_t trap_word, uint64_t sampled_word, uint32_t thread_index) {
+void wp_count_sharing(int32_t var, uint64_t trap_word, WpShare kind, uint32_t thread_index) {
   Slot* s = slot(var);
   if (!s) return;
-  (wp_classify(trap_word, sampled_word) == WpShare::True ? s->true_traps : s->false_traps)
+  (kind == WpShare::True ? s->true_traps : s->false_traps)
       .fetch_add(1, std::memory_order_relaxed);
   s->thread_mask.fetch_or(1ull << (thread_index & 63), std::memory_order_relaxed);
   s->words[(trap_word % kWpLineBytes) / 8].fetch_add(1, std::memory_order_relaxed);

@@ -35,18 +35,21 @@ struct WpVarKey {
   uint64_t b = 0;
 };
 
-// True sharing: another thread touched the very word the sampled write touched; false sharing:
-// another word of the same line.
+// True sharing: another thread touched bytes the sampled write touched; false sharing: other
+// bytes of the same line. Ranges are [address, address + size); a size of 0 (unknown) stands for
+// the aligned 8-byte word around the address.
 enum class WpShare : uint8_t { False, True };
-inline WpShare wp_classify(uint64_t trap_word, uint64_t sampled_word) {
-  return (trap_word & ~7ull) == (sampled_word & ~7ull) ? WpShare::True : WpShare::False;
+inline WpShare wp_classify(uint64_t trap, uint32_t trap_size, uint64_t sampled, uint32_t sampled_size) {
+  if (trap_size == 0) trap &= ~7ull, trap_size = 8;
+  if (sampled_size == 0) sampled &= ~7ull, sampled_size = 8;
+  return trap < sampled + sampled_size && sampled < trap + trap_size ? WpShare::True : WpShare::False;
 }
 
 // The entry of `key`, claimed if new; -1 when the table is full (counted in watch_table_lost).
 int32_t wp_var(const WpVarKey& key);
 void wp_count_armed(int32_t var, bool sharing);
-// A sharing trap of thread `thread_index` on `trap_word` after a write to `sampled_word`.
-void wp_count_sharing(int32_t var, uint64_t trap_word, uint64_t sampled_word, uint32_t thread_index);
+// A sharing trap of thread `thread_index` at address `trap`, classified by wp_classify.
+void wp_count_sharing(int32_t var, uint64_t trap, WpShare kind, uint32_t thread_index);
 void wp_count_reuse(int32_t var, uint64_t ns);
 void wp_count_no_reuse(int32_t var);
 

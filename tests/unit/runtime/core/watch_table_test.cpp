@@ -32,8 +32,11 @@ std::map<uint16_t, uint64_t> metrics_of(const WpVarKey& want) {
 
 TEST(WatchTable, ClassifiesASyntheticTrapStream) {
   watch_table_reset();
-  EXPECT_EQ(wp_classify(0x1008, 0x100f), WpShare::True);
-  EXPECT_EQ(wp_classify(0x1010, 0x1008), WpShare::False);
+  EXPECT_EQ(wp_classify(0x1008, 8, 0x100c, 4), WpShare::True);
+  EXPECT_EQ(wp_classify(0x1010, 8, 0x1008, 8), WpShare::False);
+  // Two ints of one 8-byte word: different bytes, false sharing.
+  EXPECT_EQ(wp_classify(0x1004, 4, 0x1000, 4), WpShare::False);
+  EXPECT_EQ(wp_classify(0x1004, 0, 0x1000, 4), WpShare::True) << "unknown size: the whole word";
   const WpVarKey key{2, 3, uint64_t(-1)};  // a static: module 3, its anonymous data
   const int32_t var = wp_var(key);
   ASSERT_GE(var, 0);
@@ -41,10 +44,13 @@ TEST(WatchTable, ClassifiesASyntheticTrapStream) {
   // Thread 0 wrote word 0 of line 0x1000; thread 1 trapped on word 8 (false) ten times and on
   // word 0 (true) twice; thread 2 on word 8 of the next line once.
   for (int i = 0; i < 13; ++i) wp_count_armed(var, true);
-  for (int i = 0; i < 10; ++i) wp_count_sharing(var, 0x1008, 0x1000, 1);
-  wp_count_sharing(var, 0x1000, 0x1000, 1);
-  wp_count_sharing(var, 0x1000, 0x1004, 1);
-  wp_count_sharing(var, 0x1048, 0x1040, 2);
+  auto trap = [&](uint64_t at, uint64_t sampled, uint32_t thread) {
+    wp_count_sharing(var, at, wp_classify(at, 8, sampled, 8), thread);
+  };
+  for (int i = 0; i < 10; ++i) trap(0x1008, 0x1000, 1);
+  trap(0x1000, 0x1000, 1);
+  trap(0x1000, 0x1004, 1);
+  trap(0x1048, 0x1040, 2);
   auto m = metrics_of(key);
   EXPECT_EQ(m[hpcl::kMetricWpFalse], 11u);
   EXPECT_EQ(m[hpcl::kMetricWpTrue], 2u);
