@@ -25,7 +25,7 @@ struct ThreadState;
 inline constexpr uint64_t kDefaultWpSharingRate = 50;   // arming decisions per second per thread
 inline constexpr uint64_t kDefaultWpReuseRate = 100;
 inline constexpr uint64_t kDefaultWpSharingWindowNs = 10 * 1000000ull;   // 10 ms
-inline constexpr uint64_t kDefaultWpReuseWindowNs = 200 * 1000000ull;    // 200 ms
+inline constexpr uint64_t kDefaultWpReuseWindowNs = 500 * 1000000ull;    // 500 ms: a 64 MiB sweep at 0.3 GB/s
 inline constexpr int kWatchMaxTargets = 3;  // other threads armed per sampled write
 
 struct WatchConfig {
