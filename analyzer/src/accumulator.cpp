@@ -43,7 +43,14 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "counter_overflows_nested", "counter_overflows_dropped",
                                        "counter_threads_failed", "samples_dropped_nested",
                                        // The runtime's arenas (issue 11).
-                                       "allocs_lost",          "samples_overruns"};
+                                       "allocs_lost",          "samples_overruns",
+                                       // Watchpoint analyses (watch.h, format 1.6).
+                                       "wp_registers",         "wp_registers_taken",
+                                       "wp_open_failed",       "wp_armed",
+                                       "wp_traps",             "wp_expired",
+                                       "wp_pending_end",       "wp_no_register",
+                                       "wp_modify_failed",     "wp_stale",
+                                       "wp_table_lost"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

@@ -170,6 +170,40 @@ void write_first_touch(JsonWriter& w, const Variable& v) {
   w.end_object();
 }
 
+// "sharing" and "reuse": the watchpoint analyses (docs/REPORT.md), each only where it ran.
+void write_watch(JsonWriter& w, const WatchSummary& s) {
+  if (s.sharing.present) {
+    w.key("sharing");
+    w.begin_object(true);
+    w.field("false_sharing", s.sharing.false_sharing);
+    w.field("false", s.sharing.false_traps);
+    w.field("true", s.sharing.true_traps);
+    w.field("threads", s.sharing.threads);
+    w.field("lines", s.sharing.lines);
+    w.field("armed", s.sharing.armed);
+    w.key("offsets");
+    w.begin_array(true);
+    for (uint64_t o : s.sharing.offsets) w.value(o);
+    w.end_array();
+    w.end_object();
+  }
+  if (s.reuse.present) {
+    w.key("reuse");
+    w.begin_object(true);
+    w.field("samples", s.reuse.samples);
+    w.field_fixed("median_ns", s.reuse.median_ns, 1);
+    w.field_fixed("p10_ns", s.reuse.p10_ns, 1);
+    w.field_fixed("p90_ns", s.reuse.p90_ns, 1);
+    w.field("no_reuse", s.reuse.no_reuse);
+    w.field("armed", s.reuse.armed);
+    w.key("histogram");
+    w.begin_array(true);
+    for (uint64_t b : s.reuse.histogram) w.value(b);
+    w.end_array();
+    w.end_object();
+  }
+}
+
 void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std::vector<Location>& scratch) {
   const bool page_faults = m.has_page_faults;
   w.begin_object();
@@ -210,6 +244,7 @@ void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std:
     w.end_object();
   }
   if (v.has_offsets) write_offsets(w, v);
+  write_watch(w, v.watch);
   if (page_faults && v.page_faults > 0 && v.kind != VariableKind::Group) write_first_touch(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
   w.field("hottest_access", v.hottest_access);

@@ -387,7 +387,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   simplify_names(sites);
   simplify_names(hottest);
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::pair<size_t, std::string>> hot, touched;
+  std::vector<std::pair<size_t, std::string>> hot, touched, watched;
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = *listed[i];
     std::string kind = kind_name(v.kind);
@@ -401,6 +401,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (faults) rows.back().insert(rows.back().begin() + 5, std::to_string(v.page_faults));
     if (std::string h = hot_summary(v); !h.empty()) hot.emplace_back(i + 1, h);
     if (std::string t = first_touch_summary(v); !t.empty()) touched.emplace_back(i + 1, t);
+    if (std::string t = watch_text(v.watch); !t.empty()) watched.emplace_back(i + 1, t);
   }
   if (rows.empty()) {
     out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
@@ -423,6 +424,11 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   if (!touched.empty()) {
     out << "\nFirst touch (which threads and NUMA nodes took each variable's page faults):\n";
     for (const auto& [row, text] : touched)
+      print_wrapped(pad_left(std::to_string(row), 3) + " ", text, o.width, out);
+  }
+  if (!watched.empty()) {
+    out << "\nSharing and reuse (debug-register watchpoints; FALSE SHARING as docs/REPORT.md defines it):\n";
+    for (const auto& [row, text] : watched)
       print_wrapped(pad_left(std::to_string(row), 3) + " ", text, o.width, out);
   }
   print_memory_table(m, listed, names, o.width, out);

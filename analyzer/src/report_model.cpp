@@ -507,6 +507,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
     v.offset_min = h.min;
     v.offset_max = h.max;
   }
+  attach_watch(db, m.variables);
 
   if (db.trees.empty()) return m;
   const Tree& tree = db.trees[0];

@@ -16,6 +16,7 @@
 #include "location.h"
 #include "memory_model.h"
 #include "path_expander.h"
+#include "watch_summary.h"
 
 namespace hpcl::analysis {
 
@@ -114,6 +115,9 @@ struct Variable {
 
   // Memory metrics of the variable's subtree (hardware sources, NUMA); empty without them.
   MemoryStats memory;
+
+  // Watchpoint analyses (-e wp-sharing, -e wp-reuse): sharing traps and reuse times.
+  WatchSummary watch;
 };
 
 // A source location of sampled instructions (code view).

@@ -76,6 +76,14 @@ bool has_page_faults(const Profile& p) {
   return false;
 }
 
+bool has_watch_metrics(const Profile& p) {
+  for (const Tree& t : p.trees)
+    for (const Node& n : t.nodes)
+      for (const Metric& m : n.metrics)
+        if (is_watch_metric(m.id)) return true;
+  return false;
+}
+
 bool has_memory_metrics(const Profile& p) {
   for (const Tree& t : p.trees)
     for (const Node& n : t.nodes)

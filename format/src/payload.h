@@ -31,5 +31,7 @@ uint32_t callee_count(const Profile& profile);
 bool has_page_faults(const Profile& profile);
 // A node has a metric that format 1.5 added (ids 5-7, 32-36, 64-95).
 bool has_memory_metrics(const Profile& profile);
+// A node has a watchpoint metric (1.6, ids 96-151).
+bool has_watch_metrics(const Profile& profile);
 
 }  // namespace hpcl::payload

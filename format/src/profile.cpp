@@ -47,6 +47,13 @@ const char* metric_name(uint16_t id) {
     case kMetricLocked: return "locked";
     case kMetricHitm: return "hitm";
     case kMetricDcMiss: return "dc_miss";
+    case kMetricWpFalse: return "wp_false";
+    case kMetricWpTrue: return "wp_true";
+    case kMetricWpThreads: return "wp_threads";
+    case kMetricWpLines: return "wp_lines";
+    case kMetricWpSharingArmed: return "wp_sharing_armed";
+    case kMetricWpReuseArmed: return "wp_reuse_armed";
+    case kMetricWpNoReuse: return "wp_no_reuse";
     default: break;
   }
   if (id >= kMetricDataSrcBase && id < kMetricDataSrcBase + std::size(kLevels))
@@ -59,6 +66,20 @@ const char* metric_name(uint16_t id) {
   static_assert(std::size(kTouchNodes) == kMetricFirstTouchNodeEnd - kMetricFirstTouchNodeBase);
   if (id >= kMetricFirstTouchNodeBase && id < kMetricFirstTouchNodeEnd)
     return kTouchNodes[id - kMetricFirstTouchNodeBase];
+  static const char* const kWords[] = {"wp_word0", "wp_word8",  "wp_word16", "wp_word24",
+                                       "wp_word32", "wp_word40", "wp_word48", "wp_word56"};
+  static_assert(std::size(kWords) == kMetricWpWordEnd - kMetricWpWordBase);
+  if (id >= kMetricWpWordBase && id < kMetricWpWordEnd) return kWords[id - kMetricWpWordBase];
+  static const char* const kReuse[] = {
+      "wp_reuse0",  "wp_reuse1",  "wp_reuse2",  "wp_reuse3",  "wp_reuse4",  "wp_reuse5",
+      "wp_reuse6",  "wp_reuse7",  "wp_reuse8",  "wp_reuse9",  "wp_reuse10", "wp_reuse11",
+      "wp_reuse12", "wp_reuse13", "wp_reuse14", "wp_reuse15", "wp_reuse16", "wp_reuse17",
+      "wp_reuse18", "wp_reuse19", "wp_reuse20", "wp_reuse21", "wp_reuse22", "wp_reuse23",
+      "wp_reuse24", "wp_reuse25", "wp_reuse26", "wp_reuse27", "wp_reuse28", "wp_reuse29",
+      "wp_reuse30", "wp_reuse31", "wp_reuse32", "wp_reuse33", "wp_reuse34", "wp_reuse35",
+      "wp_reuse36", "wp_reuse37", "wp_reuse38", "wp_reuse39"};
+  static_assert(std::size(kReuse) == kMetricWpReuseEnd - kMetricWpReuseBase);
+  if (id >= kMetricWpReuseBase && id < kMetricWpReuseEnd) return kReuse[id - kMetricWpReuseBase];
   return "";
 }
 

@@ -15,6 +15,8 @@ const char* source_name(SourceKind kind) {
     case SourceKind::PebsStore: return "pebs-store";
     case SourceKind::Papi: return "papi";
     case SourceKind::PageFaults: return "page-faults";
+    case SourceKind::WpSharing: return "wp-sharing";
+    case SourceKind::WpReuse: return "wp-reuse";
   }
   return "?";
 }
@@ -99,7 +101,8 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
       {"pebs-load", SourceKind::Pebs},  {"pebs", SourceKind::Pebs},
       {"pebs-store", SourceKind::PebsStore},
       {"ibs-op", SourceKind::Ibs},      {"ibs", SourceKind::Ibs},
-      {"page-faults", SourceKind::PageFaults}};
+      {"page-faults", SourceKind::PageFaults},
+      {"wp-sharing", SourceKind::WpSharing}, {"wp-reuse", SourceKind::WpReuse}};
   *out = SourceSpec();
   bool found = false;
   for (auto& n : names) {
@@ -116,7 +119,7 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
   if (!found) {
     snprintf(err, errlen,
              "unknown sampling source '%.*s' (known: auto, soft, pebs-load, pebs-store, ibs-op, "
-             "page-faults, PAPI_<NAME>, COMPONENT::EVENT)", int(name_len), text);
+             "page-faults, wp-sharing, wp-reuse, PAPI_<NAME>, COMPONENT::EVENT)", int(name_len), text);
     return false;
   }
   if (name_len < rate_end) {  // text[name_len] == '@'

@@ -39,6 +39,8 @@ enum class SourceKind : uint8_t {
   PebsStore,   // pebs-store: precise stores
   Papi,        // PAPI_<NAME> or COMPONENT::EVENT: a PAPI event, named in SourceSpec::papi_event
   PageFaults,  // page-faults: first touch
+  WpSharing,   // wp-sharing: false/true sharing from debug-register watches, beside a sampling source
+  WpReuse,     // wp-reuse: reuse times from debug-register watches, beside a sampling source
 };
 const char* source_name(SourceKind kind);
 

@@ -1,9 +1,11 @@
 // See check.h.
 #include "check.h"
 
+#include <cerrno>
 #include <cstring>
 
 #include "sources/source_verdict.h"
+#include "sources/watch/watch_probe.h"
 
 namespace hpcrun {
 
@@ -118,6 +120,19 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
                papi.loaded ? "a library's software-defined events (PAPI's sde component); "
                              "each is checked when the program registers it"
                            : papi.error.c_str(), "");
+  // Watchpoints: breakpoint events on this very thread, as each measured thread opens them.
+  WatchProbe wp = probe_watchpoints();
+  char wp_why[160];
+  if (wp.registers == 0)
+    snprintf(wp_why, sizeof wp_why, "perf refuses breakpoint events: %s%s", strerror(wp.first_error),
+             wp.first_error == ENOSPC ? " (the debug registers are taken: a debugger?)" : "");
+  else
+    snprintf(wp_why, sizeof wp_why, "%d debug registers per thread, modify ioctl %s, counting %s",
+             wp.registers, wp.modify ? "yes" : "no (Linux < 4.17)", wp.counted ? "exact" : "no");
+  const bool wp_ok = wp.registers > 0 && wp.modify && wp.counted;
+  for (const char* name : {"wp-sharing", "wp-reuse"})
+    print_source(out, name, wp_ok ? "works" : "unavailable", wp_why,
+                 wp_ok ? "" : "needs PERF_TYPE_BREAKPOINT and Linux >= 4.17");
   char auto_why[256];
   auto_choice(hw, auto_why, sizeof auto_why);
   fprintf(out, "\nauto -> %s\n", auto_why);

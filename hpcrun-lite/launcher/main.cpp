@@ -12,6 +12,7 @@
 #include "options.h"
 #include "papi_query.h"
 #include "sources/source_verdict.h"
+#include "sources/watch/watch_probe.h"
 
 using namespace hpcrun;
 
@@ -42,6 +43,9 @@ void usage(FILE* out) {
       "                               precise hardware sources, P = event period\n"
       "                         PAPI_NAME[@P], COMPONENT::EVENT[@P]  a PAPI counter beside\n"
       "                               the address source (PAPI_TOT_CYC, sde:::LIB::EV, ...)\n"
+      "                         wp-sharing[@R], wp-reuse[@R]  false sharing and reuse times\n"
+      "                               from debug-register watchpoints, beside the address\n"
+      "                               source; R = arming decisions per second per thread\n"
       "                       a source named here that this machine cannot give stops the\n"
       "                       launcher before the program starts (exit status 3)\n"
       "  --min-bytes N        allocations of at least N bytes are always tracked\n"
@@ -95,6 +99,18 @@ int refuse_unavailable(const Options& opts) {
         probed = true;
         say_refusal(spec.papi_event, why.c_str(), hw.hypervisor && !hw.cpu_pmu
                     ? "a VM without vPMU: use -e soft" : "use -e soft, or a machine PAPI has counters on");
+        return kExitUnavailable;
+      }
+      continue;
+    }
+    if (spec.kind == SourceKind::WpSharing || spec.kind == SourceKind::WpReuse) {
+      WatchProbe wp = probe_watchpoints();
+      if (wp.registers == 0 || !wp.modify || !wp.counted) {
+        char why[160];
+        snprintf(why, sizeof why, "perf gives no usable breakpoint events here (%s)",
+                 wp.registers == 0 ? strerror(wp.first_error) : !wp.modify ? "no modify ioctl: Linux < 4.17"
+                                                                           : "the watch did not count");
+        say_refusal(source_name(spec.kind), why, "hpcrun-lite --check lists what works; drop -e wp-*");
         return kExitUnavailable;
       }
       continue;

@@ -20,12 +20,14 @@ inline constexpr uint16_t kMajorVersion = 1;
 // 1.5 added memory metrics (TLB, lock, HITM, DC miss, NUMA; latency and data source were named
 // in 1.0), counters, first touch by node and the FIRST_TOUCH section, 1.4 page_faults, 1.3 BALANCE, 1.2 OFFSETS, 1.1 CALLEES. A writer stamps the lowest minor that describes its file, so a
 // file without the newer parts stays a file of the earlier minor byte for byte.
-inline constexpr uint16_t kMinorVersion = 5;
+// 1.6 added the watchpoint metrics (ids 96-151).
+inline constexpr uint16_t kMinorVersion = 6;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
 inline constexpr uint16_t kMinorPageFaults = 4;
 inline constexpr uint16_t kMinorMemoryMetrics = 5;
+inline constexpr uint16_t kMinorWatch = 6;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -136,6 +138,20 @@ enum MetricId : uint16_t {
   // are not counted here (page_faults still counts them).
   kMetricFirstTouchNodeBase = 80,
   kMetricFirstTouchNodeEnd = 96,  // one past the last: nodes 0..15
+  // Watchpoint analyses (format 1.6, -e wp-sharing / wp-reuse): counts of debug-register traps,
+  // always on a variable's own node (kinds 6, 7, 8), never on its access paths. All sum over
+  // threads and processes when merging.
+  kMetricWpFalse = 96,          // sharing traps on another word of the sampled write's line
+  kMetricWpTrue = 97,           // sharing traps on the very word the sampled write touched
+  kMetricWpThreads = 98,        // threads (of each process, summed) that took a sharing trap
+  kMetricWpLines = 99,          // cache lines (of each process, summed) with a sharing trap
+  kMetricWpSharingArmed = 100,  // sampled writes that armed sharing watches in other threads
+  kMetricWpReuseArmed = 101,    // sampled accesses that armed a reuse watch
+  kMetricWpNoReuse = 102,       // reuse watches that expired: no reuse within the window
+  kMetricWpWordBase = 104,      // + w: sharing traps at byte offset 8w of the 64-byte line
+  kMetricWpWordEnd = 112,
+  kMetricWpReuseBase = 112,     // + k: reuse times in [2^k, 2^(k+1)) ns (k = 0 also 0..1 ns)
+  kMetricWpReuseEnd = 152,      // one past the last: 40 bins, the last holds everything longer
 };
 
 // Where the data of a sampled access came from, as metric kMetricDataSrcBase + level. The
@@ -159,6 +175,8 @@ enum class MemLevel : uint8_t {
 
 // Stable short names: "samples", "latency", "l1", "local_dram", "tlb_miss", ... ("" if unknown).
 const char* metric_name(uint16_t id);
+// True for the watchpoint metrics (96-151, format 1.6).
+inline bool is_watch_metric(uint16_t id) { return id >= kMetricWpFalse && id < kMetricWpReuseEnd; }
 // True for the memory metrics: latency, data source, TLB, lock, HITM, DC miss, NUMA (1, 5-7,
 // 16-36). Latency and the data sources were named in 1.0; the others came with 1.5.
 bool is_memory_metric(uint16_t id);

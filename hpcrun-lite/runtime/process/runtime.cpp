@@ -36,6 +36,8 @@
 #include "sources/papi/papi_source.h"
 #include "sources/soft/access_decode.h"
 #include "sources/soft/sampler.h"
+#include "sources/watch/watch.h"
+#include "sources/watch/watch_table.h"
 #include "process/spinlock.h"
 #include "sources/source_verdict.h"
 #include "process/thread_state.h"
@@ -50,7 +52,7 @@ extern "C" void* __dso_handle;
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", true, 0, 0, {}, {}, {}, {}, 0};
+                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0};
 constinit HeapMap g_heap;
 constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
@@ -129,6 +131,11 @@ void read_options() {
     for (int i = 0; i < opts.nsources; ++i) {
       if (opts.sources[i].kind == SourceKind::PageFaults) {
         g_config.page_fault_period = opts.sources[i].rate ? opts.sources[i].rate : 1;
+      } else if (opts.sources[i].kind == SourceKind::WpSharing) {
+        // Watchpoints ride on the address source's samples (watch.h), soft when none is named.
+        g_config.wp_sharing_rate = opts.sources[i].rate ? opts.sources[i].rate : kDefaultWpSharingRate;
+      } else if (opts.sources[i].kind == SourceKind::WpReuse) {
+        g_config.wp_reuse_rate = opts.sources[i].rate ? opts.sources[i].rate : kDefaultWpReuseRate;
       } else if (opts.sources[i].kind == SourceKind::Papi) {
         // Counted beside the address source, which stays the default one when none is named.
         int k = g_config.npapi++;
@@ -266,6 +273,7 @@ void postfork_child() {
   process_end_after_fork_child();
   threads_after_fork_child();
   offsets_reset();
+  watch_table_reset();
   g_config.start_ns = now_ns();
 }
 
@@ -334,6 +342,23 @@ __attribute__((constructor)) void runtime_init() {
   if (g_config.sampling || g_config.page_fault_period)
     sampler_init(g_config.rate, sampling_signal(), g_config.sampling && !hw,
                  !hw || g_config.page_fault_period != 0);
+  if ((g_config.wp_sharing_rate || g_config.wp_reuse_rate) && g_config.sampling) {
+    WatchConfig wc;
+    wc.sharing_rate = g_config.wp_sharing_rate;
+    wc.reuse_rate = g_config.wp_reuse_rate;
+    // Tests only: shorter or longer windows than the defaults.
+    if (const char* v = getenv("HPCRUN_LITE_WP_SHARING_WINDOW_MS")) wc.sharing_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
+    if (const char* v = getenv("HPCRUN_LITE_WP_REUSE_WINDOW_MS")) wc.reuse_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
+    if (const char* v = getenv("HPCRUN_LITE_WP_REGISTERS")) {
+      int n = atoi(v);
+      if (n >= 1 && n <= 4) wc.registers = n;
+      else log_warn("ignoring HPCRUN_LITE_WP_REGISTERS=%s: not 1-4", v);
+    }
+    watch_init(wc, sampling_signal());
+    log_info("watchpoints: sharing %llu/s (window %llu ms), reuse %llu/s (window %llu ms)",
+             (unsigned long long)wc.sharing_rate, (unsigned long long)(wc.sharing_window_ns / 1000000),
+             (unsigned long long)wc.reuse_rate, (unsigned long long)(wc.reuse_window_ns / 1000000));
+  }
   if (g_config.npapi) {
     PapiEventRequest req[kMaxPapiEvents];
     for (int i = 0; i < g_config.npapi; ++i) req[i] = {g_config.papi_events[i], g_config.papi_periods[i]};

@@ -20,6 +20,9 @@ struct RuntimeConfig {
   const char* source;    // "soft"; "page-faults" when that is the only source
   bool sampling;         // an address-sampling source runs (not only page faults)
   uint64_t page_fault_period;  // the page-fault source's period; 0 without it
+  // Watchpoint analyses (watch.h): arming decisions per second per thread; 0 without.
+  uint64_t wp_sharing_rate;
+  uint64_t wp_reuse_rate;
   // PAPI events counted beside the sources (papi_source.h): names as typed, and periods.
   int npapi;
   char papi_events[4][48];

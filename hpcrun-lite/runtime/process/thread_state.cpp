@@ -13,6 +13,7 @@
 #include "process/raw_sys.h"
 #include "process/runtime.h"
 #include "sources/hw/hw_source.h"
+#include "sources/watch/watch.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
@@ -122,6 +123,7 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   pagefaults_start_thread(ts);
   hw_start_thread(ts);
   papi_start_thread(ts);
+  watch_start_thread(ts);
   return ts;
 }
 
@@ -184,6 +186,7 @@ void thread_end(ThreadState* ts) {
   sampler_stop_thread(ts);
   pagefaults_stop_thread(ts);
   hw_stop_thread(ts);
+  watch_stop_thread(ts);
   sampler_numa_flush(ts);
   papi_stop_thread(ts);
   // From here on a sampling signal still pending for this thread finds no state: the next
@@ -239,6 +242,7 @@ void threads_after_fork_child() {
     }
     pagefaults_forget(t);
     hw_forget(t);
+    watch_forget(t);
   }
   papi_forget();
   if (self) {
@@ -256,6 +260,8 @@ void threads_after_fork_child() {
     hw_forget(self);
     self->numa.clear();
     hw_start_thread(self);
+    watch_forget(self);
+    watch_start_thread(self);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "memory/track_control.h"
 #include "sources/numa/numa.h"
 #include "sources/perf_ring.h"
+#include "sources/watch/watch_slot.h"
 
 namespace hpcrun {
 
@@ -64,6 +65,8 @@ struct ThreadState {
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
   TrackControl track;
+  // Debug-register watches (watch.h): armed by this thread's handler or by other threads'.
+  WatchSlots wp;
   // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.
   NumaLog numa;
   Cct cct;

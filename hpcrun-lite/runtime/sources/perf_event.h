@@ -14,6 +14,11 @@ namespace hpcrun {
 // before the first overflow.
 perf_event_attr soft_clock_attr(uint64_t period_ns);
 
+// A debug-register watch (PERF_TYPE_BREAKPOINT) on the aligned 8-byte `word`, reads and writes,
+// user mode only, one overflow per access. Disabled (opened in advance) or enabled (given to
+// PERF_EVENT_IOC_MODIFY_ATTRIBUTES to re-aim an open event, which enables it).
+perf_event_attr breakpoint_attr(uint64_t word, bool enabled);
+
 // The single entry to the system call. Returns the fd or -errno.
 int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags);
 
@@ -21,6 +26,9 @@ int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, uns
 // to 1000 or above: out of the low numbers a program may assume are its own. Returns the fd or
 // -errno. The caller guards it (fd_guard.h).
 int perf_open_thread(const perf_event_attr& attr, pid_t tid);
+
+// Routes the event's overflow signal to thread `tid` as `signo`, as below, without enabling it.
+int perf_route_thread_signal(int fd, int signo, pid_t tid);
 
 // Routes the event's overflow signal to thread `tid` as `signo` (F_SETSIG, then F_SETOWN_EX with
 // F_OWNER_TID, then O_ASYNC, in that order) and enables it. For an fd fresh from perf_open (its

@@ -21,6 +21,8 @@
 #include "process/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
+#include "sources/watch/watch.h"
+#include "sources/watch/watch_table.h"
 #include "options.h"
 #include "process/mpi_rank.h"
 #include "process/real_fns.h"
@@ -201,6 +203,37 @@ class ProfileBuilder {
         this);
   }
 
+  // The watchpoint analyses' results (watch_table.h) as metrics of each variable's own node,
+  // in the first tree: they are the process's, not one thread's, and merges sum them.
+  void add_watch() {
+    if (profile.trees.empty()) return;
+    struct Ctx {
+      ProfileBuilder* pb;
+      hpcl::TreeBuilder b;
+    } ctx{this, hpcl::TreeBuilder(profile.trees[0])};
+    watch_table_for_each(
+        [](const WpRecord& r, void* p) {
+          auto* c = static_cast<Ctx*>(p);
+          hpcl::Metric ms[kWpMaxMetrics];
+          const int k = wp_record_metrics(r, ms);
+          if (k == 0) return;
+          uint32_t a = r.key.a;
+          hpcl::NodeKind root, kind;
+          if (r.key.root == kCctHeapRoot) {
+            if (a >= c->pb->profile.sites.size()) return;
+            root = hpcl::NodeKind::HeapRoot, kind = hpcl::NodeKind::HeapVar;
+          } else if (r.key.root == kCctStaticRoot) {
+            root = hpcl::NodeKind::StaticRoot, kind = hpcl::NodeKind::StaticVarNode;
+            a = c->pb->static_index(r.key.a, int64_t(r.key.b));
+          } else {
+            root = hpcl::NodeKind::UnknownRoot, kind = hpcl::NodeKind::UnknownClass;
+          }
+          const uint32_t var = c->b.child(c->b.child(0, root, 0, 0), kind, a, 0);
+          for (int j = 0; j < k; ++j) c->b.tree().nodes[var].add_metric(ms[j].id, ms[j].value);
+        },
+        &ctx);
+  }
+
   hpcl::Profile profile;
 
  private:
@@ -331,6 +364,36 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   pb.add_sites();
   for (const ThreadState* t : threads) pb.add_thread(t);
   pb.add_offsets();
+  pb.add_watch();
+  if (watch_enabled()) {
+    // Every watch is accounted for: it trapped, expired (counted per variable), was still pending
+    // at the end, or never armed (no register free); the registers the program held are named.
+    WatchCounts w = watch_counts();
+    p.set_meta("wp_sharing_rate", std::to_string(g_config.wp_sharing_rate));
+    p.set_meta("wp_reuse_rate", std::to_string(g_config.wp_reuse_rate));
+    p.set_meta("wp_sharing_window_ms", std::to_string(watch_config().sharing_window_ns / 1000000));
+    p.set_meta("wp_reuse_window_ms", std::to_string(watch_config().reuse_window_ns / 1000000));
+    p.set_meta("wp_registers", std::to_string(w.slots_opened));
+    p.set_meta("wp_registers_taken", std::to_string(w.registers_taken));
+    p.set_meta("wp_open_failed", std::to_string(w.open_failed));
+    p.set_meta("wp_armed", std::to_string(w.armed));
+    p.set_meta("wp_traps", std::to_string(w.traps));
+    p.set_meta("wp_expired", std::to_string(w.expired));
+    p.set_meta("wp_pending_end", std::to_string(w.pending_end));
+    p.set_meta("wp_no_register", std::to_string(w.no_slot));
+    p.set_meta("wp_modify_failed", std::to_string(w.modify_failed));
+    p.set_meta("wp_stale", std::to_string(w.stale));
+    p.set_meta("wp_table_lost", std::to_string(watch_table_lost()));
+    p.set_meta("wp_trap_latency_ns", std::to_string(w.trap_latency_ns));
+    log_info("watchpoints: %llu registers opened (%llu taken by the program), %llu armed, %llu traps, "
+             "%llu expired, %llu without a free register, trap latency %llu ns",
+             (unsigned long long)w.slots_opened, (unsigned long long)w.registers_taken,
+             (unsigned long long)w.armed, (unsigned long long)w.traps, (unsigned long long)w.expired,
+             (unsigned long long)w.no_slot, (unsigned long long)w.trap_latency_ns);
+    if (w.registers_taken)
+      log_warn("watchpoints: %llu debug registers were in use by the program (a debugger?) and "
+               "were left to it", (unsigned long long)w.registers_taken);
+  }
 
   std::string dir = g_config.out_dir;
   const OutputModes modes = output_modes();

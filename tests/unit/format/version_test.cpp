@@ -36,7 +36,11 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "first touch by node is 1.5";
   b = encode_profile(test::small_database_first_touch(), 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "FIRST_TOUCH is 1.5";
-  EXPECT_EQ(kMinorVersion, 5);
+  Profile watched = test::small_process();
+  watched.trees[0].nodes.back().add_metric(kMetricWpFalse, 3);
+  b = encode_profile(watched, 0);
+  EXPECT_EQ(b[10] | b[11] << 8, kMinorWatch) << "watchpoint metrics are 1.6";
+  EXPECT_EQ(kMinorVersion, 6);
 }
 
 // 1.5: the memory metrics have stable names, and nothing else counts as one.

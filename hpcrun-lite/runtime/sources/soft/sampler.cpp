@@ -31,6 +31,7 @@
 #include "process/runtime.h"
 #include "sources/sampling_phase.h"
 #include "sources/soft/saved_regs.h"
+#include "sources/watch/watch.h"
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 #include "memory/track_control.h"
@@ -63,12 +64,12 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
   Access acc = resolve_sample(regs);
   Cct& c = ts->cct;
-  uint32_t node;
+  uint32_t node, var = Cct::kNone;
   uint64_t leaf = regs.rip;
   SampleEstimate est;
   switch (acc.kind) {
     case AccessKind::Address:
-      node = classify_address(c, acc.ea, ts, &est);
+      node = var = classify_address(c, acc.ea, ts, &est);
       leaf = acc.insn;
       break;
     case AccessKind::Unresolvable:
@@ -92,6 +93,10 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   }
   c.add_samples(node, 1);
   if (est.extra) c.add_estimate(node, est.extra, est.var);
+  // The watchpoint analyses arm on the variable's node; an access at or after the interrupted
+  // PC has not run yet.
+  if (acc.kind == AccessKind::Address && var != Cct::kNone && watch_enabled())
+    watch_on_sample(ts, acc.ea, acc.size, acc.is_write, acc.insn < regs.rip, var);
   // sched_getcpu reads the rseq area glibc registers (a system call on older glibc): both
   // async-signal-safe. The page's node is looked up later, in a batch (numa.h).
   if (acc.kind == AccessKind::Address && numa_enabled()) {
@@ -175,6 +180,10 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     errno = saved_errno;
     return;
   }
+  if (ts && watch_on_signal(ts, info->si_fd, ucv)) {  // a debug-register watch's trap (watch.h)
+    errno = saved_errno;
+    return;
+  }
   // in_handler before g_stopped, both sequentially consistent, as sampler_stop_all does the
   // reverse: either the writer sees this handler running and waits, or this handler sees the
   // writer has begun and leaves the tree alone.
@@ -230,6 +239,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       dither_period(ts);
     }
     take_overruns(ts, sig, ucv);
+    watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
   if (ts && !nested) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
@@ -364,6 +374,7 @@ void sampler_stop_thread(ThreadState* ts) {
 void sampler_stop_all() {
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
+  watch_stop_all();
   // A signal raised just before the events were closed may still be running its handler on
   // another thread; wait for it before the trees are read. Bounded (a handler takes tens of
   // microseconds, but its thread may be descheduled on a loaded machine), and never for this

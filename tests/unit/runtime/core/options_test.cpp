@@ -35,6 +35,24 @@ TEST(Options, PageFaultsBesideAnotherSource) {
   EXPECT_NE(strstr(err, "page-faults"), nullptr) << "the message lists the known names: " << err;
 }
 
+// -e soft -e wp-sharing@20 -e wp-reuse: the watchpoint analyses beside the address source.
+TEST(Options, WatchpointAnalyses) {
+  Options o;
+  char err[256];
+  ASSERT_TRUE(parse_sources("soft,wp-sharing@20,wp-reuse", &o, err, sizeof err)) << err;
+  ASSERT_EQ(o.nsources, 3);
+  EXPECT_EQ(o.sources[1].kind, SourceKind::WpSharing);
+  EXPECT_EQ(o.sources[1].rate, 20u);
+  EXPECT_EQ(o.sources[2].kind, SourceKind::WpReuse);
+  EXPECT_EQ(o.sources[2].rate, 0u) << "0 = the default rate";
+  EXPECT_STREQ(source_name(SourceKind::WpSharing), "wp-sharing");
+  EXPECT_STREQ(source_name(SourceKind::WpReuse), "wp-reuse");
+  char buf[64];
+  EXPECT_STREQ(source_text(o.sources[1], buf, sizeof buf), "wp-sharing@20");
+  EXPECT_FALSE(parse_sources("wp-share", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "wp-reuse"), nullptr) << err;
+}
+
 TEST(Options, RejectsBadSources) {
   Options o;
   char err[256];

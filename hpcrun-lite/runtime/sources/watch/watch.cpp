@@ -1,0 +1,394 @@
+// See watch.h. Everything reachable from watch_on_sample, watch_on_signal and watch_stop_all is
+// async-signal-safe: atomics, system calls on the process's own descriptors (ioctl, read), no
+// allocation, no lock, loops bounded by the slots and the thread list. errno is saved by the
+// sampling handler around both entry points.
+#include "sources/watch/watch.h"
+
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "process/fd_guard.h"
+#include "process/log.h"
+#include "process/runtime.h"
+#include "process/thread_state.h"
+#include "sources/perf_event.h"
+#include "sources/sampling_phase.h"
+#include "sources/soft/access_decode.h"
+#include "sources/soft/saved_regs.h"
+#include "sources/watch/watch_table.h"
+
+namespace hpcrun {
+namespace {
+
+WatchConfig g_cfg;
+int g_signo = 0;
+std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_stopped{false};
+std::atomic<bool> g_warned{false};
+std::atomic<uint64_t> g_group{0};
+
+struct Counters {
+  std::atomic<uint64_t> slots_opened, registers_taken, open_failed, armed, traps, expired,
+      pending_end, no_slot, modify_failed, stale;
+};
+Counters g_n;
+
+void bump(std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); }
+
+// The word the events point at while disabled: never touched by anyone.
+alignas(64) uint64_t g_dummy_word;
+
+// Moves a slot from `from` to Busy; true when this caller now owns it.
+bool take(WatchSlot& s, uint32_t from) {
+  return s.state.compare_exchange_strong(from, kWatchBusy, std::memory_order_acquire,
+                                         std::memory_order_relaxed);
+}
+void give_back(WatchSlot& s, uint32_t to) { s.state.store(to, std::memory_order_release); }
+
+// The event's count: how many traps it has taken since it was opened (0 if unreadable).
+uint64_t event_count(int fd) {
+  uint64_t v = 0;
+  return read(fd, &v, sizeof v) == ssize_t(sizeof v) ? v : 0;
+}
+
+// Aims a Free slot of some thread at `word` and enables it. Signal-safe; any thread.
+bool arm(WatchSlot& s, uint8_t kind, int32_t var, uint64_t word, uint64_t sampled, uint64_t group,
+         uint64_t window_ns, uint32_t sampled_size = 0) {
+  if (!take(s, kWatchFree)) return false;
+  s.kind = kind;
+  s.var = var;
+  s.word = word;
+  s.sampled = sampled;
+  s.sampled_size = sampled_size;
+  s.group = group;
+  s.count0 = event_count(s.fd);
+  perf_event_attr a = breakpoint_attr(word, /*enabled=*/true);
+  if (ioctl(s.fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0) {
+    bump(g_n.modify_failed);
+    give_back(s, kWatchFree);
+    return false;
+  }
+  s.armed_ns = monotonic_ns();
+  s.deadline_ns.store(s.armed_ns + window_ns, std::memory_order_relaxed);
+  bump(g_n.armed);
+  give_back(s, kWatchArmed);
+  return true;
+}
+
+// The caller owns `s` (Busy): disables it and returns it Free.
+void disarm(WatchSlot& s) {
+  ioctl(s.fd, PERF_EVENT_IOC_DISABLE, 0);
+  give_back(s, kWatchFree);
+}
+
+// A watch that reached its window unused: no reuse (reuse), no sharing seen (sharing).
+void count_expired(const WatchSlot& s) {
+  bump(g_n.expired);
+  if (s.kind == kWatchReuse) wp_count_no_reuse(s.var);
+}
+
+// Disables and counts the watches of `t` past their window. Signal-safe; any thread.
+void expire(ThreadState* t, uint64_t now) {
+  for (WatchSlot& s : t->wp.slot) {
+    if (s.state.load(std::memory_order_relaxed) != kWatchArmed ||
+        now < s.deadline_ns.load(std::memory_order_relaxed) || !take(s, kWatchArmed))
+      continue;
+    if (now < s.deadline_ns.load(std::memory_order_relaxed)) {  // re-armed meanwhile
+      give_back(s, kWatchArmed);
+      continue;
+    }
+    count_expired(s);
+    disarm(s);
+  }
+}
+
+bool ready(const ThreadState* t) { return t->wp.ready.load(std::memory_order_acquire) != 0; }
+
+void arm_reuse(ThreadState* ts, int32_t var, uint64_t ea) {
+  for (int i = 0; i < kWatchSlots; ++i) {
+    if (arm(ts->wp.slot[i], kWatchReuse, var, ea & ~7ull, 0, 0, g_cfg.reuse_window_ns)) {
+      wp_count_armed(var, false);
+      ts->wp.restart |= 1u << i;
+      return;
+    }
+  }
+  bump(g_n.no_slot);
+}
+
+// Arms the words of ea's line in up to kWatchMaxTargets other live threads, as many as each has
+// free registers.
+void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, uint64_t now) {
+  const uint64_t line = ea & ~(kWpLineBytes - 1), sampled = ea & ~7ull;
+  const uint32_t sidx = uint32_t((sampled - line) / 8);
+  const uint64_t group = g_group.fetch_add(1, std::memory_order_relaxed) + 1;
+  // Which threads: all candidates when few, else each with probability targets / candidates.
+  uint32_t budget = threads_count() + 1, candidates = 0;
+  for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget)
+    if (t != ts && t->alive.load(std::memory_order_relaxed) && ready(t)) ++candidates;
+  if (candidates == 0) return;
+  bool any = false;
+  int targets = 0;
+  budget = threads_count() + 1;
+  for (ThreadState* t = threads_head(); t && budget > 0 && targets < kWatchMaxTargets;
+       t = t->next, --budget) {
+    if (t == ts || !t->alive.load(std::memory_order_relaxed) || !ready(t)) continue;
+    if (candidates > uint32_t(kWatchMaxTargets) &&
+        splitmix64(&ts->wp.rng) % candidates >= uint64_t(kWatchMaxTargets))
+      continue;
+    ++targets;
+    expire(t, now);
+    // The written word (true sharing), its neighbours (the fields next to it, most often
+    // another thread's), then the others of the line from a random one on.
+    uint32_t order[kWpLineWords], n = 0;
+    bool used[kWpLineWords] = {};
+    auto add = [&](uint32_t w) {
+      if (w < kWpLineWords && !used[w]) used[w] = true, order[n++] = w;
+    };
+    add(sidx);
+    add(sidx + 1);
+    add(sidx - 1);  // wraps to a large value for word 0: skipped
+    const uint32_t r = uint32_t(splitmix64(&ts->wp.rng) % kWpLineWords);
+    for (uint32_t j = 0; j < kWpLineWords; ++j) add((r + j) % kWpLineWords);
+    int slot = 0;
+    for (uint32_t j = 0; j < n && slot < kWatchSlots; ++j) {
+      while (slot < kWatchSlots &&
+             !arm(t->wp.slot[slot], kWatchSharing, var, line + 8 * order[j], ea, group,
+                  g_cfg.sharing_window_ns, size))
+        ++slot;
+      if (slot < kWatchSlots) {
+        any = true;
+        ++slot;
+      }
+    }
+  }
+  if (any) wp_count_armed(var, true);
+  else bump(g_n.no_slot);
+}
+
+// The time from an access to the handler of its trap (the debug exception, perf's overflow, the
+// signal's delivery): measured on the thread itself, outside any handler, a few times; the
+// smallest is what every reuse time carries on top of the program's own time.
+std::atomic<uint64_t> g_trap_latency_ns{0};
+std::atomic<uint64_t> g_calib_t0{0}, g_calib_best{~0ull};
+alignas(8) volatile uint64_t g_calib_word;
+
+void calibrate(ThreadState* ts) {
+  WatchSlot& s = ts->wp.slot[0];
+  for (int i = 0; i < 16; ++i) {
+    if (!arm(s, kWatchCalibrate, -1, reinterpret_cast<uint64_t>(&g_calib_word), 0, 0, ~0ull >> 2))
+      return;
+    g_calib_t0.store(monotonic_ns(), std::memory_order_relaxed);
+    g_calib_word = g_calib_word + 1;  // traps; the handler runs before the next line
+    if (take(s, kWatchArmed)) disarm(s);  // the signal was blocked or lost: not measured
+  }
+  const uint64_t best = g_calib_best.load(std::memory_order_relaxed);
+  if (best != ~0ull) g_trap_latency_ns.store(best, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void watch_sample_done(ThreadState* ts) {
+  if (!ts || !ts->wp.restart) return;
+  const uint64_t now = monotonic_ns();
+  for (int i = 0; i < kWatchSlots; ++i)
+    if (ts->wp.restart & (1u << i)) ts->wp.slot[i].armed_ns = now;  // Armed, ours: no trap yet
+  ts->wp.restart = 0;
+}
+
+void watch_init(const WatchConfig& config, int signo) {
+  g_cfg = config;
+  g_signo = signo;
+  g_enabled.store(config.sharing_rate || config.reuse_rate, std::memory_order_release);
+}
+
+const WatchConfig& watch_config() { return g_cfg; }
+
+bool watch_enabled() { return g_enabled.load(std::memory_order_acquire); }
+
+void watch_start_thread(ThreadState* ts) {
+  if (!watch_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
+  ts->wp.rng = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^ 0x9E3779B97F4A7C15ull;
+  ts->wp.next_sharing_ns = ts->wp.next_reuse_ns = 0;
+  for (int i = 0; i < kWatchSlots && i < g_cfg.registers; ++i) {
+    WatchSlot& s = ts->wp.slot[i];
+    if (s.state.load(std::memory_order_relaxed) != kWatchDead) continue;  // not closed (watch_stop_thread)
+    s.fd = -1;
+    int fd = perf_open_thread(breakpoint_attr(reinterpret_cast<uint64_t>(&g_dummy_word), false), ts->tid);
+    if (fd == -ENOSPC || fd == -EBUSY) {
+      bump(g_n.registers_taken);
+      continue;
+    }
+    if (fd < 0) {
+      bump(g_n.open_failed);
+      if (!g_warned.exchange(true))
+        log_warn("watchpoints unavailable (perf_event_open of a breakpoint: %s); wp-sharing and "
+                 "wp-reuse record nothing", strerror(-fd));
+      return;
+    }
+    fd_guard_add(fd);
+    if (int err = perf_route_thread_signal(fd, g_signo, ts->tid); err != 0) {
+      bump(g_n.open_failed);
+      fd_guard_close(fd);
+      continue;
+    }
+    s.fd = fd;
+    bump(g_n.slots_opened);
+    give_back(s, kWatchFree);
+  }
+  ts->wp.restart = 0;
+  if (g_cfg.reuse_rate && g_trap_latency_ns.load(std::memory_order_relaxed) == 0 &&
+      ts->wp.slot[0].state.load(std::memory_order_relaxed) == kWatchFree)
+    calibrate(ts);
+  ts->wp.ready.store(1, std::memory_order_release);
+}
+
+void watch_stop_thread(ThreadState* ts) {
+  ts->wp.ready.store(0, std::memory_order_release);
+  const uint64_t now = monotonic_ns();
+  for (WatchSlot& s : ts->wp.slot) {
+    // Another thread may be arming or expiring it: that takes microseconds; wait a bounded time.
+    for (int tries = 0; tries < 10000; ++tries) {
+      uint32_t st = s.state.load(std::memory_order_acquire);
+      if (st == kWatchDead) break;
+      if (st == kWatchBusy) {
+        sched_yield();
+        continue;
+      }
+      if (!s.state.compare_exchange_strong(st, kWatchDead, std::memory_order_acquire)) continue;
+      if (st == kWatchArmed) {
+        if (now >= s.deadline_ns.load(std::memory_order_relaxed)) count_expired(s);
+        else bump(g_n.pending_end);
+      }
+      fd_guard_close(s.fd);
+      s.fd = -1;
+      break;
+    }
+  }
+}
+
+void watch_forget(ThreadState* ts) {
+  ts->wp.ready.store(0, std::memory_order_relaxed);
+  for (WatchSlot& s : ts->wp.slot) {
+    if (s.state.load(std::memory_order_relaxed) != kWatchDead && s.fd >= 0) fd_guard_close(s.fd);
+    s.fd = -1;
+    s.state.store(kWatchDead, std::memory_order_relaxed);
+  }
+}
+
+void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write, bool executed,
+                     uint32_t var_node) {
+  if (!ts || !ready(ts) || g_stopped.load(std::memory_order_relaxed)) return;
+  const uint64_t now = monotonic_ns();
+  expire(ts, now);
+  const bool reuse = g_cfg.reuse_rate && executed && now >= ts->wp.next_reuse_ns;
+  const bool sharing = g_cfg.sharing_rate && is_write && now >= ts->wp.next_sharing_ns;
+  if (!reuse && !sharing) return;
+  const RtNode* n = ts->cct.at(var_node);
+  if (n->parent < kCctHeapRoot || n->parent > kCctUnknownRoot) return;  // not a variable node
+  const int32_t var = wp_var(WpVarKey{uint8_t(n->parent), uint32_t(n->a), n->b});
+  if (var < 0) return;
+  if (reuse) {
+    ts->wp.next_reuse_ns = now + 1000000000ull / g_cfg.reuse_rate;
+    arm_reuse(ts, var, ea);
+  }
+  if (sharing) {
+    ts->wp.next_sharing_ns = now + 1000000000ull / g_cfg.sharing_rate;
+    arm_sharing(ts, var, ea, size, now);
+  }
+}
+
+bool watch_on_signal(ThreadState* ts, int fd, void* ucv) {
+  if (!ts || fd < 0 || !watch_enabled()) return false;
+  WatchSlot* hit = nullptr;
+  for (WatchSlot& s : ts->wp.slot)
+    if (s.fd == fd && s.state.load(std::memory_order_relaxed) != kWatchDead) hit = &s;
+  if (!hit) return false;
+  const uint64_t now = monotonic_ns();
+  WatchSlot& s = *hit;
+  if (g_stopped.load(std::memory_order_relaxed) || !take(s, kWatchArmed)) {
+    bump(g_n.stale);  // already handled, expired, or being re-armed by another thread
+    return true;
+  }
+  if (event_count(s.fd) <= s.count0) {  // a queued signal of an earlier arming
+    bump(g_n.stale);
+    give_back(s, kWatchArmed);
+    return true;
+  }
+  if (s.kind == kWatchCalibrate) {
+    const uint64_t d = now - g_calib_t0.load(std::memory_order_relaxed);
+    if (d < g_calib_best.load(std::memory_order_relaxed)) g_calib_best.store(d, std::memory_order_relaxed);
+    disarm(s);
+    return true;
+  }
+  bump(g_n.traps);
+  if (s.kind == kWatchReuse) {
+    const uint64_t took = now - s.armed_ns, floor = g_trap_latency_ns.load(std::memory_order_relaxed);
+    wp_count_reuse(s.var, took > floor ? took - floor : 0);
+    disarm(s);
+    return true;
+  }
+  // Which bytes of the word the trapping access touched: its instruction is the one before the
+  // PC (a breakpoint traps after the access). A decoding that lands outside the word is not
+  // trusted: the whole word stands for it.
+  uint64_t trap = s.word;
+  uint32_t trap_size = 8;
+  if (ucv) {
+    const Access acc = resolve_sample(saved_regs_from_ucontext(static_cast<const ucontext_t*>(ucv), ts->fs_base));
+    const uint32_t n = acc.size ? acc.size : 1;
+    if (acc.kind == AccessKind::Address && acc.ea < s.word + 8 && acc.ea + n > s.word) {
+      trap = acc.ea;
+      trap_size = n;
+    }
+  }
+  wp_count_sharing(s.var, trap, wp_classify(trap, trap_size, s.sampled, s.sampled_size), ts->index);
+  const uint64_t group = s.group;
+  disarm(s);
+  // The other words of the same arming in this thread: their question is answered.
+  for (WatchSlot& o : ts->wp.slot)
+    if (&o != &s && take(o, kWatchArmed)) {
+      if (o.kind == kWatchSharing && o.group == group) disarm(o);
+      else give_back(o, kWatchArmed);
+    }
+  return true;
+}
+
+void watch_stop_all() {
+  if (!watch_enabled()) return;
+  g_stopped.store(true, std::memory_order_seq_cst);
+  const uint64_t now = monotonic_ns();
+  uint32_t budget = threads_count() + 1;
+  for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget) {
+    for (WatchSlot& s : t->wp.slot) {
+      if (!take(s, kWatchArmed)) continue;
+      if (now >= s.deadline_ns.load(std::memory_order_relaxed)) count_expired(s);
+      else bump(g_n.pending_end);
+      disarm(s);
+    }
+  }
+}
+
+WatchCounts watch_counts() {
+  auto v = [](const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); };
+  WatchCounts c;
+  c.slots_opened = v(g_n.slots_opened);
+  c.registers_taken = v(g_n.registers_taken);
+  c.open_failed = v(g_n.open_failed);
+  c.armed = v(g_n.armed);
+  c.traps = v(g_n.traps);
+  c.expired = v(g_n.expired);
+  c.pending_end = v(g_n.pending_end);
+  c.no_slot = v(g_n.no_slot);
+  c.modify_failed = v(g_n.modify_failed);
+  c.stale = v(g_n.stale);
+  c.trap_latency_ns = g_trap_latency_ns.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace hpcrun
