@@ -5,6 +5,7 @@
 
 #include "format_common.h"
 #include "memory_model.h"
+#include "watch_summary.h"
 
 namespace hpcl::analysis {
 
@@ -20,6 +21,13 @@ std::vector<Column> available_columns(const ReportModel& m) {
   }
   for (const Counter& c : m.counters)
     cols.push_back({c.event, ColumnKind::Metric, c.metric, static_cast<double>(c.total), false});
+  bool sharing = false, reuse = false;
+  for (const Variable& v : m.variables) {
+    sharing = sharing || v.watch.sharing.present;
+    reuse = reuse || v.watch.reuse.present;
+  }
+  if (sharing) cols.push_back({"false shar", ColumnKind::FalseSharing, 0, 0, true});
+  if (reuse) cols.push_back({"reuse med", ColumnKind::ReuseMedian, 0, 0, true});
   if (m.balance_ranks > 1) {
     cols.push_back({"rank min", ColumnKind::RankMin, 0, 0, false});
     cols.push_back({"rank mean", ColumnKind::RankMean, 0, 0, false});
@@ -64,6 +72,10 @@ std::string format_cell(const Column& c, double value) {
     case ColumnKind::Ratio:
       std::snprintf(buf, sizeof buf, "%.2fx", value);
       return pad_left(buf, w);
+    case ColumnKind::FalseSharing:
+      return pad_left(value > 0 ? "YES" : "no", w);
+    case ColumnKind::ReuseMedian:
+      return pad_left(duration_text(value), w);
     case ColumnKind::Delta:
       return pad_left((value > 0 ? "+" : value < 0 ? "-" : "") + count_text(value < 0 ? -value : value), w);
   }
@@ -91,6 +103,10 @@ double variable_value(const Variable& v, const Column& c) {
     case ColumnKind::RankMean: return v.has_balance ? v.ranks.mean : kNoValue;
     case ColumnKind::RankMax: return v.has_balance ? v.ranks.max : kNoValue;
     case ColumnKind::RankImbalance: return v.has_balance ? v.ranks.imbalance : kNoValue;
+    case ColumnKind::FalseSharing:
+      return v.watch.sharing.present ? (v.watch.sharing.false_sharing ? 1.0 : 0.0) : kNoValue;
+    case ColumnKind::ReuseMedian:
+      return v.watch.reuse.samples > 0 ? v.watch.reuse.median_ns : kNoValue;
     case ColumnKind::Delta:
     case ColumnKind::Ratio: return kNoValue;
   }

@@ -20,6 +20,8 @@ enum class ColumnKind {
   RankMean,
   RankMax,
   RankImbalance,  // max / mean
+  FalseSharing,   // watchpoints (-e wp-sharing): 1 flagged as falsely shared, 0 not; variables only
+  ReuseMedian,    // watchpoints (-e wp-reuse): median reuse time in ns; variables only
   Delta,          // diff: after - before, signed
   Ratio,          // diff: after / before
 };
@@ -38,7 +40,7 @@ inline constexpr double kNoValue = NAN;
 inline bool has_value(double v) { return !std::isnan(v); }
 
 // The columns of a database, samples first. Shown at start: samples, and page faults, mean
-// latency and rank imbalance when the database has them.
+// latency, rank imbalance, false sharing and median reuse when the database has them.
 std::vector<Column> available_columns(const ReportModel& m);
 
 // Cell text, right-aligned in cell_width(c) columns: "12.3%  45678" for a metric, "412.5"

@@ -72,8 +72,7 @@ void attach_watch(const Profile& db, std::vector<Variable>& vars) {
   }
 }
 
-namespace {
-std::string duration(double ns) {
+std::string duration_text(double ns) {
   char buf[32];
   if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
   else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
@@ -81,6 +80,8 @@ std::string duration(double ns) {
   else std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
   return buf;
 }
+
+namespace {
 std::string plural(uint64_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
@@ -104,8 +105,8 @@ std::string watch_text(const WatchSummary& w) {
   if (r.present) {
     if (!out.empty()) out += "; ";
     if (r.samples > 0)
-      out += "median reuse " + duration(r.median_ns) + " (p10 " + duration(r.p10_ns) + ", p90 " +
-             duration(r.p90_ns) + "), " + plural(r.samples, "reuse");
+      out += "median reuse " + duration_text(r.median_ns) + " (p10 " + duration_text(r.p10_ns) + ", p90 " +
+             duration_text(r.p90_ns) + "), " + plural(r.samples, "reuse");
     else
       out += "no reuse measured";
     out += ", " + std::to_string(r.no_reuse) + " not reused within the window";

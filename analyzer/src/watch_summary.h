@@ -60,4 +60,7 @@ void attach_watch(const Profile& db, std::vector<Variable>& vars);
 // (p10 ..., p90 ...), 200 reuses, 3 not within the window"; "" when neither ran on it.
 std::string watch_text(const WatchSummary& w);
 
+// "850 ns", "7.2 us", "5.1 ms", "1.25 s".
+std::string duration_text(double ns);
+
 }  // namespace hpcl::analysis

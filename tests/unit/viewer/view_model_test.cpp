@@ -161,6 +161,42 @@ TEST(ViewColumns, MemoryMetricsAndRanksWhenPresent) {
   EXPECT_DOUBLE_EQ(vm.view(ViewKind::TopDown).rows()[0]->values[lat], 300);
 }
 
+// The watchpoint analyses (-e wp-sharing, -e wp-reuse): a false-sharing flag and the median reuse
+// per variable, blank for variables they did not watch.
+TEST(ViewColumns, SharingAndReuseWhenWatched) {
+  Profile db = make_viewer_database();
+  Tree& t = db.trees[0];
+  for (Node& n : t.nodes) {
+    if (n.kind == NodeKind::StaticVarNode && n.a == 0) {  // "counter": falsely shared
+      n.add_metric(kMetricWpFalse, 40);
+      n.add_metric(kMetricWpSharingArmed, 60);
+    }
+    if (n.kind == NodeKind::HeapVar && n.a == 0) {  // make_grid's block: reused after ~1.5 us
+      n.add_metric(kMetricWpReuseArmed, 10);
+      n.add_metric(kMetricWpReuseBase + 10, 10);
+    }
+  }
+  ViewModel vm(std::move(db));
+  size_t fs = SIZE_MAX, reuse = SIZE_MAX;
+  for (size_t c = 0; c < vm.columns().size(); ++c) {
+    if (vm.columns()[c].kind == ColumnKind::FalseSharing) fs = c;
+    if (vm.columns()[c].kind == ColumnKind::ReuseMedian) reuse = c;
+  }
+  ASSERT_NE(fs, SIZE_MAX);
+  ASSERT_NE(reuse, SIZE_MAX);
+  EXPECT_TRUE(vm.columns()[fs].shown);
+  const ViewNode *counter = nullptr, *grid = nullptr;
+  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) {
+    if (r->label == "counter") counter = r;
+    if (r->label.find("make_grid") != std::string::npos) grid = r;
+  }
+  ASSERT_TRUE(counter && grid);
+  EXPECT_EQ(format_cell(vm.columns()[fs], counter->values[fs]), "       YES");
+  EXPECT_FALSE(has_value(counter->values[reuse]));
+  EXPECT_EQ(format_cell(vm.columns()[fs], grid->values[fs]), std::string(cell_width(vm.columns()[fs]), ' '));
+  EXPECT_EQ(format_cell(vm.columns()[reuse], grid->values[reuse]), "    1.4 us");
+}
+
 TEST(ViewColumns, CellsShowPercentAndCount) {
   Column c{"samples", ColumnKind::Metric, kMetricSamples, 200, true};
   EXPECT_EQ(format_cell(c, 50), " 25.0%      50");
