@@ -91,4 +91,27 @@ ratio = found["written"]["metrics"]["samples"] / found["small"]["metrics"]["samp
 if not 7.9 <= ratio <= 8.1:
     fail(f"written/small samples {ratio:.3f}, expected 8")
 PY
+
+# The watchpoint analyses arm from the hardware source's records too (the newest of each drain):
+# with wp-reuse beside it, the arrays get reuse watches, each one measured or expired.
+step "stand-in run with wp-reuse"
+HPCRUN_LITE_TEST_HW_STANDIN=1 HPCRUN_LITE_EVENTS=pebs-load,wp-reuse HPCRUN_LITE_OUT="$PWD/wmeas" \
+  LD_PRELOAD="$rt" "$prog" >wrun.out 2>wrun.err || fail "exit status $? with wp-reuse: $(cat wrun.err)"
+# The same output but for the arrays' addresses (ASLR) and the program's own timing.
+same() { sed -E 's/0x[0-9a-f]+//; s/ in [0-9.]+ s$//' "$1"; }
+[ "$(same run.out)" = "$(same wrun.out)" ] || fail "the program's output differs with wp-reuse"
+merge_and_report wmeas wdb wreport.json
+"$HPCL_PYTHON" - wreport.json <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+arrays = [v for v in report["variables"] if v["kind"] == "heap" and v["bytes"] >= 8 << 20]
+watched = [v for v in arrays if v.get("reuse", {}).get("armed", 0) > 0]
+if not watched:
+    sys.exit(f"FAIL: no reuse watch armed from the hardware records: {[v.get('reuse') for v in arrays]}")
+for v in watched:
+    r = v["reuse"]
+    if r["samples"] + r["no_reuse"] > r["armed"] or sum(r["histogram"]) != r["samples"]:
+        sys.exit(f"FAIL: {v['name']}: reuse counts do not add up: {r}")
+print(f"reuse watches armed from hardware records on {len(watched)} arrays")
+PY
 echo "hw stand-in: ok"

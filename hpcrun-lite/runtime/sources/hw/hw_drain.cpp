@@ -37,7 +37,7 @@ void mem_counts_add(MemCounts* m, const HwSample& s) {
   if (s.dc_miss) ++m->dc_miss;
 }
 
-void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool with_path) {
+void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool newest) {
   HwCounts& k = env->counts;
   PerfSample ps;
   if (parse_sample_body(env->sample_type, body, size, &ps) != SampleParse::Ok) {
@@ -73,7 +73,7 @@ void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool with_path
   const uint32_t var = node;
   for (int i = env->ncreator - 1; i >= 0 && node != Cct::kNone; --i)
     node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, env->creator[i]);
-  if (with_path)
+  if (newest)
     for (int i = env->npath - 1; i >= 0 && node != Cct::kNone; --i)
       node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, env->path[i]);
   if (node != Cct::kNone) node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, s.ip);
@@ -88,6 +88,8 @@ void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool with_path
   if (s.addr_valid) {
     ++k.recorded;
     if (env->numa && var != Cct::kNone) env->numa->add(c, node, s.addr, s.cpu);
+    if (newest && env->on_access && var != Cct::kNone)
+      env->on_access(env->arg, s.addr, s.source.op == MemOp::Store, var);
   }
 }
 
@@ -107,7 +109,7 @@ uint64_t hw_drain(PerfRing* ring, HwDrainEnv* env) {
   RingCounts rc;
   env->has_pending = false;
   uint64_t n = perf_ring_drain(ring, take, env, &rc);
-  if (env->has_pending) hw_record(env->pending, env->pending_size, env, env->npath > 0);
+  if (env->has_pending) hw_record(env->pending, env->pending_size, env, true);
   env->has_pending = false;
   env->counts.records += rc.records;
   env->counts.lost += rc.lost;

@@ -61,6 +61,10 @@ struct HwDrainEnv {
   const uint64_t* path = nullptr;     // the interrupted context's callers, innermost first,
   int npath = 0;                      // for the newest record only
   NumaLog* numa = nullptr;            // optional: data pages to place (numa.h)
+  // Optional: the newest record's data access, `var` its variable node, for the watchpoint
+  // analyses (watch.h). Only the newest: the others are older than the drain's signal by up to a
+  // whole ring, too old to start a reuse or sharing window at.
+  void (*on_access)(void* arg, uint64_t ea, bool is_write, uint32_t var) = nullptr;
   HwCounts counts;
   // The newest record read so far, held back until the drain knows it is the newest.
   alignas(8) uint8_t pending[kMaxRingRecord];
@@ -71,9 +75,9 @@ struct HwDrainEnv {
 // Reads every complete record of `ring` into env->cct. Returns the records read.
 uint64_t hw_drain(PerfRing* ring, HwDrainEnv* env);
 
-// One record body (after its header): what hw_drain does with each. `with_path`: hang it under
-// env->path. Exposed for tests.
-void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool with_path);
+// One record body (after its header): what hw_drain does with each. `newest`: the drain's last
+// record, hung under env->path and passed to env->on_access. Exposed for tests.
+void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool newest);
 
 // Adds one sample's memory metrics to `m`.
 void mem_counts_add(MemCounts* m, const HwSample& s);

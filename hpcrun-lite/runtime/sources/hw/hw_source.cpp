@@ -29,6 +29,7 @@
 #include "sources/perf_event.h"
 #include "sources/soft/sampler.h"
 #include "sources/source_probe.h"
+#include "sources/watch/watch.h"
 #include "trees/unwind.h"
 
 namespace hpcrun {
@@ -115,6 +116,11 @@ uint32_t classify_cb(Cct& c, uint64_t ea, void* arg, SampleEstimate* est) {
   return classify_address(c, ea, static_cast<ThreadState*>(arg), est);
 }
 bool in_runtime_cb(uint64_t ip, void*) { return address_in_runtime(ip); }
+// A precise record's access has retired: a reuse watch on it cannot trap on the access itself.
+// PEBS and IBS records carry no access size: the watch covers the aligned word.
+void on_access_cb(void* arg, uint64_t ea, bool is_write, uint32_t var) {
+  watch_on_sample(static_cast<ThreadState*>(arg), ea, 8, is_write, true, var);
+}
 
 void publish(const HwCounts& k, ThreadState* ts) {
   auto add = [](std::atomic<uint64_t>& a, uint64_t v) {
@@ -152,6 +158,7 @@ void drain(ThreadState* ts, const uint64_t* path, int npath) {
   env.path = path;
   env.npath = npath;
   env.numa = numa_enabled() ? &ts->numa : nullptr;
+  if (watch_enabled()) env.on_access = on_access_cb;
   g_ops->drain(ts, &env);
   publish(env.counts, ts);
 }
@@ -261,6 +268,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
+    watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
   ts->in_handler.store(0, std::memory_order_release);
   return true;

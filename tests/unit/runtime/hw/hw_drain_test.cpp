@@ -155,6 +155,35 @@ TEST(HwDrain, OnlyTheNewestRecordGetsTheInterruptedPath) {
   EXPECT_EQ(c.at(c.child(p, F, 0, 0x401004))->samples, 1u);      // newest: under the path
 }
 
+// The watchpoint analyses arm on the newest record's access only, with its variable's node and
+// whether it was a store.
+struct Access {
+  uint64_t ea;
+  bool is_write;
+  uint32_t var;
+};
+std::vector<Access> g_accesses;
+void record_access(void*, uint64_t ea, bool is_write, uint32_t var) { g_accesses.push_back({ea, is_write, var}); }
+
+TEST(HwDrain, OnlyTheNewestAccessArmsWatches) {
+  Env e(kPebsType, HwDecoder::Pebs);
+  e.env.on_access = record_access;
+  g_accesses.clear();
+  const uint64_t store = PERF_MEM_S(OP, STORE) | (uint64_t(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) << PERF_MEM_LVL_SHIFT);
+  FakeRing f(4096);
+  f.put(pebs(0x401000, 0x10000, 10, dram_tlb_miss()));
+  f.put(pebs(0x401004, 0x20008, 10, store));
+  hw_drain(&f.ring, &e.env);
+  ASSERT_EQ(g_accesses.size(), 1u);
+  EXPECT_EQ(g_accesses[0].ea, 0x20008u);
+  EXPECT_TRUE(g_accesses[0].is_write);
+  EXPECT_EQ(g_accesses[0].var, e.cct->child(kCctHeapRoot, uint8_t(hpcl::NodeKind::HeapVar), 1, 0));
+  // A record without a data address arms nothing.
+  f.put(pebs(0x403000, 0, 0, 0));
+  hw_drain(&f.ring, &e.env);
+  EXPECT_EQ(g_accesses.size(), 1u);
+}
+
 TEST(HwDrain, IbsRegistersEndAsSamplesAndMemoryMetrics) {
   const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
   Env e(st, HwDecoder::Ibs);
