@@ -19,6 +19,7 @@
 
 #include "process/fd_guard.h"
 #include "process/guard.h"
+#include "process/handler_gate.h"
 #include "process/log.h"
 #include "process/thread_state.h"
 #include "sources/hw/precise_probe.h"
@@ -250,10 +251,11 @@ void hw_start_thread(ThreadState* ts) {
 
 bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
   if (fd < 0 || fd != __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE)) return false;
-  // in_handler before g_stopped, as in the soft handler (sampler.cpp): the writer either waits
-  // for this drain or is seen to have begun, and then reads the ring itself.
-  ts->in_handler.store(1, std::memory_order_seq_cst);
-  if (!g_stopped.load(std::memory_order_seq_cst)) {
+  // The writer either waits for this drain or is seen to have begun, and then reads the ring
+  // itself; a drain nested in another handler of this thread (PAPI's) leaves the records in the
+  // ring for the next signal (handler_gate.h).
+  HandlerGate gate(ts->in_handler, g_stopped);
+  if (gate.owns_tree()) {
     const auto* uc = static_cast<const ucontext_t*>(ucv);
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
     if (t_in_runtime || address_in_runtime(pc)) {
@@ -270,21 +272,16 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
     }
     watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
-  ts->in_handler.store(0, std::memory_order_release);
   return true;
 }
 
 void hw_stop_thread(ThreadState* ts) {
   if (__atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE) < 0) return;
   disable(ts);
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, g_signo);
-  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
-  ts->in_handler.store(1, std::memory_order_relaxed);  // the process-end path waits for it
-  if (!g_stopped.load(std::memory_order_acquire)) drain(ts, nullptr, 0);
-  ts->in_handler.store(0, std::memory_order_release);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
+  {
+    ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);  // the process-end path waits for it
+    if (gate.owns_tree()) drain(ts, nullptr, 0);
+  }
   if (!g_stopped.load(std::memory_order_acquire)) release(ts);
 }
 
@@ -297,9 +294,9 @@ void hw_stop_all() {
   if (!hw_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
+  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
   for (ThreadState* t = threads_head(); t; t = t->next)
-    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
-      __builtin_ia32_pause();
+    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale || __atomic_load_n(&t->hw_fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t, nullptr, 0);

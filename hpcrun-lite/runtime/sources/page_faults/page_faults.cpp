@@ -22,6 +22,7 @@
 #include "sources/page_faults/touch_node.h"
 #include "sources/perf_event.h"
 #include "process/fd_guard.h"
+#include "process/handler_gate.h"
 #include "sources/perf_ring.h"
 #include "sources/soft/sampler.h"
 #include "trees/unwind.h"
@@ -151,11 +152,10 @@ void pagefaults_start_thread(ThreadState* ts) {
 
 bool pagefaults_on_wake(ThreadState* ts, int fd) {
   if (fd < 0 || fd != __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE)) return false;
-  // in_handler first, as in the sampling handler (sampler.cpp): the writer either waits for
-  // this drain or is seen to have begun.
-  ts->in_handler.store(1, std::memory_order_seq_cst);
-  if (!g_stopped.load(std::memory_order_seq_cst)) drain(ts);  // else the writer reads the rings
-  ts->in_handler.store(0, std::memory_order_release);
+  // The writer either waits for this drain or is seen to have begun and reads the rings itself;
+  // nested in another handler of this thread (PAPI's), the ring waits for the next signal.
+  HandlerGate gate(ts->in_handler, g_stopped);
+  if (gate.owns_tree()) drain(ts);
   return true;
 }
 
@@ -168,15 +168,12 @@ void pagefaults_on_timer(ThreadState* ts) {
 void pagefaults_stop_thread(ThreadState* ts) {
   if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
   disable(ts);
-  // The sampling signal's handler writes this tree too: block it while we do.
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, g_signo);
-  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
-  ts->in_handler.store(1, std::memory_order_relaxed);  // the process-end path waits for it
-  if (!g_stopped.load(std::memory_order_acquire)) drain(ts);
-  ts->in_handler.store(0, std::memory_order_release);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
+  {
+    // The sampling signal's handler writes this tree too: blocked while we do; the process-end
+    // path waits for us.
+    ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
+    if (gate.owns_tree()) drain(ts);
+  }
   if (!g_stopped.load(std::memory_order_acquire)) release(ts);
 }
 
@@ -190,10 +187,9 @@ void pagefaults_stop_all() {
   if (!pagefaults_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  for (ThreadState* t = threads_head(); t; t = t->next) {
-    for (int i = 0; i < 100000 && t->in_handler.load(std::memory_order_acquire); ++i)
-      __builtin_ia32_pause();
-  }
+  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale || __atomic_load_n(&t->pf_fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t);

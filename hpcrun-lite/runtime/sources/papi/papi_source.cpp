@@ -15,6 +15,7 @@
 
 #include "memory/find_object.h"
 #include "process/guard.h"
+#include "process/handler_gate.h"
 #include "process/log.h"
 #include "process/thread_state.h"
 #include "sources/soft/sampler.h"
@@ -97,13 +98,14 @@ void on_overflow(int set, void* address, long long vector, void*) {
   ThreadState* ts = t_state;
   if (!ts || g_stopped.load(std::memory_order_seq_cst)) return;
   // Another source's handler on this thread (the soft sampler's) may be the code PAPI's signal
-  // interrupted: the tree is not ours to touch then. in_handler also tells the writer to wait.
-  if (ts->in_handler.exchange(1, std::memory_order_seq_cst)) {
+  // interrupted: the tree is not ours to touch then. The gate also tells the writer to wait.
+  HandlerGate gate(ts->in_handler, g_stopped);
+  if (gate.nested()) {
     g_nested.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   const int saved_errno = errno;
-  if (!g_stopped.load(std::memory_order_seq_cst)) {
+  if (gate.live()) {
     int idx[kMaxPapiEvents];
     int n = kMaxPapiEvents;
     if (g_fns.overflow_index(set, vector, idx, &n) != PAPI_OK) n = 0;
@@ -117,7 +119,6 @@ void on_overflow(int set, void* address, long long vector, void*) {
       g_overflows.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
 }
 

@@ -32,6 +32,7 @@
 #include "sources/sampling_phase.h"
 #include "sources/soft/saved_regs.h"
 #include "sources/watch/watch.h"
+#include "process/handler_gate.h"
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 #include "memory/track_control.h"
@@ -172,26 +173,17 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   int saved_errno = errno;
   ThreadState* ts = t_state;
   if (!ts) ts = thread_claim_adopted();  // a thread that existed before the runtime
-  if (ts && pagefaults_on_wake(ts, info->si_fd)) {  // a page-fault ring filling up
+  if (!ts || pagefaults_on_wake(ts, info->si_fd)  // a page-fault ring filling up
+      || hw_on_signal(ts, info->si_fd, ucv)       // a hardware source's record (hw_source.h)
+      || watch_on_signal(ts, info->si_fd, ucv)) {  // a debug-register watch's trap (watch.h)
     errno = saved_errno;
     return;
   }
-  if (ts && hw_on_signal(ts, info->si_fd, ucv)) {  // a hardware source's record (hw_source.h)
-    errno = saved_errno;
-    return;
-  }
-  if (ts && watch_on_signal(ts, info->si_fd, ucv)) {  // a debug-register watch's trap (watch.h)
-    errno = saved_errno;
-    return;
-  }
-  // in_handler before g_stopped, both sequentially consistent, as sampler_stop_all does the
-  // reverse: either the writer sees this handler running and waits, or this handler sees the
-  // writer has begun and leaves the tree alone.
-  // The exchange also finds another source's handler (PAPI's overflow) that this signal
-  // interrupted on the same thread: that one owns the tree now, and this sample only keeps the
-  // event's period going.
-  const bool nested = ts && ts->in_handler.exchange(1, std::memory_order_seq_cst);
-  const bool live = ts && !g_stopped.load(std::memory_order_seq_cst);
+  // The tree is this handler's unless the writer has begun or another handler of this thread
+  // (PAPI's overflow) is the code this signal interrupted: that one owns the tree now, and this
+  // sample only keeps the event's period going (handler_gate.h).
+  HandlerGate gate(ts->in_handler, g_stopped);
+  const bool nested = gate.nested(), live = gate.live();
   if (live && nested) {
     ++ts->samples;
     ++ts->nested;
@@ -241,7 +233,6 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     take_overruns(ts, sig, ucv);
     watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
-  if (ts && !nested) ts->in_handler.store(0, std::memory_order_release);
   errno = saved_errno;
 }
 
@@ -376,15 +367,11 @@ void sampler_stop_all() {
   for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
   watch_stop_all();
   // A signal raised just before the events were closed may still be running its handler on
-  // another thread; wait for it before the trees are read. Bounded (a handler takes tens of
-  // microseconds, but its thread may be descheduled on a loaded machine), and never for this
-  // thread's own handler: the writer may run in a signal that interrupted it.
-  const uint64_t deadline = monotonic_ns() + 200 * 1000000ull;
-  for (ThreadState* t = threads_head(); t; t = t->next) {
-    if (t == t_state) continue;
-    while (t->in_handler.load(std::memory_order_seq_cst) && monotonic_ns() < deadline)
-      sched_yield();
-  }
+  // another thread; wait for it before the trees are read (bounded), never for this thread's
+  // own handler: the writer may run in a signal that interrupted it.
+  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   pagefaults_stop_all();
   hw_stop_all();
   // No handler runs any more: every thread's pending pages, before the writer reads the trees.
@@ -397,14 +384,8 @@ void sampler_numa_flush(ThreadState* ts) {
   if (!numa_enabled() || ts->numa.size() == 0) return;
   // The handler writes the same log and tree: keep it out, and let the process-end path (which
   // flushes every log itself) wait for us through in_handler, as a handler in flight.
-  sigset_t block, old;
-  sigemptyset(&block);
-  if (g_signo > 0) sigaddset(&block, g_signo);
-  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, sizeof(uint64_t));
-  ts->in_handler.store(1, std::memory_order_seq_cst);
-  if (!g_stopped.load(std::memory_order_seq_cst)) ts->numa.flush(ts->cct);
-  ts->in_handler.store(0, std::memory_order_release);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof(uint64_t));
+  ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
+  if (gate.owns_tree()) ts->numa.flush(ts->cct);
 }
 
 }  // namespace hpcrun

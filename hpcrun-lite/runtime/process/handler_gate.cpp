@@ -1,0 +1,38 @@
+// See handler_gate.h.
+#include "process/handler_gate.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace hpcrun {
+
+uint64_t handler_clock_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+}
+
+// Raw rt_sigprocmask with the kernel's 8-byte set: the runtime's other masks are taken the same
+// way, and glibc's wrapper would also touch its own internal signals.
+BlockedSignal::BlockedSignal(int signo) {
+  if (signo <= 0 || signo > 64) return;
+  const uint64_t set = uint64_t{1} << (signo - 1);
+  blocked_ = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &old_, sizeof(uint64_t)) == 0;
+}
+
+BlockedSignal::~BlockedSignal() {
+  if (blocked_) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_, nullptr, sizeof(uint64_t));
+}
+
+bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns) {
+  while (in_handler.load(std::memory_order_seq_cst) != 0) {
+    if (handler_clock_ns() >= deadline_ns) return false;
+    sched_yield();
+  }
+  return true;
+}
+
+}  // namespace hpcrun
