@@ -32,16 +32,16 @@ cpu_of() { tail -1 "$1" | awk '{print $1 + $2}'; }
 echo "rate_curve.sh: $pairs pairs, rates ${rates[*]}, $rounds rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 "$prog" "$rounds" >/dev/null
 for ((p = 1; p <= pairs; p++)); do
-  /usr/bin/time -f '%U %S' -o "$work/t" "$prog" "$rounds" >/dev/null
+  python3 "$root/bench/cputime.py" "$work/t" "$prog" "$rounds" >/dev/null
   printf '0\t%s\t%s\t0\t0\n' "$p" "$(cpu_of "$work/t")" >>"$raw"
   for ((k = 0; k < ${#rates[@]}; k++)); do
     r=${rates[$(((k + p) % ${#rates[@]}))]}
     rm -rf "$work/meas" "$work/timing".* "$work/db"
-    HPCL_TEST_TIMING_FILE=$work/timing /usr/bin/time -f '%U %S' -o "$work/t" \
+    HPCL_TEST_TIMING_FILE=$work/timing python3 "$root/bench/cputime.py" "$work/t" \
       "$tool" -v -e "soft@$r" -o "$work/meas" -- "$prog" "$rounds" >/dev/null 2>"$work/err" ||
       { tail -5 "$work/err" >&2; exit 1; }
     samples=$({ grep -ho 'trees, [0-9]* samples' "$work/err" || true; } | awk '{s += $2} END {print s + 0}')
-    "$prof" merge "$work/meas" -o "$work/db" >/dev/null
+    "$prof" merge "$work/meas" -o "$work/db" >/dev/null 2>&1
     "$prof" report "$work/db" --format json --top 0 >"$work/report.json"
     err=$(python3 - "$root/tests/e2e" "$work/report.json" "$work/timing" <<'PY'
 import json, sys

@@ -15,7 +15,7 @@
 #   rt-classify    ... after classification (address map, statics, stacks, TLS);
 #   rt-unwind      ... after unwinding (capture_sample_path);
 #   rt-full        the real runtime at default settings (the tree, the estimate, the watch).
-# CPU time is user + system of all threads (/usr/bin/time). Extra CPU per sample of a config in
+# CPU time is user + system of all threads (bench/cputime.py: wait4, microseconds). Extra CPU per sample of a config in
 # a round = (its CPU - that round's native CPU [- rt-idle's extra for rt-*]) / its samples
 # (counted by the runtime / the shim; the timer mode's are CPU x rate). The table gives the
 # median over rounds and the median overhead (CPU / native - 1).
@@ -43,7 +43,7 @@ export OMP_WAIT_POLICY=passive
 # run THREADS RATE CONFIG ROUND CMD...: runs CMD, appends a raw line.
 run() {
   local t=$1 r=$2 cfg=$3 round=$4; shift 4
-  if ! /usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
+  if ! python3 "$root/bench/cputime.py" "$work/time" "$@" >/dev/null 2>"$work/err"; then
     echo "sample_cost.sh: $cfg at $r/s failed:" >&2
     tail -5 "$work/err" >&2
     exit 1
