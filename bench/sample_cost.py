@@ -45,9 +45,8 @@ def main(path):
             idle, idle_native = cpu.get((t, 0, "rt-idle", p)), cpu.get((t, 0, "native", p))
             if idle is not None and idle_native is not None:
                 extra -= idle - idle_native
-        n = samples[(t, r, cfg, p)] or native * r * t / max(1, t)  # timer: CPU s x rate
-        if cfg == "bare-timer":
-            n = native * r
+        # The timer mode delivers nothing to count: its overflows are about CPU s x rate.
+        n = native * r if cfg == "bare-timer" else samples[(t, r, cfg, p)]
         per_sample[(t, r, cfg)].append(extra / n * 1e6 if n else float("nan"))
         overhead[(t, r, cfg)].append(c / native - 1)
         counts[(t, r, cfg)].append(n)
