@@ -5,6 +5,7 @@
 #include <Zydis/Zydis.h>
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -59,6 +60,41 @@ void BM_DecodeColdPass(benchmark::State& state) {
 }
 // One repetition only: the cache is warm after it.
 BENCHMARK(BM_DecodeColdPass)->Iterations(1)->Repetitions(1)->UseManualTime();
+
+// The distribution of one miss's cost, inside the same kind of cold pass: each resolve_sample
+// call is timed alone and kept when it missed. Percentiles in ns, and the largest number of
+// instructions one miss decoded forward (DecodeStats::scan_insns_max).
+void BM_DecodeMissDistribution(benchmark::State& state) {
+  hpcrun::decode_init();
+  const auto all = hpcl_test::pc_corpus(12);
+  std::vector<double> miss_ns;
+  uint64_t sink = 0;
+  for (auto _ : state) {
+    miss_ns.clear();
+    double total = 0;
+    for (const Pc& p : all) {
+      const auto before = hpcrun::decode_stats();
+      timespec t0, t1;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+      sink += hpcrun::resolve_sample(regs_for(p.pc)).ea;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+      const double ns = double(t1.tv_sec - t0.tv_sec) * 1e9 + double(t1.tv_nsec - t0.tv_nsec);
+      total += ns;
+      if (hpcrun::decode_stats().hits == before.hits) miss_ns.push_back(ns);
+    }
+    state.SetIterationTime(total / 1e9);
+  }
+  benchmark::DoNotOptimize(sink);
+  std::sort(miss_ns.begin(), miss_ns.end());
+  auto pct = [&](double q) { return miss_ns.empty() ? 0.0 : miss_ns[size_t(q * double(miss_ns.size() - 1))]; };
+  state.counters["misses"] = double(miss_ns.size());
+  state.counters["p50_ns"] = pct(0.5);
+  state.counters["p90_ns"] = pct(0.9);
+  state.counters["p99_ns"] = pct(0.99);
+  state.counters["max_ns"] = pct(1.0);
+  state.counters["max_scan_insns"] = double(hpcrun::decode_stats().scan_insns_max);
+}
+BENCHMARK(BM_DecodeMissDistribution)->Iterations(1)->Repetitions(1)->UseManualTime();
 
 void BM_DecodeHit(benchmark::State& state) {
   hpcrun::decode_init();

@@ -68,7 +68,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 run_id=0
 
 # timed PART WORKLOAD CONFIG PAIR CMD...: runs CMD once (output discarded), appends a raw line.
-# The tool's -v line "wrote ...: N threads, S samples" gives the sample count when present.
+# The tool's -v line "wrote ...: N threads in T trees, S samples" gives the sample count when present.
 timed() {
   local part=$1 wl=$2 cfg=$3 pair=$4; shift 4
   run_id=$((run_id + 1))
@@ -82,7 +82,7 @@ timed() {
   fi
   t1=$(date +%s%N)
   local samples
-  samples=$({ grep -ho 'threads, [0-9]* samples' "$log" || true; } | awk '{s += $2} END {print s + 0}')
+  samples=$({ grep -ho 'trees, [0-9]* samples' "$log" || true; } | awk '{s += $2} END {print s + 0}')
   local rss_kib cpu
   read -r rss_kib cpu < <(tail -1 "$rss" | awk '{print $1, $2 + $3}')
   printf '%s\t%s\t%s\t%s\t%.4f\t%s\t%s\t%s\n' "$part" "$wl" "$cfg" "$pair" \

@@ -31,9 +31,13 @@ constexpr uint64_t kPageSize = 4096;
 constexpr size_t kMaxInsnLen = 15;
 
 // Bound on the forward decoding of one pass over a function (see the rules before
-// decide_from_code).
+// decide_from_code): a decoded instruction costs 60-80 ns here, and a miss is decided inside the
+// signal handler. kMaxScanInsns bounds the whole pass (was 20000: up to ~1.5 ms per miss);
+// kMaxBackSpan the part after the window of decided pcs, which only looks for branches back into
+// it: longer backward branches are not counted (docs/PERFORMANCE.md, "Decoder misses").
 constexpr uint64_t kMaxScanBytes = 64 * 1024;
-constexpr unsigned kMaxScanInsns = 20000;
+constexpr unsigned kMaxScanInsns = kDecodeMaxScanInsns;
+constexpr uint64_t kMaxBackSpan = kDecodeMaxBackSpan;
 
 // ------------------------------------------------------------------------------------------------
 // Decoder state. ZydisDecoderInit only fills a small struct; decode_init() does it once into the
@@ -326,6 +330,7 @@ struct alignas(16) CacheSlot {
 };
 CacheSlot g_cache[kCacheSlots];
 std::atomic<uint64_t> g_lookups{0}, g_hits{0}, g_inserts{0}, g_full{0}, g_invalidate_scans{0};
+std::atomic<uint64_t> g_scan_insns{0}, g_scan_insns_max{0};
 
 // Which 1 MiB regions of code ever had a decision cached, hashed into 4096 bits (a set bit may
 // stand for several regions; bits are never cleared). An unloaded library none of whose code was
@@ -627,7 +632,7 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //   U1. pc outside [func_start, func_start + len)                                  -> Unknown
 //   U2. decoding forward from func_start does not land exactly on pc (pc inside an instruction,
 //       or an undecodable byte (data in code) before pc), or reaching pc needs 64 KiB of code or
-//       more, or 20000 instructions or more (kMaxScanBytes / kMaxScanInsns)        -> Unknown
+//       more, or 4096 instructions or more (kMaxScanBytes / kMaxScanInsns)         -> Unknown
 //   C1. pc == func_start (no previous instruction in the function)                 -> UseCurrent
 //   C2. the previous instruction transfers control (jcc, jmp, call, ret, loop, syscall, int;
 //       direct or indirect)                                                        -> UseCurrent
@@ -636,8 +641,9 @@ bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
 //       prefix)                                                                    -> UseCurrent
 //       "Targets" are found by one scan that continues past pc to the end of the function (loop
 //       back-edges come after their head); it stops at the end of the function, at 64 KiB from its
-//       start or after 20000 instructions in all, whichever comes first (a branch from beyond that
-//       is not seen). Bytes that do not decode are skipped one at a time (this can only add
+//       start or after 4096 instructions in all, whichever comes first (a branch from beyond that
+//       is not seen). A backward branch spanning more than 2 KiB (kMaxBackSpan: from b to t with
+//       b - t > 2048) is not counted, so the scan needs to go only that far past pc. Bytes that do not decode are skipped one at a time (this can only add
 //       targets, i.e. make the rules that refuse a target more likely).
 //   Let "prev is an access" mean: the previous instruction has a memory operand that is a data
 //   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
@@ -754,13 +760,16 @@ struct Window {
 // The linear pass. An address is recorded as an instruction start when the decode from the
 // function start reached it exactly, with no undecodable byte before it, fewer than kMaxScanInsns
 // instructions before it, and less than kMaxScanBytes from the start.
-void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, uint64_t func_start, Window* w) {
+unsigned scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, uint64_t func_start, Window* w) {
   const uint64_t scan_end = len < kMaxScanBytes ? len : kMaxScanBytes;
   ZydisDecodedInstruction in;
   uint64_t off = 0;
   unsigned insns = 0;
   bool aligned = true;
-  while (off < scan_end && insns < kMaxScanInsns) {
+  // Past the window only backward branches into it matter, and those spanning more than
+  // kMaxBackSpan bytes are not counted (see the rules): the scan stops that far past it.
+  const uint64_t window_end = w->base + 64 * kWindowWords;
+  while (off < scan_end && insns < kMaxScanInsns && func_start + off < window_end + kMaxBackSpan) {
     const uint64_t at = func_start + off;
     if (aligned) Window::set(w->starts, w->base, at);
     ++insns;
@@ -771,7 +780,7 @@ void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, ui
       continue;
     }
     uint64_t t;
-    if (direct_branch_target(in, at, &t)) {
+    if (direct_branch_target(in, at, &t) && (t > at || at - t <= kMaxBackSpan)) {
       Window::set(w->targets, w->base, t);
       if (t <= at && in.meta.category != ZYDIS_CATEGORY_CALL) {
         Window::set(w->loop_heads, w->base, t);
@@ -780,6 +789,7 @@ void scan_function(const ZydisDecoder* scan, const uint8_t* code, size_t len, ui
     }
     off += in.length;
   }
+  return insns;
 }
 
 // The code of one function being decided: bytes [start, start + len) at runtime address start.
@@ -1053,7 +1063,11 @@ PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
   Window w;
   const uint64_t first = pc >= kBatchBefore + kWindowSlack ? pc - kBatchBefore : kWindowSlack;
   w.base = first - kWindowSlack;
-  scan_function(dec.scan, code, len, start, &w);
+  const uint64_t insns = scan_function(dec.scan, code, len, start, &w);
+  g_scan_insns.fetch_add(insns, std::memory_order_relaxed);
+  uint64_t seen = g_scan_insns_max.load(std::memory_order_relaxed);
+  while (insns > seen && !g_scan_insns_max.compare_exchange_weak(seen, insns, std::memory_order_relaxed)) {
+  }
   const Code c{dec.full, code, len, start};
   PcDecision d;
   if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
@@ -1109,7 +1123,9 @@ DecodeStats decode_stats() {
   return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
                      g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed),
                      g_evictions.load(std::memory_order_relaxed),
-                     g_invalidate_scans.load(std::memory_order_relaxed)};
+                     g_invalidate_scans.load(std::memory_order_relaxed),
+                     g_scan_insns.load(std::memory_order_relaxed),
+                     g_scan_insns_max.load(std::memory_order_relaxed)};
 }
 
 bool decode_cache_get(uint64_t pc, PcDecision* d) { return cache_lookup(pc, d); }

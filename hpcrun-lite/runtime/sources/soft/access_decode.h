@@ -20,6 +20,12 @@
 
 namespace hpcrun {
 
+// The bound on one miss's work: at most this many instructions decoded forward from the function
+// start, and none more than kDecodeMaxBackSpan bytes past the pcs being decided (backward branches
+// longer than that are not counted as targets; see the rules in access_decode.cpp).
+inline constexpr unsigned kDecodeMaxScanInsns = 4096;
+inline constexpr uint64_t kDecodeMaxBackSpan = 2048;
+
 // Registers saved by the kernel at the interrupt, in the order of the x86-64 encoding
 // (rax rcx rdx rbx rsp rbp rsi rdi r8..r15), plus rip and the thread's FS base.
 struct SavedRegs {
@@ -106,6 +112,8 @@ Access resolve_sample(const SavedRegs& regs);
 struct DecodeStats {
   uint64_t lookups, hits, inserts, full, evictions;
   uint64_t invalidate_scans;  // decode_cache_invalidate calls that had to scan the table
+  uint64_t scan_insns;        // instructions decoded forward by misses, in all
+  uint64_t scan_insns_max;    // the most instructions one miss decoded forward (the bound's witness)
 };
 DecodeStats decode_stats();
 

@@ -59,11 +59,29 @@ std::atomic<uint64_t> g_overflowed{0};
 std::atomic<uint64_t> g_phase_draws{0};
 
 using hpcl::NodeKind;
+
+// Benchmarks only (HPCRUN_LITE_TEST_HANDLER_STAGE, bench/sample_cost.sh): the handler stops after
+// this stage of record_sample, so each stage's cost is measured running the real code. Full
+// (the default) records the sample.
+enum class Stage : uint8_t { Entry = 1, Decode, Classify, Unwind, Full };
+Stage g_test_stage = Stage::Full;
+
+Stage stage_from_env(const char* v) {
+  if (!v) return Stage::Full;
+  if (!strcmp(v, "entry")) return Stage::Entry;
+  if (!strcmp(v, "decode")) return Stage::Decode;
+  if (!strcmp(v, "classify")) return Stage::Classify;
+  if (!strcmp(v, "unwind")) return Stage::Unwind;
+  return Stage::Full;
+}
+
 constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 
 void record_sample(ThreadState* ts, const ucontext_t* uc) {
+  if (g_test_stage == Stage::Entry) return;
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
   Access acc = resolve_sample(regs);
+  if (g_test_stage == Stage::Decode) return;
   Cct& c = ts->cct;
   uint32_t node, var = Cct::kNone;
   uint64_t leaf = regs.rip;
@@ -84,8 +102,10 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
       node = kNoDataRoot;
       break;
   }
+  if (g_test_stage == Stage::Classify) return;
   uint64_t frames[kMaxSampleFrames];
   int n = ts->unwind_ready ? capture_sample_path(regs.rip, frames, kMaxSampleFrames) : 0;
+  if (g_test_stage == Stage::Unwind) return;
   node = attach_access_path(c, node, ts, frames, n);
   if (node != Cct::kNone) node = c.child(node, uint8_t(NodeKind::Frame), 0, leaf);
   if (node == Cct::kNone) {
@@ -308,6 +328,7 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_signo = signo;
   if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
     g_test_spin_ns = strtoull(spin, nullptr, 10) * 1000;
+  g_test_stage = stage_from_env(getenv("HPCRUN_LITE_TEST_HANDLER_STAGE"));
   if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
     log_warn("cannot take SIGIO (%s): a full signal queue could kill the program", strerror(errno));
   if (!signals_own_sampling(signo, on_sample)) {

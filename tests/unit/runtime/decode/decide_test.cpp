@@ -171,13 +171,36 @@ TEST(DecideFromCode, BoundedScan) {
   std::vector<uint8_t> big(70000, 0x90);
   big.insert(big.end(), {0x48, 0x8b, 0x07, 0xc3});
   EXPECT_EQ(decide(big, 70003).choice, Choice::Unknown);
-  // Within the budget (15000 nops) the load is found; 30000 nops exceed 20000 instructions.
-  std::vector<uint8_t> mid(15000, 0x90);
+  // Within the budget (4000 nops) the load is found; 5000 nops exceed 4096 instructions
+  // (hpcrun::kDecodeMaxScanInsns: the bound on one miss's work in the signal handler).
+  std::vector<uint8_t> mid(4000, 0x90);
   mid.insert(mid.end(), {0x48, 0x8b, 0x07, 0xc3});
-  expect_previous(decide(mid, 15003), 3);
-  std::vector<uint8_t> many(30000, 0x90);
+  expect_previous(decide(mid, 4003), 3);
+  std::vector<uint8_t> many(5000, 0x90);
   many.insert(many.end(), {0x48, 0x8b, 0x07, 0xc3});
-  EXPECT_EQ(decide(many, 30003).choice, Choice::Unknown);  // > 20000 instructions
+  EXPECT_EQ(decide(many, 5003).choice, Choice::Unknown);  // > 4096 instructions
+}
+
+// A backward branch counts as a target only when it spans at most kDecodeMaxBackSpan bytes: the
+// scan of a miss then stops that far past the pcs it decides.
+TEST(DecideFromCode, LongBackEdgeIsNotATarget) {
+  auto loop_with_body = [](size_t nops) {
+    std::vector<uint8_t> code = {
+        0x48, 0x8b, 0x07,  // 0: mov rax, [rdi]
+        0x48, 0x03, 0x0e,  // 3: add rcx, [rsi]   <- pc, the loop head
+    };
+    code.insert(code.end(), nops, 0x90);
+    const int64_t rel = 3 - int64_t(code.size() + 5);  // jmp rel32 back to 3
+    code.push_back(0xe9);
+    for (int i = 0; i < 4; ++i) code.push_back(uint8_t(uint64_t(rel) >> (8 * i)));
+    code.push_back(0xc3);
+    return code;
+  };
+  // pc is a loop head reached by the back edge: the load before it is not what the loop waits
+  // for (C4, the instruction at pc).
+  EXPECT_EQ(decide(loop_with_body(1000), 3).choice, Choice::UseCurrent);
+  // A back edge of more than 2 KiB is not seen: pc is not a target, and rule P applies.
+  expect_previous(decide(loop_with_body(3000), 3), 3);
 }
 
 TEST(DecideFromCode, UndecodableBytesAfterPcAreSkipped) {
