@@ -759,7 +759,7 @@ def selftest_heap_list():
         expect("churn", "nothing wrong", lambda r: None, passes=True)
         expect("churn", "dropped samples", lambda r: r["totals"].update(samples_dropped=3))
         expect("churn", "no estimate", lambda r: r["variables"][0]["metrics"].update(samples_estimated=40.0))
-        expect("churn", "1.6x CPU", lambda r: None, cpu=(1.0, 1.6))
+        expect("churn", "1.9x CPU", lambda r: None, cpu=(1.0, 1.9))
         expect("churn", "no estimate fields", lambda r: r["totals"].pop("estimated_data_samples"))
         def exact(r):
             r["variables"][0]["sampled"] = False
