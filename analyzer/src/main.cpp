@@ -38,6 +38,15 @@ const char kSynopsis[] =
     "                              [--wide | --width N]\n"
     "Run `hpcprof-lite --help` (or `hpcprof-lite COMMAND --help`) for every option.\n";
 
+// Flushes standard output: 0, or 1 with a message naming what could not be written (a full disk,
+// a closed pipe).
+int finish_output(const char* what) {
+  std::cout.flush();
+  if (std::cout) return 0;
+  std::cerr << "hpcprof-lite: cannot write the " << what << " to standard output\n";
+  return 1;
+}
+
 int usage_error(const std::string& message) {
   std::cerr << "hpcprof-lite: " << message << "\n" << kSynopsis;
   return kExitUsage;
@@ -172,12 +181,7 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (format == "html") write_html(model, options, std::cout);
   else if (options.view == View::Accesses) write_csv_accesses(model, options, std::cout);
   else write_csv(model, options, std::cout);
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "hpcprof-lite: cannot write the report to standard output\n";
-    return 1;
-  }
-  return 0;
+  return finish_output("report");
 }
 
 struct DiffArgs {
@@ -224,12 +228,7 @@ int run_diff(const CLI::App& command, const DiffArgs& a) {
   if (format == "text") write_diff_text(model, options, std::cout);
   else if (format == "json") write_diff_json(model, options, std::cout);
   else write_diff_csv(model, options, std::cout);
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "hpcprof-lite: cannot write the diff to standard output\n";
-    return 1;
-  }
-  return 0;
+  return finish_output("diff");
 }
 
 int run_merge(const CLI::App& command, MergeCommand& merge, const std::string& jobs) {
