@@ -438,8 +438,11 @@ void derive_memory(const Profile& db, ReportModel& m) {
 void sort_variables(ReportModel& m, VariableOrder order) {
   if (order == VariableOrder::Samples) return;
   const bool threads = order == VariableOrder::ThreadImbalance;
+  // Only the program's variables are ranked: `[unknown data]` and `[stack]` gather unrelated
+  // data, and the imbalance of such a mix (often MPI's or OpenMP's polling) names nothing to fix.
   auto ranked = [&](const Variable& v) {
-    return v.has_balance && v.share >= kImbalanceMinShare;
+    return v.has_balance && v.share >= kImbalanceMinShare &&
+           (v.kind == VariableKind::Heap || v.kind == VariableKind::Static);
   };
   auto imbalance = [&](const Variable& v) {
     return threads ? v.threads.imbalance : v.ranks.imbalance;

@@ -216,9 +216,10 @@ struct ReportModelOptions {
 ReportModel build_report_model(const Profile& db, const ReportModelOptions& options = {});
 
 // The orders of the data view (--sort). Samples: the model's own order. Imbalance and
-// ThreadImbalance: by ranks.imbalance (threads.imbalance) descending among the variables with at
-// least kImbalanceMinShare of the samples, then the rest in samples order: a variable with a few
-// samples on one rank has a large imbalance by chance alone.
+// ThreadImbalance: by ranks.imbalance (threads.imbalance) descending among the heap and static
+// variables with at least kImbalanceMinShare of the samples, then the rest in samples order: a
+// variable with a few samples on one rank has a large imbalance by chance alone, and the unknown
+// classes mix unrelated data.
 enum class VariableOrder { Samples, Imbalance, ThreadImbalance };
 inline constexpr double kImbalanceMinShare = 0.01;
 void sort_variables(ReportModel& model, VariableOrder order);

@@ -262,6 +262,26 @@ TEST(Balance, SortByImbalanceSkipsVariablesWithFewSamples) {
   EXPECT_EQ(m.variables.back().name, "app+0x110") << "2.00 on rank 0, but one sample";
 }
 
+// --sort imbalance ranks the program's variables only: `[stack]` (here 400 samples, all on rank
+// 0: imbalance 2.00, 17% of the samples) mixes unrelated data and follows in samples order.
+TEST(Balance, SortByImbalanceRanksOnlyHeapAndStaticVariables) {
+  Profile r0 = process(0, 10, {{600, 900}}), r1 = process(1, 11, {{1000, 900}});
+  unknown_sample(r0.trees[0], UnknownClass::Stack, {{0, 0x940}}, 400);
+  Profile db = finish({r0, r1});
+  ReportModel m = build_report_model(db);
+  const Variable* stack = nullptr;
+  for (const Variable& v : m.variables)
+    if (v.kind == VariableKind::Unknown) stack = &v;
+  ASSERT_TRUE(stack && stack->has_balance);
+  ASSERT_GE(stack->share, kImbalanceMinShare);
+  ASSERT_GT(stack->ranks.imbalance, 1.9);
+  sort_variables(m, VariableOrder::Imbalance);
+  ASSERT_GE(m.variables.size(), 3u);
+  EXPECT_EQ(m.variables[0].name, "app+0x100") << "1.25, the program's most imbalanced";
+  EXPECT_EQ(m.variables[1].name, "app+0x110");
+  EXPECT_EQ(m.variables[2].kind, VariableKind::Unknown);
+}
+
 // 4,096 ranks of 2 threads and 50 variables: the database holds one entry per variable.
 // Found by tests/fuzz/fuzz_profile: a profile the reader accepts may hold sample counts near
 // 2^64 (a damaged one); the spreads' sums saturate rather than wrap, so the merged database keeps
