@@ -51,7 +51,9 @@ void print_papi(FILE* out, const PapiView& papi) {
     if (c.disabled && !c.disabled_reason.empty()) fprintf(out, ": %s", c.disabled_reason.c_str());
     fprintf(out, "\n");
   }
-  fprintf(out, "  presets          %zu available", papi.presets.size());
+  // Listed from libpfm4's tables for this CPU model; the PAPI_<NAME> line below says whether
+  // they can be counted (not in a VM without a virtual PMU).
+  fprintf(out, "  presets          %zu listed", papi.presets.size());
   for (size_t i = 0; i < papi.presets.size() && i < 12; ++i)
     fprintf(out, "%s%s", i ? " " : ": ", papi.presets[i].c_str());
   fprintf(out, "%s\n", papi.presets.size() > 12 ? " ..." : "");
