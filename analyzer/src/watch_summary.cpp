@@ -93,7 +93,7 @@ std::string watch_text(const WatchSummary& w) {
   if (s.present) {
     out += s.false_sharing ? "FALSE SHARING: " : "sharing: ";
     out += std::to_string(s.false_traps) + " false / " + std::to_string(s.true_traps) +
-           " true traps after " + plural(s.armed, "sampled write");
+           " true traps after " + plural(s.armed, "sampled access");
     if (s.false_traps + s.true_traps > 0) {
       out += ", " + plural(s.threads, "thread") + ", " + plural(s.lines, "line") + ", offsets";
       for (size_t i = 0; i < s.offsets.size(); ++i)

@@ -14,11 +14,11 @@ namespace hpcl::analysis {
 
 struct SharingSummary {
   bool present = false;        // some sharing watch was armed for this variable
-  uint64_t false_traps = 0;    // another thread touched another word of the sampled write's line
+  uint64_t false_traps = 0;    // another thread touched another word of the sampled access's line
   uint64_t true_traps = 0;     // ... the very word
   uint64_t threads = 0;        // threads that took a sharing trap (summed over processes)
   uint64_t lines = 0;          // lines with a trap (summed over processes)
-  uint64_t armed = 0;          // sampled writes that armed watches in other threads
+  uint64_t armed = 0;          // sampled accesses that armed watches in other threads
   std::vector<uint64_t> offsets;  // byte offsets within the 64-byte line that trapped, ascending
   bool false_sharing = false;  // is_false_sharing()
 };

@@ -141,11 +141,11 @@ enum MetricId : uint16_t {
   // Watchpoint analyses (format 1.6, -e wp-sharing / wp-reuse): counts of debug-register traps,
   // always on a variable's own node (kinds 6, 7, 8), never on its access paths. All sum over
   // threads and processes when merging.
-  kMetricWpFalse = 96,          // sharing traps on another word of the sampled write's line
-  kMetricWpTrue = 97,           // sharing traps on the very word the sampled write touched
+  kMetricWpFalse = 96,          // sharing traps on another word of the sampled access's line
+  kMetricWpTrue = 97,           // sharing traps on the very bytes the sampled access touched
   kMetricWpThreads = 98,        // threads (of each process, summed) that took a sharing trap
   kMetricWpLines = 99,          // cache lines (of each process, summed) with a sharing trap
-  kMetricWpSharingArmed = 100,  // sampled writes that armed sharing watches in other threads
+  kMetricWpSharingArmed = 100,  // sampled accesses that armed sharing watches in other threads
   kMetricWpReuseArmed = 101,    // sampled accesses that armed a reuse watch
   kMetricWpNoReuse = 102,       // reuse watches that expired: no reuse within the window
   kMetricWpWordBase = 104,      // + w: sharing traps at byte offset 8w of the 64-byte line

@@ -29,12 +29,13 @@ perf_event_attr soft_clock_attr(uint64_t period_ns) {
   return a;
 }
 
-perf_event_attr breakpoint_attr(uint64_t word, bool enabled) {
+perf_event_attr breakpoint_attr(uint64_t word, bool enabled, bool writes_only) {
   perf_event_attr a;
   memset(&a, 0, sizeof a);
   a.size = sizeof a;
   a.type = PERF_TYPE_BREAKPOINT;
-  a.bp_type = HW_BREAKPOINT_RW;  // x86 has no read-only watch: reads and writes
+  // x86 has no read-only watch: reads and writes, or writes alone.
+  a.bp_type = writes_only ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
   a.bp_addr = word;
   a.bp_len = HW_BREAKPOINT_LEN_8;
   a.sample_period = 1;

@@ -14,10 +14,11 @@ namespace hpcrun {
 // before the first overflow.
 perf_event_attr soft_clock_attr(uint64_t period_ns);
 
-// A debug-register watch (PERF_TYPE_BREAKPOINT) on the aligned 8-byte `word`, reads and writes,
-// user mode only, one overflow per access. Disabled (opened in advance) or enabled (given to
-// PERF_EVENT_IOC_MODIFY_ATTRIBUTES to re-aim an open event, which enables it).
-perf_event_attr breakpoint_attr(uint64_t word, bool enabled);
+// A debug-register watch (PERF_TYPE_BREAKPOINT) on the aligned 8-byte `word`, reads and writes
+// (or writes only), user mode only, one overflow per access. Disabled (opened in advance) or
+// enabled (given to PERF_EVENT_IOC_MODIFY_ATTRIBUTES to re-aim an open event, which enables it;
+// the kernel lets the modify change the type between the two).
+perf_event_attr breakpoint_attr(uint64_t word, bool enabled, bool writes_only = false);
 
 // The single entry to the system call. Returns the fd or -errno.
 int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags);

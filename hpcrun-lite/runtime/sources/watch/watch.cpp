@@ -60,7 +60,7 @@ uint64_t event_count(int fd) {
 
 // Aims a Free slot of some thread at `word` and enables it. Signal-safe; any thread.
 bool arm(WatchSlot& s, uint8_t kind, int32_t var, uint64_t word, uint64_t sampled, uint64_t group,
-         uint64_t window_ns, uint32_t sampled_size = 0) {
+         uint64_t window_ns, uint32_t sampled_size = 0, bool writes_only = false) {
   if (!take(s, kWatchFree)) return false;
   s.kind = kind;
   s.var = var;
@@ -69,7 +69,7 @@ bool arm(WatchSlot& s, uint8_t kind, int32_t var, uint64_t word, uint64_t sample
   s.sampled_size = sampled_size;
   s.group = group;
   s.count0 = event_count(s.fd);
-  perf_event_attr a = breakpoint_attr(word, /*enabled=*/true);
+  perf_event_attr a = breakpoint_attr(word, /*enabled=*/true, writes_only);
   if (ioctl(s.fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0) {
     bump(g_n.modify_failed);
     give_back(s, kWatchFree);
@@ -123,8 +123,11 @@ void arm_reuse(ThreadState* ts, int32_t var, uint64_t ea) {
 }
 
 // Arms the words of ea's line in up to kWatchMaxTargets other live threads, as many as each has
-// free registers.
-void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, uint64_t now) {
+// free registers. After a sampled write the watches see reads and writes (either makes the line
+// move between the caches); after a sampled read, writes only: two threads that only read a line
+// share it at no cost.
+void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, bool is_write,
+                 uint64_t now) {
   const uint64_t line = ea & ~(kWpLineBytes - 1), sampled = ea & ~7ull;
   const uint32_t sidx = uint32_t((sampled - line) / 8);
   const uint64_t group = g_group.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -160,7 +163,7 @@ void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, uint6
     for (uint32_t j = 0; j < n && slot < kWatchSlots; ++j) {
       while (slot < kWatchSlots &&
              !arm(t->wp.slot[slot], kWatchSharing, var, line + 8 * order[j], ea, group,
-                  g_cfg.sharing_window_ns, size))
+                  g_cfg.sharing_window_ns, size, /*writes_only=*/!is_write))
         ++slot;
       if (slot < kWatchSlots) {
         any = true;
@@ -288,7 +291,10 @@ void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write,
   const uint64_t now = monotonic_ns();
   expire(ts, now);
   const bool reuse = g_cfg.reuse_rate && executed && now >= ts->wp.next_reuse_ns;
-  const bool sharing = g_cfg.sharing_rate && is_write && now >= ts->wp.next_sharing_ns;
+  // Reads arm sharing watches too (writes-only ones): with a timer source a store is rarely
+  // the sampled instruction (the load before it stalls), so a loop's `*p += 1` is mostly seen
+  // as a read of the word it also writes.
+  const bool sharing = g_cfg.sharing_rate && now >= ts->wp.next_sharing_ns;
   if (!reuse && !sharing) return;
   const RtNode* n = ts->cct.at(var_node);
   if (n->parent < kCctHeapRoot || n->parent > kCctUnknownRoot) return;  // not a variable node
@@ -300,7 +306,7 @@ void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write,
   }
   if (sharing) {
     ts->wp.next_sharing_ns = now + 1000000000ull / g_cfg.sharing_rate;
-    arm_sharing(ts, var, ea, size, now);
+    arm_sharing(ts, var, ea, size, is_write, now);
   }
 }
 

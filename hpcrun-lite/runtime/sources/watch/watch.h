@@ -2,9 +2,10 @@
 // source (soft, or a hardware source) gives an address and a thread; this arms debug-register
 // watches (perf PERF_TYPE_BREAKPOINT events) on it for a bounded window and classifies what traps.
 //
-//   sharing: after a sampled write by thread A to a cache line, watches on that line's words in up
-//            to kWatchMaxTargets other threads (the sampled word first, then others). A trap in B
-//            on other bytes of the line is false sharing, on the bytes written true sharing.
+//   sharing: after a sampled access by thread A to a cache line, watches on that line's words in
+//            up to kWatchMaxTargets other threads (the sampled word first, then others), on reads
+//            and writes after A's write, on writes after A's read. A trap in B on other bytes of
+//            the line is false sharing, on the bytes A touched true sharing.
 //   reuse:   after a sampled access by A, a watch on the same 8-byte word in A. The time to its
 //            next access is a reuse time; a watch that expires is "no reuse within the window".
 //
@@ -26,7 +27,7 @@ inline constexpr uint64_t kDefaultWpSharingRate = 50;   // arming decisions per 
 inline constexpr uint64_t kDefaultWpReuseRate = 100;
 inline constexpr uint64_t kDefaultWpSharingWindowNs = 10 * 1000000ull;   // 10 ms
 inline constexpr uint64_t kDefaultWpReuseWindowNs = 500 * 1000000ull;    // 500 ms: a 64 MiB sweep at 0.3 GB/s
-inline constexpr int kWatchMaxTargets = 3;  // other threads armed per sampled write
+inline constexpr int kWatchMaxTargets = 3;  // other threads armed per sampled access
 
 struct WatchConfig {
   uint64_t sharing_rate = 0;  // 0: no sharing analysis

@@ -27,7 +27,7 @@ struct WatchSlot {
   uint8_t kind;                 // WatchKind
   int32_t var;                  // the variable's entry in the watch table (watch_table.h)
   uint64_t word;                // the watched 8-byte word
-  uint64_t sampled;             // sharing: the address the sampled write touched
+  uint64_t sampled;             // sharing: the address the sampled access touched
   uint32_t sampled_size;        // ... and its size in bytes (0: unknown)
   uint64_t armed_ns;            // CLOCK_MONOTONIC when the watch was enabled
   std::atomic<uint64_t> deadline_ns;  // expires after this (read by expiring threads)

@@ -35,7 +35,7 @@ struct WpVarKey {
   uint64_t b = 0;
 };
 
-// True sharing: another thread touched bytes the sampled write touched; false sharing: other
+// True sharing: another thread touched bytes the sampled access touched; false sharing: other
 // bytes of the same line. Ranges are [address, address + size); a size of 0 (unknown) stands for
 // the aligned 8-byte word around the address.
 enum class WpShare : uint8_t { False, True };

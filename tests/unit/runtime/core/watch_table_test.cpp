@@ -4,7 +4,10 @@
 // breakpoint attributes the runtime opens and re-aims events with.
 #include <gtest/gtest.h>
 #include <linux/hw_breakpoint.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <map>
 
 #include "sources/perf_event.h"
@@ -97,6 +100,37 @@ TEST(WatchTable, BreakpointAttributes) {
   EXPECT_EQ(a.disabled, 1u);
   EXPECT_EQ(a.exclude_kernel, 1u);
   EXPECT_EQ(breakpoint_attr(0x7000, true).disabled, 0u) << "the modify ioctl enables it";
+  EXPECT_EQ(breakpoint_attr(0x7000, true, /*writes_only=*/true).bp_type, uint32_t(HW_BREAKPOINT_W));
+}
+
+// What arm() does to a thread's event, on this thread's own: one event opened disabled, re-aimed
+// writes-only (after a sampled read) it counts the writes and not the reads, re-aimed reads and
+// writes (after a sampled write) it counts both. Needs breakpoint events (skipped without).
+TEST(WatchTable, ModifyChangesWhatTheWatchCounts) {
+  alignas(8) static volatile uint64_t word;
+  const uint64_t addr = reinterpret_cast<uint64_t>(&word);
+  int fd = perf_open(breakpoint_attr(addr, false), 0, -1, -1, 0);
+  if (fd < 0) GTEST_SKIP() << "breakpoint events refused here: " << strerror(-fd);
+  auto count = [&] {
+    uint64_t v = 0;
+    EXPECT_EQ(read(fd, &v, sizeof v), ssize_t(sizeof v));
+    return v;
+  };
+  perf_event_attr w = breakpoint_attr(addr, true, /*writes_only=*/true);
+  if (ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &w) != 0) {
+    close(fd);
+    GTEST_SKIP() << "no PERF_EVENT_IOC_MODIFY_ATTRIBUTES (Linux < 4.17)";
+  }
+  uint64_t sum = 0;
+  for (int i = 0; i < 5; ++i) sum += word;
+  EXPECT_EQ(count(), 0u) << "reads do not trap a writes-only watch";
+  for (int i = 0; i < 3; ++i) word = sum + i;
+  EXPECT_EQ(count(), 3u);
+  perf_event_attr rw = breakpoint_attr(addr, true);
+  ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &rw), 0);
+  for (int i = 0; i < 5; ++i) sum += word;
+  EXPECT_EQ(count(), 8u) << "a reads-and-writes watch counts the reads";
+  close(fd);
 }
 
 }  // namespace
