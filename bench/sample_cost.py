@@ -18,7 +18,12 @@ WHAT = {
     "rt-classify": "+ classification",
     "rt-unwind": "+ unwinding",
     "rt-full": "+ tree (the real runtime)",
+    "bare-ring": "timer + ring record with the user registers, no signal",
+    "bare-ringstack": "ring record + a copy of the user stack, no signal",
 }
+# The signal-free configurations: in the main table after the others, and in the stage table
+# as differences from the timer alone and from each other.
+RING = ["bare-ring", "bare-ringstack"]
 
 
 def main(path):
@@ -66,7 +71,7 @@ def main(path):
         print()
         print("| configuration | " + " | ".join(f"{r}/s" for r in rates) + " |")
         print("|---|" + "---|" * len(rates))
-        for cfg in ORDER:
+        for cfg in ORDER + [c for c in RING if any(k[2] == c for k in per_sample)]:
             cells = []
             for r in rates:
                 v = per_sample.get((t, r, cfg))
@@ -83,12 +88,13 @@ def main(path):
         print()
         print("| stage | " + " | ".join(f"{r}/s" for r in rates) + " |")
         print("|---|" + "---|" * len(rates))
-        for a, b in zip(ORDER, ORDER[1:]):
+        for a, b in list(zip(ORDER, ORDER[1:])) + [("bare-timer", "bare-ring"), ("bare-ring", "bare-ringstack")]:
             cells = []
             for r in rates:
                 va, vb = per_sample.get((t, r, a)), per_sample.get((t, r, b))
                 cells.append(f"{statistics.median(vb) - statistics.median(va):+.1f}" if va and vb else "")
-            print(f"| {WHAT[b]} | " + " | ".join(cells) + " |")
+            if any(cells):
+                print(f"| {WHAT[b]} | " + " | ".join(cells) + " |")
         print()
 
 

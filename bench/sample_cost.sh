@@ -14,13 +14,17 @@
 #   rt-decode      ... after the decoder (resolve_sample: cache hit, or a miss's decoding);
 #   rt-classify    ... after classification (address map, statics, stacks, TLS);
 #   rt-unwind      ... after unwinding (capture_sample_path);
-#   rt-full        the real runtime at default settings (the tree, the estimate, the watch).
+#   rt-full        the real runtime at default settings (the tree, the estimate, the watch);
+#   bare-ring      the shim with no signal: each sample a ring-buffer record with the user
+#                  registers, drained by a reader thread (the signal-free path's kernel price);
+#   bare-ringstack the same plus a 2 KiB copy of the user stack per record (BARE_STACK).
 # CPU time is user + system of all threads (bench/cputime.py: wait4, microseconds). Extra CPU per sample of a config in
 # a round = (its CPU - that round's native CPU [- rt-idle's extra for rt-*]) / its samples
 # (counted by the runtime / the shim; the timer mode's are CPU x rate). The table gives the
 # median over rounds and the median overhead (CPU / native - 1).
 # Usage: bench/sample_cost.sh [BUILD_DIR] [ROUNDS] [RATES] [THREADS]
-#   defaults: build 5 "300 1000 5000" "1 2". Environment: STREAM_ARGS (default "8 120").
+#   defaults: build 5 "300 1000 5000" "1 2". Environment: STREAM_ARGS (default "8 120"),
+#   CONFIGS (which configurations, default all of the above).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -56,7 +60,7 @@ run() {
   rm -rf "$work/out"
 }
 
-configs=(bare-timer bare-signal bare-syscalls rt-entry rt-decode rt-classify rt-unwind rt-full)
+read -r -a configs <<<"${CONFIGS:-bare-timer bare-signal bare-syscalls rt-entry rt-decode rt-classify rt-unwind rt-full bare-ring bare-ringstack}"
 echo "sample_cost.sh: $rounds rounds, rates $rates, threads $threads (load: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 for t in $threads; do
   export OMP_NUM_THREADS=$t
