@@ -82,8 +82,8 @@ std::string duration_text(double ns) {
 }
 
 namespace {
-std::string plural(uint64_t n, const char* what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+std::string plural(uint64_t n, const char* what, const char* many = nullptr) {
+  return std::to_string(n) + " " + (n == 1 ? what : many ? many : std::string(what) + "s");
 }
 }  // namespace
 
@@ -91,10 +91,14 @@ std::string watch_text(const WatchSummary& w) {
   std::string out;
   const SharingSummary& s = w.sharing;
   if (s.present) {
-    out += s.false_sharing ? "FALSE SHARING: " : "sharing: ";
-    out += std::to_string(s.false_traps) + " false / " + std::to_string(s.true_traps) +
-           " true traps after " + plural(s.armed, "sampled access");
-    if (s.false_traps + s.true_traps > 0) {
+    const std::string after = plural(s.armed, "sampled access", "sampled accesses");
+    if (s.false_traps + s.true_traps == 0) {
+      // The common case in a real program's list: short, so the variables that did trap stand out.
+      out += "no sharing seen after " + after;
+    } else {
+      out += s.false_sharing ? "FALSE SHARING: " : "sharing: ";
+      out += std::to_string(s.false_traps) + " false / " + std::to_string(s.true_traps) +
+             " true traps after " + after;
       out += ", " + plural(s.threads, "thread") + ", " + plural(s.lines, "line") + ", offsets";
       for (size_t i = 0; i < s.offsets.size(); ++i)
         out += (i ? ", " : " ") + std::to_string(s.offsets[i]);

@@ -148,5 +148,27 @@ TEST(Watch, MergeSumsAndReportSays) {
   EXPECT_NE(text.str().find("median reuse"), std::string::npos) << text.str();
 }
 
+// The text line of one variable: a sharing analysis that saw no trap says so in a few words (a
+// real program lists dozens of such variables), counts agree in number, a flagged one shows
+// its threads, lines and offsets.
+TEST(Watch, TextLine) {
+  WatchSummary w;
+  w.sharing.present = true;
+  w.sharing.armed = 380;
+  EXPECT_EQ(watch_text(w), "no sharing seen after 380 sampled accesses");
+  w.sharing.armed = 1;
+  EXPECT_EQ(watch_text(w), "no sharing seen after 1 sampled access");
+  w.sharing.armed = 71;
+  w.sharing.false_traps = 29;
+  w.sharing.true_traps = 1;
+  w.sharing.threads = 3;
+  w.sharing.lines = 1;
+  w.sharing.offsets = {0, 8};
+  w.sharing.false_sharing = true;
+  EXPECT_EQ(watch_text(w),
+            "FALSE SHARING: 29 false / 1 true traps after 71 sampled accesses, 3 threads, 1 line, "
+            "offsets 0, 8 in the line");
+}
+
 }  // namespace
 }  // namespace hpcl::analysis
