@@ -2,6 +2,7 @@
 #include "view_model.h"
 
 #include <map>
+#include <unordered_map>
 
 #include "database.h"
 #include "format_common.h"
@@ -117,20 +118,19 @@ std::unique_ptr<ViewNode> ViewModel::frame_row(const std::vector<uint32_t>& bund
   return row;
 }
 
-// The children of a set of database nodes merged by call site (module, offset): one node's
-// children as they are; several nodes' (top-down) with equal frames made one row.
+// The children of a set of database nodes (several in the top-down view) merged by what their
+// row shows, the location's label: two instructions of one source line are one statement, as in
+// hpcviewer, and without line information (Debian's libraries) the sampled instructions of one
+// function are one row instead of a column of identical ones (GROMACS: four `solve_pme_yzx`
+// leaves under one call). Functions known only by their bounds keep their offsets in the label,
+// so their call sites stay apart.
 std::vector<std::unique_ptr<ViewNode>> ViewModel::merged_children(const std::vector<uint32_t>& bundle) const {
   std::vector<std::vector<uint32_t>> groups;
-  std::map<std::pair<uint32_t, uint64_t>, size_t> by_frame;
+  std::unordered_map<std::string, size_t> by_label;
   for (uint32_t b : bundle)
     for (uint32_t c : index_.children(b)) {
-      const Node& n = index_.node(c);
-      if (n.kind != NodeKind::Frame) continue;
-      if (bundle.size() == 1) {
-        groups.push_back({c});
-        continue;
-      }
-      auto [it, fresh] = by_frame.try_emplace({n.a, n.b}, groups.size());
+      if (index_.node(c).kind != NodeKind::Frame) continue;
+      auto [it, fresh] = by_label.try_emplace(location_label(index_.location(c)), groups.size());
       if (fresh) groups.emplace_back();
       groups[it->second].push_back(c);
     }

@@ -2,6 +2,7 @@
 // names in its order, heap variables open to allocation path then access paths, the top-down
 // view merges call sites, the flat view lists functions and lines, columns appear only when the
 // database has their metrics, and no label keeps a control character.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "format_common.h"
@@ -90,6 +91,42 @@ TEST(ViewModel, TopDownMergesCallSitesOverVariablesAndNoData) {
   EXPECT_EQ(main.children[0]->values[0], 45);  // heap 30 + stack 3 + no data 12
   EXPECT_EQ(main.children[1]->values[0], 20);  // count_it
   EXPECT_EQ(main.children[2]->values[0], 15);  // update: both heap sites
+}
+
+// Rows are merged by what they show: three sampled instructions of one function without line
+// information (a Debian library) are one row, as are two instructions of one source line; two
+// different lines stay apart.
+TEST(ViewModel, SiblingsWithOneLabelAreOneRow) {
+  Profile db = make_viewer_database();
+  Tree& t = db.trees[0];
+  static_sample(t, 0, {{0, 0x300}, {0, 0xa00}}, 4);
+  static_sample(t, 0, {{0, 0x300}, {0, 0xa08}}, 2);
+  static_sample(t, 0, {{0, 0x300}, {0, 0xa10}}, 1);
+  static_sample(t, 0, {{0, 0x300}, {0, 0xb00}}, 6);
+  static_sample(t, 0, {{0, 0x300}, {0, 0xb04}}, 5);
+  db.symbols.push_back(Symbolized{{0, 0xa00}, {{"solve_pme", "", 0}}});
+  db.symbols.push_back(Symbolized{{0, 0xa08}, {{"solve_pme", "", 0}}});
+  db.symbols.push_back(Symbolized{{0, 0xa10}, {{"solve_pme", "", 0}}});
+  db.symbols.push_back(Symbolized{{0, 0xb00}, {{"spread", "/src/pme.c", 12}}});
+  db.symbols.push_back(Symbolized{{0, 0xb04}, {{"spread", "/src/pme.c", 12}}});
+  std::sort(db.symbols.begin(), db.symbols.end(),
+            [](const Symbolized& a, const Symbolized& b) { return a.frame < b.frame; });
+  ViewModel vm(std::move(db));
+  ViewTree& tree = vm.view(ViewKind::DataCentric);
+  ViewNode* counter = nullptr;
+  for (ViewNode* r : tree.rows())
+    if (r->label == "counter") counter = r;
+  ASSERT_TRUE(counter);
+  tree.open(*counter);
+  ASSERT_EQ(counter->children.size(), 1u);
+  ViewNode& main = *counter->children[0];
+  tree.open(main);
+  std::map<std::string, double> rows;
+  for (const auto& c : main.children) rows[c->label] += c->values[0];
+  EXPECT_EQ(main.children.size(), 3u) << "count_it, solve_pme, spread";
+  EXPECT_EQ(rows["solve_pme (app)"], 7);
+  EXPECT_EQ(rows["spread (pme.c:12)"], 11);
+  EXPECT_EQ(rows["count_it (main.c:7)"], 20);
 }
 
 TEST(ViewModel, FlatListsFunctionsThenLines) {
