@@ -35,7 +35,8 @@ std::string_view basename_of(std::string_view path);
 
 // "function (file.c:12)", "function (file.c)", "function (libm.so.6)", for a function known only
 // by its bounds "app!0x3f100+0x15d", or for an unsymbolized frame "libm.so.6+0x1f2c"; files and
-// modules are shown by their basename.
+// modules are shown by their basename. The runtime's marker frame above the samples that
+// interrupted its own work is "[profiler's own work]".
 std::string location_label(const Location& loc);
 
 }  // namespace hpcl::analysis

@@ -179,6 +179,10 @@ std::string_view basename_of(std::string_view path) {
 }
 
 std::string location_label(const Location& loc) {
+  // The runtime's marker frame above the samples that interrupted its own work (sampler.cpp).
+  if (loc.function == std::string_view("hpcrun_lite_profiler_own_work") &&
+      basename_of(loc.module).starts_with("libhpcrun-lite"))
+    return "[profiler's own work]";
   if (loc.function.empty()) {
     char off[32];
     std::snprintf(off, sizeof off, "0x%llx", static_cast<unsigned long long>(loc.offset));

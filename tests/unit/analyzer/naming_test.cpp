@@ -284,6 +284,12 @@ TEST(Naming, Labels) {
   EXPECT_EQ(location_label(Location{"f", "", 0, "/bin/app", 0x10, true}), "f (app)");
   EXPECT_EQ(location_label(Location{"", "", 0, "/lib/libm.so.6", 0x1f2c, true}), "libm.so.6+0x1f2c");
   EXPECT_EQ(location_label(Location{"", "", 0, "", 0xabc, true}), "0xabc");
+  EXPECT_EQ(location_label(Location{"hpcrun_lite_profiler_own_work", "/src/sampler.cpp", 50,
+                                    "/opt/hpcl/lib/libhpcrun-lite.so", 0x9000, true}),
+            "[profiler's own work]");
+  EXPECT_EQ(location_label(Location{"hpcrun_lite_profiler_own_work", "", 0, "/bin/app", 0x10, true}),
+            "hpcrun_lite_profiler_own_work (app)")
+      << "only the runtime's own marker";
 }
 
 }  // namespace

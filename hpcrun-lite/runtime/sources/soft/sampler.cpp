@@ -38,6 +38,14 @@
 #include "memory/track_control.h"
 #include "trees/unwind.h"
 
+// The parent frame of every sample that interrupted the runtime's own work, so that viewers of
+// the calling-context tree show that time under one root named for what it is (the analyzer
+// labels it "[profiler's own work]") instead of as the runtime's internal functions at the top
+// level. Never called: only its address is recorded.
+extern "C" __attribute__((noinline, used, visibility("hidden"))) void hpcrun_lite_profiler_own_work() {
+  asm volatile("");
+}
+
 namespace hpcrun {
 
 namespace {
@@ -224,12 +232,15 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
     if (t_in_runtime || address_in_runtime(pc)) {
       // The runtime's own work (tracking an allocation, the wrappers' checks) is code time of
-      // the program: recorded at the interrupted instruction under the no-data root, not as an
+      // the program: recorded at the interrupted instruction under the no-data root and the
+      // hpcrun_lite_profiler_own_work marker frame, not as an
       // access to the runtime's own data. No decoding and no unwinding: the thread may be
       // inside libunwind, whose locks unw_backtrace would take again. The tree is safe to
       // touch: only this thread's handler writes it, and it does not nest.
       ++ts->busy;
-      uint32_t node = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0, pc);
+      const uint32_t own = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0,
+                                         reinterpret_cast<uint64_t>(&hpcrun_lite_profiler_own_work));
+      uint32_t node = own == Cct::kNone ? Cct::kNone : ts->cct.child(own, uint8_t(NodeKind::Frame), 0, pc);
       if (node == Cct::kNone) ++ts->dropped;
       else ts->cct.add_samples(node, 1);
     } else {
