@@ -420,6 +420,8 @@ void cache_insert(uint64_t pc, PcDecision d) {
     const uint64_t k = g_cache[(h + i) & (kCacheSlots - 1)].key.load(std::memory_order_relaxed);
     if ((k >> 16) == pc && k != 0) return;  // another thread inserted the same pc (same decision)
   }
+  // Two threads that missed the same pc at once can both get past this scan and claim two slots:
+  // the same decision twice, one slot spent. Rare and harmless; a lock would not be signal-safe.
   auto claim = [&](CacheSlot& slot, uint64_t seen) {
     if (!slot.key.compare_exchange_strong(seen, pc << 16, std::memory_order_relaxed)) return false;
     // The claim must be visible before the new value: a reader re-checks the key after the value.
