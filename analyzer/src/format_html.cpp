@@ -124,8 +124,9 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .legend span{display:inline-block;padding:0 6px;margin-right:6px}
 )CSS";
 
-// Draws the icicle into #flame (click a frame to zoom into it, click a frame above to zoom out)
-// and makes the table sortable by any column (click a header; again to reverse).
+// Draws the icicle into #flame (click a frame to zoom into it, click a frame above to zoom out;
+// the samples without a data address only when #nodata is ticked) and makes the table sortable
+// by any column (click a header; again to reverse).
 const char kScript[] = R"JS(
 (function(){
 var flame=document.getElementById('flame'),detail=document.getElementById('detail');
@@ -144,8 +145,14 @@ function draw(path){flame.textContent='';var W=flame.clientWidth||1000,z=path[pa
  for(var i=0;i<path.length-1;i++)box(path[i],0,W,i,path.slice(0,i+1));
  (function lay(n,x,w,d,p){box(n,x,w,d,p);var cx=x;for(var i=0;i<n[3].length;i++){var c=n[3][i],cw=w*c[1]/n[1];
   if(cw>=1)lay(c,cx,cw,d+1,p.concat([c]));cx+=cw;}})(z,0,W,path.length-1,path);}
-draw([TREE]);
-window.addEventListener('resize',function(){draw([TREE]);});
+// By default the icicle shows the samples on data only: in a compute-bound code the samples
+// without a data address are most of the width (GROMACS: 70%) and squeeze the variables.
+var withNoData=document.getElementById('nodata');
+function shown(){if(withNoData.checked)return TREE;var kids=TREE[3].filter(function(c){return c[2]!='n';}),v=0;
+ kids.forEach(function(c){v+=c[1];});return ['samples on data',v,'v',kids];}
+draw([shown()]);
+withNoData.onchange=function(){draw([shown()]);};
+window.addEventListener('resize',function(){draw([shown()]);});
 var table=document.getElementById('vars'),dir={};
 Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,col){th.onclick=function(){
  var body=table.tBodies[0],rows=Array.prototype.slice.call(body.rows),num=th.className=='n';
@@ -181,6 +188,8 @@ void write_html(const ReportModel& m, const ReportOptions& options, std::ostream
          "<span style=\"background:hsl(210,55%,70%)\">allocation path</span>"
          "<span style=\"background:hsl(20,70%,70%)\">access path</span>"
          "<span style=\"background:hsl(0,0%,82%)\">no data</span></p>\n"
+         "<p class=\"note\"><label><input type=\"checkbox\" id=\"nodata\"> also the samples without "
+         "a data address (code time; shares stay of all samples)</label></p>\n"
          "<div id=\"flame\"></div>\n<div id=\"detail\"></div>\n";
 
   out << "<h2>Variables</h2>\n<table id=\"vars\"><thead><tr><th class=\"n\">#</th><th>variable</th>"

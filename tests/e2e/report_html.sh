@@ -71,6 +71,10 @@ missing = [n for n in names if n not in text]
 assert not missing, f"variables missing from the rendered page: {missing}"
 hottest = max(report["variables"], key=lambda v: v["metrics"]["samples"])["name"]
 assert any(html.unescape(t).startswith(hottest) for t in frames), f"no icicle frame for {hottest!r}"
+# By default the icicle is of the samples on data: no [no data] frame, the root says so.
+assert not any(html.unescape(t).startswith("[no data]") for t in frames), "[no data] drawn by default"
+assert html.unescape(frames[0]).startswith("samples on data"), f"icicle root: {frames[0]!r}"
+assert 'id="nodata"' in dom, "no checkbox to show the samples without a data address"
 rows = dom.count("<tr>")
 print(f"screenshot {width}x{height}, {distinct} colours; DOM: {len(frames)} icicle frames, "
       f"{rows} table rows, {len(names)} variables with samples all present")

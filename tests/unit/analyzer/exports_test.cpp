@@ -209,6 +209,8 @@ TEST(Html, NamesEscapedAndNothingFromTheNetwork) {
   EXPECT_NE(page.find(m.variables[0].name), std::string::npos);
   EXPECT_NE(page.find("<table id=\"vars\">"), std::string::npos);
   EXPECT_NE(page.find("var TREE=[\"all samples\",54,"), std::string::npos);
+  EXPECT_NE(page.find("<input type=\"checkbox\" id=\"nodata\">"), std::string::npos)
+      << "the samples without a data address are drawn on request";
 }
 
 }  // namespace
