@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ring_count.h"
+
 enum mode { MODE_TIMER, MODE_SIGNAL, MODE_SYSCALLS, MODE_RING, MODE_RINGSTACK };
 
 /* Ring modes: every thread's ring, drained by one reader thread. */
@@ -67,24 +69,10 @@ static void on_sample(int sig, siginfo_t *info, void *uc) {
   errno = saved_errno;
 }
 
-/* Walks the records between tail and head, counts samples and lost ones, frees the space. */
 static void drain(struct perf_event_mmap_page *m) {
-  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail;
-  const uint64_t size = (uint64_t)RING_DATA_PAGES * g_page;
-  const unsigned char *data = (const unsigned char *)m + g_page;
-  while (tail < head) {
-    struct perf_event_header h;
-    for (size_t i = 0; i < sizeof h; ++i) ((unsigned char *)&h)[i] = data[(tail + i) % size];
-    if (h.size == 0) break;
-    if (h.type == PERF_RECORD_SAMPLE) g_samples++;
-    else if (h.type == PERF_RECORD_LOST) {
-      uint64_t lost = 0;
-      for (size_t i = 0; i < 8; ++i) ((unsigned char *)&lost)[i] = data[(tail + 16 + i) % size];
-      g_lost += lost;
-    }
-    tail += h.size;
-  }
-  __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
+  uint64_t lost = 0;
+  g_samples += ring_count_and_free(m, g_page, (uint64_t)RING_DATA_PAGES * g_page, &lost);
+  g_lost += lost;
 }
 
 /* The reader and the final drain at exit never walk the rings at once. */

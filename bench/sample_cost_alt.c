@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ring_count.h"
+
 enum { OFF, TIMER, SIGNAL, RING, RINGSTACK, NPATHS };
 static const char *const kNames[NPATHS] = {"off", "timer", "signal", "ring", "ringstack"};
 
@@ -93,28 +95,6 @@ static int open_event(int path, uint64_t period_ns, uint32_t stack, void **ring)
     *ring = m;
   }
   return fd;
-}
-
-/* Counts the ring's sample records (and lost ones) and frees their space. */
-static uint64_t drain(void *ring, uint64_t *lost) {
-  struct perf_event_mmap_page *m = ring;
-  uint64_t head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE), tail = m->data_tail, n = 0;
-  const uint64_t size = (uint64_t)RING_PAGES * g_page;
-  const unsigned char *data = (const unsigned char *)ring + g_page;
-  while (tail < head) {
-    struct perf_event_header h;
-    for (size_t i = 0; i < sizeof h; ++i) ((unsigned char *)&h)[i] = data[(tail + i) % size];
-    if (h.size == 0) break;
-    if (h.type == PERF_RECORD_SAMPLE) n++;
-    if (h.type == PERF_RECORD_LOST) {
-      uint64_t l = 0;
-      for (size_t i = 0; i < 8; ++i) ((unsigned char *)&l)[i] = data[(tail + 16 + i) % size];
-      *lost += l;
-    }
-    tail += h.size;
-  }
-  __atomic_store_n(&m->data_tail, tail, __ATOMIC_RELEASE);
-  return n;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -181,7 +161,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n; ++i) z[i] = x[i] + 1.5 * y[i];
       if (p != OFF) ioctl(fd[p], PERF_EVENT_IOC_DISABLE, 0);
       uint64_t got = 0;
-      if (p == RING || p == RINGSTACK) got = drain(ring[p], &lost);
+      if (p == RING || p == RINGSTACK) got = ring_count_and_free(ring[p], g_page, (uint64_t)RING_PAGES * g_page, &lost);
       double t1 = thread_cpu_us();
       sink += z[k % n];
       if (p == SIGNAL) got = g_signals - sig0;
