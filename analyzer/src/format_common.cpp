@@ -65,6 +65,14 @@ std::string shorten_name(std::string_view f, size_t width) {
 
 std::string shorten_label(std::string_view s, size_t width) {
   if (display_width(s) <= width) return std::string(s);
+  // " #2": which of several sites sharing one label this is (docs/REPORT.md); it stays, or two
+  // rows would look alike.
+  if (size_t hash = s.rfind(" #"); hash != std::string_view::npos && hash > 0 && hash + 2 < s.size() &&
+                                   s.find_first_not_of("0123456789", hash + 2) == std::string_view::npos) {
+    const std::string_view number = s.substr(hash);
+    if (display_width(number) + 8 <= width)
+      return shorten_label(s.substr(0, hash), width - display_width(number)) + std::string(number);
+  }
   // A heap label's " ← caller" only tells sites with the same label apart (docs/REPORT.md): it
   // goes first, or the row would be named after the end of the caller's name.
   constexpr std::string_view kCallerMark = " \u2190 ";

@@ -111,6 +111,14 @@ size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* w
 // differ); otherwise location_label.
 std::string heap_site_label(const Location& loc);
 
+// The label of a heap variable whose naming frame `path[named]` is code known only by its
+// function's bounds (a stripped library: "libgromacs_mpi.so.7!0x4df710+0x431"): that label,
+// after what a user can recognise the place by, when the path has it: the C++ container whose
+// member allocated, and the nearest named caller outside the runtimes, e.g.
+// "std::vector<nbnxn_cj_t> in PairlistSet::constructPairlists (libgromacs_mpi.so.7!0x4df710+0x431)".
+// Otherwise heap_site_label(path[named]).
+std::string heap_site_context_label(const std::vector<Location>& path, size_t named);
+
 // Makes equal labels distinct (rule 3 of docs/REPORT.md): labels shared by several sites get
 // " ← " and their caller's label (`callers[i]`, "" when there is none); labels still shared get
 // " #2", " #3" ... in input order (the first keeps its label).

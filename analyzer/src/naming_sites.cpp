@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "naming.h"
+#include "runtime_libs.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -96,6 +97,74 @@ std::string heap_site_label(const Location& loc) {
   if (!loc.file.empty()) out.append(basename_of(loc.file)).append(", ");
   out.append(basename_of(loc.module)).append(off).append(")");
   return out;
+}
+
+namespace {
+
+// "std::vector<nbnxn_cj_t, A>::_M_realloc_insert<...>(...)" -> "std::vector<nbnxn_cj_t>": the
+// public C++ container whose member allocated, with its first template argument (the element
+// or key type); "" for members of the library's internal classes (_Rb_tree, _Hashtable), whose
+// names a user does not write. std::_Vector_base is std::vector, basic_string<char> std::string.
+std::string container_of(std::string_view function) {
+  std::string_view q = qualified_name(function);
+  // The class is everything before the last "::" outside template arguments.
+  size_t depth = 0, member = std::string_view::npos;
+  for (size_t i = 0; i + 1 < q.size(); ++i) {
+    if (q[i] == '<') ++depth;
+    else if (q[i] == '>' && depth > 0) --depth;
+    else if (depth == 0 && q[i] == ':' && q[i + 1] == ':') member = i;
+  }
+  if (member == std::string_view::npos) return "";
+  std::string_view cls = q.substr(0, member);
+  const size_t open = cls.find('<');
+  if (open == std::string_view::npos) return "";
+  std::string base(cls.substr(0, open));
+  // The first template argument: up to a ',' or the closing '>' at depth 1.
+  size_t end = open + 1;
+  for (size_t d = 1; end < cls.size(); ++end) {
+    if (cls[end] == '<') ++d;
+    else if (cls[end] == '>' && --d == 0) break;
+    else if (cls[end] == ',' && d == 1) break;
+  }
+  std::string arg(cls.substr(open + 1, end - open - 1));
+  while (!arg.empty() && arg.back() == ' ') arg.pop_back();
+  if (base == "std::_Vector_base") base = "std::vector";
+  if ((base == "std::__cxx11::basic_string" || base == "std::basic_string") && arg == "char")
+    return "std::string";
+  const size_t last = base.rfind("::");
+  const std::string_view name = last == std::string::npos ? std::string_view(base)
+                                                          : std::string_view(base).substr(last + 2);
+  if (name.empty() || name[0] == '_' || arg.empty()) return "";
+  return base + "<" + arg + ">";
+}
+
+// A frame a user can name the place by: a function with a name, in neither the C/C++ runtime
+// nor the OpenMP or MPI runtime (GOMP_parallel stands between an OpenMP region and its caller).
+bool names_a_caller(const Location& loc) {
+  return !loc.function.empty() && !loc.unnamed_function && !is_allocator_or_runtime(loc) &&
+         runtime_family(loc.module) == RuntimeFamily::None;
+}
+
+}  // namespace
+
+std::string heap_site_context_label(const std::vector<Location>& path, size_t named) {
+  if (named >= path.size()) return "";
+  const Location& site = path[named];
+  std::string label = heap_site_label(site);
+  if (!site.unnamed_function && !site.function.empty()) return label;
+  // The C++ container, from the library frame nearest the site (the public member: vector's
+  // _M_realloc_insert rather than the allocator below it).
+  std::string container;
+  for (size_t j = named; j-- > 0 && container.empty();)
+    if (!path[j].function.empty() && is_cxx_library_function(path[j].function))
+      container = container_of(path[j].function);
+  std::string caller;
+  for (size_t k = named + 1; k < path.size() && caller.empty(); ++k)
+    if (names_a_caller(path[k])) caller = qualified_base_name(path[k].function);
+  if (container.empty() && caller.empty()) return label;
+  std::string out = container;
+  if (!caller.empty()) out += (out.empty() ? "in " : " in ") + caller;
+  return out + " (" + label + ")";
 }
 
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {

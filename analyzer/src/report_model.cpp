@@ -82,7 +82,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
       frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
     if (named[s] < frames.size()) {
-      labels[s] = heap_site_label(frames[named[s]]);
+      labels[s] = heap_site_context_label(frames, named[s]);
       if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
     } else {
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";

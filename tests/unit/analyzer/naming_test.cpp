@@ -1,6 +1,7 @@
 // Naming rules: static-variable suffixes, demangling, Fortran and OpenMP names, C++ name parsing,
 // which frames of an allocation path belong to the allocator, the C++ runtime or the program's
 // allocation wrappers, and the labels of heap sites.
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include "naming.h"
@@ -219,6 +220,66 @@ TEST(Naming, HeapSiteLabelsCarryTheOffsetWithoutLines) {
   EXPECT_EQ(heap_site_label(Location{"f", "/a/x.c", 0, "/bin/app", 0x10, true}), "f (x.c, app+0x10)");
   EXPECT_EQ(heap_site_label(Location{"", "", 0, "/lib/libm.so.6", 0x1f2c, true}), "libm.so.6+0x1f2c");
   EXPECT_EQ(heap_site_label(Location{"operator new", "", 0, "", 0, false}), "operator new");
+}
+
+// A site in a function known only by its bounds (a stripped library) is labelled after what the
+// path says a user knows: the C++ container that grew, and the nearest named caller past the
+// OpenMP runtime (GROMACS's pairlist construction, from a real allocation path).
+TEST(Naming, UnnamedSitesGetTheirContainerAndNamedCaller) {
+  const std::string gmx = "/usr/lib/x86_64-linux-gnu/libgromacs_mpi.so.7";
+  auto unnamed = [&](uint64_t start, uint64_t offset) {
+    Location l{"libgromacs_mpi.so.7!0x" + [&] {
+                 char b[32];
+                 std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(start));
+                 return std::string(b);
+               }(),
+               "", 0, gmx, offset, true};
+    l.unnamed_function = true;
+    l.function_start = start;
+    return l;
+  };
+  std::vector<Location> path = {
+      Location{"operator new(unsigned long)", "", 0, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 0x9d0, true},
+      Location{"void std::vector<nbnxn_cj_t, gmx::DefaultInitializationAllocator<nbnxn_cj_t, "
+               "std::allocator<nbnxn_cj_t> > >::_M_realloc_insert<nbnxn_cj_t const&>(__gnu_cxx::"
+               "__normal_iterator<nbnxn_cj_t*, std::vector<nbnxn_cj_t> >, nbnxn_cj_t const&)",
+               "", 0, gmx, 0x4dd000, true},
+      unnamed(0x4df710, 0x4dfb41),
+      unnamed(0x4e4310, 0x4e4a00),
+      Location{"GOMP_parallel", "", 0, "/usr/lib/x86_64-linux-gnu/libgomp.so.1", 0x1c000, true},
+      Location{"PairlistSet::constructPairlists(gmx::InteractionLocality, Nbnxm::GridSet const&)", "", 0,
+               gmx, 0x4e9000, true},
+  };
+  ASSERT_EQ(heap_site_frame(path), 2u);
+  EXPECT_EQ(heap_site_context_label(path, 2),
+            "std::vector<nbnxn_cj_t> in PairlistSet::constructPairlists "
+            "(libgromacs_mpi.so.7!0x4df710+0x431)");
+  // No container in the path: the caller alone.
+  std::vector<Location> plain = {path[0], path[2], path[3], path[4], path[5]};
+  EXPECT_EQ(heap_site_context_label(plain, 1),
+            "in PairlistSet::constructPairlists (libgromacs_mpi.so.7!0x4df710+0x431)");
+  // Nothing named beyond it (a stripped program): the label alone, as before.
+  std::vector<Location> stripped = {path[0], path[2], path[3]};
+  EXPECT_EQ(heap_site_context_label(stripped, 1), "libgromacs_mpi.so.7!0x4df710+0x431");
+  // A named site keeps its own label.
+  std::vector<Location> named = {path[0], path[5]};
+  EXPECT_EQ(heap_site_context_label(named, 1), heap_site_label(path[5]));
+  // std::string and the library's internal classes.
+  std::vector<Location> str = {path[0],
+                               Location{"std::__cxx11::basic_string<char, std::char_traits<char>, "
+                                        "std::allocator<char> >::_M_create(unsigned long&, unsigned long)",
+                                        "", 0, gmx, 0x10, true},
+                               path[2], path[5]};
+  EXPECT_EQ(heap_site_context_label(str, 2),
+            "std::string in PairlistSet::constructPairlists (libgromacs_mpi.so.7!0x4df710+0x431)");
+  std::vector<Location> tree = {path[0],
+                                Location{"std::_Rb_tree<int, std::pair<int const, int>, "
+                                         "std::_Select1st<std::pair<int const, int> >, std::less<int>, "
+                                         "std::allocator<std::pair<int const, int> > >::_M_insert_unique(int&&)",
+                                         "", 0, gmx, 0x10, true},
+                                path[2], path[5]};
+  EXPECT_EQ(heap_site_context_label(tree, 2),
+            "in PairlistSet::constructPairlists (libgromacs_mpi.so.7!0x4df710+0x431)");
 }
 
 TEST(Naming, SharedLabelsGetTheirCallerThenANumber) {

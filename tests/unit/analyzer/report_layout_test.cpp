@@ -83,6 +83,11 @@ TEST(ShortenLabel, KeepsLastComponentAndLocation) {
       "LAMMPS_NS::AtomVecAtomic::unpack_border(int, int, double*) (liblammps.so.0+0x2a0b1c)", 41));
   EXPECT_EQ(shorten_label(grow, 30).find("unpack_border"), std::string::npos);
   EXPECT_EQ(shorten_label("LAMMPS_NS::Neighbor::build", 20), "LAMMPS_NS::N\u2026::build");
+  // "#2" tells rows with one label apart: it stays.
+  const std::string second = "std::vector<nbnxn_cj_t> in PairlistSet::constructPairlists "
+                             "(libgromacs_mpi.so.7!0x4df710+0x431) #2";
+  EXPECT_EQ(shorten_label(second, 22), "std::vect\u2026Pairlists #2");
+  EXPECT_EQ(display_width(shorten_label(second, 22)), 22u);
 }
 
 // ---- statistics ------------------------------------------------------------------------------
