@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "stats.h"
 
@@ -235,6 +236,41 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
   pair_by_key(bv, av, false, &b_used, &a_used, &exact);
   pair_by_key(bv, av, true, &b_used, &a_used, &loose);
 
+  // A static variable lives as long as its module, but a profile names only the statics its
+  // samples touched: one with a few samples in one run and none in the other (matrix_walk's
+  // 2-sample `last_sum`) would read "gone" though it is still there. When the other run loaded
+  // its module, it is matched, with no samples on that side; "gone" and "new" are left to
+  // statics of modules one run did not load (and to renamed symbols the loose match missed).
+  auto modules_of = [](const Profile& db) {
+    std::set<std::string> names;
+    for (const Module& mod : db.modules) names.insert(std::string(basename_of(mod.path)));
+    return names;
+  };
+  const std::set<std::string> b_modules = modules_of(before_db), a_modules = modules_of(after_db);
+  std::vector<Variable> unsampled;  // the zero-sample counterparts, kept alive for diff_of
+  unsampled.reserve(bv.size() + av.size());
+  std::vector<std::pair<size_t, size_t>> b_only, a_only;  // (index, counterpart in unsampled)
+  auto counterpart = [&](const Variable& v) {
+    Variable z;
+    z.kind = v.kind;
+    z.name = v.name;
+    z.symbol = v.symbol;
+    z.module = v.module;
+    z.bytes = v.bytes;
+    unsampled.push_back(std::move(z));
+    return unsampled.size() - 1;
+  };
+  for (size_t i = 0; i < bv.size(); ++i)
+    if (!b_used[i] && bv[i].kind == VariableKind::Static && a_modules.count(std::string(basename_of(bv[i].module)))) {
+      b_used[i] = true;
+      b_only.emplace_back(i, counterpart(bv[i]));
+    }
+  for (size_t j = 0; j < av.size(); ++j)
+    if (!a_used[j] && av[j].kind == VariableKind::Static && b_modules.count(std::string(basename_of(av[j].module)))) {
+      a_used[j] = true;
+      a_only.emplace_back(j, counterpart(av[j]));
+    }
+
   std::string loose_names;
   auto keep = [&](const Variable* b, const Variable* a, MatchKind match) {
     if ((b == nullptr || b->samples == 0) && (a == nullptr || a->samples == 0)) return;
@@ -244,6 +280,8 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
   };
   for (auto [i, j] : exact) keep(&bv[i], &av[j], MatchKind::Exact);
   for (auto [i, j] : loose) keep(&bv[i], &av[j], MatchKind::Loose);
+  for (auto [i, z] : b_only) keep(&bv[i], &unsampled[z], MatchKind::Exact);
+  for (auto [j, z] : a_only) keep(&unsampled[z], &av[j], MatchKind::Exact);
   for (size_t i = 0; i < bv.size(); ++i)
     if (!b_used[i]) keep(&bv[i], nullptr, MatchKind::Gone);
   for (size_t j = 0; j < av.size(); ++j)

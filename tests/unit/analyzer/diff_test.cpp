@@ -33,6 +33,7 @@ struct Version {
   uint64_t stack = 5, no_data = 25;
   std::string rate = "1000";
   uint64_t processes = 1;
+  bool plugin = false;                // a plugin library with a sampled static is loaded
 };
 
 const std::string kApp = "/opt/app/bin/solver";
@@ -56,13 +57,19 @@ Profile make_database(const Version& v) {
               {AllocApi::Calloc, 0, {{0, 0x2010}}, 1, 8192}};
   if (v.scratch) db.sites.push_back({AllocApi::Malloc, 0, {{0, 0x2020}}, 1, 4096});
   if (v.cache) db.sites.push_back({AllocApi::Malloc, 0, {{0, 0x1200}, {0, 0x2030}}, 1, 4096});
-  db.statics = {{0, 0x8000, 8, 0, v.counter}};
+  // As the runtime writes them: only the statics a sample touched.
+  if (v.counter_samples > 0) db.statics = {{0, 0x8000, 8, 0, v.counter}};
+  if (v.plugin) {
+    db.modules.push_back({"/opt/app/lib/libplugin.so", "", 0x7f0000000000});
+    db.statics.push_back({1, 0x4000, 64, 0, "plugin_table"});
+  }
   Tree t = new_tree(0);
   heap_sample(t, 0, {{0, 0x2040}, {0, 0x3000}}, v.by_columns);
   if (v.by_rows > 0) heap_sample(t, 0, {{0, 0x2040}, {0, 0x3100}}, v.by_rows);
   heap_sample(t, 1, {{0, 0x2040}, {0, 0x3200}}, v.halo);
   if (v.scratch || v.cache) heap_sample(t, 2, {{0, 0x2040}, {0, 0x3200}}, 30);
-  static_sample(t, 0, {{0, 0x2040}, {0, 0x3300}}, v.counter_samples);
+  if (v.counter_samples > 0) static_sample(t, 0, {{0, 0x2040}, {0, 0x3300}}, v.counter_samples);
+  if (v.plugin) static_sample(t, static_cast<uint32_t>(db.statics.size() - 1), {{0, 0x2040}, {0, 0x3300}}, 10);
   if (v.stack > 0) unknown_sample(t, UnknownClass::Stack, {{0, 0x2040}}, v.stack);
   nodata_sample(t, {{0, 0x2040}}, v.no_data);
   db.trees = {t};
@@ -103,6 +110,35 @@ const VariableDiff* find(const DiffModel& m, const std::string& name) {
   for (const VariableDiff& v : m.variables)
     if (v.name == name) return &v;
   return nullptr;
+}
+
+// A static variable that took no sample in one run is not in that run's profile at all, but its
+// module is: matched, with no samples there, not "gone" (e2e.diff once saw matrix_walk's
+// `last_sum` go 2 -> 0 listed as gone). A static of a module the other run did not load is gone.
+TEST(DiffModel, StaticWithoutSamplesInOneRunIsMatchedNotGone) {
+  Version quiet;
+  quiet.counter_samples = 0;
+  DiffModel m = build_diff_model(make_database(Version{}), make_database(quiet));
+  const VariableDiff* counter = find(m, "count");
+  ASSERT_NE(counter, nullptr);
+  EXPECT_EQ(counter->match, MatchKind::Exact);
+  EXPECT_TRUE(counter->after.present);
+  EXPECT_DOUBLE_EQ(counter->after.samples, 0);
+  EXPECT_DOUBLE_EQ(counter->before.samples, 50);
+  ASSERT_TRUE(counter->ratio.has_value());
+  EXPECT_DOUBLE_EQ(*counter->ratio, 0);
+  // The other way round: new in AFTER's samples only, matched too.
+  DiffModel back = build_diff_model(make_database(quiet), make_database(Version{}));
+  ASSERT_NE(find(back, "count"), nullptr);
+  EXPECT_EQ(find(back, "count")->match, MatchKind::Exact);
+  EXPECT_FALSE(find(back, "count")->before.raw_samples);
+
+  Version with_plugin;
+  with_plugin.plugin = true;
+  DiffModel gone = build_diff_model(make_database(with_plugin), make_database(Version{}));
+  ASSERT_NE(find(gone, "plugin_table"), nullptr);
+  EXPECT_EQ(find(gone, "plugin_table")->match, MatchKind::Gone);
+  EXPECT_EQ(find(gone, "count")->match, MatchKind::Exact);
 }
 
 TEST(DiffModel, MatchesAndFigures) {
