@@ -260,13 +260,16 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
     unsampled.push_back(std::move(z));
     return unsampled.size() - 1;
   };
+  auto static_of_loaded = [](const Variable& v, const std::set<std::string>& modules) {
+    return v.kind == VariableKind::Static && modules.count(std::string(basename_of(v.module))) > 0;
+  };
   for (size_t i = 0; i < bv.size(); ++i)
-    if (!b_used[i] && bv[i].kind == VariableKind::Static && a_modules.count(std::string(basename_of(bv[i].module)))) {
+    if (!b_used[i] && static_of_loaded(bv[i], a_modules)) {
       b_used[i] = true;
       b_only.emplace_back(i, counterpart(bv[i]));
     }
   for (size_t j = 0; j < av.size(); ++j)
-    if (!a_used[j] && av[j].kind == VariableKind::Static && b_modules.count(std::string(basename_of(av[j].module)))) {
+    if (!a_used[j] && static_of_loaded(av[j], b_modules)) {
       a_used[j] = true;
       a_only.emplace_back(j, counterpart(av[j]));
     }

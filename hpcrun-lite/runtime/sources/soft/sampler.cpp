@@ -233,10 +233,10 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     if (t_in_runtime || address_in_runtime(pc)) {
       // The runtime's own work (tracking an allocation, the wrappers' checks) is code time of
       // the program: recorded at the interrupted instruction under the no-data root and the
-      // hpcrun_lite_profiler_own_work marker frame, not as an
-      // access to the runtime's own data. No decoding and no unwinding: the thread may be
-      // inside libunwind, whose locks unw_backtrace would take again. The tree is safe to
-      // touch: only this thread's handler writes it, and it does not nest.
+      // hpcrun_lite_profiler_own_work marker frame, not as an access to the runtime's own data.
+      // No decoding and no unwinding: the thread may be inside libunwind, whose locks
+      // unw_backtrace would take again. The tree is safe to touch: only this thread's handler
+      // writes it, and it does not nest.
       ++ts->busy;
       const uint32_t own = ts->cct.child(kNoDataRoot, uint8_t(NodeKind::Frame), 0,
                                          reinterpret_cast<uint64_t>(&hpcrun_lite_profiler_own_work));
