@@ -1,6 +1,8 @@
 // Shared text helpers for the formatters (see format_common.h).
 #include "format_common.h"
 
+#include "naming.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -33,19 +35,6 @@ std::string elide(std::string_view s, size_t head, size_t width) {
   out += "\u2026";
   out += s.substr(prefix_bytes(s, w - tail));
   return out;
-}
-
-// Position of the last "::" outside <...> and (...), or npos.
-size_t last_scope(std::string_view f) {
-  int depth = 0;
-  size_t found = std::string_view::npos;
-  for (size_t i = 0; i + 1 < f.size(); ++i) {
-    char c = f[i];
-    if (c == '<' || c == '(') ++depth;
-    else if ((c == '>' || c == ')') && depth > 0) --depth;
-    else if (c == ':' && f[i + 1] == ':' && depth == 0) found = i;
-  }
-  return found;
 }
 
 // The name part shortened to `width`, keeping its last scope component.

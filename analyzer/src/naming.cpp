@@ -173,6 +173,18 @@ std::string qualified_base_name(std::string_view demangled) {
   return out;
 }
 
+size_t last_scope(std::string_view f) {
+  int depth = 0;
+  size_t found = std::string_view::npos;
+  for (size_t i = 0; i + 1 < f.size(); ++i) {
+    char c = f[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && depth > 0) --depth;
+    else if (c == ':' && f[i + 1] == ':' && depth == 0) found = i;
+  }
+  return found;
+}
+
 std::string_view basename_of(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);

@@ -56,6 +56,10 @@ std::string_view qualified_name(std::string_view demangled);
 // "std::vector<int>::push_back(int const&)" -> "std::vector::push_back".
 std::string qualified_base_name(std::string_view demangled);
 
+// Position of the last "::" outside <...> and (...) of a demangled name, or npos:
+// "std::vector<a::b>::push_back(c::d)" -> the "::" before "push_back".
+size_t last_scope(std::string_view name);
+
 // malloc, calloc, operator new(unsigned long), std::allocator<int>::allocate(...), ...
 bool is_allocation_function(std::string_view demangled);
 

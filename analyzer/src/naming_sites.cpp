@@ -107,13 +107,8 @@ namespace {
 // names a user does not write. std::_Vector_base is std::vector, basic_string<char> std::string.
 std::string container_of(std::string_view function) {
   std::string_view q = qualified_name(function);
-  // The class is everything before the last "::" outside template arguments.
-  size_t depth = 0, member = std::string_view::npos;
-  for (size_t i = 0; i + 1 < q.size(); ++i) {
-    if (q[i] == '<') ++depth;
-    else if (q[i] == '>' && depth > 0) --depth;
-    else if (depth == 0 && q[i] == ':' && q[i + 1] == ':') member = i;
-  }
+  // The class is everything before the member's scope.
+  const size_t member = last_scope(q);
   if (member == std::string_view::npos) return "";
   std::string_view cls = q.substr(0, member);
   const size_t open = cls.find('<');
