@@ -247,8 +247,7 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
     return names;
   };
   const std::set<std::string> b_modules = modules_of(before_db), a_modules = modules_of(after_db);
-  std::vector<Variable> unsampled;  // the zero-sample counterparts, kept alive for diff_of
-  unsampled.reserve(bv.size() + av.size());
+  std::vector<Variable> unsampled;  // the zero-sample counterparts, referred to by index
   std::vector<std::pair<size_t, size_t>> b_only, a_only;  // (index, counterpart in unsampled)
   auto counterpart = [&](const Variable& v) {
     Variable z;
