@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring_count.h"
+#include "perf_bench.h"
 
 enum mode { MODE_TIMER, MODE_SIGNAL, MODE_SYSCALLS, MODE_RING, MODE_RINGSTACK };
 
@@ -96,28 +96,9 @@ static void *reader(void *arg) {
 }
 
 static void start_thread_event(void) {
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_TASK_CLOCK;
-  a.sample_period = g_period_ns;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.wakeup_events = 1;
   const int ring = g_mode == MODE_RING || g_mode == MODE_RINGSTACK;
-  if (ring) {
-    a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
-    /* x86-64 perf_regs: AX BX CX DX SI DI BP SP IP FLAGS (0-9), R8-R15 (16-23) */
-    a.sample_regs_user = 0x3ffull | (0xffull << 16);
-    if (g_mode == MODE_RINGSTACK) {
-      a.sample_type |= PERF_SAMPLE_STACK_USER;
-      a.sample_stack_user = g_stack_bytes;
-    }
-    a.wakeup_events = 0;
-    a.watermark = 1;
-    a.wakeup_watermark = (uint32_t)(RING_DATA_PAGES * g_page / 2); /* nobody polls: no wakeups */
-  }
+  struct perf_event_attr a = bench_task_clock_attr(g_period_ns, ring, g_mode == MODE_RINGSTACK ? g_stack_bytes : 0,
+                                                   (uint32_t)(RING_DATA_PAGES * g_page / 2));
   int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     perror("bare_sampler: perf_event_open");

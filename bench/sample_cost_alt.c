@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring_count.h"
+#include "perf_bench.h"
 
 enum { OFF, TIMER, SIGNAL, RING, RINGSTACK, NPATHS };
 static const char *const kNames[NPATHS] = {"off", "timer", "signal", "ring", "ringstack"};
@@ -52,27 +52,10 @@ static double thread_cpu_us(void) {
 }
 
 static int open_event(int path, uint64_t period_ns, uint32_t stack, void **ring) {
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_TASK_CLOCK;
-  a.sample_period = period_ns;
-  a.disabled = 1;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.wakeup_events = 1;
-  if (path == RING || path == RINGSTACK) {
-    a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
-    a.sample_regs_user = 0x3ffull | (0xffull << 16); /* AX..FLAGS, R8..R15 */
-    if (path == RINGSTACK) {
-      a.sample_type |= PERF_SAMPLE_STACK_USER;
-      a.sample_stack_user = stack;
-    }
-    a.wakeup_events = 0;
-    a.watermark = 1;
-    a.wakeup_watermark = (uint32_t)(RING_PAGES * g_page / 2);
-  }
+  struct perf_event_attr a = bench_task_clock_attr(period_ns, path == RING || path == RINGSTACK,
+                                                   path == RINGSTACK ? stack : 0,
+                                                   (uint32_t)(RING_PAGES * g_page / 2));
+  a.disabled = 1; /* enabled around each chunk of its path */
   int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "sample_cost_alt: perf_event_open (%s): %s\n", kNames[path], strerror(errno));
