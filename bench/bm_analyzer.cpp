@@ -9,10 +9,10 @@
 #include <sstream>
 #include <vector>
 
-#include "accumulator.h"
-#include "formatters.h"
+#include "merge/accumulator.h"
+#include "output/formatters.h"
 #include "hpcl/io.h"
-#include "report_model.h"
+#include "model/report_model.h"
 #include "synthetic_profile.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "database.h"
+#include "model/database.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <string>
 
-#include "database.h"
-#include "format_common.h"
-#include "view_model.h"
+#include "model/database.h"
+#include "output/format_common.h"
+#include "view/view_model.h"
 
 namespace {
 

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "database.h"
-#include "diff_formatters.h"
-#include "exports.h"
-#include "formatters.h"
+#include "model/database.h"
+#include "output/diff_formatters.h"
+#include "output/exports.h"
+#include "output/formatters.h"
 #include "hpcl/io.h"
-#include "merge_cli.h"
-#include "report_model.h"
+#include "merge/merge_cli.h"
+#include "model/report_model.h"
 
 namespace {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "accumulator.h"
+#include "merge/accumulator.h"
 #include "hpcl/io.h"
-#include "merge_cli.h"
-#include "merge_plan.h"
-#include "mpi_transport.h"
+#include "merge/merge_cli.h"
+#include "merge/merge_plan.h"
+#include "merge/mpi_transport.h"
 
 namespace {
 

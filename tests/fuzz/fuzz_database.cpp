@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "database.h"
-#include "formatters.h"
-#include "report_model.h"
+#include "model/database.h"
+#include "output/formatters.h"
+#include "model/report_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace hpcl::analysis;

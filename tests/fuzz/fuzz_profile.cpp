@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "accumulator.h"
+#include "merge/accumulator.h"
 #include "hpcl/io.h"
-#include "validate.h"
+#include "merge/validate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hpcl::ReadResult r = hpcl::read_profile_bytes(data, size, "fuzz.hpcl");

@@ -15,11 +15,11 @@
 #include <string>
 #include <unistd.h>
 
-#include "format_common.h"
+#include "output/format_common.h"
 #include "keys.h"
 #include "screen.h"
 #include "ui_state.h"
-#include "view_model.h"
+#include "view/view_model.h"
 
 namespace {
 

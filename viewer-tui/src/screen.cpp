@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "format_common.h"
+#include "output/format_common.h"
 #include "keys.h"
 
 namespace hpcl::viewer {

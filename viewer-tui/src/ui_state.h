@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string>
 
-#include "view_model.h"
-#include "view_source.h"
+#include "view/view_model.h"
+#include "view/view_source.h"
 
 namespace hpcl::viewer {
 

@@ -8,10 +8,10 @@
 #include <random>
 #include <sstream>
 
-#include "accumulator.h"
-#include "formatters.h"
+#include "merge/accumulator.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

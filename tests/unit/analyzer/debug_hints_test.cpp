@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "debug_hints.h"
+#include "symbols/debug_hints.h"
 
 namespace hpcl::analysis {
 namespace {

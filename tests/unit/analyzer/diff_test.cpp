@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "diff_formatters.h"
-#include "diff_model.h"
+#include "output/diff_formatters.h"
+#include "model/diff_model.h"
 #include "profile_builder.h"
 
 #include <nlohmann/json.hpp>

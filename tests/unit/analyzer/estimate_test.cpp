@@ -5,10 +5,10 @@
 // field estimated_data_samples, and the runtime-interrupt counter.
 #include <sstream>
 
-#include "formatters.h"
-#include "merge.h"
+#include "output/formatters.h"
+#include "merge/merge.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <sstream>
 
-#include "exports.h"
+#include "output/exports.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -4,10 +4,10 @@
 // threads (serial initialization)", on which node(s), in the model, JSON and text.
 #include <sstream>
 
-#include "accumulator.h"
-#include "formatters.h"
+#include "merge/accumulator.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

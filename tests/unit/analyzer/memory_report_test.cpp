@@ -4,12 +4,12 @@
 // ids this analyzer does not know, runtime groups, and memory metrics through a real merge.
 #include <sstream>
 
-#include "database.h"
-#include "format_common.h"
-#include "formatters.h"
-#include "merge.h"
+#include "model/database.h"
+#include "output/format_common.h"
+#include "output/formatters.h"
+#include "merge/merge.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

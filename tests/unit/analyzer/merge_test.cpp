@@ -2,7 +2,7 @@
 // threads, damaged inputs skipped and recorded, and output independent of the thread count.
 #include <fstream>
 
-#include "merge.h"
+#include "merge/merge.h"
 #include "profile_builder.h"
 
 namespace hpcl::analysis {

@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <gtest/gtest.h>
 
-#include "naming.h"
+#include "model/heap_naming.h"
+#include "symbols/naming.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -3,8 +3,8 @@
 // every process to one accumulator gives, byte for byte. The inputs use every field of the
 // accumulator's state; a field that the transport forgets makes the bytes differ. Also the
 // plan that splits a directory over ranks.
-#include "accumulator.h"
-#include "merge_plan.h"
+#include "merge/accumulator.h"
+#include "merge/merge_plan.h"
 #include "profile_builder.h"
 
 namespace hpcl::analysis {

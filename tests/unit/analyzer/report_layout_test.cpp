@@ -9,14 +9,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "cxx_names.h"
-#include "format_common.h"
-#include "formatters.h"
-#include "merge.h"
+#include "output/cxx_names.h"
+#include "output/format_common.h"
+#include "output/formatters.h"
+#include "merge/merge.h"
 #include "profile_builder.h"
-#include "report_model.h"
-#include "runtime_libs.h"
-#include "stats.h"
+#include "model/report_model.h"
+#include "model/runtime_libs.h"
+#include "model/stats.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,10 +7,10 @@
 #include <set>
 #include <sstream>
 
-#include "formatters.h"
-#include "naming.h"
+#include "output/formatters.h"
+#include "symbols/naming.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

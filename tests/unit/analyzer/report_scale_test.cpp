@@ -7,10 +7,10 @@
 #include <map>
 #include <sstream>
 
-#include "formatters.h"
-#include "interned_string.h"
+#include "output/formatters.h"
+#include "symbols/interned_string.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 namespace hpcl::analysis {
 namespace {

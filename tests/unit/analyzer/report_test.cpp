@@ -4,10 +4,10 @@
 #include <map>
 #include <sstream>
 
-#include "format_common.h"
-#include "formatters.h"
+#include "output/format_common.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

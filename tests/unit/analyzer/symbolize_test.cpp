@@ -9,11 +9,11 @@
 #include <fstream>
 #include <string>
 
-#include "merge.h"
-#include "naming.h"
+#include "merge/merge.h"
+#include "symbols/naming.h"
 #include "profile_builder.h"
-#include "report_model.h"
-#include "symbolize.h"
+#include "model/report_model.h"
+#include "symbols/symbolize.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -3,9 +3,9 @@
 // allocation function gets the callee inserted as a frame marked tail_call; the JSON says so.
 #include <sstream>
 
-#include "formatters.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "accumulator.h"
-#include "formatters.h"
+#include "merge/accumulator.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
-#include "report_model.h"
-#include "watch_summary.h"
+#include "model/report_model.h"
+#include "model/watch_summary.h"
 
 namespace hpcl::analysis {
 namespace {

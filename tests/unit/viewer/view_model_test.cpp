@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
-#include "format_common.h"
-#include "view_model.h"
+#include "output/format_common.h"
+#include "view/view_model.h"
 #include "viewer_db.h"
 
 namespace hpcl::analysis {

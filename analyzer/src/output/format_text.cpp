@@ -9,7 +9,7 @@
 #include "cxx_names.h"
 #include "format_common.h"
 #include "formatters.h"
-#include "stats.h"
+#include "model/stats.h"
 
 namespace hpcl::analysis {
 namespace {

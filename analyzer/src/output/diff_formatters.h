@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <ostream>
 
-#include "diff_model.h"
+#include "model/diff_model.h"
 
 namespace hpcl::analysis {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "balance.h"
+#include "merge/balance.h"
 #include "hpcl/profile.h"
-#include "location.h"
+#include "symbols/location.h"
 #include "memory_model.h"
 #include "path_expander.h"
 #include "watch_summary.h"
@@ -205,7 +205,7 @@ struct ReportModelOptions {
   // Build the code view (ReportModel::locations); a report of the data view does not need it.
   bool code_locations = true;
   // Functions to treat as the program's allocation wrappers (--alloc-wrapper), searched in the
-  // demangled name, in addition to those recognised automatically (naming.h, AllocWrappers).
+  // demangled name, in addition to those recognised automatically (heap_naming.h, AllocWrappers).
   std::vector<std::regex> alloc_wrappers;
   bool detect_alloc_wrappers = true;
   // Fold the variables of runtime libraries into one Group row per family (--no-group: false).

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "hpcl/tree.h"
-#include "naming.h"
-#include "symbolize.h"
+#include "symbols/naming.h"
+#include "symbols/symbolize.h"
 
 namespace hpcl::analysis {
 

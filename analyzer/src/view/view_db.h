@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hpcl/profile.h"
-#include "location.h"
+#include "symbols/location.h"
 
 namespace hpcl::analysis {
 

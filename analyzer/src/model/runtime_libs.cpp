@@ -1,7 +1,7 @@
 // Runtime library families (see runtime_libs.h).
 #include "runtime_libs.h"
 
-#include "location.h"
+#include "symbols/location.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <ostream>
 
-#include "report_model.h"
+#include "model/report_model.h"
 
 namespace hpcl::analysis {
 

@@ -5,7 +5,7 @@
 
 #include "exports.h"
 #include "format_common.h"
-#include "location.h"
+#include "symbols/location.h"
 
 namespace hpcl::analysis {
 

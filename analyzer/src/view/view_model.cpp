@@ -4,8 +4,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "database.h"
-#include "format_common.h"
+#include "model/database.h"
+#include "output/format_common.h"
 
 namespace hpcl::analysis {
 

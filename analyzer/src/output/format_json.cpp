@@ -3,7 +3,7 @@
 #include "format_common.h"
 #include "formatters.h"
 #include "json_writer.h"
-#include "stats.h"
+#include "model/stats.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "accumulator.h"
-#include "debug_hints.h"
+#include "symbols/debug_hints.h"
 #include "hpcl/io.h"
-#include "symbolize.h"
+#include "symbols/symbolize.h"
 #include "validate.h"
 
 namespace hpcl::analysis {

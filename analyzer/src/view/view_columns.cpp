@@ -3,9 +3,9 @@
 
 #include <cstdio>
 
-#include "format_common.h"
-#include "memory_model.h"
-#include "watch_summary.h"
+#include "output/format_common.h"
+#include "model/memory_model.h"
+#include "model/watch_summary.h"
 
 namespace hpcl::analysis {
 

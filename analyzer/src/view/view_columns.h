@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report_model.h"
+#include "model/report_model.h"
 
 namespace hpcl::analysis {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "format_common.h"
+#include "output/format_common.h"
 
 namespace hpcl::analysis {
 

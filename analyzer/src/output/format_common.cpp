@@ -1,7 +1,7 @@
 // Shared text helpers for the formatters (see format_common.h).
 #include "format_common.h"
 
-#include "naming.h"
+#include "symbols/naming.h"
 
 #include <algorithm>
 #include <cstdio>

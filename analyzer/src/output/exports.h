@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "formatters.h"
-#include "report_model.h"
+#include "model/report_model.h"
 
 namespace hpcl::analysis {
 

@@ -2,7 +2,7 @@
 #include "database.h"
 
 #include "hpcl/io.h"
-#include "validate.h"
+#include "merge/validate.h"
 
 namespace hpcl::analysis {
 namespace {

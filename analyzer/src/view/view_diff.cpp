@@ -1,8 +1,8 @@
 // The viewer's diff of two databases (hpcviewer-tui --diff BEFORE AFTER): the diff model of
 // `hpcprof-lite diff` (diff_model.h) as one flat view, a row per variable in the diff's order,
 // each opening to its access paths before and after. See view_model.h.
-#include "database.h"
-#include "format_common.h"
+#include "model/database.h"
+#include "output/format_common.h"
 #include "view_model.h"
 
 namespace hpcl::analysis {

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
-#include "naming.h"
-#include "symbolize.h"
+#include "heap_naming.h"
+#include "symbols/naming.h"
+#include "symbols/symbolize.h"
 
 namespace hpcl::analysis {
 

@@ -1,16 +1,26 @@
 // Which frame names a heap variable, and how: the program's allocation wrappers (recognised
 // from all allocation sites of a database), the naming frame of one site, its label, and the
-// rule that keeps labels of distinct sites distinct (see naming.h and docs/REPORT.md).
+// rule that keeps labels of distinct sites distinct (see heap_naming.h and docs/REPORT.md).
+#include "heap_naming.h"
+
+#include <array>
 #include <cctype>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <tuple>
 
-#include "naming.h"
-#include "runtime_libs.h"
+#include "model/runtime_libs.h"
+#include "symbols/naming.h"
 
 namespace hpcl::analysis {
 namespace {
+
+bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view p : prefixes)
+    if (s.starts_with(p)) return true;
+  return false;
+}
 
 std::string lower(std::string_view s) {
   std::string out;
@@ -19,6 +29,37 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
+
+bool is_allocation_function(std::string_view f) {
+  static constexpr std::array<std::string_view, 22> kExact = {
+      "malloc", "calloc", "realloc", "reallocarray", "free", "cfree", "memalign",
+      "posix_memalign", "aligned_alloc", "valloc", "pvalloc", "mmap", "mmap64", "munmap",
+      "strdup", "strndup", "__libc_malloc", "__libc_calloc", "__libc_realloc",
+      "__libc_memalign", "__libc_free", "__posix_memalign"};
+  // Demangled C++ names carry their parameter list; compare the name part.
+  std::string_view name = f.substr(0, f.find('('));
+  for (std::string_view e : kExact)
+    if (name == e) return true;
+  return starts_with_any(f, {"operator new", "operator delete", "std::allocator<",
+                             "std::__new_allocator<", "__gnu_cxx::new_allocator<",
+                             "std::allocator_traits<", "__gnu_cxx::__alloc_traits<",
+                             "std::__allocated_ptr<", "std::__allocate_guarded<"});
+}
+
+bool is_cxx_library_function(std::string_view f) {
+  std::string_view q = qualified_name(f);
+  return starts_with_any(q, {"std::", "__gnu_cxx::", "__cxxabiv1::", "__gnu_debug::"});
+}
+
+bool is_allocator_or_runtime(const Location& loc) {
+  std::string_view mod = basename_of(loc.module);
+  if (starts_with_any(mod, {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
+                            "libhpcrun-lite"}))
+    return true;
+  if (loc.file.find("/usr/include/c++/") != std::string::npos) return true;
+  return !loc.function.empty() &&
+         (is_allocation_function(loc.function) || is_cxx_library_function(loc.function));
+}
 
 bool has_allocating_name(std::string_view function) {
   const std::string base = qualified_base_name(function);

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "diff_model.h"
+#include "model/diff_model.h"
 #include "hpcl/profile.h"
-#include "report_model.h"
+#include "model/report_model.h"
 #include "view_columns.h"
 #include "view_db.h"
 #include "view_tree.h"

@@ -1,6 +1,5 @@
-// Demangling, C++ name parsing, static-variable names and which frames belong to the allocator
-// or the C++ runtime (see naming.h). Fortran and OpenMP names are in naming_fortran.cpp, the
-// allocation-wrapper and label rules in naming_sites.cpp.
+// Demangling, C++ name parsing and static-variable names (see naming.h). Fortran and OpenMP
+// names are in naming_fortran.cpp.
 #include "naming.h"
 
 #include <cxxabi.h>
@@ -14,12 +13,6 @@
 
 namespace hpcl::analysis {
 namespace {
-
-bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes) {
-  for (std::string_view p : prefixes)
-    if (s.starts_with(p)) return true;
-  return false;
-}
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
@@ -61,37 +54,6 @@ std::string static_display_name(std::string_view raw_symbol) {
   std::string_view stripped = strip_gcc_suffixes(raw_symbol);
   if (!stripped.starts_with("_Z")) return display_function_name(stripped).name;
   return demangle(stripped);
-}
-
-bool is_allocation_function(std::string_view f) {
-  static constexpr std::array<std::string_view, 22> kExact = {
-      "malloc", "calloc", "realloc", "reallocarray", "free", "cfree", "memalign",
-      "posix_memalign", "aligned_alloc", "valloc", "pvalloc", "mmap", "mmap64", "munmap",
-      "strdup", "strndup", "__libc_malloc", "__libc_calloc", "__libc_realloc",
-      "__libc_memalign", "__libc_free", "__posix_memalign"};
-  // Demangled C++ names carry their parameter list; compare the name part.
-  std::string_view name = f.substr(0, f.find('('));
-  for (std::string_view e : kExact)
-    if (name == e) return true;
-  return starts_with_any(f, {"operator new", "operator delete", "std::allocator<",
-                             "std::__new_allocator<", "__gnu_cxx::new_allocator<",
-                             "std::allocator_traits<", "__gnu_cxx::__alloc_traits<",
-                             "std::__allocated_ptr<", "std::__allocate_guarded<"});
-}
-
-bool is_cxx_library_function(std::string_view f) {
-  std::string_view q = qualified_name(f);
-  return starts_with_any(q, {"std::", "__gnu_cxx::", "__cxxabiv1::", "__gnu_debug::"});
-}
-
-bool is_allocator_or_runtime(const Location& loc) {
-  std::string_view mod = basename_of(loc.module);
-  if (starts_with_any(mod, {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
-                            "libhpcrun-lite"}))
-    return true;
-  if (loc.file.find("/usr/include/c++/") != std::string::npos) return true;
-  return !loc.function.empty() &&
-         (is_allocation_function(loc.function) || is_cxx_library_function(loc.function));
 }
 
 namespace {

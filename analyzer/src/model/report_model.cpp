@@ -1,0 +1,400 @@
+// Builds the report model from a merged database (see report_model.h), in phases: the run's
+// figures, the rows, one forward pass over the tree that attributes every node to its variable,
+// the access leaves and code locations, then order and notes. The rows, their grouping and the
+// notes are built in the files report_parts.h lists.
+#include "report_model.h"
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "hpcl/tree.h"
+#include "path_expander.h"
+#include "report_parts.h"
+#include "stats.h"
+
+namespace hpcl::analysis {
+namespace {
+
+// The counters the database names (META counter.<k>.event), with their totals.
+std::vector<Counter> counters_of(const Profile& db) {
+  std::vector<Counter> out;
+  for (uint16_t id = kMetricCounterBase; id < kMetricCounterEnd; ++id) {
+    const std::string key = "counter." + std::to_string(id - kMetricCounterBase);
+    const std::string* event = db.find_meta((key + ".event").c_str());
+    if (event == nullptr) continue;
+    Counter c;
+    c.metric = id;
+    c.event = *event;
+    c.period = meta_u64(db, (key + ".period").c_str());
+    if (!db.trees.empty())
+      for (const Node& node : db.trees[0].nodes) c.total += node.metric(id);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool has_counter(const Node& node) {
+  for (const Metric& x : node.metrics)
+    if (x.id >= kMetricCounterBase && x.id < kMetricCounterEnd) return true;
+  return false;
+}
+
+// The samples the heap estimates add beyond their raw counts fell, as raw samples, in the
+// untracked blocks of their sites: in [untracked heap] when the heap's extent was known, else in
+// [unknown data]. Those classes give them up, [untracked heap] first, neither below zero; the
+// variance of what they give up is the matching share of the estimates' variance.
+void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, size_t>& unknown_var) {
+  double claimed = 0, claimed_var = 0;
+  for (const Variable& v : m.variables) {
+    if (v.kind != VariableKind::Heap) continue;
+    claimed += v.samples_estimated - static_cast<double>(v.samples);
+    claimed_var += v.samples_estimated_var;
+  }
+  const double total_claim = claimed;
+  for (UnknownClass cls : {UnknownClass::UntrackedHeap, UnknownClass::Other}) {
+    auto it = unknown_var.find(static_cast<uint32_t>(cls));
+    if (claimed <= 0 || it == unknown_var.end()) continue;
+    Variable& v = m.variables[it->second];
+    double taken = std::min(claimed, v.samples_estimated);
+    v.samples_estimated -= taken;
+    v.samples_estimated_var += claimed_var * (taken / total_claim);
+    claimed -= taken;
+  }
+}
+
+// A code location as the code view groups them: interned names compare by pointer.
+struct CodeKey {
+  InternedString function, file, module;
+  uint32_t line = 0;
+  uint64_t offset = 0;
+  static CodeKey of(const Location& l) { return {l.function, l.file, l.module, l.line, l.offset}; }
+  friend bool operator==(const CodeKey&, const CodeKey&) = default;
+};
+struct CodeKeyHash {
+  size_t operator()(const CodeKey& k) const noexcept {
+    size_t h = std::hash<InternedString>()(k.function);
+    for (size_t x : {std::hash<InternedString>()(k.file), std::hash<InternedString>()(k.module),
+                     static_cast<size_t>(k.line), static_cast<size_t>(k.offset)})
+      h = (h ^ x) * 0x100000001b3ull;
+    return h;
+  }
+};
+
+bool is_data_root(NodeKind k) {
+  return k == NodeKind::HeapRoot || k == NodeKind::StaticRoot || k == NodeKind::UnknownRoot;
+}
+
+// Every memory metric of every node, into the program's sums and its variable's: exclusive values
+// summed over a subtree are the inclusive sums, and no id needs to be known in advance.
+void add_memory_sums(const Tree& tree, const std::vector<size_t>& var, ReportModel& m) {
+  for (size_t i = 0; i < tree.nodes.size(); ++i)
+    for (const Metric& metric : tree.nodes[i].metrics) {
+      if (!is_memory_metric(metric.id)) continue;
+      m.memory.add(metric.id, metric.value);
+      if (var[i] != static_cast<size_t>(-1)) m.variables[var[i]].memory.add(metric.id, metric.value);
+    }
+}
+
+void derive_memory(const Profile& db, ReportModel& m) {
+  if (!m.memory.present()) return;
+  const MemoryContext context = memory_context(db);
+  m.memory.derive(context);
+  for (Variable& v : m.variables)
+    if (v.memory.present()) v.memory.derive(context);
+  m.assessment = assess_memory(db, context, m.memory, m.data_samples, m.total_samples);
+}
+
+// The run's figures from META.
+void read_run(const Profile& db, ReportModel& m) {
+  m.source = meta_str(db, "source");
+  m.processes = meta_u64(db, "processes");
+  m.threads = meta_u64(db, "threads");
+  m.ranks = meta_u64(db, "ranks");
+  m.samples_dropped = meta_u64(db, "samples_dropped");
+  m.samples_in_runtime = meta_u64(db, "samples_in_runtime");
+  m.skipped = meta_str(db, "skipped");
+  m.has_sample_details = db.find_meta("samples_dropped_full") != nullptr;
+  m.samples_taken = meta_u64(db, "samples_total");
+  m.samples_dropped_full = meta_u64(db, "samples_dropped_full");
+  m.numa_nodes = meta_u64(db, "numa_nodes");
+  m.samples_dropped_nested = meta_u64(db, "samples_dropped_nested");
+  m.samples_unresolved = meta_u64(db, "samples_unresolved");
+  m.offsets_lost = meta_u64(db, "offsets_lost");
+  m.samples_overflowed = meta_u64(db, "samples_overflowed");
+  m.allocs_lost = meta_u64(db, "allocs_lost");
+  m.has_page_faults = db.find_meta("page_faults_total") != nullptr;
+  m.page_faults_lost = meta_u64(db, "page_faults_lost");
+  m.page_faults_throttled = meta_u64(db, "page_faults_throttled");
+}
+
+// A row for every allocation site and static variable (in that order: a node's `a` indexes
+// them), with where in it the samples fell and its watchpoint results.
+void add_rows(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
+              ReportModel& m) {
+  add_heap_variables(db, expand, options, m.variables);
+  add_static_variables(db, m.variables);
+  for (const OffsetHistogram& h : db.offsets) {
+    size_t i = h.owner == OffsetOwner::Site ? h.index : db.sites.size() + h.index;
+    if (i >= m.variables.size()) continue;
+    Variable& v = m.variables[i];
+    v.has_offsets = true;
+    v.offset_bins = h.bins;
+    v.offset_min = h.min;
+    v.offset_max = h.max;
+  }
+  attach_watch(db, m.variables);
+}
+
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// What the forward pass over the tree learns of each node: its kind root and its variable
+// (kNone outside one), and which row stands for each unknown-data class met.
+struct Attribution {
+  std::vector<NodeKind> category;
+  std::vector<size_t> var;
+  std::map<uint32_t, size_t> unknown_var;
+};
+
+// Totals, each variable's inclusive samples, estimates, page faults and memory metrics, and the
+// rows of the unknown classes (appended as they are met).
+Attribution attribute_nodes(const Profile& db, const Tree& tree, ReportModel& m) {
+  const size_t n = tree.nodes.size();
+  Attribution at;
+  std::vector<NodeKind>& category = at.category;
+  std::vector<size_t>& var = at.var;
+  std::map<uint32_t, size_t>& unknown_var = at.unknown_var;
+  // A subtree's inclusive value is the sum of its nodes' exclusive values: summing each node
+  // into its variable (and everything into the totals) needs no per-node vector of sums.
+  struct Sums {
+    uint64_t samples = 0, extra = 0, extra_var = 0, faults = 0;
+  };
+  std::vector<Sums> sums;  // by variable
+  for (const Node& node : tree.nodes) {
+    m.total_samples += node.metric(kMetricSamples);
+    m.page_faults += node.metric(kMetricPageFaults);
+  }
+  m.has_page_faults |= m.page_faults > 0;
+
+  // Parents precede children, so one forward pass knows each node's kind root and variable.
+  category.assign(n, NodeKind::Root);
+  var.assign(n, kNone);
+  for (size_t i = 1; i < n; ++i) {
+    const Node& node = tree.nodes[i];
+    category[i] = node.parent == 0 ? node.kind : category[node.parent];
+    var[i] = var[node.parent];
+    // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
+    if (var[i] != kNone) {
+    } else if (node.kind == NodeKind::HeapVar) {
+      var[i] = node.a;
+    } else if (node.kind == NodeKind::StaticVarNode) {
+      var[i] = db.sites.size() + node.a;
+    } else if (node.kind == NodeKind::UnknownClass) {
+      auto [it, fresh] = unknown_var.try_emplace(node.a, m.variables.size());
+      if (fresh) {
+        Variable v;
+        v.name = unknown_class_name(node.a);
+        m.variables.push_back(std::move(v));
+      }
+      var[i] = it->second;
+    }
+    if (var[i] != kNone) {
+      if (sums.size() <= var[i]) sums.resize(m.variables.size());
+      Sums& x = sums[var[i]];
+      x.samples += node.metric(kMetricSamples);
+      x.extra += node.metric(kMetricSamplesEstimated);
+      x.extra_var += node.metric(kMetricSamplesEstimatedVar);
+      x.faults += node.metric(kMetricPageFaults);
+    }
+  }
+  for (size_t k = 0; k < sums.size(); ++k) {
+    Variable& v = m.variables[k];
+    v.samples += sums[k].samples;
+    v.samples_estimated += static_cast<double>(sums[k].samples + sums[k].extra);
+    v.samples_estimated_var += static_cast<double>(sums[k].extra_var);
+    v.page_faults += sums[k].faults;
+  }
+  add_memory_sums(tree, var, m);
+  // First touches by node: the exclusive counts of the variable's subtree, summed.
+  std::vector<std::map<uint32_t, uint64_t>> touch_nodes(m.variables.size());
+  for (size_t i = 1; i < n; ++i)
+    for (const Metric& metric : tree.nodes[i].metrics)
+      if (var[i] != kNone && metric.id >= kMetricFirstTouchNodeBase && metric.id < kMetricFirstTouchNodeEnd)
+        touch_nodes[var[i]][metric.id - kMetricFirstTouchNodeBase] += metric.value;
+  for (size_t v = 0; v < touch_nodes.size(); ++v)
+    m.variables[v].first_touch.nodes.assign(touch_nodes[v].begin(), touch_nodes[v].end());
+  // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
+  take_estimates_from_unattributed(m, unknown_var);
+  add_balance(m, db, unknown_var);
+  add_first_touch(m, db, unknown_var);
+  return at;
+}
+
+// The code view's locations and each variable's access leaves (paths are expanded later, and
+// only as many as the report asks for).
+void collect_accesses(const Tree& tree, const Attribution& at, const PathExpander& expand,
+                      const ReportModelOptions& options, ReportModel& m) {
+  const size_t n = tree.nodes.size();
+  const std::vector<NodeKind>& category = at.category;
+  const std::vector<size_t>& var = at.var;
+  // Code locations: symbolized ones aggregate over addresses, unsymbolized ones stay per
+  // address. A first pass finds them (and counts each variable's leaves), so the model's vectors
+  // are allocated once at their size: on a database of a million nodes, vectors grown by
+  // doubling would hold up to twice what they need at the peak.
+  auto code_where = [&](size_t i) {
+    Location where = *expand.access_leaf(static_cast<uint32_t>(i));
+    if (!where.function.empty()) {
+      where.offset = 0;
+      where.has_address = false;
+    }
+    return where;
+  };
+  // A small max_access_paths (text, CSV: 1; a viewer's first screen) keeps only that many
+  // leaves per variable while scanning, in the order the stable sort below would give them;
+  // a larger one keeps every leaf, sorted and cut after the scan.
+  constexpr size_t kBoundedKeep = 16;
+  const bool bounded = options.max_access_paths <= kBoundedKeep;
+  const size_t kept_max = bounded ? options.max_access_paths : SIZE_MAX;
+  auto keep = [&](std::vector<AccessPath>& list, AccessPath a) {
+    if (!bounded) {
+      list.push_back(std::move(a));
+      return;
+    }
+    if (kept_max == 0 || (list.size() == kept_max && list.back().samples >= a.samples)) return;
+    // After every leaf with as many samples: ties keep tree order.
+    auto pos = std::upper_bound(list.begin(), list.end(), a.samples,
+                                [](uint64_t s, const AccessPath& x) { return s > x.samples; });
+    list.insert(pos, std::move(a));
+    if (list.size() > kept_max) list.pop_back();
+  };
+  auto listed = [&](const Node& node, uint64_t samples) {
+    return samples > 0 || (!m.counters.empty() && has_counter(node));
+  };
+  {
+    std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_index;
+    std::vector<Location> wheres;
+    std::vector<size_t> leaves(m.variables.size()), touches(m.variables.size());
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      const uint64_t samples = node.metric(kMetricSamples);
+      if (var[i] != kNone) {
+        if (node.metric(kMetricPageFaults) > 0) ++touches[var[i]];
+        if (samples > 0) ++leaves[var[i]];
+      }
+      if (!options.code_locations || node.kind != NodeKind::Frame || !listed(node, samples)) continue;
+      Location where = code_where(i);
+      if (code_index.try_emplace(CodeKey::of(where), static_cast<uint32_t>(wheres.size())).second)
+        wheres.push_back(where);
+    }
+    for (size_t v = 0; v < m.variables.size(); ++v) {
+      m.variables[v].accesses.reserve(std::min(leaves[v], kept_max));
+      m.variables[v].first_touches.reserve(std::min(touches[v], kept_max));
+    }
+    if (!options.code_locations) wheres.clear();
+    m.locations.reserve(wheres.size());
+    for (const Location& where : wheres) {
+      m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
+      m.locations.back().counters.assign(m.counters.size(), 0);
+    }
+    std::vector<Location>().swap(wheres);
+
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
+        keep(m.variables[var[i]].first_touches, AccessPath{{}, f, static_cast<uint32_t>(i), false});
+      uint64_t samples = node.metric(kMetricSamples);
+      if (!listed(node, samples)) continue;
+      const bool data = is_data_root(category[i]);
+      if (data) m.data_samples += samples;
+      if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
+      if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
+
+      if (options.code_locations && node.kind == NodeKind::Frame) {
+        CodeLocation& loc = m.locations[code_index.at(CodeKey::of(code_where(i)))];
+        loc.samples += samples;
+        if (data) loc.data_samples += samples;
+        for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
+      }
+      if (samples == 0) continue;
+
+      if (var[i] == kNone) continue;
+      // Only the leaf and its samples for now: paths are expanded after sorting, and only as
+      // many as the report asks for.
+      AccessPath path;
+      path.samples = samples;
+      path.leaf = static_cast<uint32_t>(i);
+      keep(m.variables[var[i]].accesses, std::move(path));
+    }
+  }
+}
+
+// Intervals, the hottest first, the kept paths expanded, then the notes and the runtime groups.
+void finish(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
+            ReportModel& m) {
+  const double total = static_cast<double>(m.total_samples);
+  for (Variable& v : m.variables) {
+    m.estimated_data_samples += v.samples_estimated;
+    set_interval(v, m.total_samples);
+    // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
+    for (std::vector<AccessPath>* list : {&v.accesses, &v.first_touches}) {
+      std::stable_sort(list->begin(), list->end(), [](const AccessPath& x, const AccessPath& y) {
+        return x.samples > y.samples;
+      });
+      if (list->size() > options.max_access_paths) list->resize(options.max_access_paths);
+      for (size_t k = 0; k < list->size() && k < options.expand_access_paths; ++k) {
+        AccessPath& a = (*list)[k];
+        expand.append_access_path(a.leaf, a.path);
+        a.expanded = true;
+      }
+    }
+    if (!v.accesses.empty())
+      if (const Location* leaf = expand.access_leaf(v.accesses[0].leaf)) v.hottest_access = location_label(*leaf);
+  }
+  for (CodeLocation& c : m.locations)
+    c.share = total > 0 ? static_cast<double>(c.samples) / total : 0;
+
+  std::stable_sort(m.variables.begin(), m.variables.end(), hotter);
+  std::stable_sort(m.locations.begin(), m.locations.end(),
+                   [](const CodeLocation& x, const CodeLocation& y) {
+                     if (x.samples != y.samples) return x.samples > y.samples;
+                     if (!x.counters.empty() && x.counters[0] != y.counters[0])
+                       return x.counters[0] > y.counters[0];
+                     return std::tie(x.label, x.where.module) < std::tie(y.label, y.where.module);
+                   });
+  add_notes(m, db);
+  add_memory_notes(db, m.notes);
+  if (options.group_runtime) group_runtime_variables(m);
+  derive_memory(db, m);
+}
+
+}  // namespace
+
+const std::vector<Location>& ReportModel::access_path(const AccessPath& a,
+                                                     std::vector<Location>& scratch) const {
+  if (a.expanded || expander == nullptr) return a.path;
+  scratch.clear();
+  expander->append_access_path(a.leaf, scratch);
+  return scratch;
+}
+
+ReportModel build_report_model(const Profile& db, const ReportModelOptions& options) {
+  ReportModel m;
+  read_run(db, m);
+  m.expander = std::make_shared<const PathExpander>(db);
+  const PathExpander& expand = *m.expander;
+  add_rows(db, expand, options, m);
+  if (db.trees.empty()) return m;
+  const Tree& tree = db.trees[0];
+  m.counters = counters_of(db);
+  const Attribution at = attribute_nodes(db, tree, m);
+  collect_accesses(tree, at, expand, options, m);
+  finish(db, expand, options, m);
+  return m;
+}
+
+}  // namespace hpcl::analysis

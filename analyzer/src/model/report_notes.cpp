@@ -1,0 +1,90 @@
+// The notes under a report: what a reader must know to trust its numbers (time weighting,
+// sampled allocations, samples the runtime lost, modules without debug information). The prose
+// lives here, apart from the arithmetic of the model (see report_parts.h).
+#include <algorithm>
+
+#include "report_parts.h"
+#include "symbols/debug_hints.h"
+#include "symbols/location.h"
+
+namespace hpcl::analysis {
+
+void add_notes(ReportModel& m, const Profile& db) {
+  if (m.source.empty() || m.source == "soft" || m.source == "mixed")
+    m.notes.push_back(
+        "Soft samples are time-weighted: a variable's share is its share of the time spent "
+        "accessing memory, not of the accesses. Data that stays in cache gets fewer samples than "
+        "its share of accesses.");
+  // Name only the hottest few: an MPI program has hundreds of small sampled sites.
+  constexpr size_t kNamed = 3;
+  std::string sampled;
+  size_t nsampled = 0;
+  size_t named = 0;
+  for (const Variable& v : m.variables) {  // sorted hottest first
+    if (!v.sampled) continue;
+    ++nsampled;
+    // Those that took samples are worth naming; the rest are only counted.
+    if (v.samples > 0 && named < kNamed) {
+      sampled += (sampled.empty() ? "" : "; ") + v.name;
+      ++named;
+    }
+  }
+  if (nsampled > named)
+    sampled += (named ? "; and " : "") + std::to_string(nsampled - named) +
+               (named ? " more" : " without samples");
+  std::string every = meta_str(db, "small_every");
+  if (nsampled > 0)
+    m.notes.push_back("Sampled small allocations, " + std::to_string(nsampled) + " variable" +
+                      (nsampled == 1 ? "" : "s") + " (blocks under " + meta_str(db, "min_bytes") +
+                      " bytes, " +
+                      (every == "auto" ? std::string("tracked one in k when the program allocated "
+                                                     "faster than the tracking budget")
+                                       : "one in " + every + " tracked") +
+                      "; their samples, bytes and allocations cover only the tracked blocks, "
+                      "samples_estimated all of them, taken from [untracked heap]): " +
+                      sampled + ".");
+  if (m.samples_in_runtime > 0)
+    m.notes.push_back(std::to_string(m.samples_in_runtime) +
+                      " samples interrupted the profiler's own allocation tracking; they are code "
+                      "time of the interrupted instruction, without a data address.");
+  if (m.samples_dropped > m.samples_dropped_nested)
+    m.notes.push_back(std::to_string(m.samples_dropped - m.samples_dropped_nested) +
+                      " samples were dropped by the runtime (the thread's calling-context tree was "
+                      "full) and are not in this report.");
+  if (m.samples_dropped_nested > 0)
+    m.notes.push_back(std::to_string(m.samples_dropped_nested) +
+                      " samples landed while the thread was recording a PAPI counter overflow and "
+                      "are not in this report (the profiler's own time).");
+  if (m.offsets_lost > 0)
+    m.notes.push_back(std::to_string(m.offsets_lost) +
+                      " samples are missing from the offset histograms (the runtime's table of "
+                      "variables was full, or the sample fell on another thread's TLS).");
+  if (m.samples_overflowed > 0)
+    m.notes.push_back(std::to_string(m.samples_overflowed) +
+                      " samples were lost: the kernel's queue of pending signals was full (the "
+                      "user's RLIMIT_SIGPENDING); they are not in this report.");
+  if (m.allocs_lost > 0)
+    m.notes.push_back(std::to_string(m.allocs_lost) +
+                      " allocations were not tracked: the runtime's table of allocation sites or "
+                      "its address map was full; samples in those blocks are under [untracked "
+                      "heap].");
+  if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
+  if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
+    // An MPI stack is dozens of libraries: name a few, count the rest.
+    constexpr size_t kNamedModules = 6;
+    std::string names;
+    size_t count = 0;
+    for (size_t at = 0; at <= nodebug.size(); ++count) {
+      size_t end = std::min(nodebug.find(';', at), nodebug.size());
+      if (count < kNamedModules)
+        names += (names.empty() ? "" : ", ") + std::string(basename_of(nodebug.substr(at, end - at)));
+      at = end + 1;
+    }
+    if (count > kNamedModules) names += " and " + std::to_string(count - kNamedModules) + " more";
+    m.notes.push_back("No debug information for " + names +
+                      ": their frames have no file and line (hpcprof-lite merge says how to "
+                      "get it).");
+  }
+}
+
+}  // namespace hpcl::analysis

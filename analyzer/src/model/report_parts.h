@@ -1,0 +1,42 @@
+// What the files of the report model share, private to model/. Each builds one part of a
+// ReportModel: report_variables.cpp its rows (heap sites, statics, unknown classes),
+// report_rows.cpp their order, runtime groups and spread over ranks and threads,
+// report_notes.cpp the caveats a reader must know; report_model.cpp runs them in order over the
+// database's tree.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+#include "path_expander.h"
+#include "report_model.h"
+
+namespace hpcl::analysis {
+
+// A META value as a number (0 when absent or not a number) or a string ("" when absent).
+uint64_t meta_u64(const Profile& db, const char* key);
+std::string meta_str(const Profile& db, const char* key);
+
+// report_variables.cpp: one Variable per allocation site of the database, in site order, named
+// by heap_naming.h's rules; one per static variable, in static order, after them; the label of
+// an unknown-data class.
+void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
+                        std::vector<Variable>& out);
+void add_static_variables(const Profile& db, std::vector<Variable>& out);
+std::string unknown_class_name(uint32_t cls);
+
+// report_rows.cpp.
+void set_interval(Variable& v, uint64_t total);
+bool hotter(const Variable& x, const Variable& y);
+void group_runtime_variables(ReportModel& m);
+// `unknown_var`: the model's variable of each unknown class met in the tree.
+void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var);
+void add_first_touch(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var);
+
+// report_notes.cpp: the model's notes, once its variables are sorted.
+void add_notes(ReportModel& m, const Profile& db);
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,150 @@
+// The rows of the report model: a variable per heap allocation site, named once every site is
+// known, a variable per static symbol with its source-level name, and the labels of the
+// unknown-data classes (see report_parts.h).
+#include <charconv>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "heap_naming.h"
+#include "report_parts.h"
+#include "symbols/naming.h"
+
+namespace hpcl::analysis {
+
+uint64_t meta_u64(const Profile& db, const char* key) {
+  const std::string* s = db.find_meta(key);
+  uint64_t v = 0;
+  if (s != nullptr) std::from_chars(s->data(), s->data() + s->size(), v);
+  return v;
+}
+
+std::string meta_str(const Profile& db, const char* key) {
+  const std::string* s = db.find_meta(key);
+  return s != nullptr ? *s : std::string();
+}
+
+std::string unknown_class_name(uint32_t a) {
+  if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
+  if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
+  if (a == static_cast<uint32_t>(UnknownClass::UntrackedHeap)) return "[untracked heap]";
+  return "[unknown data class " + std::to_string(a) + "]";
+}
+
+// Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
+// and making labels distinct needs all labels.
+void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
+                        std::vector<Variable>& out) {
+  std::vector<std::vector<Location>> paths(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s)
+    expand.append_path(db.sites[s].frames, /*allocation=*/true, paths[s]);
+  AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
+  wrappers.learn(paths);
+
+  std::vector<std::string> labels(db.sites.size()), callers(db.sites.size());
+  std::vector<size_t> named(db.sites.size());
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    std::vector<Location>& frames = paths[s];
+    named[s] = heap_site_frame(frames, &wrappers);
+    for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
+      frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
+    if (named[s] < frames.size()) {
+      labels[s] = heap_site_context_label(frames, named[s]);
+      if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
+    } else {
+      labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
+    }
+  }
+  // Sites with the same frames (they differ in API or sampling only) are one place of the
+  // program: they keep one label, and only distinct places are told apart.
+  std::map<std::vector<Frame>, size_t> place;
+  std::vector<size_t> first(db.sites.size());
+  std::vector<std::string> place_labels, place_callers;
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    auto [it, fresh] = place.try_emplace(db.sites[s].frames, place_labels.size());
+    if (fresh) {
+      place_labels.push_back(labels[s]);
+      place_callers.push_back(callers[s]);
+    }
+    first[s] = it->second;
+  }
+  disambiguate_labels(place_labels, place_callers);
+  for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
+
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    const AllocSite& site = db.sites[s];
+    Variable v;
+    v.kind = VariableKind::Heap;
+    v.allocator = alloc_api_name(site.api);
+    v.sampled = (site.flags & kSiteSampled) != 0;
+    v.allocations = site.allocations;
+    v.bytes = site.bytes;
+    v.name = std::move(labels[s]);
+    v.allocation_site = v.allocator + " in " + v.name;
+    v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
+    v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
+    if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
+    v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
+                             std::make_move_iterator(paths[s].end()));
+    out.push_back(std::move(v));
+  }
+}
+
+namespace {
+
+// Modules whose code is Fortran: a symbolized frame in a Fortran source file, or a gfortran
+// module symbol among their statics. Their `name_` statics are shown as COMMON blocks.
+std::vector<bool> fortran_modules(const Profile& db) {
+  std::vector<bool> fortran(db.modules.size(), false);
+  for (const Symbolized& s : db.symbols)
+    if (s.frame.module < fortran.size() && !fortran[s.frame.module])
+      for (const SourceLoc& l : s.locs)
+        if (is_fortran_source(l.file)) fortran[s.frame.module] = true;
+  for (const StaticVar& v : db.statics)
+    if (v.module < fortran.size() && v.name.starts_with("__") &&
+        v.name.find("_MOD_") != std::string::npos)
+      fortran[v.module] = true;
+  return fortran;
+}
+
+// Per Fortran module: the COMMON blocks its DWARF declares, or nullopt (no DWARF, no file, or
+// not Fortran), when the `name_` heuristic decides alone.
+using CommonBlocks = std::vector<std::optional<std::set<std::string>>>;
+CommonBlocks common_blocks(const Profile& db, const std::vector<bool>& fortran) {
+  CommonBlocks blocks(db.modules.size());
+  for (size_t m = 0; m < db.modules.size(); ++m)
+    if (fortran[m]) blocks[m] = dwarf_common_blocks(db.modules[m].path);
+  return blocks;
+}
+
+Variable static_variable(const StaticVar& s, const Profile& db, const std::vector<bool>& fortran,
+                         const CommonBlocks& blocks) {
+  Variable v;
+  v.kind = VariableKind::Static;
+  v.name = static_display_name(s.name);
+  if (s.module < fortran.size() && fortran[s.module]) {
+    const std::optional<std::set<std::string>>& declared = blocks[s.module];
+    std::string common = fortran_common_block_name(s.name);
+    if (declared && declared->count(s.name) != 0 && common.empty())
+      common = "/" + s.name.substr(0, s.name.size() - (s.name.ends_with('_') ? 1 : 0)) + "/";
+    if (declared && declared->count(s.name) == 0) common.clear();
+    if (!common.empty()) v.name = std::move(common);
+  }
+  v.symbol = s.name;
+  v.module = s.module < db.modules.size() ? db.modules[s.module].path : std::string();
+  v.data_module = v.module;
+  v.bytes = s.size;
+  v.tls = (s.flags & kStaticTls) != 0;
+  return v;
+}
+
+}  // namespace
+
+void add_static_variables(const Profile& db, std::vector<Variable>& out) {
+  const std::vector<bool> fortran = fortran_modules(db);
+  const CommonBlocks blocks = common_blocks(db, fortran);
+  for (const StaticVar& s : db.statics) out.push_back(static_variable(s, db, fortran, blocks));
+}
+
+}  // namespace hpcl::analysis
