@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An MPI program run under the tool WITHOUT mpirun (an MPI "singleton"): no launcher put a rank
 # in the environment, so the rank comes from MPI itself through the runtime's MPI_Init wrapper
-# (hpcrun-lite/runtime/process/mpi_init_hooks.cpp). The program's output and exit status are those of
+# (hpcrun-lite/runtime/hooks/mpi_init_hooks.cpp). The program's output and exit status are those of
 # the native run, the wrapper the program calls logged the rank Open MPI gave, and the profile
 # says rank 0 in its META and in its file name.
 # Usage: mpi_singleton.sh WRAPPER MPI_PROGRAM [ARGS...]   (WRAPPER: MPI_Init, mpi_init_thread...)

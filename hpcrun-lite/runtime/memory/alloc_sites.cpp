@@ -1,7 +1,7 @@
 // See alloc_sites.h.
 #include "memory/alloc_sites.h"
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 #include <cstring>
 

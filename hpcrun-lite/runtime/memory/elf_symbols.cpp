@@ -3,7 +3,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

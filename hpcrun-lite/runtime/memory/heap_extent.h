@@ -13,7 +13,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "process/spinlock.h"
+#include "base/spinlock.h"
 
 namespace hpcrun {
 

@@ -1,7 +1,7 @@
 // See heap_map.h for the concurrency design.
 #include "memory/heap_map.h"
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 

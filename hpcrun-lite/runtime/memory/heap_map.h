@@ -44,7 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "process/spinlock.h"
+#include "base/spinlock.h"
 
 namespace hpcrun {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "memory/dynamic_tls.h"
-#include "process/log.h"
-#include "process/real_fns.h"
+#include "base/log.h"
+#include "base/real_fns.h"
 
 namespace hpcrun {
 

@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 

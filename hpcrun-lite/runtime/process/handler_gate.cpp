@@ -7,13 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-namespace hpcrun {
+#include "base/clock.h"
 
-uint64_t handler_clock_ns() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
-}
+namespace hpcrun {
 
 // Raw rt_sigprocmask with the kernel's 8-byte set: the runtime's other masks are taken the same
 // way, and glibc's wrapper would also touch its own internal signals.
@@ -29,7 +25,7 @@ BlockedSignal::~BlockedSignal() {
 
 bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns) {
   while (in_handler.load(std::memory_order_seq_cst) != 0) {
-    if (handler_clock_ns() >= deadline_ns) return false;
+    if (monotonic_ns() >= deadline_ns) return false;
     sched_yield();
   }
   return true;

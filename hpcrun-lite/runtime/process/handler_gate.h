@@ -72,14 +72,11 @@ class ThreadSideGate {
 };
 
 // The writer's side, after it set the source's stopped flag: waits until no handler of the thread
-// is inside, yielding, until `deadline_ns` (handler_clock_ns; a handler takes tens of
+// is inside, yielding, until `deadline_ns` (monotonic_ns; a handler takes tens of
 // microseconds, but its thread may be descheduled on a loaded machine). False when the time ran
 // out. Never call it for the calling thread's own flag: the writer may run in a signal that
 // interrupted that thread's handler.
 bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns);
-
-// CLOCK_MONOTONIC in nanoseconds (vDSO: async-signal-safe).
-uint64_t handler_clock_ns();
 
 // How long the writer waits for the handlers of all threads together.
 inline constexpr uint64_t kHandlerQuietMaxNs = 200 * 1000000ull;

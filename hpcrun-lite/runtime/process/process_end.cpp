@@ -14,10 +14,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "process/guard.h"
+#include "base/guard.h"
 #include "memory/last_words_heap.h"
-#include "process/log.h"
-#include "process/real_fns.h"
+#include "base/log.h"
+#include "base/real_fns.h"
 #include "process/runtime.h"
 #include "sources/soft/sampler.h"
 #include "process/signal_guard.h"

@@ -19,17 +19,18 @@
 #include <cstring>
 #include <string>
 
+#include "base/clock.h"
 #include "options.h"
 #include "process_env.h"
 #include "process/alt_stack.h"
-#include "process/guard.h"
-#include "process/log.h"
+#include "base/guard.h"
+#include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
 #include "process/process_end.h"
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 #include "sources/hw/hw_source.h"
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
@@ -38,7 +39,7 @@
 #include "sources/soft/sampler.h"
 #include "sources/watch/watch.h"
 #include "sources/watch/watch_table.h"
-#include "process/spinlock.h"
+#include "base/spinlock.h"
 #include "sources/source_verdict.h"
 #include "process/thread_state.h"
 #include "trees/unwind.h"
@@ -76,12 +77,6 @@ void set_track_policy() {
   TrackPolicy& t = g_config.track;
   t.adaptive = g_config.small_every == kSmallEveryAuto;
   t.fixed_k = t.adaptive ? 1 : uint32_t(g_config.small_every > UINT32_MAX ? UINT32_MAX : g_config.small_every);
-}
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
 void read_cmdline() {
@@ -274,7 +269,7 @@ void postfork_child() {
   threads_after_fork_child();
   offsets_reset();
   watch_table_reset();
-  g_config.start_ns = now_ns();
+  g_config.start_ns = wall_ns();
 }
 
 void runtime_fini() { process_end_write(EndPath::ExitHandler); }
@@ -307,7 +302,7 @@ __attribute__((constructor)) void runtime_init() {
   // programs; this covers a runtime that arrives another way (a system preload, a link).
   if (runs_privileged()) return;
   RuntimeGuard guard;
-  g_config.start_ns = now_ns();
+  g_config.start_ns = wall_ns();
   read_cmdline();
   read_options();
   uint64_t brk_lo = read_brk_heap_start();
@@ -386,12 +381,6 @@ __attribute__((constructor)) void runtime_init() {
 }
 
 }  // namespace
-
-uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
 
 std::atomic<bool> g_modules_dirty{false};
 std::atomic<bool> g_loader_added{false};

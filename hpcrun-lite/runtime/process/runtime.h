@@ -61,8 +61,6 @@ void forget_unloaded_modules();
 // the runtime guard.
 void refresh_phdr_snapshot();
 
-// CLOCK_MONOTONIC through the vDSO: the tracking controller's clock.
-uint64_t monotonic_ns();
 
 // Builds the profile of this process and writes it (writer.cpp): DIR/EXE.HOST.RANK.PID.hpcl, or
 // with `tag` DIR/EXE.HOST.RANK.PID.TAG.hpcl. The path written goes to `written` (size n) if set.

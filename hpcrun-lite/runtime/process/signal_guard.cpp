@@ -8,9 +8,9 @@
 
 #include <atomic>
 
-#include "process/guard.h"
-#include "process/real_fns.h"
-#include "process/spinlock.h"
+#include "base/guard.h"
+#include "base/real_fns.h"
+#include "base/spinlock.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 

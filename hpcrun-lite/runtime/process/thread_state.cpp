@@ -9,15 +9,16 @@
 
 #include <cstring>
 
+#include "base/clock.h"
 #include "process/fd_guard.h"
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 #include "process/runtime.h"
 #include "sources/hw/hw_source.h"
 #include "sources/watch/watch.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
-#include "process/spinlock.h"
+#include "base/spinlock.h"
 #include "trees/unwind.h"
 
 namespace hpcrun {

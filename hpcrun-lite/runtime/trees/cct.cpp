@@ -1,7 +1,7 @@
 // See cct.h.
 #include "trees/cct.h"
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 #include <cstring>
 

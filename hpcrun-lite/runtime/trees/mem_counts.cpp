@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "process/raw_sys.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 

@@ -9,10 +9,11 @@
 
 #include <atomic>
 
+#include "base/clock.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
-#include "process/log.h"
-#include "process/real_fns.h"
+#include "base/log.h"
+#include "base/real_fns.h"
 
 namespace hpcrun {
 
@@ -163,14 +164,10 @@ void unwind_thread_init() {
 
 void unwind_before_fork() {
   g_fork_pending.store(true, std::memory_order_seq_cst);
-  timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  const uint64_t start = monotonic_ns();
   while (g_unwinders.load(std::memory_order_seq_cst) != 0) {
     sched_yield();
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t waited = uint64_t(now.tv_sec - start.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec) -
-                      uint64_t(start.tv_nsec);
-    if (waited > kForkWaitNs) return;  // a stopped thread: fork all the same
+    if (monotonic_ns() - start > kForkWaitNs) return;  // a stopped thread: fork all the same
   }
 }
 

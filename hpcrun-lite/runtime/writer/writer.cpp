@@ -16,16 +16,17 @@
 #include <vector>
 
 #include "hpcl/io.h"
+#include "base/clock.h"
 #include "hpcl/profile.h"
 #include "hpcl/tree.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "sources/watch/watch.h"
 #include "sources/watch/watch_table.h"
 #include "options.h"
 #include "process/mpi_rank.h"
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 #include "process_env.h"
 #include "process/runtime.h"
 #include "sources/hw/hw_source.h"
@@ -275,8 +276,6 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   std::sort(threads.begin(), threads.end(),
             [](const ThreadState* a, const ThreadState* b) { return a->index < b->index; });
 
-  timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
   p.set_meta("tool", "hpcrun-lite");
   p.set_meta("tool_version", HPCL_VERSION);
   p.set_meta("host", host);
@@ -291,7 +290,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("small_every", small_every_text(g_config.small_every, every, sizeof every));
   p.set_meta("track_budget", std::to_string(g_config.track.budget));
   p.set_meta("start_ns", std::to_string(g_config.start_ns));
-  p.set_meta("end_ns", std::to_string(uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec)));
+  p.set_meta("end_ns", std::to_string(wall_ns()));
   p.set_meta("threads", std::to_string(threads_count()));
   p.set_meta("samples_total", std::to_string(samples));
   // Only a full tree drops a sample; one that interrupted the runtime is kept as code time.

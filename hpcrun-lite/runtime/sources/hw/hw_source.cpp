@@ -17,10 +17,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/clock.h"
 #include "process/fd_guard.h"
-#include "process/guard.h"
+#include "base/guard.h"
 #include "process/handler_gate.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "process/thread_state.h"
 #include "sources/hw/precise_probe.h"
 #include "sources/ibs/ibs_attr.h"
@@ -294,7 +295,7 @@ void hw_stop_all() {
   if (!hw_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
+  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
   for (ThreadState* t = threads_head(); t; t = t->next)
     if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   for (ThreadState* t = threads_head(); t; t = t->next) {

@@ -14,9 +14,10 @@
 #include <atomic>
 #include <cstring>
 
+#include "base/clock.h"
 #include "hpcl/profile.h"
 #include "memory/track_control.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "process/thread_state.h"
 #include "sources/page_faults/fault_record.h"
 #include "sources/page_faults/touch_node.h"
@@ -187,7 +188,7 @@ void pagefaults_stop_all() {
   if (!pagefaults_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
+  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
   for (ThreadState* t = threads_head(); t; t = t->next)
     if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   for (ThreadState* t = threads_head(); t; t = t->next) {

@@ -14,9 +14,9 @@
 #include <cstring>
 
 #include "memory/find_object.h"
-#include "process/guard.h"
+#include "base/guard.h"
 #include "process/handler_gate.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "process/thread_state.h"
 #include "sources/soft/sampler.h"
 #include "trees/unwind.h"

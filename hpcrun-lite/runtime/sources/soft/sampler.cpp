@@ -15,11 +15,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/clock.h"
 #include "sources/soft/access_decode.h"
-#include "process/guard.h"
+#include "base/guard.h"
 #include "memory/heap_map.h"
 #include "hpcl/profile.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
@@ -401,7 +402,7 @@ void sampler_stop_all() {
   // A signal raised just before the events were closed may still be running its handler on
   // another thread; wait for it before the trees are read (bounded), never for this thread's
   // own handler: the writer may run in a signal that interrupted it.
-  const uint64_t deadline = handler_clock_ns() + kHandlerQuietMaxNs;
+  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
   for (ThreadState* t = threads_head(); t; t = t->next)
     if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
   pagefaults_stop_all();

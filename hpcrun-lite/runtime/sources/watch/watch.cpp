@@ -14,8 +14,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/clock.h"
 #include "process/fd_guard.h"
-#include "process/log.h"
+#include "base/log.h"
 #include "process/runtime.h"
 #include "process/thread_state.h"
 #include "sources/perf_event.h"

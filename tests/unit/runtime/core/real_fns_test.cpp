@@ -1,8 +1,8 @@
-// The table of real functions (hpcrun-lite/runtime/process/real_fns.h) when two threads make
+// The table of real functions (hpcrun-lite/runtime/base/real_fns.h) when two threads make
 // their first wrapper call at once: the second must not return while the first is still filling
 // the table (its caller would call a null pointer). A fake lookup stands in for dlsym and holds
 // the first thread inside the resolution until the second has returned.
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 
 #include <gtest/gtest.h>
 

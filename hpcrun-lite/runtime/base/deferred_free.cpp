@@ -1,12 +1,12 @@
 // See deferred_free.h.
-#include "memory/deferred_free.h"
+#include "base/deferred_free.h"
 
 #include <signal.h>
 #include <stdlib.h>
 
 #include <atomic>
 
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 
 namespace hpcrun {
 

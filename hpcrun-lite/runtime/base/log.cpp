@@ -1,5 +1,5 @@
 // See log.h.
-#include "process/log.h"
+#include "base/log.h"
 
 #include <cerrno>
 #include <cstdarg>

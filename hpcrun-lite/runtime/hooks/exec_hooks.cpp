@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #include "process/process_end.h"
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 

@@ -15,8 +15,8 @@
 #include <link.h>
 
 #include "memory/phdr_snapshot.h"
-#include "process/guard.h"
-#include "process/real_fns.h"
+#include "base/guard.h"
+#include "base/real_fns.h"
 #include "process/runtime.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))

@@ -1,7 +1,7 @@
 // See real_fns.h. The check that a resolved symbol is not our own wrapper protects against a
 // second copy of this library (or a loader quirk) returning our definitions for RTLD_NEXT, which
 // would recurse forever on the first malloc.
-#include "process/real_fns.h"
+#include "base/real_fns.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

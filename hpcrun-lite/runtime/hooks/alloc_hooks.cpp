@@ -18,11 +18,12 @@
 #include <cstring>
 #include <new>
 
-#include "process/guard.h"
+#include "base/clock.h"
+#include "base/guard.h"
+#include "base/real_fns.h"
 #include "hpcl/profile.h"
 #include "memory/last_words_heap.h"
 #include "options.h"
-#include "process/real_fns.h"
 #include "process/runtime.h"
 #include "process/thread_state.h"
 #include "sources/soft/sampler.h"

@@ -17,8 +17,8 @@
 // lookups run inside it (dlsym may allocate).
 #include <dlfcn.h>
 
-#include "process/guard.h"
-#include "process/log.h"
+#include "base/guard.h"
+#include "base/log.h"
 #include "process/mpi_rank.h"
 #include "process_env.h"
 

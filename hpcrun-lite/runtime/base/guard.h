@@ -16,7 +16,7 @@
 // Only entry points use the guard; internal functions assume it is held.
 #pragma once
 
-#include "memory/deferred_free.h"
+#include "base/deferred_free.h"
 
 namespace hpcrun {
 
