@@ -1,6 +1,6 @@
 // Call paths for allocations and samples, through libunwind's unw_backtrace (the fast path that
-// caches unwind info; about 160 ns in a malloc wrapper, 0.4-2.5 us in a signal handler on our
-// machines, against ~10 us for an unw_step loop, see ../shared/FINDINGS.md).
+// caches unwind info; about 160 ns in a malloc wrapper, 0.4-2.5 us in a signal handler, against
+// ~10 us for an unw_step loop, measured on the project's 2-vCPU x86-64 VMs with about 15 frames).
 //
 // libunwind is loaded with dlopen(RTLD_LOCAL) instead of being linked: libunwind.so also defines
 // _Unwind_RaiseException and friends, and as a dependency of a preloaded library those would

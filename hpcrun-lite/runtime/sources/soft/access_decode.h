@@ -1,7 +1,9 @@
 // Finds which instruction a timer sample most likely stalled on and the data address it touched.
 //
 // On a timer interrupt the saved PC is, in practice, the instruction AFTER the one that stalled
-// (../shared/FINDINGS.md). So the previous instruction is decoded first, found by decoding forward
+// (measured on the project's x86-64 VMs: in a streaming loop 99% of samples sit on the `add` after
+// the load; the instruction at the PC has a memory operand in under 1% of samples, the one before
+// it in 99.2-99.8%). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
 // find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
 // in between, no memory operand, pointer chasing) three further rules look for the access from
