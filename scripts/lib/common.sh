@@ -22,3 +22,10 @@ hpcl_jobs() {
   if [ "$n" -gt 2 ]; then n=2; fi
   echo "$n"
 }
+
+# The tests a ctest log lists under "The following tests did not run:" (skipped with exit 77,
+# disabled or not run), one "name (reason)" per line, each once.
+hpcl_skipped_tests() {
+  grep -E '^[[:space:]]+[0-9]+ - .* \((Skipped|Not Run|Disabled)\)$' "$1" |
+    sed -E 's/^[[:space:]]+[0-9]+ - //' | sort -u || true
+}

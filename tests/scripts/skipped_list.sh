@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/test.sh names every skipped test at its end: hpcl_skipped_tests must find the tests a
+# real ctest log lists as skipped (exit 77), disabled or not run, and nothing else: not the
+# passed or failed ones, not the "(Failed)" list, and each test once when the log holds two runs.
+set -euo pipefail
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# The shape ctest 3.25 prints (a tab, then a space before the number).
+printf '%s\n' \
+  '  1/3 Test   #1: format.ok ..................   Passed    0.01 sec' \
+  '  2/3 Test  #55: format.FileTest.ReadOnlyDirectoryFailsCleanly ...***Skipped   0.01 sec' \
+  '' \
+  '67% tests passed, 0 tests failed out of 3' \
+  '' \
+  'The following tests did not run:' \
+  $'\t 55 - format.FileTest.ReadOnlyDirectoryFailsCleanly (Skipped)' \
+  $'\t612 - e2e.pebs_loads (Skipped)' \
+  $'\t 70 - e2e.off (Disabled)' \
+  '' \
+  'The following tests FAILED:' \
+  $'\t 12 - e2e.broken (Failed)' \
+  'The following tests did not run:' \
+  $'\t 55 - format.FileTest.ReadOnlyDirectoryFailsCleanly (Skipped)' >"$log"
+got=$(hpcl_skipped_tests "$log")
+want=$(printf '%s\n' 'e2e.off (Disabled)' 'e2e.pebs_loads (Skipped)' \
+  'format.FileTest.ReadOnlyDirectoryFailsCleanly (Skipped)')
+if [ "$got" != "$want" ]; then
+  printf 'hpcl_skipped_tests gave:\n%s\nexpected:\n%s\n' "$got" "$want" >&2
+  exit 1
+fi
+# A log without skipped tests lists nothing (and the function still succeeds under set -e).
+echo '100% tests passed, 0 tests failed out of 3' >"$log"
+got=$(hpcl_skipped_tests "$log")
+[ -z "$got" ] || { echo "expected no skipped tests, got: $got" >&2; exit 1; }
+echo "ok"
