@@ -190,16 +190,20 @@ void on_thread_exit(void* p) {
   thread_end(ts);
 }
 
+// The thread's signal stack, and its end followed: the key's destructor runs at thread exit,
+// also through pthread_exit. The fallback allocates (one small block per thread, not tracked: we
+// are inside the runtime). The main thread ends with the process, as its key destructor never
+// runs.
+void follow_thread(ThreadState* ts, bool main_thread) {
+  alt_stack_thread_start(&ts->alt_stack);
+  if (g_have_thread_key) pthread_setspecific(g_thread_key, ts);
+  else if (!main_thread) __cxa_thread_atexit_impl(on_thread_exit, ts, &__dso_handle);
+}
+
 void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   rescan_modules_if_dirty();
   ThreadState* ts = thread_begin(creator, ncreator);
-  if (!ts) return;
-  alt_stack_thread_start(&ts->alt_stack);
-  // The key's destructor runs at thread exit, also through pthread_exit. The fallback allocates
-  // (one small block per thread, not tracked: we are inside the runtime).
-  // The main thread (no creator) ends with the process, as its key destructor never runs.
-  if (g_have_thread_key) pthread_setspecific(g_thread_key, ts);
-  else if (creator) __cxa_thread_atexit_impl(on_thread_exit, ts, &__dso_handle);
+  if (ts) follow_thread(ts, creator == nullptr);
 }
 
 struct StartArgs {
@@ -384,6 +388,11 @@ __attribute__((constructor)) void runtime_init() {
 
 std::atomic<bool> g_modules_dirty{false};
 std::atomic<bool> g_loader_added{false};
+
+void settle_adopted_thread() {
+  if (const ThreadState* ts = t_state; __builtin_expect(ts && ts->unwind_ready, 1)) return;
+  if (ThreadState* ts = thread_settle_adopted()) follow_thread(ts, false);
+}
 
 void rescan_modules_if_dirty() {
   if (!g_modules_dirty.load(std::memory_order_acquire)) return;

@@ -39,14 +39,17 @@ struct ThreadState {
   int hw_fd;                 // the hardware source's event, -1 without (hw_source.h)
   PerfRing hw_ring;          // its ring buffer
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
+  // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
+  // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
   uint64_t stack_lo, stack_hi;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
   int period_pending;        // the event still runs its random first period (sampler.cpp)
-  // Set once the thread has called unwind_thread_init outside a signal handler; a thread that
-  // was adopted (below) unwinds no call path until then: its samples keep only the leaf.
+  // Set once the thread has called unwind_thread_init outside a signal handler: at its start, or
+  // for a thread that was adopted (below) when it settles. Until then it unwinds no call path
+  // (its samples keep only the leaf).
   int unwind_ready;
   uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
@@ -80,13 +83,21 @@ extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
 // Threads that existed before the runtime started (a library constructor's thread pool, such as
 // OpenBLAS's) never pass through our pthread_create. At start-up the runtime lists them in
-// /proc/self/task, makes a state for each and starts its sampling event, routed to that thread;
-// the thread takes the state at its first sample (thread_claim_adopted). Not signal-safe; the
-// caller holds the runtime guard. Returns how many threads were adopted.
+// /proc/self/task, makes a state for each, records the stack of those that wait (most pools do:
+// thread_stack.h) and starts every source that can start for another thread (source_table.h),
+// its events routed to that thread; the thread takes the state at its first sample
+// (thread_claim_adopted). Not signal-safe; the caller holds the runtime guard. Returns how many
+// threads were adopted.
 uint32_t threads_adopt_existing();
 // Async-signal-safe: the state prepared for the calling thread by threads_adopt_existing, now
 // its own (t_state), or nullptr when there is none.
 ThreadState* thread_claim_adopted();
+// An adopted thread at its first entry into the runtime outside a handler: takes its state if no
+// sample did yet, records its stack bounds, prepares unwinding and starts the sources that only
+// the thread itself can start. Returns the state when it settled now (the caller then has its
+// end followed, runtime.cpp), nullptr otherwise; cheap after the first call on a thread. Not
+// signal-safe; the caller holds the runtime guard.
+ThreadState* thread_settle_adopted();
 // Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
 // the state goes to the next thread that starts.
 void thread_end(ThreadState* ts);

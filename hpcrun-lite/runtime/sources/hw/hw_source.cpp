@@ -231,7 +231,7 @@ void hw_start_thread(ThreadState* ts) {
   ts->hw_fd = -1;
   ts->hw_ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
-  int fd = perf_open_thread(g_attr, 0);
+  int fd = perf_open_thread(g_attr, ts->tid);
   if (fd < 0) return warn_once("perf_event_open failed", -fd);
   PerfRing ring;
   if (!perf_ring_map_or_smaller(fd, kRingPagesLog2, kSmallRingPagesLog2, &ring)) {
@@ -266,7 +266,8 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       uint64_t frames[kMaxSampleFrames];
-      int n = capture_sample_path(pc, frames, kMaxSampleFrames);
+      // An adopted thread that has not settled has no unwind cache yet (thread_state.h).
+      int n = ts->unwind_ready ? capture_sample_path(pc, frames, kMaxSampleFrames) : 0;
       drain(ts, frames, n > 0 ? n : 0);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
@@ -291,13 +292,14 @@ void hw_forget(ThreadState* ts) {
   release(ts);  // the parent keeps its own mapping
 }
 
-void hw_stop_all() {
+void hw_halt_all() {
   if (!hw_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
-  for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
+}
+
+void hw_drain_all() {
+  if (!hw_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale || __atomic_load_n(&t->hw_fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t, nullptr, 0);

@@ -45,6 +45,7 @@ bool hw_standin_requested();
 bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size_t errlen);
 bool hw_enabled();
 bool hw_standin();
+// Opens the thread's event and ring (for ts->tid: also a thread adopted at start-up).
 void hw_start_thread(ThreadState* ts);
 // On the thread itself when it ends: stops its event and reads what its ring still holds.
 void hw_stop_thread(ThreadState* ts);
@@ -53,8 +54,10 @@ void hw_forget(ThreadState* ts);
 // From the sampling signal's handler: if `fd` is this thread's hardware event, drains its ring
 // and returns true. Async-signal-safe.
 bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);
-// Process end: disables every thread's event, waits for a handler in flight, reads every ring.
-void hw_stop_all();
+// Process end (source_table.h): disables every thread's event; once no handler runs, reads every
+// ring.
+void hw_halt_all();
+void hw_drain_all();
 HwCounts hw_counts();
 
 }  // namespace hpcrun
