@@ -67,6 +67,7 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->pf_fd = -1;
   ts->pf_wake_fd = -1;
   ts->hw_fd = -1;
+  for (int& fd : ts->hw_other) fd = -1;
   ts->period_pending = 0;
   ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
@@ -154,6 +155,7 @@ uint32_t threads_adopt_existing() {
       if (!ts) break;
       ts->tid = tid;
       ts->perf_fd = ts->papi_set = ts->pf_fd = ts->pf_wake_fd = ts->hw_fd = -1;
+      for (int& fd : ts->hw_other) fd = -1;
       ts->unwind_ready = 0;  // libunwind's per-thread cache cannot be made in a handler
       uint64_t lo, hi;
       if (blocked_thread_stack("/proc/self", tid, &lo, &hi)) set_stack(ts, lo, hi);

@@ -17,6 +17,7 @@
 #include "trees/cct.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
+#include "sources/hw/event_plan.h"
 #include "sources/numa/numa.h"
 #include "sources/perf_ring.h"
 #include "sources/watch/watch_slot.h"
@@ -36,8 +37,10 @@ struct ThreadState {
   int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
   PerfRing pf_ring;          // its ring buffer
   int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
-  int hw_fd;                 // the hardware source's event, -1 without (hw_source.h)
-  PerfRing hw_ring;          // its ring buffer
+  int hw_fd;                 // the hardware source's first sampling event, -1 without (hw_source.h)
+  PerfRing hw_ring;          // its ring buffer, which takes the records of all its events
+  int hw_other[kMaxPlannedEvents - 1];  // the source's other events (an aux group leader, the
+                                        // other core type's), -1 unused
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
   // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
