@@ -37,14 +37,6 @@ bool read_long(const char* root, const char* rel, long* out) {
   return true;
 }
 
-// The perf type of a PMU, -1 when absent.
-int pmu_type(const char* root, const char* pmu) {
-  char rel[256];
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/type", pmu);
-  long v;
-  return read_long(root, rel, &v) ? int(v) : -1;
-}
-
 // Copies the trimmed value after "key<spaces>:" of the first line starting with key.
 bool field(const char* text, const char* key, char* out, size_t len) {
   size_t klen = strlen(key);
@@ -103,7 +95,7 @@ void read_caps(const char* root, HardwareProbe* hw) {
 // Every PMU directory, in the order the kernel lists them.
 void list_pmus(const char* root, HardwareProbe* hw) {
   char path[512];
-  snprintf(path, sizeof path, "%s/sys/bus/event_source/devices", root);
+  snprintf(path, sizeof path, "%s/%s", root, pmu_base(root));
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   alignas(8) char buf[4096];
@@ -113,7 +105,9 @@ void list_pmus(const char* root, HardwareProbe* hw) {
       struct linux_dirent64 { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[1]; };
       auto* d = reinterpret_cast<linux_dirent64*>(buf + off);
       off += d->reclen;
-      if (d->name[0] == '.' || hw->npmus == 24) continue;
+      if (d->name[0] == '.' || hw->npmus == kMaxPmus) continue;
+      // A copy may hold other devices beside the PMUs (sys/devices): a PMU has a type.
+      if (pmu_type_at(root, d->name) < 0) continue;
       copy_text(hw->pmus[hw->npmus++], sizeof hw->pmus[0], d->name);
     }
   }
@@ -144,15 +138,15 @@ HardwareProbe probe_hardware(const char* root) {
   read_cpuinfo(root, &hw);
   list_pmus(root, &hw);
 
-  hw.cpu_type = pmu_type(root, "cpu");
-  hw.cpu_core_type = pmu_type(root, "cpu_core");
-  hw.cpu_atom_type = pmu_type(root, "cpu_atom");
-  hw.ibs_op_type = pmu_type(root, "ibs_op");
-  hw.ibs_fetch_type = pmu_type(root, "ibs_fetch");
+  hw.cpu_type = pmu_type_at(root, "cpu");
+  hw.cpu_core_type = pmu_type_at(root, "cpu_core");
+  hw.cpu_atom_type = pmu_type_at(root, "cpu_atom");
+  hw.ibs_op_type = pmu_type_at(root, "ibs_op");
+  hw.ibs_fetch_type = pmu_type_at(root, "ibs_fetch");
   for (int i = 0; i < hw.npmus; ++i) {
     const char* p = hw.pmus[i];
     if (!strncmp(p, "arm_spe", 7) && hw.spe_type < 0) {
-      hw.spe_type = pmu_type(root, p);
+      hw.spe_type = pmu_type_at(root, p);
       copy_text(hw.spe_pmu, sizeof hw.spe_pmu, p);
     }
     if ((!strncmp(p, "armv8_", 6) || !strncmp(p, "armv9_", 6)) && !hw.arm_pmu[0])
@@ -161,12 +155,12 @@ HardwareProbe probe_hardware(const char* root) {
   // On hybrid Intel parts the P-core PMU carries the load-latency event we use first.
   const char* core = hw.cpu_core_type >= 0 ? "cpu_core" : "cpu";
   char rel[256];
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/pmu_name", core);
+  snprintf(rel, sizeof rel, "%s/%s/caps/pmu_name", pmu_base(root), core);
   if (read_root_file(root, rel, buf, sizeof buf) > 0) {
     buf[strcspn(buf, "\n")] = 0;
     copy_text(hw.pmu_name, sizeof hw.pmu_name, buf);
   }
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/max_precise", core);
+  snprintf(rel, sizeof rel, "%s/%s/caps/max_precise", pmu_base(root), core);
   if (read_long(root, rel, &v)) hw.max_precise = int(v);
 
   hw.is_this_machine = strcmp(root, "/") == 0;

@@ -33,6 +33,8 @@ struct OpenResult {
 };
 
 inline constexpr int kUnknownValue = -1000;
+// PMUs listed (a server has a hundred uncore ones; those the sources use are read by name).
+inline constexpr int kMaxPmus = 128;
 
 struct HardwareProbe {
   // Kernel and permissions.
@@ -61,7 +63,7 @@ struct HardwareProbe {
   char pmu_name[32] = {};          // caps/pmu_name of the Intel core PMU ("skylake", ...)
   int max_precise = -1;            // caps/max_precise of the core PMU, when the kernel says
   int npmus = 0;
-  char pmus[24][32] = {};          // every PMU directory, for --check
+  char pmus[kMaxPmus][32] = {};    // every PMU directory (up to kMaxPmus), for --check
 
   bool cpu_pmu = false;            // a core PMU (cpu or cpu_core) exists
   bool pebs = false;               // a core PMU publishes events/mem-loads (the pebs-load plan)

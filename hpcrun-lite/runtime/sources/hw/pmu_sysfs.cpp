@@ -14,6 +14,21 @@ namespace hpcrun {
 namespace {
 
 constexpr const char* kDevices = "sys/bus/event_source/devices";
+constexpr const char* kDevicesCopy = "sys/devices";
+
+// The architectural fields of an x86 core PMU, for a copy that lacks their format files.
+bool known_core_format(const char* pmu, const char* term, size_t n, FormatField* f) {
+  if (strcmp(pmu, "cpu") != 0 && strcmp(pmu, "cpu_core") != 0 && strcmp(pmu, "cpu_atom") != 0)
+    return false;
+  static const struct {
+    const char* name;
+    const char* format;
+  } kArch[] = {{"event", "config:0-7"},    {"umask", "config:8-15"}, {"edge", "config:18"},
+               {"inv", "config:23"},       {"cmask", "config:24-31"}, {"ldlat", "config1:0-15"}};
+  for (const auto& k : kArch)
+    if (strlen(k.name) == n && memcmp(k.name, term, n) == 0) return parse_format(k.format, f);
+  return false;
+}
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -115,10 +130,12 @@ bool apply_terms(const char* root, const char* pmu, const char* terms, perf_even
         snprintf(rel, sizeof rel, "format/%.*s", int(t.name_len), t.name);
         FormatField f;
         if (!pmu_read(root, pmu, rel, text, sizeof text)) {
-          snprintf(err, errlen, "%s has no format for term '%.*s'", pmu, int(t.name_len), t.name);
-          return false;
-        }
-        if (!parse_format(text, &f)) {
+          if (!known_core_format(pmu, t.name, t.name_len, &f)) {
+            snprintf(err, errlen, "%s has no format for term '%.*s'", pmu, int(t.name_len), t.name);
+            return false;
+          }
+          snprintf(text, sizeof text, "architectural");
+        } else if (!parse_format(text, &f)) {
           snprintf(err, errlen, "%s/format/%.*s: cannot read '%s'", pmu, int(t.name_len), t.name, text);
           return false;
         }
@@ -211,9 +228,16 @@ long read_root_file(const char* root, const char* rel, char* buf, size_t len) {
   return long(got);
 }
 
+const char* pmu_base(const char* root) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, kDevices);
+  struct stat st;
+  return stat(path, &st) != 0 ? kDevicesCopy : kDevices;
+}
+
 bool pmu_read(const char* root, const char* pmu, const char* rel, char* buf, size_t len) {
   char path[384];
-  snprintf(path, sizeof path, "%s/%s/%s", kDevices, pmu, rel);
+  snprintf(path, sizeof path, "%s/%s/%s", pmu_base(root), pmu, rel);
   if (read_root_file(root, path, buf, len) < 0) return false;
   // Anything after a NUL (tar's padding) is cut by strlen.
   size_t n = strlen(buf);
@@ -226,7 +250,7 @@ bool pmu_read(const char* root, const char* pmu, const char* rel, char* buf, siz
 
 bool pmu_exists(const char* root, const char* pmu, const char* rel) {
   char path[512];
-  snprintf(path, sizeof path, "%s/%s/%s/%s", root, kDevices, pmu, rel);
+  snprintf(path, sizeof path, "%s/%s/%s/%s", root, pmu_base(root), pmu, rel);
   struct stat st;
   return stat(path, &st) == 0;
 }

@@ -10,7 +10,12 @@
 // of 4096), decimal or hex values, a term without a value (1), and formats spread over several
 // bit ranges ("config:0-7,32-35": the value's low bits fill the lowest range first).
 //
+// Where sysfs is silent on a term of an x86 core PMU (a copy that lacks format/event, say), the
+// architectural layout the kernel gives every Intel core PMU fills in (core.c: event config:0-7,
+// umask config:8-15, edge 18, inv 23, cmask config:24-31, ldlat config1:0-15).
+//
 // `root` is a machine root: "/" here, or a copy of another machine's files (--check --root DIR).
+// A copy that has sys/devices/<pmu> but not sys/bus/event_source/devices is read there.
 // Reads with open/read into the caller's buffers: no malloc, the runtime calls it at start-up.
 #pragma once
 
@@ -40,7 +45,11 @@ bool format_apply(const FormatField& f, uint64_t value, perf_event_attr* a);
 // Reads <root>/<rel> into buf (NUL-terminated, truncated to len-1); its length, or -1.
 long read_root_file(const char* root, const char* rel, char* buf, size_t len);
 
-// Reads <root>/sys/bus/event_source/devices/<pmu>/<rel> into buf (NUL-terminated), trimmed of
+// The directory of the root's PMUs, relative to it: "sys/bus/event_source/devices", or
+// "sys/devices" for a copy without the bus directory.
+const char* pmu_base(const char* root);
+
+// Reads <root>/<pmu_base>/<pmu>/<rel> into buf (NUL-terminated), trimmed of
 // surrounding white space and anything from the first NUL on. False when absent or unreadable.
 bool pmu_read(const char* root, const char* pmu, const char* rel, char* buf, size_t len);
 // Whether the PMU directory (or one of its files) exists.

@@ -107,24 +107,52 @@ TEST(PmuSysfs, EventStringsInEverySpelling) {
 
 TEST(PmuSysfs, RefusalsNameWhatIsMissing) {
   Tree t;
-  t.put("cpu", "type", "4");
-  t.put("cpu", "format/event", "config:0-7");
-  t.put("cpu", "events/x", "event=0xcd,umask=0x1");
-  t.put("cpu", "events/y", "event=0x1cd");
-  t.put("cpu", "events/z", "event=zz");
+  t.put("uncore", "type", "14");
+  t.put("uncore", "format/event", "config:0-7");
+  t.put("uncore", "events/x", "event=0xcd,umask=0x1");
+  t.put("uncore", "events/y", "event=0x1cd");
+  t.put("uncore", "events/z", "event=zz");
   perf_event_attr a{};
   char err[256];
-  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "cpu", "x", nullptr, &a, err, sizeof err));
+  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "uncore", "x", nullptr, &a, err, sizeof err));
   EXPECT_NE(std::string(err).find("no format for term 'umask'"), std::string::npos) << err;
-  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "cpu", "y", nullptr, &a, err, sizeof err));
+  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "uncore", "y", nullptr, &a, err, sizeof err));
   EXPECT_NE(std::string(err).find("does not fit"), std::string::npos) << err;
-  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "cpu", "z", nullptr, &a, err, sizeof err));
+  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "uncore", "z", nullptr, &a, err, sizeof err));
   EXPECT_NE(std::string(err).find("not a number"), std::string::npos) << err;
-  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "cpu", "none", nullptr, &a, err, sizeof err));
+  EXPECT_FALSE(pmu_encode_event(t.root.c_str(), "uncore", "none", nullptr, &a, err, sizeof err));
   EXPECT_NE(std::string(err).find("no events/none"), std::string::npos) << err;
   EXPECT_EQ(pmu_type_at(t.root.c_str(), "ibs_op"), -1);
   t.put("bad", "type", "four\n");
   EXPECT_EQ(pmu_type_at(t.root.c_str(), "bad"), -1);
+}
+
+TEST(PmuSysfs, ACopyWithoutTheCoreFormatsUsesTheArchitecturalOnes) {
+  // Every Intel core PMU has event config:0-7, umask config:8-15 and ldlat config1:0-15
+  // (arch/x86/events/intel/core.c); a copy that kept only the events still encodes.
+  Tree t;
+  t.put("cpu_core", "type", "4\n");
+  t.put("cpu_core", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3");
+  perf_event_attr a{};
+  char err[256] = "";
+  ASSERT_TRUE(pmu_encode_event(t.root.c_str(), "cpu_core", "mem-loads", "ldlat=30", &a, err, sizeof err)) << err;
+  EXPECT_EQ(a.config, 0x1cdull);
+  EXPECT_EQ(a.config1, 30ull);
+  // Not for other PMUs: their fields are their own.
+  t.put("ibs_op", "type", "12\n");
+  EXPECT_FALSE(pmu_encode(t.root.c_str(), "ibs_op", "cnt_ctl=1", nullptr, &a, err, sizeof err));
+}
+
+TEST(PmuSysfs, ACopyOfSysDevicesAlone) {
+  Tree t;
+  std::string dev = t.root + "/sys/devices/cpu";
+  std::system(("mkdir -p " + dev + "/events " + t.root + "/sys/devices/system/cpu").c_str());
+  FILE* f = fopen((dev + "/type").c_str(), "w");
+  fputs("4\n", f);
+  fclose(f);
+  EXPECT_STREQ(pmu_base(t.root.c_str()), "sys/devices");
+  EXPECT_EQ(pmu_type_at(t.root.c_str(), "cpu"), 4);
+  EXPECT_STREQ(pmu_base("/"), "sys/bus/event_source/devices");
 }
 
 TEST(PmuSysfs, SymlinkedPmusAsSysfsHasThem) {
