@@ -25,7 +25,11 @@ struct Tree {
   ~Tree() { std::system(("rm -rf " + root).c_str()); }
   // Writes devices/<pmu>/<rel> with exactly `bytes`.
   void put(const std::string& pmu, const std::string& rel, const std::string& bytes) {
-    std::string path = root + "/sys/bus/event_source/devices/" + pmu + "/" + rel;
+    write("sys/bus/event_source/devices/" + pmu + "/" + rel, bytes);
+  }
+  // Writes <root>/<rel>, making its directories.
+  void write(const std::string& rel, const std::string& bytes) {
+    std::string path = root + "/" + rel;
     for (size_t i = root.size() + 1; i < path.size(); ++i)
       if (path[i] == '/') mkdir(path.substr(0, i).c_str(), 0755);
     FILE* f = fopen(path.c_str(), "w");
@@ -145,11 +149,8 @@ TEST(PmuSysfs, ACopyWithoutTheCoreFormatsUsesTheArchitecturalOnes) {
 
 TEST(PmuSysfs, ACopyOfSysDevicesAlone) {
   Tree t;
-  std::string dev = t.root + "/sys/devices/cpu";
-  std::system(("mkdir -p " + dev + "/events " + t.root + "/sys/devices/system/cpu").c_str());
-  FILE* f = fopen((dev + "/type").c_str(), "w");
-  fputs("4\n", f);
-  fclose(f);
+  t.write("sys/devices/cpu/type", "4\n");
+  t.write("sys/devices/system/cpu/online", "0-1\n");
   EXPECT_STREQ(pmu_base(t.root.c_str()), "sys/devices");
   EXPECT_EQ(pmu_type_at(t.root.c_str(), "cpu"), 4);
   EXPECT_STREQ(pmu_base("/"), "sys/bus/event_source/devices");
@@ -158,11 +159,8 @@ TEST(PmuSysfs, ACopyOfSysDevicesAlone) {
 TEST(PmuSysfs, SymlinkedPmusAsSysfsHasThem) {
   // /sys/bus/event_source/devices/cpu -> ../../../devices/cpu, copied with /sys/devices/cpu.
   Tree t;
-  std::string dev = t.root + "/sys/devices/cpu";
-  std::system(("mkdir -p " + dev + "/format " + t.root + "/sys/bus/event_source/devices").c_str());
-  FILE* f = fopen((dev + "/type").c_str(), "w");
-  fputs("4\n", f);
-  fclose(f);
+  t.write("sys/devices/cpu/type", "4\n");
+  t.write("sys/bus/event_source/devices/.keep", "");
   ASSERT_EQ(symlink("../../../devices/cpu", (t.root + "/sys/bus/event_source/devices/cpu").c_str()), 0);
   EXPECT_EQ(pmu_type_at(t.root.c_str(), "cpu"), 4);
   // A copy without /sys/devices: the link leads nowhere, the PMU is absent.
