@@ -8,6 +8,7 @@
 
 #include "sources/pebs/pfm_api.h"
 #include "text_wrap.h"
+#include "validate.h"
 #include "sources/source_verdict.h"
 #include "sources/watch/watch_probe.h"
 
@@ -186,8 +187,13 @@ int run_check(const CheckRequest& req) {
     fprintf(stderr, "hpcrun-lite: --root %s: not a directory\n", req.root.c_str());
     return 2;
   }
-  const HardwareProbe hw = strcmp(req.root.c_str(), "/") == 0 ? probe_this_machine()
-                                                                  : probe_hardware(req.root.c_str());
+  const bool here = strcmp(req.root.c_str(), "/") == 0;
+  if (req.validate && (!here || req.json)) {
+    fprintf(stderr, "hpcrun-lite: --validate measures this machine and prints text: not with %s\n",
+            here ? "--json" : "--root");
+    return 2;
+  }
+  const HardwareProbe hw = here ? probe_this_machine() : probe_hardware(req.root.c_str());
   if (req.json) return print_check_json(stdout, hw, req.root.c_str());
   // Written whole, then fitted to the terminal.
   char* text = nullptr;
@@ -201,6 +207,14 @@ int run_check(const CheckRequest& req) {
   } else {
     status = print_check(mem, hw, nullptr);
   }
+  fclose(mem);
+  fputs(wrap_lines(std::string(text, len), terminal_width()).c_str(), stdout);
+  free(text);
+  if (!req.validate) return status;
+  // Printed as each source finishes (a run takes seconds), each line fitted on its own.
+  mem = open_memstream(&text, &len);
+  if (!mem) return 1;
+  status = run_validate(mem, hw);
   fclose(mem);
   fputs(wrap_lines(std::string(text, len), terminal_width()).c_str(), stdout);
   free(text);
