@@ -53,7 +53,8 @@ extern "C" void* __dso_handle;
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0};
+                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0,
+                                    nullptr, {}};
 constinit HeapMap g_heap;
 constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
@@ -153,6 +154,10 @@ void read_options() {
   }
   g_kind = kind;
   g_spec = spec;
+  g_config.source_requested = source_name(spec.kind);
+  if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
+      spec.kind != SourceKind::PageFaults && kind != spec.kind)
+    snprintf(g_config.source_fallback, sizeof g_config.source_fallback, "%s", why);
   g_config.source = g_config.sampling ? source_name(kind) : source_name(SourceKind::PageFaults);
   g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
   if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
@@ -320,6 +325,8 @@ __attribute__((constructor)) void runtime_init() {
     char err[256];
     if (!hw_init(g_kind, g_spec, sampling_signal(), err, sizeof err)) {
       log_warn("%s cannot sample here (%s); sampling with soft instead", source_name(g_kind), err);
+      snprintf(g_config.source_fallback, sizeof g_config.source_fallback, "%s: %.200s",
+               source_name(g_kind), err);
       hw = false;
       g_kind = SourceKind::Soft;
       g_config.source = source_name(g_kind);

@@ -30,6 +30,10 @@ struct RuntimeConfig {
   char out_dir[1024];
   char cmdline[2048];
   uint64_t start_ns;
+  // The address-sampling source asked for ("auto", "pebs-load", ...), and why the run uses
+  // another one ("" when it does not): META source_requested and source_fallback.
+  const char* source_requested;
+  char source_fallback[256];
 };
 
 extern RuntimeConfig g_config;

@@ -50,6 +50,9 @@ struct ThreadState {
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
   int period_pending;        // the event still runs its random first period (sampler.cpp)
+  // Whether this thread's timer signals are samples: with the soft source, or for a thread whose
+  // hardware source could not start (sampler_start_fallback); else they only read rings.
+  int soft_records;
   // Set once the thread has called unwind_thread_init outside a signal handler: at its start, or
   // for a thread that was adopted (below) when it settles. Until then it unwinds no call path
   // (its samples keep only the leaf).

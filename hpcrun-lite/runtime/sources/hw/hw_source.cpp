@@ -49,16 +49,28 @@ bool g_standin = false;
 uint32_t g_family = 0, g_model = 0;
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_stopped{false};
-std::atomic<bool> g_warned{false};
 struct AtomicCounts {
   std::atomic<uint64_t> records{0}, recorded{0}, no_address{0}, lost{0}, throttled{0},
       malformed{0}, not_valid{0}, kernel{0}, in_runtime{0}, dropped{0};
 } g_counts;
 
-void warn_once(const char* what, int err) {
-  if (!g_warned.exchange(true))
-    log_warn("%s: %s (%s); the profile will have no samples from it", g_ops ? g_ops->name : "?",
-             what, strerror(err));
+std::atomic<uint64_t> g_fallback_threads{0};
+// Tests only (HPCRUN_LITE_TEST_HW_FALLBACK=1): every thread after the first is refused its
+// events, as a kernel that runs out of counters or an mlock limit would, to show the fallback.
+bool g_test_refuse_later = false;
+std::atomic<uint64_t> g_threads_started{0};
+char g_fallback_reason[192];
+
+// A thread whose events cannot start (the kernel refuses them there, its ring cannot be mapped:
+// perf_event_mlock_kb spent) is sampled by the soft timer instead, as `auto` falls back; the
+// first reason is kept for the profile (META hw_fallback).
+void fall_back(ThreadState* ts, const char* what, int err) {
+  if (g_fallback_threads.fetch_add(1, std::memory_order_relaxed) == 0) {
+    snprintf(g_fallback_reason, sizeof g_fallback_reason, "%s (%s)", what, strerror(err));
+    log_warn("%s: %s (%s); such threads are sampled with soft", g_ops ? g_ops->name : "?", what,
+             strerror(err));
+  }
+  sampler_start_fallback(ts);
 }
 
 const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, SourceKind::Pebs};
@@ -224,6 +236,8 @@ bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size
     return false;
   }
   g_standin = hw_standin_requested();
+  const char* refuse = getenv("HPCRUN_LITE_TEST_HW_FALLBACK");
+  g_test_refuse_later = refuse && strcmp(refuse, "1") == 0;
   if (g_standin) {
     if (g_ops->decoder != HwDecoder::Pebs) {
       snprintf(err, errlen, "the test stand-in (%s) has the PEBS record layout only",
@@ -264,6 +278,8 @@ void hw_start_thread(ThreadState* ts) {
   for (int& other : ts->hw_other) other = -1;
   ts->hw_ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
+  if (g_test_refuse_later && g_threads_started.fetch_add(1, std::memory_order_relaxed) > 0)
+    return fall_back(ts, "the TEST hook refused its events (HPCRUN_LITE_TEST_HW_FALLBACK=1)", EBUSY);
   // Every event of the plan for this thread, each in its leader's group.
   int fds[kMaxPlannedEvents];
   int ring = -1;  // the first sampling event: its ring takes every event's records
@@ -273,7 +289,7 @@ void hw_start_thread(ThreadState* ts) {
     if (fds[i] < 0) {
       int err = -fds[i];
       for (int j = 0; j < i; ++j) close(fds[j]);
-      return warn_once("perf_event_open failed", err);
+      return fall_back(ts, "the kernel refused its events in a thread", err);
     }
     if (e.sampling && ring < 0) ring = i;
   }
@@ -287,7 +303,7 @@ void hw_start_thread(ThreadState* ts) {
   if (err) {
     if (map.map_bytes) perf_ring_unmap(&map);
     for (int j = 0; j < g_plan.n; ++j) close(fds[j]);
-    return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
+    return fall_back(ts, "cannot map a thread's ring buffer (see kernel.perf_event_mlock_kb)", err);
   }
   int k = 0;
   for (int i = 0; i < g_plan.n; ++i) {
@@ -304,7 +320,7 @@ void hw_start_thread(ThreadState* ts) {
     if (g_plan.ev[i].leader == i && ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0) err = errno;
   if (err) {
     release(ts);
-    warn_once("cannot route its signals to the thread", err);
+    fall_back(ts, "cannot route its signals to a thread", err);
   }
 }
 
@@ -363,6 +379,11 @@ void hw_drain_all() {
     drain(t, nullptr, 0);
     release(t);
   }
+}
+
+uint64_t hw_fallback_threads(const char** reason) {
+  *reason = g_fallback_reason;
+  return g_fallback_threads.load(std::memory_order_relaxed);
 }
 
 HwCounts hw_counts() {

@@ -58,5 +58,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);
 void hw_halt_all();
 void hw_drain_all();
 HwCounts hw_counts();
+// Threads sampled with soft because their events could not start, and the first reason.
+uint64_t hw_fallback_threads(const char** reason);
 
 }  // namespace hpcrun

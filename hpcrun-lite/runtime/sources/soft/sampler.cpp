@@ -219,7 +219,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       ts->period_pending = 0;
       start_real_period(ts);
     }
-  } else if (live && !g_record) {
+  } else if (live && !ts->soft_records) {
     // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
     sources_on_tick(ts);
     if (ts->period_pending) {
@@ -334,7 +334,7 @@ bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_record = record;
   g_timer = timer;
-  if (record) decode_init();
+  decode_init();  // also for a hardware source: a thread it cannot sample falls back to soft
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
   if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
@@ -350,9 +350,23 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   return true;
 }
 
+namespace {
+void start_timer(ThreadState* ts);
+}  // namespace
+
 void sampler_start_thread(ThreadState* ts) {
-  if (!g_timer || !g_enabled.load(std::memory_order_acquire) ||
-      g_stopped.load(std::memory_order_relaxed))
+  ts->soft_records = g_record;
+  if (g_timer) start_timer(ts);
+}
+
+void sampler_start_fallback(ThreadState* ts) {
+  ts->soft_records = 1;
+  if (!g_timer) start_timer(ts);  // with the timer on for every thread it already runs
+}
+
+namespace {
+void start_timer(ThreadState* ts) {
+  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
     return;
   // The thread's first sample comes after a uniform random part of the period
   // (sampling_phase.h); the handler sets the real period at that sample.
@@ -385,6 +399,8 @@ void sampler_start_thread(ThreadState* ts) {
     sampler_stop_thread(ts);
   }
 }
+
+}  // namespace
 
 void sampler_stop_thread(ThreadState* ts) {
   // Exchange: the exiting thread and the process-exit path may both stop the same thread.

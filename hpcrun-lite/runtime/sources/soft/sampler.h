@@ -35,6 +35,9 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer = true);
 void sampler_start_thread(ThreadState* ts);
 void sampler_stop_thread(ThreadState* ts);
 void sampler_forget(ThreadState* ts);  // fork child: closes the inherited timer
+// A thread whose hardware source could not start (its events refused, its ring unmappable) is
+// sampled by the timer instead, as `auto` falls back (hw_source.cpp). Not signal-safe.
+void sampler_start_fallback(ThreadState* ts);
 // Process end: no timer sample touches a tree from now on, and every thread's timer is closed.
 void sampler_halt_all();
 bool sampler_enabled();
