@@ -46,7 +46,7 @@ bool software_event(const HardwareProbe& hw, ProbedSource s, PlannedEvent* e) {
   *e = PlannedEvent{};
   snprintf(e->pmu, sizeof e->pmu, "software");
   e->sampling = true;
-  return probe_attr(hw, s, 0, &e->attr);
+  return probe_attr(hw, s, &e->attr);
 }
 
 const char* verdict_name(Verdict v) {

@@ -174,9 +174,7 @@ HardwareProbe probe_hardware(const char* root) {
   return hw;
 }
 
-bool probe_attr(const HardwareProbe& hw, ProbedSource s, int precise_ip, perf_event_attr* out) {
-  (void)hw;
-  (void)precise_ip;
+bool probe_attr(const HardwareProbe& hw, ProbedSource s, perf_event_attr* out) {
   perf_event_attr a;
   switch (s) {
     case kProbeSoft:
@@ -228,7 +226,7 @@ void probe_opens(HardwareProbe* hw, bool allow_libpfm) {
       for (int i = 0; i < plan.n && r.err == 0; ++i)
         if (plan.ev[i].sampling && s != kProbeIbsOp && int(plan.ev[i].attr.precise_ip) > r.precise_ip)
           r.precise_ip = int(plan.ev[i].attr.precise_ip);
-    } else if (perf_event_attr a; !planned && probe_attr(*hw, ProbedSource(s), 0, &a)) {
+    } else if (perf_event_attr a; !planned && probe_attr(*hw, ProbedSource(s), &a)) {
       r.tried = true;
       int fd = perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
       if (fd >= 0) close(fd);

@@ -87,8 +87,8 @@ HardwareProbe probe_hardware(const char* root);
 // core PMU whose sysfs is silent is asked of libpfm4 (the caller has set pfm_api()).
 void probe_opens(HardwareProbe* hw, bool allow_libpfm = false);
 
-// The attribute the probe opens for a source (exposed for tests; the hardware sources build
-// their own per CPU model).
-bool probe_attr(const HardwareProbe& hw, ProbedSource s, int precise_ip, perf_event_attr* out);
+// The one event the probe opens for soft, page-faults and arm-spe (exposed for tests and
+// --check --json); false for the sources with a plan (HardwareProbe::plan), which opens theirs.
+bool probe_attr(const HardwareProbe& hw, ProbedSource s, perf_event_attr* out);
 
 }  // namespace hpcrun

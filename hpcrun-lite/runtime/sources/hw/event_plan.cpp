@@ -51,6 +51,7 @@ PlannedEvent* add(EventPlan* plan, const char* pmu, int type) {
 
 void make_sampling(PlannedEvent* e, uint64_t period, unsigned precise) {
   e->sampling = true;
+  e->signals = true;
   e->attr.sample_period = period;
   e->attr.sample_type = pebs_sample_type(false);
   e->attr.precise_ip = precise;
@@ -160,6 +161,7 @@ bool plan_ibs_op(const char* root, const PlanRequest& req, EventPlan* plan) {
   }
   PlannedEvent* e = add(plan, "ibs_op", type);
   e->sampling = true;
+  e->signals = true;
   // IbsOpMaxCnt counts in units of 16: the driver takes the period in sample_period, rounded down.
   e->attr.sample_period = period & ~uint64_t(0xf);
   e->attr.sample_type = ibs_op_sample_type();

@@ -42,6 +42,8 @@ struct PlannedEvent {
   perf_event_attr attr = {};
   int leader = 0;         // index in the plan of its group's leader (its own for a leader)
   bool sampling = false;  // writes records (an aux leader only counts)
+  bool signals = false;   // its overflows are signalled to the thread (every sampling event of
+                          // a real plan; the test stand-in signals through a waker instead)
 };
 
 struct EventPlan {

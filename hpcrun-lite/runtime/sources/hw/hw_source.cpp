@@ -77,21 +77,31 @@ const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, SourceKind::Pebs};
 const HwSourceOps kPebsStore = {"pebs-store", HwDecoder::Pebs, SourceKind::PebsStore};
 const HwSourceOps kIbsOp = {"ibs-op", HwDecoder::Ibs, SourceKind::Ibs};
 
-// The test stand-in's plan: software page faults with the PEBS record layout.
+// The test stand-in's plan: software page faults with the PEBS record layout, and a waker.
+// With O_ASYNC the kernel signals every overflow of an event; a page fault on shared memory that
+// finds a signal pending is abandoned and taken again, and each attempt is a new fault, so a
+// signal at every fault record kept one pending at each attempt: a program touching a System V
+// segment (Open MPI's MPI_Init does) never got past its first page. The records' event signals
+// nothing; a second page-fault event, overflowing every 16 faults, signals for it.
 void standin_plan(const SourceSpec& spec, EventPlan* plan) {
   *plan = EventPlan{};
-  plan->n = 1;
-  PlannedEvent& e = plan->ev[0];
-  snprintf(e.pmu, sizeof e.pmu, "software");
-  e.sampling = true;
-  e.attr.size = sizeof e.attr;
-  e.attr.type = PERF_TYPE_SOFTWARE;
-  e.attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-  e.attr.sample_period = spec.rate ? spec.rate : 1;
-  e.attr.sample_type = pebs_sample_type(false);
-  e.attr.exclude_kernel = 1;
-  e.attr.exclude_hv = 1;
-  e.attr.disabled = 1;
+  plan->n = 2;
+  for (int i = 0; i < 2; ++i) {
+    PlannedEvent& e = plan->ev[i];
+    snprintf(e.pmu, sizeof e.pmu, "software");
+    e.leader = i;
+    e.attr.size = sizeof e.attr;
+    e.attr.type = PERF_TYPE_SOFTWARE;
+    e.attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+    e.attr.exclude_kernel = 1;
+    e.attr.exclude_hv = 1;
+    e.attr.disabled = 1;
+  }
+  plan->ev[0].sampling = true;
+  plan->ev[0].attr.sample_period = spec.rate ? spec.rate : 1;
+  plan->ev[0].attr.sample_type = pebs_sample_type(false);
+  plan->ev[1].signals = true;
+  plan->ev[1].attr.sample_period = 16;
   snprintf(plan->origin, sizeof plan->origin, "the test stand-in");
 }
 
@@ -314,7 +324,7 @@ void hw_start_thread(ThreadState* ts) {
   ts->hw_ring = map;
   __atomic_store_n(&ts->hw_fd, fds[ring], __ATOMIC_RELEASE);
   for (int i = 0; i < g_plan.n && !err; ++i)
-    if (g_plan.ev[i].sampling) err = -perf_route_thread_signal(fds[i], g_signo, ts->tid);
+    if (g_plan.ev[i].signals) err = -perf_route_thread_signal(fds[i], g_signo, ts->tid);
   // A group starts with its leader.
   for (int i = 0; i < g_plan.n && !err; ++i)
     if (g_plan.ev[i].leader == i && ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0) err = errno;
