@@ -7,9 +7,11 @@
 // ends with the thread's stack pointer whenever it is blocked (in a system call or not; "running"
 // otherwise), and the mapping of /proc/self/maps that holds that pointer is its stack (glibc maps
 // each thread's stack with its guard below and the thread's TLS and descriptor at the top). A
-// thread that was running gets its bounds when it settles (thread_settle_adopted).
+// thread that was running gets them at its first sample, from the interrupted stack pointer
+// (thread_claim_adopted), and exact ones when it settles (thread_settle_adopted).
 //
-// Reads with open/read into stack buffers: no malloc, the runtime's constructor calls it.
+// Reads with open/read into stack buffers: no malloc, no lock; the runtime's constructor calls
+// it, and the sampling handler once per adopted thread.
 #pragma once
 
 #include <sys/types.h>

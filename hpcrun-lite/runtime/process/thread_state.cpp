@@ -171,7 +171,7 @@ uint32_t threads_adopt_existing() {
   return adopted;
 }
 
-ThreadState* thread_claim_adopted() {
+ThreadState* thread_claim_adopted(uint64_t sp) {
   int n = g_nadopted.load(std::memory_order_acquire);
   if (n == 0) return nullptr;
   const pid_t self = pid_t(syscall(SYS_gettid));
@@ -182,6 +182,10 @@ ThreadState* thread_claim_adopted() {
       continue;
     ThreadState* ts = g_adopted[i].ts;
     __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+    uint64_t lo, hi;
+    if (sp && !__atomic_load_n(&ts->stack_lo, __ATOMIC_ACQUIRE) &&
+        mapping_containing("/proc/self/maps", sp, &lo, &hi))
+      set_stack(ts, lo, hi);
     ts->alive.store(1, std::memory_order_release);
     t_state = ts;
     return ts;

@@ -96,8 +96,10 @@ ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
 // threads were adopted.
 uint32_t threads_adopt_existing();
 // Async-signal-safe: the state prepared for the calling thread by threads_adopt_existing, now
-// its own (t_state), or nullptr when there is none.
-ThreadState* thread_claim_adopted();
+// its own (t_state), or nullptr when there is none. `sp`, the thread's stack pointer (the
+// interrupted one, in a handler; 0: none): a thread that was running when it was adopted has no
+// stack bounds yet, and the mapping that holds `sp` gives them (thread_stack.h).
+ThreadState* thread_claim_adopted(uint64_t sp = 0);
 // An adopted thread at its first entry into the runtime outside a handler: takes its state if no
 // sample did yet, records its stack bounds, prepares unwinding and starts the sources that only
 // the thread itself can start. Returns the state when it settled now (the caller then has its

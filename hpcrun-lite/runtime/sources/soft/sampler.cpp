@@ -200,7 +200,8 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
-  if (!ts) ts = thread_claim_adopted();  // a thread that existed before the runtime
+  if (!ts)  // a thread that existed before the runtime: its stack is where this signal interrupted it
+    ts = thread_claim_adopted(uint64_t(static_cast<const ucontext_t*>(ucv)->uc_mcontext.gregs[REG_RSP]));
   // Another source's event (a page-fault ring filling up, a hardware record, a watch's trap):
   // the source table says whose, and that source drains it (source_table.h).
   if (!ts || sources_on_signal(ts, info->si_fd, ucv)) {
