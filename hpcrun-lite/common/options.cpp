@@ -89,7 +89,7 @@ static size_t native_papi_name_len(const char* s, size_t len) {
 }
 
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen) {
-  // NAME, then "@RATE" up to the first ':', then ":ldlat=N" (pebs-load only). A PAPI native
+  // NAME, then "@RATE" up to the first ':', then ":ldlat=N" (pebs-load) or ":l3miss" (ibs-op). A PAPI native
   // event's name has colons of its own.
   size_t name_len = native_papi_name_len(text, len);
   const bool native = name_len > 0;
@@ -142,9 +142,19 @@ bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size
   if (colon) {
     const char* mod = colon + 1;
     size_t mlen = len - rate_end - 1;
+    if (out->kind == SourceKind::Ibs) {
+      // IBS tags only the ops that miss L3 (its format/l3missonly, Zen 4 and later).
+      if (mlen != 6 || memcmp(mod, "l3miss", 6) != 0) {
+        snprintf(err, errlen, "bad modifier in '%.*s': ibs-op takes :l3miss", int(len), text);
+        return false;
+      }
+      out->l3miss = true;
+      return true;
+    }
     uint64_t ldlat = 0;
     if (out->kind != SourceKind::Pebs) {
-      snprintf(err, errlen, "'%.*s': only pebs-load takes a modifier (:ldlat=N)", int(len), text);
+      snprintf(err, errlen, "'%.*s': only pebs-load (:ldlat=N) and ibs-op (:l3miss) take a modifier",
+               int(len), text);
       return false;
     }
     // The kernel's ldlat field is 16 bits; Intel accepts thresholds from 1 cycle up.
@@ -166,6 +176,7 @@ const char* source_text(const SourceSpec& spec, char* buf, size_t len) {
     n += snprintf(buf + n, len - size_t(n), "@%llu", (unsigned long long)spec.rate);
   if (spec.ldlat && n >= 0 && size_t(n) < len)
     snprintf(buf + n, len - size_t(n), ":ldlat=%u", unsigned(spec.ldlat));
+  if (spec.l3miss && n >= 0 && size_t(n) < len) snprintf(buf + n, len - size_t(n), ":l3miss");
   return buf;
 }
 

@@ -51,6 +51,7 @@ struct SourceSpec {
   // samples) for the hardware sources and PAPI. 0 = the source's default.
   uint64_t rate = 0;
   uint32_t ldlat = 0;                // pebs-load ":ldlat=N" (cycles), 0 = the default
+  bool l3miss = false;               // ibs-op ":l3miss": only ops that miss L3
   char papi_event[kMaxPapiName] = {};  // Papi only: "PAPI_TOT_CYC", "sde:::LIB::EVENT"
 };
 
@@ -64,7 +65,8 @@ struct Options {
   bool verbose = false;
 };
 
-// Parses "SOURCE[@RATE]" (and "pebs-load[@PERIOD][:ldlat=N]", "PAPI_NAME[@PERIOD]"). On error returns false and writes a message (NUL-terminated) to err.
+// Parses "SOURCE[@RATE]" (and "pebs-load[@PERIOD][:ldlat=N]", "ibs-op[@PERIOD][:l3miss]",
+// "PAPI_NAME[@PERIOD]"). On error returns false and writes a message (NUL-terminated) to err.
 bool parse_source(const char* text, size_t len, SourceSpec* out, char* err, size_t errlen);
 // Parses a comma-separated list of sources into opts (replacing what was there).
 bool parse_sources(const char* text, Options* opts, char* err, size_t errlen);

@@ -1,9 +1,14 @@
 // See check.h.
 #include "check.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
+#include "sources/pebs/pfm_api.h"
+#include "text_wrap.h"
+#include "validate.h"
 #include "sources/source_verdict.h"
 #include "sources/watch/watch_probe.h"
 
@@ -32,7 +37,7 @@ void print_pmus(FILE* out, const HardwareProbe& hw) {
             hw.hypervisor ? " (a VM without a virtual PMU)" : "");
   if (hw.pmu_name[0]) fprintf(out, "  pmu_name         %s\n", hw.pmu_name);
   if (hw.cpu_pmu)
-    fprintf(out, "  load latency     %s\n", hw.ldlat ? "yes (format/ldlat)" : "no");
+    fprintf(out, "  load latency     %s\n", hw.pebs ? "yes (events/mem-loads)" : "no events/mem-loads");
   if (hw.max_precise >= 0) fprintf(out, "  max_precise      %d\n", hw.max_precise);
   if (hw.ibs_op_type >= 0) fprintf(out, "  ibs_op           type %d\n", hw.ibs_op_type);
   if (hw.spe_type >= 0) fprintf(out, "  %-16s type %d\n", hw.spe_pmu, hw.spe_type);
@@ -64,10 +69,31 @@ void print_source(FILE* out, const char* name, const char* state, const char* re
   if (fix && *fix) fprintf(out, "  %-12s %-12s fix: %s\n", "", "", fix);
 }
 
+// The events a hardware source opens, one a line in the reason column: its number, PMU, type and
+// encoding, and how it stands in its group.
+void print_events(FILE* out, const EventPlan& plan) {
+  for (int i = 0; i < plan.n; ++i) {
+    const PlannedEvent& e = plan.ev[i];
+    fprintf(out, "  %-12s %-12s #%d %s type %u config %#llx", "", "", i, e.pmu, e.attr.type,
+            (unsigned long long)e.attr.config);
+    if (e.attr.config1) fprintf(out, " config1 %#llx", (unsigned long long)e.attr.config1);
+    if (e.attr.config2) fprintf(out, " config2 %#llx", (unsigned long long)e.attr.config2);
+    const bool leads = i + 1 < plan.n && plan.ev[i + 1].leader == i;
+    if (!e.sampling) fprintf(out, ": leads group #%d, counts only\n", i);
+    else if (e.leader != i) fprintf(out, ": in group #%d, precise_ip %u\n", e.leader, e.attr.precise_ip);
+    else fprintf(out, ":%s precise_ip %u\n", leads ? " leads its group," : "", e.attr.precise_ip);
+  }
+  if (plan.n) fprintf(out, "  %-12s %-12s (encodings from %s)\n", "", "", plan.origin);
+}
+
 }  // namespace
 
-int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
-  fprintf(out, "hpcrun-lite --check: what this machine offers for measurement\n\n");
+int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
+  if (hw.is_this_machine)
+    fprintf(out, "hpcrun-lite --check: what this machine offers for measurement\n\n");
+  else
+    fprintf(out, "hpcrun-lite --check: what the machine of these files offers\n"
+                 "(read from a copy: nothing opened, so no verdict of its kernel)\n\n");
   fprintf(out, "kernel             %s\n", hw.kernel[0] ? hw.kernel : "unknown");
   if (hw.paranoid == kUnknownValue) {
     fprintf(out, "perf_event_paranoid unknown (no perf_event support in this kernel?)\n");
@@ -102,7 +128,7 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
           hw.model_name[0] ? " (" : "", hw.model_name, hw.model_name[0] ? ")" : "");
   fprintf(out, "virtual machine    %s\n", hw.hypervisor ? "yes (cpuinfo hypervisor flag)" : "no");
   print_pmus(out, hw);
-  print_papi(out, papi);
+  if (papi) print_papi(out, *papi);
 
   fprintf(out, "\nsources (-e):\n");
   for (int s = 0; s < kNumProbed; ++s) {
@@ -110,18 +136,25 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
     const char* state = v.verdict == Verdict::Works ? "works"
                       : v.verdict == Verdict::NoReader ? "no reader" : "unavailable";
     print_source(out, probed_name(ProbedSource(s)), state, v.reason, v.fix);
+    if (v.verdict == Verdict::Works) print_events(out, hw.plan[s]);
+  }
+  if (!papi) {
+    char auto_why[256];
+    auto_choice(hw, auto_why, sizeof auto_why);
+    fprintf(out, "\nauto -> %s\n", auto_why);
+    return 0;
   }
   std::string why;
-  bool papi_ok = papi_event_available(papi, "PAPI_TOT_CYC", &why);
+  bool papi_ok = papi_event_available(*papi, "PAPI_TOT_CYC", &why);
   if (papi_ok)
     print_source(out, "PAPI_<NAME>", "works", "the presets listed above", "");
   else
     print_source(out, "PAPI_<NAME>", "unavailable", why.c_str(),
                  hw.hypervisor && !hw.cpu_pmu ? "a VM without vPMU: use -e soft" : "use -e soft");
-  print_source(out, "sde:::L::E", papi.loaded ? "works" : "unavailable",
-               papi.loaded ? "a library's software-defined events (PAPI's sde component); "
-                             "each is checked when the program registers it"
-                           : papi.error.c_str(), "");
+  print_source(out, "sde:::L::E", papi->loaded ? "works" : "unavailable",
+               papi->loaded ? "a library's software-defined events (PAPI's sde component); "
+                              "each is checked when the program registers it"
+                            : papi->error.c_str(), "");
   // Watchpoints: breakpoint events on this very thread, as each measured thread opens them.
   WatchProbe wp = probe_watchpoints();
   char wp_why[160];
@@ -139,6 +172,53 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView& papi) {
   auto_choice(hw, auto_why, sizeof auto_why);
   fprintf(out, "\nauto -> %s\n", auto_why);
   return 0;
+}
+
+HardwareProbe probe_this_machine() {
+  HardwareProbe hw = probe_hardware("/");
+  pfm_api_use_linked();
+  probe_opens(&hw, true);
+  return hw;
+}
+
+int run_check(const CheckRequest& req) {
+  struct stat st;
+  if (stat(req.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "hpcrun-lite: --root %s: not a directory\n", req.root.c_str());
+    return 2;
+  }
+  const bool here = strcmp(req.root.c_str(), "/") == 0;
+  if (req.validate && (!here || req.json)) {
+    fprintf(stderr, "hpcrun-lite: --validate measures this machine and prints text: not with %s\n",
+            here ? "--json" : "--root");
+    return 2;
+  }
+  const HardwareProbe hw = here ? probe_this_machine() : probe_hardware(req.root.c_str());
+  if (req.json) return print_check_json(stdout, hw, req.root.c_str());
+  // Written whole, then fitted to the terminal.
+  char* text = nullptr;
+  size_t len = 0;
+  FILE* mem = open_memstream(&text, &len);
+  if (!mem) return print_check(stdout, hw, nullptr);
+  int status;
+  if (hw.is_this_machine) {
+    PapiView papi = papi_view();
+    status = print_check(mem, hw, &papi);
+  } else {
+    status = print_check(mem, hw, nullptr);
+  }
+  fclose(mem);
+  fputs(wrap_lines(std::string(text, len), terminal_width()).c_str(), stdout);
+  free(text);
+  if (!req.validate) return status;
+  // Printed as each source finishes (a run takes seconds), each line fitted on its own.
+  mem = open_memstream(&text, &len);
+  if (!mem) return 1;
+  status = run_validate(mem, hw);
+  fclose(mem);
+  fputs(wrap_lines(std::string(text, len), terminal_width()).c_str(), stdout);
+  free(text);
+  return status;
 }
 
 }  // namespace hpcrun

@@ -58,7 +58,13 @@ void usage(FILE* out) {
       "  --track-budget N     with auto: tracked small allocations per second of each\n"
       "                       thread, sustained (%s, default %llu)\n"
       "  --check              report what this machine offers (kernel, permissions, PMUs,\n"
-      "                       PAPI, which sources work, what auto picks) with fixes; exit 0\n"
+      "                       PAPI, which sources work and the perf events each opens,\n"
+      "                       what auto picks) with fixes; exit 0. With it:\n"
+      "    --root DIR         read a copy of another machine's /sys and /proc files under\n"
+      "                       DIR instead (README.md says how to make one); opens nothing\n"
+      "    --json             print the report as JSON (docs/USAGE.md)\n"
+      "    --validate         measure a built-in kernel with known proportions under each\n"
+      "                       source that works here and compare; exit 1 if one fails\n"
       "  -l, --list-sources   the same as --check\n"
       "  -v, --verbose        report what the runtime does on stderr (%s=1)\n"
       "  -h, --help           this text\n"
@@ -71,11 +77,6 @@ void usage(FILE* out) {
       (unsigned long long)kDefaultTrackBudget, kEnvVerbose);
 }
 
-int check() {
-  HardwareProbe hw = probe_hardware("/");
-  probe_opens(&hw);
-  return print_check(stdout, hw, papi_view());
-}
 
 void say_refusal(const char* name, const char* reason, const char* fix) {
   fprintf(stderr, "hpcrun-lite: cannot use %s: %s\n", name, reason);
@@ -118,8 +119,7 @@ int refuse_unavailable(const Options& opts) {
     ProbedSource s = probed_for(spec.kind);
     if (s == kNumProbed || s == kProbeSoft) continue;
     if (!probed) {
-      hw = probe_hardware("/");
-      probe_opens(&hw);
+      hw = probe_this_machine();
       probed = true;
     }
     SourceVerdict v = source_verdict(hw, s);
@@ -130,8 +130,7 @@ int refuse_unavailable(const Options& opts) {
   }
   if (opts.verbose && (opts.nsources == 0 || opts.sources[0].kind == SourceKind::Auto)) {
     if (!probed) {
-      hw = probe_hardware("/");
-      probe_opens(&hw);
+      hw = probe_this_machine();
     }
     char why[256];
     auto_choice(hw, why, sizeof why);
@@ -183,6 +182,9 @@ int main(int argc, char** argv) {
   LaunchRequest req;
   if (!defaults_from_environment(&req)) return 2;
   bool events_from_command_line = false;
+  bool check = false;
+  CheckRequest check_req;
+  const char* check_only = nullptr;  // the first option that needs --check
   int i = 1;
   for (; i < argc; ++i) {
     const char* a = argv[i];
@@ -192,7 +194,21 @@ int main(int argc, char** argv) {
     if (a[0] != '-') break;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
     if (!strcmp(a, "--version")) { printf("hpcrun-lite %s\n", HPCL_VERSION); return 0; }
-    if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) return check();
+    if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) {
+      check = true;
+      continue;
+    }
+    if (!strcmp(a, "--json") || !strcmp(a, "--validate")) {
+      (a[2] == 'j' ? check_req.json : check_req.validate) = true;
+      if (!check_only) check_only = a;
+      continue;
+    }
+    if (!strcmp(a, "--root")) {
+      if (!take_value(argc, argv, &i, a, &v)) return 2;
+      check_req.root = v;
+      if (!check_only) check_only = a;
+      continue;
+    }
     if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { req.opts.verbose = true; continue; }
     // The measured processes inherit it: their profiles are created by the umask too.
     if (!strcmp(a, "--umask")) { setenv(kEnvUmask, "1", 1); continue; }
@@ -231,6 +247,17 @@ int main(int argc, char** argv) {
       fprintf(stderr, "hpcrun-lite: unknown option %s (see hpcrun-lite --help)\n", a);
       return 2;
     }
+  }
+  if (check_only && !check) {
+    fprintf(stderr, "hpcrun-lite: %s goes with --check\n", check_only);
+    return 2;
+  }
+  if (check) {
+    if (i < argc) {
+      fprintf(stderr, "hpcrun-lite: --check measures no program (%s)\n", argv[i]);
+      return 2;
+    }
+    return run_check(check_req);
   }
   if (i >= argc) {
     fprintf(stderr, "hpcrun-lite: no program to measure\n");

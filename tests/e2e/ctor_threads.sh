@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Threads started before the runtime's constructor (issue 11; OpenBLAS starts its pool in a
 # constructor): ctor_threads' library starts two workers in its constructor, and they do all the
-# memory work. The runtime adopts them at start-up (an event per thread found in /proc/self/task,
-# routed to that thread): their samples must be in the report, on the library's static array and
-# on the block each worker mallocs. Before, they were never sampled (the array had no samples).
+# memory work. The runtime adopts them at start-up (a state per thread found in /proc/self/task,
+# every source that can start for another thread started for it, its events routed to it).
+#  - soft: their samples must be in the report, on the library's static array and on the block
+#    each worker mallocs (before issue 11 they were never sampled), and the samples of their
+#    stack arrays in [stack] (before issue 20 an adopted thread had no stack bounds: they fell
+#    into [unknown data]). Worker 0 slept when it was adopted, worker 1 was spinning: the first
+#    reads its stack before it ever enters the runtime (bounds from the kernel at adoption), the
+#    second after its first allocation (bounds when it settles); both must be right.
+#  - the hardware stand-in (pebs-load's record path on software page faults, hw_standin.sh): the
+#    adopted threads' events must be opened too, one record per page of each worker's block
+#    (before issue 20 only the soft source started for them: no record at all).
 # Usage: ctor_threads.sh PROGRAM
 source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "ctor_threads was not built: $prog"
+rt="$(dirname "$HPCL_RUN")/../lib/libhpcrun-lite.so"
+[ -f "$rt" ] || skip "runtime not built: $rt"
 
 run_to native "$prog"
 run_to tool "$HPCL_RUN" -o meas -- "$prog"
@@ -30,4 +40,50 @@ if static < 300:
     sys.exit(f"FAIL: the constructor's threads were not sampled: {static} samples on ctor_pool_data")
 if block < 30:
     sys.exit(f"FAIL: the block a constructor thread allocated has {block} samples")
+# Each worker sums its stack array for 0.4 s of CPU: ~400 samples each, nearly all on the array.
+def phase_samples(name, phase):
+    n = 0
+    for v in report["variables"]:
+        if v["name"] != name:
+            continue
+        for a in v.get("accesses", []):
+            if any(f["function"] == phase for f in a["path"]):
+                n += a["metrics"]["samples"]
+    return n
+for phase in ("stack_phase_slept", "stack_phase_spun"):
+    stack = phase_samples("[stack]", phase)
+    lost = phase_samples("[unknown data]", phase)
+    print(f"{phase}: [stack] {stack}, [unknown data] {lost}")
+    if stack < 150:
+        sys.exit(f"FAIL: {phase}: {stack} samples in [stack] (expected ~400)")
+    if lost > 0.1 * stack:
+        sys.exit(f"FAIL: {phase}: {lost} samples of the stack array in [unknown data]")
 PY
+
+step "stand-in run (pebs-load's record path on page faults)"
+status=0
+HPCRUN_LITE_TEST_HW_STANDIN=1 HPCRUN_LITE_EVENTS=pebs-load HPCRUN_LITE_OUT="$PWD/hw" \
+  LD_PRELOAD="$rt" "$prog" >hw.out 2>hw.err || status=$?
+[ "$status" = 0 ] || fail "exit status $status under the stand-in: $(cat hw.err)"
+cmp -s native.out hw.out || fail "the program's output differs under the stand-in"
+expect_profiles hw 1
+merge_and_report hw hwdb hwreport.json
+"$HPCL_PYTHON" - hwreport.json <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+if report["source"] != "pebs-load":
+    sys.exit(f"FAIL: source {report['source']}")
+blocks = [v for v in report["variables"]
+          if v.get("kind") == "heap" and v["name"].startswith("alloc_pool_block")]
+n = sum(v["metrics"]["samples"] for v in blocks)
+# One allocation site per worker (worker 1 allocates before its stack phase, worker 0 after).
+threads = sum(v.get("threads", {}).get("with_samples", 0) for v in blocks)
+print(f"alloc_pool_block: {n} records from {threads} threads")
+# Each worker first-touches its 8 MiB block page by page: 2048 records each, from its own event.
+pages = 2 * 2048
+if not 0.95 * pages <= n <= pages + 16:
+    sys.exit(f"FAIL: {n} records on the adopted threads' blocks, expected {pages} (one per page)")
+if threads != 2:
+    sys.exit(f"FAIL: the blocks' records come from {threads} threads, expected both workers")
+PY
+echo "ctor_threads: ok"

@@ -1,6 +1,8 @@
 // Partial merges and their canonical form (see accumulator.h).
 #include "accumulator.h"
 
+#include "source_ranks.h"
+
 #include <algorithm>
 #include <charconv>
 #include <numeric>
@@ -37,7 +39,7 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "hw_lost",              "hw_throttled",
                                        "hw_malformed",         "hw_not_valid",
                                        "hw_kernel",            "hw_in_runtime",
-                                       "hw_dropped",
+                                       "hw_dropped",           "hw_fallback_threads",
                                        // PAPI counters (papi_source.h).
                                        "counter_overflows",    "counter_overflows_in_runtime",
                                        "counter_overflows_nested", "counter_overflows_dropped",
@@ -172,6 +174,7 @@ void Accumulator::add_process(const Profile& p) {
   if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
   for (const char* key : kCopiedKeys)
     if (const std::string* v = p.find_meta(key)) copied_[key].insert(*v);
+  source_facts_.insert(source_fact(p));
 }
 
 void Accumulator::absorb(Accumulator& other) {
@@ -197,6 +200,7 @@ Profile Accumulator::to_partial() {
   put("partial.threads", std::to_string(threads_));
   for (auto& [key, n] : summed_) put(std::string(kPartialSum) + key, std::to_string(n));
   for (long long r : ranks_) put("partial.rank", std::to_string(r));
+  for (const std::string& f : source_facts_) put("partial.source", f);
   for (auto& [key, values] : copied_)
     for (const std::string& v : values) put(std::string(kPartialCopied) + key, v);
   // A path cannot hold a NUL byte; the format's strings can.
@@ -217,6 +221,7 @@ std::string Accumulator::add_partial(const Profile& p) {
   std::vector<std::pair<std::string, uint64_t>> sums;
   std::vector<long long> ranks;
   std::vector<std::pair<std::string, std::string>> copied, skipped;
+  std::vector<std::string> sources;
   BalanceParts balance;
   for (const auto& [key, value] : p.meta) {
     if (key == kPartialMarker) continue;
@@ -234,6 +239,8 @@ std::string Accumulator::add_partial(const Profile& p) {
       ranks.push_back(rank);
     } else if (key.starts_with(kPartialCopied)) {
       copied.emplace_back(key.substr(kPartialCopied.size()), value);
+    } else if (key == "partial.source") {
+      sources.push_back(value);
     } else if (key.starts_with(BalanceParts::kMetaPrefix)) {
       ok = balance.read_meta(key, value);
     } else if (key == "partial.skipped") {
@@ -252,6 +259,7 @@ std::string Accumulator::add_partial(const Profile& p) {
   for (auto& [key, sum] : sums) summed_[key] += sum;
   ranks_.insert(ranks.begin(), ranks.end());
   for (auto& [key, value] : copied) copied_[key].insert(std::move(value));
+  source_facts_.insert(sources.begin(), sources.end());
   for (auto& s : skipped) skipped_.push_back(std::move(s));
   return "";
 }
@@ -342,6 +350,7 @@ Profile Accumulator::finish() {
     auto it = copied_.find(k);
     if (it != copied_.end()) db.set_meta(k, it->second.size() == 1 ? *it->second.begin() : "mixed");
   }
+  set_source_meta(source_facts_, &db);
   db.set_meta("samples_total", std::to_string(summed_["samples_total"]));
   db.set_meta("samples_dropped", std::to_string(summed_["samples_dropped"]));
   for (const char* k : kSummedKeys)

@@ -76,6 +76,7 @@ class Accumulator {
   std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs
   std::set<long long> ranks_;
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
+  std::set<std::string> source_facts_;  // which source each process used (source_ranks.h)
   std::vector<std::pair<std::string, std::string>> skipped_;
 };
 

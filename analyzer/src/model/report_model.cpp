@@ -111,8 +111,30 @@ void derive_memory(const Profile& db, ReportModel& m) {
 }
 
 // The run's figures from META.
+// META "a:x;b:y" into (a, x), (b, y); fields of an entry split by `sep` into `out`.
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at; (at = text.find(sep, start)) != std::string::npos; start = at + 1)
+    parts.push_back(text.substr(start, at - start));
+  if (start < text.size()) parts.push_back(text.substr(start));
+  return parts;
+}
+
+void read_sources(const Profile& db, ReportModel& m) {
+  for (const std::string& entry : split(meta_str(db, "source_ranks"), ';'))
+    if (size_t colon = entry.find(':'); colon != std::string::npos)
+      m.source_ranks.emplace_back(entry.substr(0, colon), entry.substr(colon + 1));
+  for (const std::string& entry : split(meta_str(db, "source_fallbacks"), ';')) {
+    std::vector<std::string> f = split(entry, '\x1f');
+    if (f.size() == 3) m.source_fallbacks.push_back({f[0], f[1], f[2]});
+  }
+  m.hw_fallback_threads = meta_u64(db, "hw_fallback_threads");
+}
+
 void read_run(const Profile& db, ReportModel& m) {
   m.source = meta_str(db, "source");
+  read_sources(db, m);
   m.processes = meta_u64(db, "processes");
   m.threads = meta_u64(db, "threads");
   m.ranks = meta_u64(db, "ranks");

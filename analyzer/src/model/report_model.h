@@ -139,8 +139,22 @@ struct Counter {
   uint64_t total = 0;   // events counted over the whole run (inclusive at the root)
 };
 
+// A process that sampled with another source than it asked for (META source_fallbacks).
+struct SourceFallback {
+  std::string process;    // "rank 3", or "pid 4242" without MPI
+  std::string requested;  // "pebs-load"
+  std::string reason;
+};
+
 struct ReportModel {
   std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
+  // With processes that used different sources or fell back (META source_ranks): each source
+  // and the ranks that used it ("0-2,5"; "2 processes" without MPI), in source order.
+  std::vector<std::pair<std::string, std::string>> source_ranks;
+  std::vector<SourceFallback> source_fallbacks;
+  // Threads sampled with soft because their hardware events could not start (META
+  // hw_fallback_threads).
+  uint64_t hw_fallback_threads = 0;
   // NUMA nodes of the measured machine (META numa_nodes); 0 when unknown or mixed. On one node
   // every page is local: the text report leaves NUMA out (JSON keeps the counts).
   uint64_t numa_nodes = 0;

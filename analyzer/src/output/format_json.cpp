@@ -281,6 +281,25 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("version", 1);
   w.field("view", view);
   w.field("source", m.source);
+  if (!m.source_ranks.empty()) {
+    w.key("source_ranks");
+    w.begin_object();
+    for (const auto& [source, who] : m.source_ranks) w.field(source, who);
+    w.end_object();
+  }
+  if (!m.source_fallbacks.empty()) {
+    w.key("source_fallbacks");
+    w.begin_array();
+    for (const SourceFallback& f : m.source_fallbacks) {
+      w.begin_object();
+      w.field("process", f.process);
+      w.field("requested", f.requested);
+      w.field("reason", f.reason);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (m.hw_fallback_threads > 0) w.field("hw_fallback_threads", m.hw_fallback_threads);
   w.key("totals");
   w.begin_object();
   w.field("samples", m.total_samples);

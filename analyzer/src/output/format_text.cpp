@@ -182,12 +182,33 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
   print_wrapped("assessment:", text, limit, out);
 }
 
+// Which ranks used which source when they did not all use one, and why a process or a thread
+// sampled with another source than it asked for.
+void print_sources(const ReportModel& m, size_t limit, std::ostream& out) {
+  if (m.source_ranks.size() > 1) {
+    std::string text;
+    for (const auto& [source, who] : m.source_ranks) {
+      const bool several = who.find_first_of(",-") != std::string::npos || who.find("processes") != std::string::npos;
+      const bool ranks = who.find("process") == std::string::npos;
+      text += (text.empty() ? "" : ", ") + source + " on " + (ranks ? several ? "ranks " : "rank " : "") + who;
+    }
+    print_wrapped("sources:", text, limit, out);
+  }
+  for (const SourceFallback& f : m.source_fallbacks)
+    print_wrapped("fallback:", f.process + " asked for " + f.requested + ": " + f.reason, limit, out);
+  if (m.hw_fallback_threads > 0)
+    print_wrapped("fallback:", std::to_string(m.hw_fallback_threads) + " thread" +
+                  (m.hw_fallback_threads == 1 ? "" : "s") +
+                  " sampled with soft: the hardware source's events could not start there", limit, out);
+}
+
 void print_header(const ReportModel& m, const char* view, size_t limit, std::ostream& out) {
   out << "hpcprof-lite report, " << view << " view\n";
   out << "source: " << (m.source.empty() ? "unknown" : m.source) << "   processes: " << m.processes
       << "   threads: " << m.threads;
   if (m.ranks > 0) out << "   ranks: " << m.ranks;  // 0 without MPI
   out << '\n';
+  print_sources(m, limit, out);
   const uint64_t total = m.total_samples;
   out << "samples: " << total << "   with a data address: " << m.data_samples << " ("
       << fraction_of(m.data_samples, total) << ")   without: " << m.no_data_samples << " ("

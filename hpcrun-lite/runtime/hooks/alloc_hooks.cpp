@@ -91,11 +91,7 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, AllocApi api, ui
   if (!guard.entered()) return;
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
-  // An adopted thread (thread_state.h) outside a handler: its samples may unwind from now on.
-  if (ThreadState* ts = t_state; ts && !ts->unwind_ready) {
-    unwind_thread_init();
-    ts->unwind_ready = 1;
-  }
+  settle_adopted_thread();  // a thread started before the runtime finishes its set-up here
   uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
   // A full site table or address map: the block stays untracked (its samples go to
   // [untracked heap]) and is counted, META allocs_lost; the program never notices.

@@ -19,7 +19,7 @@
 #include "base/log.h"
 #include "base/real_fns.h"
 #include "process/runtime.h"
-#include "sources/soft/sampler.h"
+#include "sources/source_table.h"
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 
@@ -119,7 +119,7 @@ bool write_guarded(bool final, bool rescan, const char* tag, char* written, size
     if (rescan && g_modules_dirty.load(std::memory_order_acquire)) scan_now();
     if (final) {
       g_tracking.store(false, std::memory_order_relaxed);
-      sampler_stop_all();
+      sources_stop_all();
     }
     if (g_test_fault == 1) *static_cast<volatile int*>(nullptr) = 0;
     if (g_test_fault == 2) abort();

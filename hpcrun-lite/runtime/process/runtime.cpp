@@ -53,7 +53,8 @@ extern "C" void* __dso_handle;
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0};
+                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0,
+                                    nullptr, {}};
 constinit HeapMap g_heap;
 constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
@@ -153,6 +154,10 @@ void read_options() {
   }
   g_kind = kind;
   g_spec = spec;
+  g_config.source_requested = source_name(spec.kind);
+  if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
+      spec.kind != SourceKind::PageFaults && kind != spec.kind)
+    snprintf(g_config.source_fallback, sizeof g_config.source_fallback, "%s", why);
   g_config.source = g_config.sampling ? source_name(kind) : source_name(SourceKind::PageFaults);
   g_config.rate = spec.rate ? spec.rate : kDefaultSoftRate;
   if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
@@ -190,16 +195,20 @@ void on_thread_exit(void* p) {
   thread_end(ts);
 }
 
+// The thread's signal stack, and its end followed: the key's destructor runs at thread exit,
+// also through pthread_exit. The fallback allocates (one small block per thread, not tracked: we
+// are inside the runtime). The main thread ends with the process, as its key destructor never
+// runs.
+void follow_thread(ThreadState* ts, bool main_thread) {
+  alt_stack_thread_start(&ts->alt_stack);
+  if (g_have_thread_key) pthread_setspecific(g_thread_key, ts);
+  else if (!main_thread) __cxa_thread_atexit_impl(on_thread_exit, ts, &__dso_handle);
+}
+
 void register_thread(const uint64_t* creator = nullptr, uint32_t ncreator = 0) {
   rescan_modules_if_dirty();
   ThreadState* ts = thread_begin(creator, ncreator);
-  if (!ts) return;
-  alt_stack_thread_start(&ts->alt_stack);
-  // The key's destructor runs at thread exit, also through pthread_exit. The fallback allocates
-  // (one small block per thread, not tracked: we are inside the runtime).
-  // The main thread (no creator) ends with the process, as its key destructor never runs.
-  if (g_have_thread_key) pthread_setspecific(g_thread_key, ts);
-  else if (creator) __cxa_thread_atexit_impl(on_thread_exit, ts, &__dso_handle);
+  if (ts) follow_thread(ts, creator == nullptr);
 }
 
 struct StartArgs {
@@ -316,6 +325,8 @@ __attribute__((constructor)) void runtime_init() {
     char err[256];
     if (!hw_init(g_kind, g_spec, sampling_signal(), err, sizeof err)) {
       log_warn("%s cannot sample here (%s); sampling with soft instead", source_name(g_kind), err);
+      snprintf(g_config.source_fallback, sizeof g_config.source_fallback, "%s: %.200s",
+               source_name(g_kind), err);
       hw = false;
       g_kind = SourceKind::Soft;
       g_config.source = source_name(g_kind);
@@ -384,6 +395,11 @@ __attribute__((constructor)) void runtime_init() {
 
 std::atomic<bool> g_modules_dirty{false};
 std::atomic<bool> g_loader_added{false};
+
+void settle_adopted_thread() {
+  if (const ThreadState* ts = t_state; __builtin_expect(ts && ts->unwind_ready, 1)) return;
+  if (ThreadState* ts = thread_settle_adopted()) follow_thread(ts, false);
+}
 
 void rescan_modules_if_dirty() {
   if (!g_modules_dirty.load(std::memory_order_acquire)) return;

@@ -30,6 +30,10 @@ struct RuntimeConfig {
   char out_dir[1024];
   char cmdline[2048];
   uint64_t start_ns;
+  // The address-sampling source asked for ("auto", "pebs-load", ...), and why the run uses
+  // another one ("" when it does not): META source_requested and source_fallback.
+  const char* source_requested;
+  char source_fallback[256];
 };
 
 extern RuntimeConfig g_config;
@@ -44,6 +48,12 @@ extern AllocSites g_sites;
 extern __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 // True once start-up finished: allocations are tracked from then on.
 extern std::atomic<bool> g_tracking;
+
+// A thread that existed before the runtime (adopted, thread_state.h), at its first entry into the
+// runtime outside a handler: finishes its set-up (stack bounds, unwinding, the sources only it
+// can start, its signal stack) and has its end followed. One load after the first call on a
+// thread. Caller holds the runtime guard.
+void settle_adopted_thread();
 
 // Set by the dlopen stub; the next runtime entry point scans the new modules' static variables.
 extern std::atomic<bool> g_modules_dirty;

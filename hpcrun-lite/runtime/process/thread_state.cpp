@@ -10,14 +10,10 @@
 #include <cstring>
 
 #include "base/clock.h"
-#include "process/fd_guard.h"
 #include "base/raw_sys.h"
 #include "process/runtime.h"
-#include "sources/hw/hw_source.h"
-#include "sources/watch/watch.h"
-#include "sources/page_faults/page_faults.h"
-#include "sources/papi/papi_source.h"
-#include "sources/soft/sampler.h"
+#include "process/thread_stack.h"
+#include "sources/source_table.h"
 #include "base/spinlock.h"
 #include "trees/unwind.h"
 
@@ -40,16 +36,27 @@ ThreadState* take_free_state() {
   return ts;
 }
 
+// Every thread's handler reads the bounds (address_on_a_stack) while they may change: none
+// while stack_lo is 0, so stack_lo is cleared first and written last.
+void set_stack(ThreadState* ts, uint64_t lo, uint64_t hi) {
+  __atomic_store_n(&ts->stack_lo, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&ts->stack_hi, hi, __ATOMIC_RELEASE);
+  __atomic_store_n(&ts->stack_lo, lo, __ATOMIC_RELEASE);
+}
+
 void find_stack(ThreadState* ts) {
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
   void* addr = nullptr;
   size_t size = 0;
-  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-    ts->stack_lo = reinterpret_cast<uint64_t>(addr);
-    ts->stack_hi = ts->stack_lo + size;
-  }
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+    set_stack(ts, reinterpret_cast<uint64_t>(addr), reinterpret_cast<uint64_t>(addr) + size);
   pthread_attr_destroy(&attr);
+}
+
+bool on_a_stack(const ThreadState* t, uint64_t addr) {
+  const uint64_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_ACQUIRE);
+  return lo != 0 && addr >= lo && addr < __atomic_load_n(&t->stack_hi, __ATOMIC_ACQUIRE);
 }
 
 // Fills in what belongs to the calling thread, on a new or a reused state.
@@ -60,12 +67,13 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->pf_fd = -1;
   ts->pf_wake_fd = -1;
   ts->hw_fd = -1;
+  for (int& fd : ts->hw_other) fd = -1;
   ts->period_pending = 0;
   ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
   __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
-  ts->stack_lo = ts->stack_hi = 0;
+  set_stack(ts, 0, 0);
   find_stack(ts);
   ts->alive.store(1, std::memory_order_relaxed);
 }
@@ -120,11 +128,7 @@ ThreadState* thread_begin(const uint64_t* creator, uint32_t n) {
   }
   unwind_thread_init();
   t_state = ts;
-  sampler_start_thread(ts);
-  pagefaults_start_thread(ts);
-  hw_start_thread(ts);
-  papi_start_thread(ts);
-  watch_start_thread(ts);
+  sources_start_thread(ts, true);
   return ts;
 }
 
@@ -151,12 +155,15 @@ uint32_t threads_adopt_existing() {
       if (!ts) break;
       ts->tid = tid;
       ts->perf_fd = ts->papi_set = ts->pf_fd = ts->pf_wake_fd = ts->hw_fd = -1;
+      for (int& fd : ts->hw_other) fd = -1;
       ts->unwind_ready = 0;  // libunwind's per-thread cache cannot be made in a handler
+      uint64_t lo, hi;
+      if (blocked_thread_stack("/proc/self", tid, &lo, &hi)) set_stack(ts, lo, hi);
       g_adopted[slot].ts = ts;
       g_adopted[slot].tid.store(tid, std::memory_order_relaxed);
       g_nadopted.store(slot + 1, std::memory_order_release);
       // After the entry is published: the first sample may come at once.
-      sampler_start_thread(ts);
+      sources_start_thread(ts, false);
       ++adopted;
     }
   }
@@ -164,7 +171,7 @@ uint32_t threads_adopt_existing() {
   return adopted;
 }
 
-ThreadState* thread_claim_adopted() {
+ThreadState* thread_claim_adopted(uint64_t sp) {
   int n = g_nadopted.load(std::memory_order_acquire);
   if (n == 0) return nullptr;
   const pid_t self = pid_t(syscall(SYS_gettid));
@@ -175,6 +182,10 @@ ThreadState* thread_claim_adopted() {
       continue;
     ThreadState* ts = g_adopted[i].ts;
     __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+    uint64_t lo, hi;
+    if (sp && !__atomic_load_n(&ts->stack_lo, __ATOMIC_ACQUIRE) &&
+        mapping_containing("/proc/self/maps", sp, &lo, &hi))
+      set_stack(ts, lo, hi);
     ts->alive.store(1, std::memory_order_release);
     t_state = ts;
     return ts;
@@ -182,14 +193,30 @@ ThreadState* thread_claim_adopted() {
   return nullptr;
 }
 
+namespace {
+// Whether this thread, which had no state, looked for an adopted one already.
+__thread int t_settle_tried __attribute__((tls_model("initial-exec"))) = 0;
+}  // namespace
+
+ThreadState* thread_settle_adopted() {
+  ThreadState* ts = t_state;
+  if (!ts) {
+    if (t_settle_tried) return nullptr;
+    t_settle_tried = 1;
+    ts = thread_claim_adopted();  // its first sample has not come yet
+    if (!ts) return nullptr;
+  }
+  if (ts->unwind_ready) return nullptr;
+  find_stack(ts);  // exact, where the adoption had the whole mapping or nothing
+  unwind_thread_init();
+  sources_settle_thread(ts);
+  ts->unwind_ready = 1;
+  return ts;
+}
+
 void thread_end(ThreadState* ts) {
   if (!ts) return;
-  sampler_stop_thread(ts);
-  pagefaults_stop_thread(ts);
-  hw_stop_thread(ts);
-  watch_stop_thread(ts);
-  sampler_numa_flush(ts);
-  papi_stop_thread(ts);
+  sources_stop_thread(ts);
   // From here on a sampling signal still pending for this thread finds no state: the next
   // owner of `ts` must be the only thread that inserts into its tree.
   if (t_state == ts) {
@@ -207,11 +234,9 @@ ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
 uint32_t threads_count() { return g_next_index.load(std::memory_order_relaxed); }
 
 bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
-  if (self && addr - self->stack_lo < self->stack_hi - self->stack_lo) return true;
+  if (self && on_a_stack(self, addr)) return true;
   for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != self && t->alive.load(std::memory_order_relaxed) &&
-        addr - t->stack_lo < t->stack_hi - t->stack_lo)
-      return true;
+    if (t != self && t->alive.load(std::memory_order_relaxed) && on_a_stack(t, addr)) return true;
   return false;
 }
 
@@ -234,35 +259,19 @@ void threads_after_fork_child() {
   g_free_lock.unlock();  // a parent thread may have held it at fork
   g_free_head = nullptr;
   for (ThreadState* t = threads_head(); t; t = t->next) {
+    // The events and rings of every thread were inherited: the parent's, not read here.
+    sources_forget(t);
     if (t == self) continue;
     t->stale = true;
     t->alive.store(0, std::memory_order_relaxed);
-    if (t->perf_fd >= 0) {
-      fd_guard_close(t->perf_fd);  // inherited fd of a thread that does not exist here
-      t->perf_fd = -1;
-    }
-    pagefaults_forget(t);
-    hw_forget(t);
-    watch_forget(t);
   }
-  papi_forget();
   if (self) {
     self->tid = pid_t(syscall(SYS_gettid));
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
     self->overruns = 0;
-    if (self->perf_fd >= 0) {
-      fd_guard_close(self->perf_fd);
-      self->perf_fd = -1;
-    }
-    sampler_start_thread(self);
-    pagefaults_forget(self);
-    pagefaults_start_thread(self);
-    hw_forget(self);
     self->numa.clear();
-    hw_start_thread(self);
-    watch_forget(self);
-    watch_start_thread(self);
+    sources_restart_in_child(self);
   }
 }
 

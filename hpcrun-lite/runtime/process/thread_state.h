@@ -17,6 +17,7 @@
 #include "trees/cct.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
+#include "sources/hw/event_plan.h"
 #include "sources/numa/numa.h"
 #include "sources/perf_ring.h"
 #include "sources/watch/watch_slot.h"
@@ -36,17 +37,25 @@ struct ThreadState {
   int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
   PerfRing pf_ring;          // its ring buffer
   int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
-  int hw_fd;                 // the hardware source's event, -1 without (hw_source.h)
-  PerfRing hw_ring;          // its ring buffer
+  int hw_fd;                 // the hardware source's first sampling event, -1 without (hw_source.h)
+  PerfRing hw_ring;          // its ring buffer, which takes the records of all its events
+  int hw_other[kMaxPlannedEvents - 1];  // the source's other events (an aux group leader, the
+                                        // other core type's), -1 unused
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
+  // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
+  // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
   uint64_t stack_lo, stack_hi;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
   int period_pending;        // the event still runs its random first period (sampler.cpp)
-  // Set once the thread has called unwind_thread_init outside a signal handler; a thread that
-  // was adopted (below) unwinds no call path until then: its samples keep only the leaf.
+  // Whether this thread's timer signals are samples: with the soft source, or for a thread whose
+  // hardware source could not start (sampler_start_fallback); else they only read rings.
+  int soft_records;
+  // Set once the thread has called unwind_thread_init outside a signal handler: at its start, or
+  // for a thread that was adopted (below) when it settles. Until then it unwinds no call path
+  // (its samples keep only the leaf).
   int unwind_ready;
   uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
@@ -80,13 +89,23 @@ extern __thread ThreadState* t_state __attribute__((tls_model("initial-exec")));
 ThreadState* thread_begin(const uint64_t* creator = nullptr, uint32_t n = 0);
 // Threads that existed before the runtime started (a library constructor's thread pool, such as
 // OpenBLAS's) never pass through our pthread_create. At start-up the runtime lists them in
-// /proc/self/task, makes a state for each and starts its sampling event, routed to that thread;
-// the thread takes the state at its first sample (thread_claim_adopted). Not signal-safe; the
-// caller holds the runtime guard. Returns how many threads were adopted.
+// /proc/self/task, makes a state for each, records the stack of those that wait (most pools do:
+// thread_stack.h) and starts every source that can start for another thread (source_table.h),
+// its events routed to that thread; the thread takes the state at its first sample
+// (thread_claim_adopted). Not signal-safe; the caller holds the runtime guard. Returns how many
+// threads were adopted.
 uint32_t threads_adopt_existing();
 // Async-signal-safe: the state prepared for the calling thread by threads_adopt_existing, now
-// its own (t_state), or nullptr when there is none.
-ThreadState* thread_claim_adopted();
+// its own (t_state), or nullptr when there is none. `sp`, the thread's stack pointer (the
+// interrupted one, in a handler; 0: none): a thread that was running when it was adopted has no
+// stack bounds yet, and the mapping that holds `sp` gives them (thread_stack.h).
+ThreadState* thread_claim_adopted(uint64_t sp = 0);
+// An adopted thread at its first entry into the runtime outside a handler: takes its state if no
+// sample did yet, records its stack bounds, prepares unwinding and starts the sources that only
+// the thread itself can start. Returns the state when it settled now (the caller then has its
+// end followed, runtime.cpp), nullptr otherwise; cheap after the first call on a thread. Not
+// signal-safe; the caller holds the runtime guard.
+ThreadState* thread_settle_adopted();
 // Stops sampling the calling thread (call it on that thread); its tree stays for the writer and
 // the state goes to the next thread that starts.
 void thread_end(ThreadState* ts);

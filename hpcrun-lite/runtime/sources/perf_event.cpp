@@ -52,8 +52,8 @@ int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, uns
   return fd < 0 ? -errno : int(fd);
 }
 
-int perf_open_thread(const perf_event_attr& attr, pid_t tid) {
-  int fd = perf_open(attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+int perf_open_thread(const perf_event_attr& attr, pid_t tid, int group_fd) {
+  int fd = perf_open(attr, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) return fd;
   int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
   if (high >= 0) {

@@ -23,10 +23,10 @@ perf_event_attr breakpoint_attr(uint64_t word, bool enabled, bool writes_only = 
 // The single entry to the system call. Returns the fd or -errno.
 int perf_open(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd, unsigned long flags);
 
-// perf_open for thread `tid` (0: the caller), any CPU, close-on-exec, with the descriptor moved
-// to 1000 or above: out of the low numbers a program may assume are its own. Returns the fd or
-// -errno. The caller guards it (fd_guard.h).
-int perf_open_thread(const perf_event_attr& attr, pid_t tid);
+// perf_open for thread `tid` (0: the caller), any CPU, in the group of `group_fd` (-1: none),
+// close-on-exec, with the descriptor moved to 1000 or above: out of the low numbers a program
+// may assume are its own. Returns the fd or -errno. The caller guards it (fd_guard.h).
+int perf_open_thread(const perf_event_attr& attr, pid_t tid, int group_fd = -1);
 
 // Routes the event's overflow signal to thread `tid` as `signo`, as below, without enabling it.
 int perf_route_thread_signal(int fd, int signo, pid_t tid);

@@ -13,29 +13,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sources/hw/pmu_sysfs.h"
 #include "sources/perf_event.h"
 
 namespace hpcrun {
 
 namespace {
-
-// Reads root/rel into buf (NUL-terminated, truncated to len-1); the length, or -1.
-long read_file(const char* root, const char* rel, char* buf, size_t len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", root, rel);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  size_t got = 0;
-  while (got + 1 < len) {
-    ssize_t n = read(fd, buf + got, len - 1 - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  close(fd);
-  buf[got] = 0;
-  return long(got);
-}
 
 // Copies src into dst[len], truncating (snprintf("%s") would warn about the truncation).
 void copy_text(char* dst, size_t len, const char* src) {
@@ -46,26 +29,12 @@ void copy_text(char* dst, size_t len, const char* src) {
 
 bool read_long(const char* root, const char* rel, long* out) {
   char buf[64];
-  if (read_file(root, rel, buf, sizeof buf) <= 0) return false;
+  if (read_root_file(root, rel, buf, sizeof buf) <= 0) return false;
   char* end;
   long v = strtol(buf, &end, 0);
   if (end == buf) return false;
   *out = v;
   return true;
-}
-
-bool exists(const char* root, const char* rel) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", root, rel);
-  return access(path, F_OK) == 0;
-}
-
-// The perf type of a PMU, -1 when absent.
-int pmu_type(const char* root, const char* pmu) {
-  char rel[256];
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/type", pmu);
-  long v;
-  return read_long(root, rel, &v) ? int(v) : -1;
 }
 
 // Copies the trimmed value after "key<spaces>:" of the first line starting with key.
@@ -97,7 +66,7 @@ bool has_word(const char* list, const char* word) {
 void read_cpuinfo(const char* root, HardwareProbe* hw) {
   // The first processor's block holds all we need; its flags line is the longest (~1.5 KB).
   char text[16384];
-  if (read_file(root, "proc/cpuinfo", text, sizeof text) <= 0) return;
+  if (read_root_file(root, "proc/cpuinfo", text, sizeof text) <= 0) return;
   if (char* end = strstr(text, "\n\n")) end[1] = 0;
   char v[4096];
   if (field(text, "vendor_id", v, sizeof v)) {
@@ -117,7 +86,7 @@ void read_cpuinfo(const char* root, HardwareProbe* hw) {
 
 void read_caps(const char* root, HardwareProbe* hw) {
   char text[4096], v[64];
-  if (read_file(root, "proc/self/status", text, sizeof text) <= 0) return;
+  if (read_root_file(root, "proc/self/status", text, sizeof text) <= 0) return;
   if (!field(text, "CapEff", v, sizeof v)) return;
   hw->cap_eff = strtoull(v, nullptr, 16);
   hw->caps_known = true;
@@ -126,7 +95,7 @@ void read_caps(const char* root, HardwareProbe* hw) {
 // Every PMU directory, in the order the kernel lists them.
 void list_pmus(const char* root, HardwareProbe* hw) {
   char path[512];
-  snprintf(path, sizeof path, "%s/sys/bus/event_source/devices", root);
+  snprintf(path, sizeof path, "%s/%s", root, pmu_base(root));
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   alignas(8) char buf[4096];
@@ -136,7 +105,9 @@ void list_pmus(const char* root, HardwareProbe* hw) {
       struct linux_dirent64 { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[1]; };
       auto* d = reinterpret_cast<linux_dirent64*>(buf + off);
       off += d->reclen;
-      if (d->name[0] == '.' || hw->npmus == 16) continue;
+      if (d->name[0] == '.' || hw->npmus == kMaxPmus) continue;
+      // A copy may hold other devices beside the PMUs (sys/devices): a PMU has a type.
+      if (pmu_type_at(root, d->name) < 0) continue;
       copy_text(hw->pmus[hw->npmus++], sizeof hw->pmus[0], d->name);
     }
   }
@@ -156,7 +127,7 @@ void list_pmus(const char* root, HardwareProbe* hw) {
 HardwareProbe probe_hardware(const char* root) {
   HardwareProbe hw;
   char buf[64];
-  if (read_file(root, "proc/sys/kernel/osrelease", buf, sizeof buf) > 0) {
+  if (read_root_file(root, "proc/sys/kernel/osrelease", buf, sizeof buf) > 0) {
     buf[strcspn(buf, "\n")] = 0;
     copy_text(hw.kernel, sizeof hw.kernel, buf);
   }
@@ -167,15 +138,15 @@ HardwareProbe probe_hardware(const char* root) {
   read_cpuinfo(root, &hw);
   list_pmus(root, &hw);
 
-  hw.cpu_type = pmu_type(root, "cpu");
-  hw.cpu_core_type = pmu_type(root, "cpu_core");
-  hw.cpu_atom_type = pmu_type(root, "cpu_atom");
-  hw.ibs_op_type = pmu_type(root, "ibs_op");
-  hw.ibs_fetch_type = pmu_type(root, "ibs_fetch");
+  hw.cpu_type = pmu_type_at(root, "cpu");
+  hw.cpu_core_type = pmu_type_at(root, "cpu_core");
+  hw.cpu_atom_type = pmu_type_at(root, "cpu_atom");
+  hw.ibs_op_type = pmu_type_at(root, "ibs_op");
+  hw.ibs_fetch_type = pmu_type_at(root, "ibs_fetch");
   for (int i = 0; i < hw.npmus; ++i) {
     const char* p = hw.pmus[i];
     if (!strncmp(p, "arm_spe", 7) && hw.spe_type < 0) {
-      hw.spe_type = pmu_type(root, p);
+      hw.spe_type = pmu_type_at(root, p);
       copy_text(hw.spe_pmu, sizeof hw.spe_pmu, p);
     }
     if ((!strncmp(p, "armv8_", 6) || !strncmp(p, "armv9_", 6)) && !hw.arm_pmu[0])
@@ -184,98 +155,86 @@ HardwareProbe probe_hardware(const char* root) {
   // On hybrid Intel parts the P-core PMU carries the load-latency event we use first.
   const char* core = hw.cpu_core_type >= 0 ? "cpu_core" : "cpu";
   char rel[256];
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/pmu_name", core);
-  if (read_file(root, rel, buf, sizeof buf) > 0) {
+  snprintf(rel, sizeof rel, "%s/%s/caps/pmu_name", pmu_base(root), core);
+  if (read_root_file(root, rel, buf, sizeof buf) > 0) {
     buf[strcspn(buf, "\n")] = 0;
     copy_text(hw.pmu_name, sizeof hw.pmu_name, buf);
   }
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/caps/max_precise", core);
+  snprintf(rel, sizeof rel, "%s/%s/caps/max_precise", pmu_base(root), core);
   if (read_long(root, rel, &v)) hw.max_precise = int(v);
-  snprintf(rel, sizeof rel, "sys/bus/event_source/devices/%s/format/ldlat", core);
-  hw.ldlat = exists(root, rel);
 
+  hw.is_this_machine = strcmp(root, "/") == 0;
+  PlanRequest req;
+  plan_pebs(root, PebsKind::Load, req, &hw.plan[kProbePebsLoad]);
+  plan_pebs(root, PebsKind::Store, req, &hw.plan[kProbePebsStore]);
+  plan_ibs_op(root, req, &hw.plan[kProbeIbsOp]);
   hw.cpu_pmu = hw.cpu_type >= 0 || hw.cpu_core_type >= 0;
-  hw.pebs = hw.cpu_pmu && hw.ldlat && hw.vendor != CpuVendor::Amd;
+  hw.pebs = hw.plan[kProbePebsLoad].n > 0;
   hw.ibs_op = hw.ibs_op_type >= 0;
   return hw;
 }
 
-bool probe_attr(const HardwareProbe& hw, ProbedSource s, int precise_ip, perf_event_attr* out) {
+bool probe_attr(const HardwareProbe& hw, ProbedSource s, perf_event_attr* out) {
   perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.disabled = 1;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-                  PERF_SAMPLE_CPU;
-  int core = hw.hybrid() ? hw.cpu_core_type : hw.cpu_type;
   switch (s) {
     case kProbeSoft:
       a = soft_clock_attr(1000000);
       break;
     case kProbePageFaults:
+      memset(&a, 0, sizeof a);
+      a.size = sizeof a;
       a.type = PERF_TYPE_SOFTWARE;
       a.config = PERF_COUNT_SW_PAGE_FAULTS;
       a.sample_period = 1;
-      break;
-    case kProbePebsLoad:
-    case kProbePebsStore:
-      if (!hw.pebs) return false;
-      // MEM_TRANS_RETIRED.LOAD_LATENCY (event 0xcd, umask 0x01, threshold in config1) and
-      // MEM_INST_RETIRED.ALL_STORES (0xd0, 0x82): the same encodings from Sandy Bridge on.
-      // Opening them only asks whether precise sampling is allowed; the source builds its own
-      // attributes per CPU model.
-      a.type = uint32_t(core);
-      a.config = s == kProbePebsLoad ? 0x1cd : 0x82d0;
-      if (s == kProbePebsLoad) a.config1 = 3;
-      a.sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
-      a.sample_period = 10007;
-      a.precise_ip = uint64_t(precise_ip) & 3;
-      break;
-    case kProbeIbsOp:
-      if (hw.ibs_op_type < 0) return false;
-      // IBS has historically refused the exclude_* bits, so this open also needs the kernel's
-      // permission for kernel samples (perf_event_paranoid <= 1 or CAP_PERFMON).
-      a.type = uint32_t(hw.ibs_op_type);
-      a.exclude_kernel = 0;
-      a.exclude_hv = 0;
-      a.sample_type |= PERF_SAMPLE_RAW;
-      a.sample_period = 0x10000;  // op count, a multiple of 16
+      a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                      PERF_SAMPLE_CPU;
+      a.disabled = 1;
+      a.exclude_kernel = 1;
+      a.exclude_hv = 1;
       break;
     case kProbeArmSpe:
       if (hw.spe_type < 0) return false;
+      memset(&a, 0, sizeof a);
+      a.size = sizeof a;
       a.type = uint32_t(hw.spe_type);
       a.sample_period = 4096;
+      a.disabled = 1;
+      a.exclude_kernel = 1;
+      a.exclude_hv = 1;
       break;
-    case kNumProbed:
-      return false;
+    default:
+      return false;  // the hardware sources open their plans
   }
   *out = a;
   return true;
 }
 
-void probe_opens(HardwareProbe* hw) {
+void probe_opens(HardwareProbe* hw, bool allow_libpfm) {
   hw->opens_tried = true;
   for (int s = 0; s < kNumProbed; ++s) {
     OpenResult r;
-    bool precise = s == kProbePebsLoad || s == kProbePebsStore;
-    // precise_ip from 3 down: the kernel refuses levels the PMU cannot give (EOPNOTSUPP/EINVAL).
-    for (int p = precise ? 3 : 0; p >= (precise ? 1 : 0); --p) {
-      perf_event_attr a;
-      if (!probe_attr(*hw, ProbedSource(s), p, &a)) break;
+    EventPlan& plan = hw->plan[s];
+    const bool planned = s == kProbePebsLoad || s == kProbePebsStore || s == kProbeIbsOp;
+    if (planned && plan.n == 0 && allow_libpfm && s != kProbeIbsOp && hw->cpu_pmu) {
+      PlanRequest req;
+      req.allow_libpfm = true;
+      plan_pebs("/", s == kProbePebsLoad ? PebsKind::Load : PebsKind::Store, req, &plan);
+    }
+    if (planned && plan.n > 0) {
+      r.tried = true;
+      r.err = -probe_plan(&plan, &r.failed_event);
+      for (int i = 0; i < plan.n && r.err == 0; ++i)
+        if (plan.ev[i].sampling && s != kProbeIbsOp && int(plan.ev[i].attr.precise_ip) > r.precise_ip)
+          r.precise_ip = int(plan.ev[i].attr.precise_ip);
+    } else if (perf_event_attr a; !planned && probe_attr(*hw, ProbedSource(s), &a)) {
       r.tried = true;
       int fd = perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd >= 0) {
-        close(fd);
-        r.err = 0;
-        if (precise) r.precise_ip = p;
-        break;
-      }
-      r.err = -fd;
+      if (fd >= 0) close(fd);
+      r.err = fd >= 0 ? 0 : -fd;
     }
     hw->open[s] = r;
   }
+  hw->pebs = hw->plan[kProbePebsLoad].n > 0;
 }
 
 }  // namespace hpcrun

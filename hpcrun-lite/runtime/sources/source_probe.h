@@ -1,9 +1,11 @@
-// The run-time probe: what this machine offers for sampling, read from a root directory ("/"
-// normally; tests pass fake sysfs/procfs trees). It reads the perf PMUs under
-// sys/bus/event_source/devices, the kernel's perf limits under proc/sys/kernel, the CPU from
-// proc/cpuinfo and the process's capabilities from proc/self/status; probe_opens() then tries a
-// perf_event_open of each source through perf_open() (mockable), precise_ip from 3 down.
-// Reading allocates nothing (raw open/read/getdents64), so the runtime can call it at start-up;
+// The run-time probe: what a machine offers for sampling, read from a root directory ("/"
+// normally; --check --root DIR and the tests pass a copy of another machine's files). It reads
+// the perf PMUs under sys/bus/event_source/devices, and the events each hardware source would
+// open there (event_plan.h), the kernel's perf limits under proc/sys/kernel, the CPU from
+// proc/cpuinfo and the process's capabilities from proc/self/status; a file a copy lacks stays
+// unknown. probe_opens() then tries a perf_event_open of each source on this machine through
+// perf_open() (mockable): the hardware sources' plans as the runtime opens them. Reading
+// allocates nothing (raw open/read/getdents64), so the runtime can call it at start-up;
 // source_verdict.h turns the result into "works / why not / the fix".
 #pragma once
 
@@ -13,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "options.h"
+#include "sources/hw/event_plan.h"
 
 namespace hpcrun {
 
@@ -26,9 +29,12 @@ struct OpenResult {
   bool tried = false;   // false: its PMU is absent, or probe_opens() was not called
   int err = 0;          // 0: it opened; else the errno of the last attempt
   int precise_ip = -1;  // the highest precise_ip that opened (PEBS), -1 otherwise
+  int failed_event = -1;  // a plan's event the kernel refused (index in HardwareProbe::plan)
 };
 
 inline constexpr int kUnknownValue = -1000;
+// PMUs listed (a server has a hundred uncore ones; those the sources use are read by name).
+inline constexpr int kMaxPmus = 128;
 
 struct HardwareProbe {
   // Kernel and permissions.
@@ -56,14 +62,17 @@ struct HardwareProbe {
   char arm_pmu[32] = {};           // an Arm core PMU (armv8_*/armv9_*), "" if none
   char pmu_name[32] = {};          // caps/pmu_name of the Intel core PMU ("skylake", ...)
   int max_precise = -1;            // caps/max_precise of the core PMU, when the kernel says
-  bool ldlat = false;              // the core PMU has the load-latency "ldlat" format field
   int npmus = 0;
-  char pmus[16][32] = {};          // every PMU directory, for --check
+  char pmus[kMaxPmus][32] = {};    // every PMU directory (up to kMaxPmus), for --check
 
-  // Kept for the callers of the first probe.
   bool cpu_pmu = false;            // a core PMU (cpu or cpu_core) exists
-  bool pebs = false;               // Intel core PMU with load latency
+  bool pebs = false;               // a core PMU publishes events/mem-loads (the pebs-load plan)
   bool ibs_op = false;             // ibs_op exists
+
+  // The events each hardware source would open (pebs-load, pebs-store, ibs-op; empty for the
+  // others), with the reason where it cannot; after probe_opens(), as this kernel took them.
+  EventPlan plan[kNumProbed];
+  bool is_this_machine = true;     // root "/": opens can be tried, libpfm4 asked
 
   OpenResult open[kNumProbed];
   bool opens_tried = false;
@@ -73,11 +82,13 @@ struct HardwareProbe {
 // Reads everything under `root` ("/" normally). Never fails: what it cannot read stays unknown.
 HardwareProbe probe_hardware(const char* root);
 
-// Tries perf_event_open of every source whose PMU exists, on this thread, closing each at once.
-void probe_opens(HardwareProbe* hw);
+// Tries perf_event_open of every source whose PMU exists, on this thread, closing each at once:
+// the hardware sources' plans (probe_plan), lowered to what the kernel takes. `allow_libpfm`: a
+// core PMU whose sysfs is silent is asked of libpfm4 (the caller has set pfm_api()).
+void probe_opens(HardwareProbe* hw, bool allow_libpfm = false);
 
-// The attribute the probe opens for a source (exposed for tests; the hardware sources build
-// their own per CPU model).
-bool probe_attr(const HardwareProbe& hw, ProbedSource s, int precise_ip, perf_event_attr* out);
+// The one event the probe opens for soft, page-faults and arm-spe (exposed for tests and
+// --check --json); false for the sources with a plan (HardwareProbe::plan), which opens theirs.
+bool probe_attr(const HardwareProbe& hw, ProbedSource s, perf_event_attr* out);
 
 }  // namespace hpcrun

@@ -284,6 +284,9 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("exe", exe_path);
   p.set_meta("cmdline", g_config.cmdline);
   p.set_meta("source", g_config.source);
+  if (g_config.sampling && g_config.source_requested)
+    p.set_meta("source_requested", g_config.source_requested);
+  if (g_config.source_fallback[0]) p.set_meta("source_fallback", g_config.source_fallback);
   p.set_meta("rate", std::to_string(g_config.rate));
   p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
   char every[32];
@@ -357,6 +360,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("hw_kernel", std::to_string(k.kernel));
     p.set_meta("hw_in_runtime", std::to_string(k.in_runtime));
     p.set_meta("hw_dropped", std::to_string(k.dropped));
+    const char* why = nullptr;
+    if (uint64_t fell = hw_fallback_threads(&why)) {
+      p.set_meta("hw_fallback_threads", std::to_string(fell));
+      p.set_meta("hw_fallback", why);
+    }
   }
 
   pb.add_modules();

@@ -11,14 +11,19 @@ namespace {
 uint64_t field(uint64_t v, unsigned shift, unsigned bits) { return (v >> shift) & ((1ull << bits) - 1); }
 
 // mem_lvl_num tells the level; mem_remote and mem_hops say whose it was.
-MemLevel from_level_number(uint64_t num, bool remote, uint8_t hops) {
+MemLevel from_level_number(uint64_t num, uint64_t lvl, bool remote, uint8_t hops) {
   const bool elsewhere = remote || hops >= PERF_MEM_HOPS_0;
   switch (num) {
     case PERF_MEM_LVLNUM_L1: return MemLevel::L1;
     case PERF_MEM_LVLNUM_L2: return remote ? MemLevel::RemoteCache : MemLevel::L2;
     case PERF_MEM_LVLNUM_L3:
     case PERF_MEM_LVLNUM_L4: return remote ? MemLevel::RemoteCache : MemLevel::L3;
-    case PERF_MEM_LVLNUM_ANY_CACHE: return elsewhere ? MemLevel::RemoteCache : MemLevel::L3;
+    // "Some cache": the old bits may say which. AMD's pre-Zen 4 "local cache" (this CCX's L3 or
+    // a sibling core's cache in it) is L3|REM_CCE1 with ANY_CACHE and hops 0 in recent kernels,
+    // L3|REM_CCE1 alone in Linux 6.1: L3 either way.
+    case PERF_MEM_LVLNUM_ANY_CACHE:
+      if ((lvl & PERF_MEM_LVL_L3) && (lvl & PERF_MEM_LVL_HIT)) return MemLevel::L3;
+      return elsewhere ? MemLevel::RemoteCache : MemLevel::L3;
     case PERF_MEM_LVLNUM_LFB: return MemLevel::FillBuffer;
     case PERF_MEM_LVLNUM_RAM: return remote ? MemLevel::RemoteDram : MemLevel::LocalDram;
     case PERF_MEM_LVLNUM_PMEM: return MemLevel::Pmem;
@@ -63,7 +68,7 @@ MemSource decode_data_src(uint64_t v) {
   // and a level named only by its miss bit is not where the data came from.
   const bool missed = (lvl & PERF_MEM_LVL_MISS) && !(lvl & PERF_MEM_LVL_HIT);
   if (num != 0 && num != PERF_MEM_LVLNUM_NA && !missed)
-    s.level = from_level_number(num, s.remote, s.hops);
+    s.level = from_level_number(num, lvl, s.remote, s.hops);
   // Uncached has no level number; an old kernel has no numbers at all. The old bits' remote
   // levels (REM_RAM, REM_CCE) mean another node; a level number comes with its own remote bit.
   if (s.level == MemLevel::NotAvailable || (lvl & PERF_MEM_LVL_UNC)) {

@@ -41,23 +41,32 @@ HwSampleResult hw_sample_from_pebs(const PerfSample& s, HwSample* h) {
 
 HwSampleResult hw_sample_from_ibs(const PerfSample& s, uint32_t family, uint32_t model,
                                   HwSample* h) {
+  IbsOpRegs regs;
+  const bool have_regs = (s.sample_type & PERF_SAMPLE_RAW) &&
+                         read_ibs_op_regs(s.raw, s.raw_size, &regs) == IbsParse::Ok;
+  // A kernel that decodes IBS (Linux 6.1) names every load and store in DATA_SRC; an older one
+  // leaves it "not available", and the registers are decoded here by the same rules.
+  const MemSource kernel = (s.sample_type & PERF_SAMPLE_DATA_SRC) ? decode_data_src(s.data_src) : MemSource{};
+  if (kernel.op == MemOp::Load || kernel.op == MemOp::Store) {
+    hw_sample_from_pebs(s, h);  // the kernel set IP to the op's own address where it was valid
+    h->dc_miss = have_regs ? (regs.op_data3 >> 7 & 1) != 0
+                           : kernel.level != MemLevel::L1 && kernel.level != MemLevel::NotAvailable;
+    return kernel_address(h->ip) ? HwSampleResult::KernelMode : HwSampleResult::Ok;
+  }
   *h = HwSample{};
   copy_common(s, h);
-  IbsOpRegs regs;
-  if (!(s.sample_type & PERF_SAMPLE_RAW) ||
-      read_ibs_op_regs(s.raw, s.raw_size, &regs) != IbsParse::Ok)
-    return HwSampleResult::NotValid;
+  if (!have_regs) return HwSampleResult::NotValid;
   IbsOp op = decode_ibs_op(regs, family, model);
   if (!op.valid) return HwSampleResult::NotValid;
   // The tagged op's own address, not the (possibly later) interrupted one.
   if (op.rip_valid) h->ip = op.rip;
   if (kernel_address(h->ip)) return HwSampleResult::KernelMode;
-  h->addr = op.lin_addr;
-  h->addr_valid = op.lin_addr_valid;
-  if (op.phys_addr_valid) h->phys_addr = op.phys_addr;
-  h->latency = op.dc_miss_latency;
+  h->addr = op.addr;
+  h->addr_valid = op.addr_valid;
+  if (op.phys_valid) h->phys_addr = op.phys;
+  h->latency = op.latency;
   h->dc_miss = op.dc_miss;
-  h->source = op.source;
+  h->source = decode_data_src(op.data_src);
   return HwSampleResult::Ok;
 }
 

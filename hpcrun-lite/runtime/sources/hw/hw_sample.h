@@ -1,7 +1,9 @@
 // What every hardware memory source hands to the rest of the runtime: one sampled access with
 // its instruction, data address, latency and memory level, whatever the PMU. A PEBS record gets
-// here through its perf fields (ADDR, WEIGHT, DATA_SRC), an IBS record through its raw
-// registers; from here on both go through the same classify() as the software sampler.
+// here through its perf fields (ADDR, WEIGHT, DATA_SRC); an IBS record through the same fields
+// where the kernel decoded its registers (Linux 6.1 and later), else through its raw registers
+// decoded by the kernel's rules (ibs_decode.h); both end in decode_data_src. From here on every
+// sample goes through the same classify() as the software sampler.
 // Pure functions: signal- and drain-safe.
 #pragma once
 
@@ -33,7 +35,8 @@ enum class HwSampleResult : uint8_t {
 // From a PEBS sample parsed with the attr's sample_type.
 HwSampleResult hw_sample_from_pebs(const PerfSample& s, HwSample* out);
 
-// From an IBS op sample (RAW present). family/model: the CPU's, for decode_ibs_op.
+// From an IBS op sample: the kernel's decoding when the record carries it, else RAW's
+// registers. family/model: the CPU's, for decode_ibs_op.
 HwSampleResult hw_sample_from_ibs(const PerfSample& s, uint32_t family, uint32_t model,
                                   HwSample* out);
 

@@ -23,10 +23,9 @@
 #include "process/handler_gate.h"
 #include "base/log.h"
 #include "process/thread_state.h"
-#include "sources/hw/precise_probe.h"
-#include "sources/ibs/ibs_attr.h"
+#include "sources/hw/event_plan.h"
+#include "sources/hw/pmu_sysfs.h"
 #include "sources/numa/numa.h"
-#include "sources/pebs/pebs_attr.h"
 #include "sources/pebs/pfm_api.h"
 #include "sources/perf_event.h"
 #include "sources/soft/sampler.h"
@@ -38,80 +37,109 @@ namespace hpcrun {
 
 namespace {
 
-constexpr const char* kPmuRoot = "/sys/bus/event_source/devices";
 // 32 data pages (128 KiB, ~1,600 PEBS records) as for the page-fault source; 8 when the perf
-// mlock allowance is spent.
+// mlock allowance is spent. One ring per thread, whatever the number of events.
 constexpr unsigned kRingPagesLog2 = 5, kSmallRingPagesLog2 = 3;
 
 const HwSourceOps* g_ops = nullptr;
-perf_event_attr g_attr;
+EventPlan g_plan;
+uint64_t g_sample_type = 0;  // of every sampling event of the plan (probe_plan keeps them alike)
 int g_signo = 0;
 bool g_standin = false;
 uint32_t g_family = 0, g_model = 0;
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_stopped{false};
-std::atomic<bool> g_warned{false};
 struct AtomicCounts {
   std::atomic<uint64_t> records{0}, recorded{0}, no_address{0}, lost{0}, throttled{0},
       malformed{0}, not_valid{0}, kernel{0}, in_runtime{0}, dropped{0};
 } g_counts;
 
-void warn_once(const char* what, int err) {
-  if (!g_warned.exchange(true))
-    log_warn("%s: %s (%s); the profile will have no samples from it", g_ops ? g_ops->name : "?",
-             what, strerror(err));
+std::atomic<uint64_t> g_fallback_threads{0};
+// Tests only (HPCRUN_LITE_TEST_HW_FALLBACK=1): every thread after the first is refused its
+// events, as a kernel that runs out of counters or an mlock limit would, to show the fallback.
+bool g_test_refuse_later = false;
+std::atomic<uint64_t> g_threads_started{0};
+char g_fallback_reason[192];
+
+// A thread whose events cannot start (the kernel refuses them there, its ring cannot be mapped:
+// perf_event_mlock_kb spent) is sampled by the soft timer instead, as `auto` falls back; the
+// first reason is kept for the profile (META hw_fallback).
+void fall_back(ThreadState* ts, const char* what, int err) {
+  if (g_fallback_threads.fetch_add(1, std::memory_order_relaxed) == 0) {
+    snprintf(g_fallback_reason, sizeof g_fallback_reason, "%s (%s)", what, strerror(err));
+    log_warn("%s: %s (%s); such threads are sampled with soft", g_ops ? g_ops->name : "?", what,
+             strerror(err));
+  }
+  sampler_start_fallback(ts);
 }
 
-bool pebs_build(const SourceSpec& spec, PebsKind kind, perf_event_attr* a, char* err, size_t n) {
-  PebsRequest req;
-  req.kind = kind;
+const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, SourceKind::Pebs};
+const HwSourceOps kPebsStore = {"pebs-store", HwDecoder::Pebs, SourceKind::PebsStore};
+const HwSourceOps kIbsOp = {"ibs-op", HwDecoder::Ibs, SourceKind::Ibs};
+
+// The test stand-in's plan: software page faults with the PEBS record layout, and a waker.
+// With O_ASYNC the kernel signals every overflow of an event; a page fault on shared memory that
+// finds a signal pending is abandoned and taken again, and each attempt is a new fault, so a
+// signal at every fault record kept one pending at each attempt: a program touching a System V
+// segment (Open MPI's MPI_Init does) never got past its first page. The records' event signals
+// nothing; a second page-fault event, overflowing every 16 faults, signals for it.
+void standin_plan(const SourceSpec& spec, EventPlan* plan) {
+  *plan = EventPlan{};
+  plan->n = 2;
+  for (int i = 0; i < 2; ++i) {
+    PlannedEvent& e = plan->ev[i];
+    snprintf(e.pmu, sizeof e.pmu, "software");
+    e.leader = i;
+    e.attr.size = sizeof e.attr;
+    e.attr.type = PERF_TYPE_SOFTWARE;
+    e.attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+    e.attr.exclude_kernel = 1;
+    e.attr.exclude_hv = 1;
+    e.attr.disabled = 1;
+  }
+  plan->ev[0].sampling = true;
+  plan->ev[0].attr.sample_period = spec.rate ? spec.rate : 1;
+  plan->ev[0].attr.sample_type = pebs_sample_type(false);
+  plan->ev[1].signals = true;
+  plan->ev[1].attr.sample_period = 16;
+  snprintf(plan->origin, sizeof plan->origin, "the test stand-in");
+}
+
+// What the kernel answered, in words a user can act on.
+void explain_refusal(const EventPlan& plan, int failed, int err, char* out, size_t len) {
+  const PlannedEvent* e = failed >= 0 && failed < plan.n ? &plan.ev[failed] : nullptr;
+  const char* why = err == -ENODATA
+      ? " (the kernel wants this load event in a group led by mem-loads-aux, which this PMU "
+        "does not list)"
+      : err == -EACCES || err == -EPERM ? " (see hpcrun-lite --check for the permission it needs)"
+      : "";
+  snprintf(out, len, "perf_event_open refused %s type %u config %#llx: %s%s", e ? e->pmu : "?",
+           e ? e->attr.type : 0, e ? (unsigned long long)e->attr.config : 0ull, strerror(-err), why);
+}
+
+// The plan of this run on this machine, opened once on this thread to settle the precise
+// levels and sample fields the kernel accepts.
+bool build_plan(SourceKind kind, const SourceSpec& spec, char* err, size_t n) {
+  PlanRequest req;
   req.period = spec.rate;
   req.ldlat = spec.ldlat;
-  req.phys_addr = false;  // needs privileges; the data address is what we classify
-  char dir[256];
-  snprintf(dir, sizeof dir, "%s/cpu_core", kPmuRoot);
-  if (access(dir, F_OK) == 0) req.pmu = "cpu_core";  // hybrid: the big cores' PMU
-  else if (!pfm_api_dlopen(err, n)) return false;
-  if (!pebs_attr(req, kPmuRoot, a, err, n)) return false;
-  PreciseProbe p = probe_precise(a, 1);
-  if (p.error) {
-    describe_probe(*a, p, err, n);
+  req.l3miss = spec.l3miss;
+  if (!plan_for_kind("/", kind, req, &g_plan)) {
+    // Sysfs is silent on the core PMU: libpfm4's tables may know the event (pebs_attr.h).
+    char pfm_err[200];
+    const bool pebs = kind == SourceKind::Pebs || kind == SourceKind::PebsStore;
+    if (!pebs || pmu_type_at("/", "cpu") < 0 || !pfm_api_dlopen(pfm_err, sizeof pfm_err) ||
+        (req.allow_libpfm = true, !plan_for_kind("/", kind, req, &g_plan))) {
+      snprintf(err, n, "%s", g_plan.reason);
+      return false;
+    }
+  }
+  int failed = -1;
+  if (int rc = probe_plan(&g_plan, &failed); rc != 0) {
+    explain_refusal(g_plan, failed, rc, err, n);
     return false;
   }
   return true;
-}
-
-bool pebs_load_attr(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
-  return pebs_build(s, PebsKind::Load, a, err, n);
-}
-bool pebs_store_attr(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
-  return pebs_build(s, PebsKind::Store, a, err, n);
-}
-bool ibs_build(const SourceSpec& s, perf_event_attr* a, char* err, size_t n) {
-  IbsRequest req;
-  req.period = s.rate;
-  return ibs_op_attr(req, kPmuRoot, a, err, n);
-}
-
-uint64_t ring_drain(ThreadState* ts, HwDrainEnv* env) { return hw_drain(&ts->hw_ring, env); }
-
-const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, pebs_load_attr, ring_drain};
-const HwSourceOps kPebsStore = {"pebs-store", HwDecoder::Pebs, pebs_store_attr, ring_drain};
-const HwSourceOps kIbsOp = {"ibs-op", HwDecoder::Ibs, ibs_build, ring_drain};
-
-// The test stand-in's event: software page faults with the PEBS record layout.
-perf_event_attr standin_attr(const SourceSpec& spec) {
-  perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_PAGE_FAULTS;
-  a.sample_period = spec.rate ? spec.rate : 1;
-  a.sample_type = pebs_sample_type(false);
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.disabled = 1;
-  return a;
 }
 
 uint32_t classify_cb(Cct& c, uint64_t ea, void* arg, SampleEstimate* est) {
@@ -148,7 +176,7 @@ void publish(const HwCounts& k, ThreadState* ts) {
 void drain(ThreadState* ts, const uint64_t* path, int npath) {
   HwDrainEnv env;
   env.cct = &ts->cct;
-  env.sample_type = g_attr.sample_type;
+  env.sample_type = g_sample_type;
   env.decoder = g_ops->decoder;
   env.family = g_family;
   env.model = g_model;
@@ -161,20 +189,38 @@ void drain(ThreadState* ts, const uint64_t* path, int npath) {
   env.npath = npath;
   env.numa = numa_enabled() ? &ts->numa : nullptr;
   if (watch_enabled()) env.on_access = on_access_cb;
-  g_ops->drain(ts, &env);
+  hw_drain(&ts->hw_ring, &env);
   publish(env.counts, ts);
 }
 
+// Closes the thread's events and unmaps its ring; exchange, since thread end and process end may
+// race.
 void release(ThreadState* ts) {
   int fd = __atomic_exchange_n(&ts->hw_fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
   perf_ring_unmap(&ts->hw_ring);
   fd_guard_close(fd);
+  for (int& other : ts->hw_other)
+    if (other >= 0) {
+      fd_guard_close(other);
+      other = -1;
+    }
 }
 
 void disable(ThreadState* ts) {
   int fd = __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  for (int other : ts->hw_other)
+    if (other >= 0) ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+bool is_ours(const ThreadState* ts, int fd) {
+  if (fd < 0) return false;
+  if (fd == __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE)) return true;
+  for (int other : ts->hw_other)
+    if (fd == other) return true;
+  return false;
 }
 
 }  // namespace
@@ -200,14 +246,16 @@ bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size
     return false;
   }
   g_standin = hw_standin_requested();
+  const char* refuse = getenv("HPCRUN_LITE_TEST_HW_FALLBACK");
+  g_test_refuse_later = refuse && strcmp(refuse, "1") == 0;
   if (g_standin) {
     if (g_ops->decoder != HwDecoder::Pebs) {
       snprintf(err, errlen, "the test stand-in (%s) has the PEBS record layout only",
                kEnvTestHwStandin);
       return false;
     }
-    g_attr = standin_attr(spec);
-  } else if (!g_ops->attr(spec, &g_attr, err, errlen)) {
+    standin_plan(spec, &g_plan);
+  } else if (!build_plan(kind, spec, err, errlen)) {
     return false;
   }
   if (g_ops->decoder == HwDecoder::Ibs) {
@@ -215,10 +263,18 @@ bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size
     g_family = hw.family > 0 ? uint32_t(hw.family) : 0;
     g_model = hw.model > 0 ? uint32_t(hw.model) : 0;
   }
-  // A signal at every record: the handler then reads it while the thread is still in the
-  // function that made the access, so the record gets its calling context (hw_drain.h).
-  g_attr.wakeup_events = 1;
-  g_attr.watermark = 0;
+  for (int i = 0; i < g_plan.n; ++i) {
+    perf_event_attr& a = g_plan.ev[i].attr;
+    if (!g_plan.ev[i].sampling) continue;
+    if (!g_sample_type) g_sample_type = a.sample_type;
+    // A signal at every record: the handler then reads it while the thread is still in the
+    // function that made the access, so the record gets its calling context (hw_drain.h).
+    a.wakeup_events = 1;
+    a.watermark = 0;
+  }
+  char line[512];
+  describe_plan(g_plan, line, sizeof line);
+  log_info("%s: %s", g_ops->name, line);
   g_signo = signo;
   g_enabled.store(true, std::memory_order_release);
   return true;
@@ -229,29 +285,57 @@ bool hw_standin() { return g_standin; }
 
 void hw_start_thread(ThreadState* ts) {
   ts->hw_fd = -1;
+  for (int& other : ts->hw_other) other = -1;
   ts->hw_ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
-  int fd = perf_open_thread(g_attr, 0);
-  if (fd < 0) return warn_once("perf_event_open failed", -fd);
-  PerfRing ring;
-  if (!perf_ring_map_or_smaller(fd, kRingPagesLog2, kSmallRingPagesLog2, &ring)) {
-    int err = errno;
-    close(fd);
-    return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
+  if (g_test_refuse_later && g_threads_started.fetch_add(1, std::memory_order_relaxed) > 0)
+    return fall_back(ts, "the TEST hook refused its events (HPCRUN_LITE_TEST_HW_FALLBACK=1)", EBUSY);
+  // Every event of the plan for this thread, each in its leader's group.
+  int fds[kMaxPlannedEvents];
+  int ring = -1;  // the first sampling event: its ring takes every event's records
+  for (int i = 0; i < g_plan.n; ++i) {
+    const PlannedEvent& e = g_plan.ev[i];
+    fds[i] = perf_open_thread(e.attr, ts->tid, e.leader == i ? -1 : fds[e.leader]);
+    if (fds[i] < 0) {
+      int err = -fds[i];
+      for (int j = 0; j < i; ++j) close(fds[j]);
+      return fall_back(ts, "the kernel refused its events in a thread", err);
+    }
+    if (e.sampling && ring < 0) ring = i;
   }
-  fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
-  // The ring before the fd: the handler finds the fd only once the ring is there.
-  ts->hw_ring = ring;
-  __atomic_store_n(&ts->hw_fd, fd, __ATOMIC_RELEASE);
-  int err = perf_arm_thread_signal(fd, g_signo, ts->tid);
-  if (err != 0) {
+  PerfRing map;
+  int err = 0;
+  if (!perf_ring_map_or_smaller(fds[ring], kRingPagesLog2, kSmallRingPagesLog2, &map)) err = errno;
+  for (int i = 0; i < g_plan.n && !err; ++i)
+    if (i != ring && g_plan.ev[i].sampling &&
+        ioctl(fds[i], PERF_EVENT_IOC_SET_OUTPUT, fds[ring]) != 0)
+      err = errno;
+  if (err) {
+    if (map.map_bytes) perf_ring_unmap(&map);
+    for (int j = 0; j < g_plan.n; ++j) close(fds[j]);
+    return fall_back(ts, "cannot map a thread's ring buffer (see kernel.perf_event_mlock_kb)", err);
+  }
+  int k = 0;
+  for (int i = 0; i < g_plan.n; ++i) {
+    fd_guard_add(fds[i]);  // kept from the program's closefrom and dup2 (fd_guard.h)
+    if (i != ring) ts->hw_other[k++] = fds[i];
+  }
+  // The ring and the others before the ring's fd: the handler finds them once it sees that.
+  ts->hw_ring = map;
+  __atomic_store_n(&ts->hw_fd, fds[ring], __ATOMIC_RELEASE);
+  for (int i = 0; i < g_plan.n && !err; ++i)
+    if (g_plan.ev[i].signals) err = -perf_route_thread_signal(fds[i], g_signo, ts->tid);
+  // A group starts with its leader.
+  for (int i = 0; i < g_plan.n && !err; ++i)
+    if (g_plan.ev[i].leader == i && ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0) err = errno;
+  if (err) {
     release(ts);
-    warn_once("cannot route its signals to the thread", -err);
+    fall_back(ts, "cannot route its signals to a thread", err);
   }
 }
 
 bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
-  if (fd < 0 || fd != __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE)) return false;
+  if (!is_ours(ts, fd)) return false;
   // The writer either waits for this drain or is seen to have begun, and then reads the ring
   // itself; a drain nested in another handler of this thread (PAPI's) leaves the records in the
   // ring for the next signal (handler_gate.h).
@@ -266,7 +350,8 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
       t_in_runtime = 1;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       uint64_t frames[kMaxSampleFrames];
-      int n = capture_sample_path(pc, frames, kMaxSampleFrames);
+      // An adopted thread that has not settled has no unwind cache yet (thread_state.h).
+      int n = ts->unwind_ready ? capture_sample_path(pc, frames, kMaxSampleFrames) : 0;
       drain(ts, frames, n > 0 ? n : 0);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
@@ -291,18 +376,24 @@ void hw_forget(ThreadState* ts) {
   release(ts);  // the parent keeps its own mapping
 }
 
-void hw_stop_all() {
+void hw_halt_all() {
   if (!hw_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
-  for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
+}
+
+void hw_drain_all() {
+  if (!hw_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale || __atomic_load_n(&t->hw_fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t, nullptr, 0);
     release(t);
   }
+}
+
+uint64_t hw_fallback_threads(const char** reason) {
+  *reason = g_fallback_reason;
+  return g_fallback_threads.load(std::memory_order_relaxed);
 }
 
 HwCounts hw_counts() {

@@ -1,10 +1,12 @@
-// The precise hardware sampling sources (pebs-load, pebs-store, ibs-op) in the runtime, behind
-// one small interface: a source is its attribute builder, its reader and its record decoder
-// (HwSourceOps). Per thread the event is opened through perf_open(), its ring mapped
-// (perf_ring.h) and its wakeups signalled to the thread (perf_arm_thread_signal, the soft
-// source's signal and handler); the handler drains the ring (hw_drain.h) with the interrupted
-// context's callers as the newest record's path. At thread end and at process end the rest of
-// the ring is read. docs/DESIGN.md says what Arm SPE would add (an AUX-area reader).
+// The precise hardware sampling sources (pebs-load, pebs-store, ibs-op) in the runtime: a source
+// is its events on this machine (event_plan.h: one, a group led by an aux event, or one per core
+// type on hybrid parts) and its record decoder (HwSourceOps). Per thread every event of the plan
+// is opened through perf_open(), in its leader's group; the first sampling event's ring takes
+// the records of all (PERF_EVENT_IOC_SET_OUTPUT), and each sampling event's wakeups are
+// signalled to the thread (the soft source's signal and handler); the handler drains the ring
+// (hw_drain.h) with the interrupted context's callers as the newest record's path. At thread
+// end and at process end the rest of the ring is read. docs/DESIGN.md says what Arm SPE would
+// add (an AUX-area reader).
 //
 // HPCRUN_LITE_TEST_HW_STANDIN=1 (tests only, read only here): the PEBS sources run unchanged
 // except that the event opened is the software page-fault event with the PEBS sample_type, so
@@ -29,10 +31,7 @@ inline constexpr const char* kEnvTestHwStandin = "HPCRUN_LITE_TEST_HW_STANDIN";
 struct HwSourceOps {
   const char* name;
   HwDecoder decoder;
-  // Start-up (may load libpfm4): the event of `spec`, or false with the reason.
-  bool (*attr)(const SourceSpec& spec, perf_event_attr* a, char* err, size_t errlen);
-  // Reads what the thread's buffer holds into env->cct (the ring for PEBS and IBS).
-  uint64_t (*drain)(ThreadState* ts, HwDrainEnv* env);
+  SourceKind kind;  // its events: event_plan.h
 };
 
 // The source of a requested kind; nullptr when the kind is not a hardware source.
@@ -45,6 +44,7 @@ bool hw_standin_requested();
 bool hw_init(SourceKind kind, const SourceSpec& spec, int signo, char* err, size_t errlen);
 bool hw_enabled();
 bool hw_standin();
+// Opens the thread's event and ring (for ts->tid: also a thread adopted at start-up).
 void hw_start_thread(ThreadState* ts);
 // On the thread itself when it ends: stops its event and reads what its ring still holds.
 void hw_stop_thread(ThreadState* ts);
@@ -53,8 +53,12 @@ void hw_forget(ThreadState* ts);
 // From the sampling signal's handler: if `fd` is this thread's hardware event, drains its ring
 // and returns true. Async-signal-safe.
 bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);
-// Process end: disables every thread's event, waits for a handler in flight, reads every ring.
-void hw_stop_all();
+// Process end (source_table.h): disables every thread's event; once no handler runs, reads every
+// ring.
+void hw_halt_all();
+void hw_drain_all();
 HwCounts hw_counts();
+// Threads sampled with soft because their events could not start, and the first reason.
+uint64_t hw_fallback_threads(const char** reason);
 
 }  // namespace hpcrun

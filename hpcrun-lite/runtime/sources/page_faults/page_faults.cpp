@@ -118,7 +118,7 @@ void pagefaults_start_thread(ThreadState* ts) {
   ts->pf_ring = PerfRing{};
   if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
-  int fd = perf_open_thread(page_fault_attr(g_period, 0), 0);
+  int fd = perf_open_thread(page_fault_attr(g_period, 0), ts->tid);
   if (fd < 0) return warn_once("perf_event_open of the page-fault event failed", -fd);
   PerfRing ring;
   if (!perf_ring_map_or_smaller(fd, kRingPagesLog2, kSmallRingPagesLog2, &ring)) {
@@ -141,7 +141,7 @@ void pagefaults_start_thread(ThreadState* ts) {
   const uint64_t records = ring.data_size / (sizeof(perf_event_header) + kFaultRecordBody);
   perf_event_attr wa = page_fault_attr(g_period * (records / 3 ? records / 3 : 1), 0);
   wa.sample_type = 0;
-  int wake = perf_open_thread(wa, 0);
+  int wake = perf_open_thread(wa, ts->tid);
   if (wake < 0) return;  // the timer still reads the ring
   fd_guard_add(wake);
   __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
@@ -184,13 +184,14 @@ void pagefaults_forget(ThreadState* ts) {
   release(ts);
 }
 
-void pagefaults_stop_all() {
+void pagefaults_halt_all() {
   if (!pagefaults_enabled()) return;
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) disable(t);
-  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
-  for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
+}
+
+void pagefaults_drain_all() {
+  if (!pagefaults_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale || __atomic_load_n(&t->pf_fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t);

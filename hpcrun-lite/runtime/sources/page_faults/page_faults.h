@@ -31,7 +31,8 @@ struct PageFaultCounts {
 void pagefaults_init(uint64_t period, int signo);
 bool pagefaults_enabled();
 uint64_t pagefaults_period();
-// Opens the calling thread's event and ring. Not signal-safe.
+// Opens the thread's event and ring (for ts->tid: also a thread adopted at start-up). Not
+// signal-safe.
 void pagefaults_start_thread(ThreadState* ts);
 // On the thread itself, when it ends: stops its event and reads what its ring still holds.
 void pagefaults_stop_thread(ThreadState* ts);
@@ -43,9 +44,10 @@ void pagefaults_on_timer(ThreadState* ts);
 // From the timer signal's handler: if `fd` is this thread's waker (a page-fault event that
 // signals once per a third of the ring), reads the ring and returns true. Async-signal-safe.
 bool pagefaults_on_wake(ThreadState* ts, int fd);
-// Process end, after the other sources stopped: stops every thread's event, waits for a
-// handler in flight, and reads every ring into its thread's tree.
-void pagefaults_stop_all();
+// Process end (source_table.h): disables every thread's event; once no handler runs, reads
+// every ring into its thread's tree.
+void pagefaults_halt_all();
+void pagefaults_drain_all();
 PageFaultCounts pagefaults_counts();
 
 }  // namespace hpcrun

@@ -251,9 +251,9 @@ void papi_stop_thread(ThreadState* ts) {
 
 void papi_stop_all() { g_stopped.store(true, std::memory_order_seq_cst); }
 
-void papi_forget() {
+void papi_forget(ThreadState* ts) {
   g_stopped.store(true, std::memory_order_seq_cst);
-  for (ThreadState* t = threads_head(); t; t = t->next) t->papi_set = -1;
+  ts->papi_set = -1;
 }
 
 PapiCounts papi_counts() {

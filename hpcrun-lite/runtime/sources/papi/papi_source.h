@@ -49,12 +49,12 @@ void papi_start_thread(ThreadState* ts);
 // On the thread itself, when it ends (and at process end for the thread that writes).
 void papi_stop_thread(ThreadState* ts);
 // Process end: no overflow is recorded after this returns, except by a handler already running
-// (sampler_stop_all waits for those). Other threads' event sets may still count until the
+// (sources_stop_all waits for those). Other threads' event sets may still count until the
 // process is gone; their handlers see this and leave the trees alone. Async-signal-safe: it
 // calls no PAPI function, since a process may end in a signal handler.
 void papi_stop_all();
 // Fork child: PAPI's per-thread state is the parent's; the child counts nothing more.
-void papi_forget();
+void papi_forget(ThreadState* ts);
 PapiCounts papi_counts();
 
 }  // namespace hpcrun

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "sources/hw/pmu_type.h"
 #include "sources/pebs/pfm_api.h"
 
 namespace hpcrun {
@@ -25,18 +24,9 @@ const char* const kStoreEvents[] = {"MEM_INST_RETIRED:ALL_STORES",
                                     "MEM_TRANS_RETIRED:PRECISE_STORE",
                                     "MEM_UOPS_RETIRED:ALL_STORES"};
 
-// Hybrid parts (Alder Lake and later): the big cores take the Golden Cove encodings, the small
-// ones Gracemont's (MEM_UOPS_RETIRED.LOAD_LATENCY is event 0xd0 umask 0x05); both count stores
-// with event 0xd0 umask 0x82. ldlat is config1 on both, as their sysfs format says.
-struct HybridEvents {
-  const char* pmu;
-  uint64_t load;
-  uint64_t store;
-};
-const HybridEvents kHybrid[] = {{"cpu_core", 0x01cd, 0x82d0}, {"cpu_atom", 0x05d0, 0x82d0}};
+}  // namespace
 
-bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr* a, char* err,
-                        size_t errlen) {
+bool pebs_attr_libpfm(PebsKind kind, uint32_t ldlat, perf_event_attr* a, char* err, size_t errlen) {
   const PfmApi* pfm = pfm_api();
   if (!pfm) {
     snprintf(err, errlen, "libpfm4 is not loaded");
@@ -47,7 +37,7 @@ bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr*
     snprintf(err, errlen, "libpfm4 could not start: %s", pfm->strerror(rc));
     return false;
   }
-  const bool load = req.kind == PebsKind::Load;
+  const bool load = kind == PebsKind::Load;
   const char* const* names = load ? kLoadEvents : kStoreEvents;
   const size_t n = load ? sizeof kLoadEvents / sizeof *kLoadEvents
                         : sizeof kStoreEvents / sizeof *kStoreEvents;
@@ -91,51 +81,10 @@ bool encode_with_libpfm(const PebsRequest& req, uint32_t ldlat, perf_event_attr*
   return false;
 }
 
-bool encode_hybrid(const PebsRequest& req, uint32_t ldlat, const char* root, perf_event_attr* a,
-                   char* err, size_t errlen) {
-  for (const HybridEvents& h : kHybrid) {
-    if (strcmp(h.pmu, req.pmu) != 0) continue;
-    int rc = read_pmu_type(root, h.pmu, &a->type);
-    if (rc != 0) {
-      snprintf(err, errlen, "cannot read %s/%s/type: %s", root, h.pmu, strerror(-rc));
-      return false;
-    }
-    a->config = req.kind == PebsKind::Load ? h.load : h.store;
-    a->config1 = req.kind == PebsKind::Load ? ldlat : 0;
-    a->exclude_kernel = 1;
-    a->exclude_hv = 1;
-    return true;
-  }
-  snprintf(err, errlen, "unknown PEBS PMU '%s' (expected cpu, cpu_core or cpu_atom)", req.pmu);
-  return false;
-}
-
-}  // namespace
-
 uint64_t pebs_sample_type(bool phys_addr) {
   return PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
          PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
          (phys_addr ? uint64_t(PERF_SAMPLE_PHYS_ADDR) : 0);
-}
-
-bool pebs_attr(const PebsRequest& req, const char* sysfs_root, perf_event_attr* a, char* err,
-               size_t errlen) {
-  memset(a, 0, sizeof *a);
-  a->size = sizeof *a;
-  const uint32_t ldlat = req.ldlat ? req.ldlat : kDefaultLdlat;
-  if (req.kind == PebsKind::Load && ldlat > kMaxLdlat) {
-    snprintf(err, errlen, "ldlat=%u is above the largest threshold, %u cycles", ldlat, kMaxLdlat);
-    return false;
-  }
-  const bool ok = strcmp(req.pmu, "cpu") == 0
-                      ? encode_with_libpfm(req, ldlat, a, err, errlen)
-                      : encode_hybrid(req, ldlat, sysfs_root, a, err, errlen);
-  if (!ok) return false;
-  a->sample_period = req.period ? req.period : kDefaultPebsPeriod;
-  a->sample_type = pebs_sample_type(req.phys_addr);
-  a->precise_ip = 3;
-  a->disabled = 1;
-  return true;
 }
 
 }  // namespace hpcrun

@@ -24,13 +24,12 @@
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
-#include "sources/hw/hw_source.h"
 #include "sources/numa/numa.h"
-#include "sources/page_faults/page_faults.h"
 #include "sources/perf_event.h"
 #include "process/process_end.h"
 #include "process/runtime.h"
 #include "sources/sampling_phase.h"
+#include "sources/source_table.h"
 #include "sources/soft/saved_regs.h"
 #include "sources/watch/watch.h"
 #include "process/handler_gate.h"
@@ -201,10 +200,11 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   }
   int saved_errno = errno;
   ThreadState* ts = t_state;
-  if (!ts) ts = thread_claim_adopted();  // a thread that existed before the runtime
-  if (!ts || pagefaults_on_wake(ts, info->si_fd)  // a page-fault ring filling up
-      || hw_on_signal(ts, info->si_fd, ucv)       // a hardware source's record (hw_source.h)
-      || watch_on_signal(ts, info->si_fd, ucv)) {  // a debug-register watch's trap (watch.h)
+  if (!ts)  // a thread that existed before the runtime: its stack is where this signal interrupted it
+    ts = thread_claim_adopted(uint64_t(static_cast<const ucontext_t*>(ucv)->uc_mcontext.gregs[REG_RSP]));
+  // Another source's event (a page-fault ring filling up, a hardware record, a watch's trap):
+  // the source table says whose, and that source drains it (source_table.h).
+  if (!ts || sources_on_signal(ts, info->si_fd, ucv)) {
     errno = saved_errno;
     return;
   }
@@ -220,9 +220,9 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       ts->period_pending = 0;
       start_real_period(ts);
     }
-  } else if (live && !g_record) {
+  } else if (live && !ts->soft_records) {
     // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
-    pagefaults_on_timer(ts);
+    sources_on_tick(ts);
     if (ts->period_pending) {
       ts->period_pending = 0;
       start_real_period(ts);
@@ -249,7 +249,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       test_spin();
       record_sample(ts, uc);
-      pagefaults_on_timer(ts);  // the thread's first touches since its last sample
+      sources_on_tick(ts);  // what the other sources buffered since the last sample
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
@@ -335,7 +335,7 @@ bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_record = record;
   g_timer = timer;
-  if (record) decode_init();
+  decode_init();  // also for a hardware source: a thread it cannot sample falls back to soft
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
   g_signo = signo;
   if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
@@ -351,9 +351,23 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   return true;
 }
 
+namespace {
+void start_timer(ThreadState* ts);
+}  // namespace
+
 void sampler_start_thread(ThreadState* ts) {
-  if (!g_timer || !g_enabled.load(std::memory_order_acquire) ||
-      g_stopped.load(std::memory_order_relaxed))
+  ts->soft_records = g_record;
+  if (g_timer) start_timer(ts);
+}
+
+void sampler_start_fallback(ThreadState* ts) {
+  ts->soft_records = 1;
+  if (!g_timer) start_timer(ts);  // with the timer on for every thread it already runs
+}
+
+namespace {
+void start_timer(ThreadState* ts) {
+  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
     return;
   // The thread's first sample comes after a uniform random part of the period
   // (sampling_phase.h); the handler sets the real period at that sample.
@@ -387,6 +401,8 @@ void sampler_start_thread(ThreadState* ts) {
   }
 }
 
+}  // namespace
+
 void sampler_stop_thread(ThreadState* ts) {
   // Exchange: the exiting thread and the process-exit path may both stop the same thread.
   int fd = __atomic_exchange_n(&ts->perf_fd, -1, __ATOMIC_ACQ_REL);
@@ -395,22 +411,15 @@ void sampler_stop_thread(ThreadState* ts) {
   fd_guard_close(fd);
 }
 
-void sampler_stop_all() {
+void sampler_forget(ThreadState* ts) {
+  if (ts->perf_fd < 0) return;
+  fd_guard_close(ts->perf_fd);  // the parent's thread's timer, inherited
+  ts->perf_fd = -1;
+}
+
+void sampler_halt_all() {
   g_stopped.store(true, std::memory_order_seq_cst);
   for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
-  watch_stop_all();
-  // A signal raised just before the events were closed may still be running its handler on
-  // another thread; wait for it before the trees are read (bounded), never for this thread's
-  // own handler: the writer may run in a signal that interrupted it.
-  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
-  for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
-  pagefaults_stop_all();
-  hw_stop_all();
-  // No handler runs any more: every thread's pending pages, before the writer reads the trees.
-  if (numa_enabled())
-    for (ThreadState* t = threads_head(); t; t = t->next)
-      if (!t->stale) t->numa.flush(t->cct);
 }
 
 void sampler_numa_flush(ThreadState* ts) {

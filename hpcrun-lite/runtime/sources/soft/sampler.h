@@ -30,11 +30,16 @@ uint32_t attach_access_path(Cct& c, uint32_t node, const ThreadState* ts, const 
 // run the timer at all (a hardware source alone needs only the handler, for its own wakeups).
 // Not signal-safe.
 bool sampler_init(uint64_t rate, int signo, bool record, bool timer = true);
+// The soft source's row of the source table (source_table.h). start_thread also serves a thread
+// adopted at start-up: the event is opened for ts->tid.
 void sampler_start_thread(ThreadState* ts);
 void sampler_stop_thread(ThreadState* ts);
-// Stops every thread's sampling and waits for handlers in flight, then reads the page-fault
-// and hardware rings, before the trees are read.
-void sampler_stop_all();
+void sampler_forget(ThreadState* ts);  // fork child: closes the inherited timer
+// A thread whose hardware source could not start (its events refused, its ring unmappable) is
+// sampled by the timer instead, as `auto` falls back (hw_source.cpp). Not signal-safe.
+void sampler_start_fallback(ThreadState* ts);
+// Process end: no timer sample touches a tree from now on, and every thread's timer is closed.
+void sampler_halt_all();
 bool sampler_enabled();
 // On the thread itself, outside the handler (its allocation wrappers, its end): resolves its
 // NUMA log (numa.h) with the sampling signal blocked. Not for signal context.

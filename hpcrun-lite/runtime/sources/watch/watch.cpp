@@ -216,7 +216,7 @@ const WatchConfig& watch_config() { return g_cfg; }
 
 bool watch_enabled() { return g_enabled.load(std::memory_order_acquire); }
 
-void watch_start_thread(ThreadState* ts) {
+void watch_start_thread(ThreadState* ts, bool self) {
   if (!watch_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   ts->wp.rng = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^ 0x9E3779B97F4A7C15ull;
   ts->wp.next_sharing_ns = ts->wp.next_reuse_ns = 0;
@@ -247,7 +247,7 @@ void watch_start_thread(ThreadState* ts) {
     give_back(s, kWatchFree);
   }
   ts->wp.restart = 0;
-  if (g_cfg.reuse_rate && g_trap_latency_ns.load(std::memory_order_relaxed) == 0 &&
+  if (self && g_cfg.reuse_rate && g_trap_latency_ns.load(std::memory_order_relaxed) == 0 &&
       ts->wp.slot[0].state.load(std::memory_order_relaxed) == kWatchFree)
     calibrate(ts);
   ts->wp.ready.store(1, std::memory_order_release);

@@ -43,8 +43,9 @@ struct WatchConfig {
 void watch_init(const WatchConfig& config, int signo);
 bool watch_enabled();
 const WatchConfig& watch_config();
-// On the thread itself (or for it, at adoption), outside handlers: opens its watch events.
-void watch_start_thread(ThreadState* ts);
+// On the thread itself (`self`) or for it, at adoption, outside handlers: opens its watch
+// events. The trap latency is calibrated on a thread's own start only (it traps itself).
+void watch_start_thread(ThreadState* ts, bool self);
 // On the thread itself at its end, outside handlers: closes them (a pending watch is counted).
 void watch_stop_thread(ThreadState* ts);
 // Fork child: the parent's events are not this process's threads'; close them.

@@ -91,6 +91,10 @@ TEST(Options, ParsesHardwareSourceSpellings) {
   ASSERT_TRUE(parse_source("ibs", 3, &s, err, sizeof err));
   EXPECT_EQ(s.kind, SourceKind::Ibs);
   EXPECT_STREQ(source_text(s, text, sizeof text), "ibs-op");
+  ASSERT_TRUE(parse_source("ibs-op@4096:l3miss", 18, &s, err, sizeof err)) << err;
+  EXPECT_TRUE(s.l3miss);
+  EXPECT_EQ(s.rate, 4096u);
+  EXPECT_STREQ(source_text(s, text, sizeof text), "ibs-op@4096:l3miss");
 }
 
 TEST(Options, ParsesPapiPresets) {
@@ -133,7 +137,9 @@ TEST(Options, RejectsBadHardwareSpellings) {
   Options o;
   char err[256];
   EXPECT_FALSE(parse_sources("pebs-store:ldlat=3", &o, err, sizeof err));
-  EXPECT_NE(strstr(err, "only pebs-load takes a modifier"), nullptr) << err;
+  EXPECT_NE(strstr(err, "only pebs-load (:ldlat=N) and ibs-op (:l3miss) take a modifier"), nullptr) << err;
+  EXPECT_FALSE(parse_sources("ibs-op:ldlat=3", &o, err, sizeof err));
+  EXPECT_NE(strstr(err, "ibs-op takes :l3miss"), nullptr) << err;
   EXPECT_FALSE(parse_sources("soft@100:ldlat=3", &o, err, sizeof err));
   EXPECT_FALSE(parse_sources("pebs-load:ldlat=0", &o, err, sizeof err));
   EXPECT_NE(strstr(err, "1 <= N <= 65535"), nullptr) << err;

@@ -1,8 +1,9 @@
 // The probe against fake sysfs/procfs roots, one per kind of machine: Intel client (Skylake),
 // Intel server (Sapphire Rapids), hybrid (Alder Lake: cpu_core + cpu_atom), AMD with IBS, AMD
 // without IBS (a VM with a virtual core PMU), Arm with SPE, and a VM without a PMU (modelled on
-// this project's machines: FINDINGS.md). Opens go through the perf_open hook, which plays the
-// kernel: what it accepts decides the precise level and the verdict.
+// this project's machines). Opens go through the perf_open hook, which plays the kernel: what it
+// accepts decides the precise level and the verdict. (The events each source opens on full
+// trees of real machines: tests/unit/runtime/hw/event_plan_test.cpp.)
 #include "sources/perf_event.h"
 #include "sources/source_probe.h"
 #include "sources/source_verdict.h"
@@ -108,7 +109,11 @@ Files intel_client() {
               {{"sys/bus/event_source/devices/cpu/type", "4\n"},
                {"sys/bus/event_source/devices/cpu/caps/pmu_name", "skylake\n"},
                {"sys/bus/event_source/devices/cpu/caps/max_precise", "3\n"},
+               {"sys/bus/event_source/devices/cpu/format/event", "config:0-7\n"},
+               {"sys/bus/event_source/devices/cpu/format/umask", "config:8-15\n"},
                {"sys/bus/event_source/devices/cpu/format/ldlat", "config1:0-15\n"},
+               {"sys/bus/event_source/devices/cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3"},
+               {"sys/bus/event_source/devices/cpu/events/mem-stores", "event=0xd0,umask=0x82"},
                {"sys/bus/event_source/devices/uncore_imc/type", "12\n"}});
 }
 
@@ -131,22 +136,21 @@ TEST(SourceProbe, IntelClientSkylake) {
   EXPECT_FALSE(hw.hybrid());
   EXPECT_STREQ(hw.pmu_name, "skylake");
   EXPECT_EQ(hw.max_precise, 3);
-  EXPECT_TRUE(hw.ldlat);
   EXPECT_TRUE(hw.pebs);
   EXPECT_FALSE(hw.ibs_op);
   ASSERT_EQ(hw.npmus, 5);
   EXPECT_STREQ(hw.pmus[0], "breakpoint");  // sorted
   EXPECT_STREQ(hw.pmus[1], "cpu");
 
-  // The load-latency probe asks the core PMU for MEM_TRANS_RETIRED.LOAD_LATENCY, user only.
+  // The load-latency probe opens sysfs's mem-loads with perf mem's threshold, user only.
   const perf_event_attr* a = seen_type(4);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->config, 0x1cdu);
-  EXPECT_EQ(a->config1, 3u);
+  EXPECT_EQ(a->config1, 30u);
   EXPECT_EQ(a->precise_ip, 3u);
   EXPECT_TRUE(a->exclude_kernel);
   EXPECT_TRUE(a->sample_type & PERF_SAMPLE_DATA_SRC);
-  EXPECT_TRUE(a->sample_type & PERF_SAMPLE_WEIGHT);
+  EXPECT_TRUE(a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
 
   SourceVerdict v = source_verdict(hw, kProbePebsLoad);
   EXPECT_EQ(v.verdict, Verdict::Works);  // opens, and the runtime reads it (hw_source.h)
@@ -173,8 +177,12 @@ TEST(SourceProbe, IntelServerSapphireRapidsPreciseLevelFromThreeDown) {
       base(cpuinfo_x86("GenuineIntel", 6, 143, "Intel(R) Xeon(R) Platinum 8480+", false)),
       {{"sys/bus/event_source/devices/cpu/type", "4\n"},
        {"sys/bus/event_source/devices/cpu/caps/pmu_name", "sapphire_rapids\n"},
+       {"sys/bus/event_source/devices/cpu/format/event", "config:0-7\n"},
+       {"sys/bus/event_source/devices/cpu/format/umask", "config:8-15\n"},
        {"sys/bus/event_source/devices/cpu/format/ldlat", "config1:0-15\n"},
-       {"sys/bus/event_source/devices/cpu/format/frontend", "config1:0-23\n"}}));
+       {"sys/bus/event_source/devices/cpu/format/frontend", "config1:0-23\n"},
+       {"sys/bus/event_source/devices/cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3"},
+       {"sys/bus/event_source/devices/cpu/events/mem-loads-aux", "event=0x03,umask=0x82"}}));
   HardwareProbe hw = probe_with(root, 0, 2);  // this kernel gives precise_ip 2 at most
   EXPECT_EQ(hw.model, 143);
   EXPECT_STREQ(hw.pmu_name, "sapphire_rapids");
@@ -194,9 +202,15 @@ TEST(SourceProbe, HybridAlderLakeUsesTheCoreHalf) {
       base(cpuinfo_x86("GenuineIntel", 6, 151, "12th Gen Intel(R) Core(TM) i9-12900K", false)),
       {{"sys/bus/event_source/devices/cpu_core/type", "8\n"},
        {"sys/bus/event_source/devices/cpu_core/caps/pmu_name", "alderlake_hybrid\n"},
+       {"sys/bus/event_source/devices/cpu_core/format/event", "config:0-7\n"},
+       {"sys/bus/event_source/devices/cpu_core/format/umask", "config:8-15\n"},
        {"sys/bus/event_source/devices/cpu_core/format/ldlat", "config1:0-15\n"},
+       {"sys/bus/event_source/devices/cpu_core/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3"},
        {"sys/bus/event_source/devices/cpu_atom/type", "10\n"},
-       {"sys/bus/event_source/devices/cpu_atom/format/ldlat", "config1:0-15\n"}}));
+       {"sys/bus/event_source/devices/cpu_atom/format/event", "config:0-7\n"},
+       {"sys/bus/event_source/devices/cpu_atom/format/umask", "config:8-15\n"},
+       {"sys/bus/event_source/devices/cpu_atom/format/ldlat", "config1:0-15\n"},
+       {"sys/bus/event_source/devices/cpu_atom/events/mem-loads", "event=0xd0,umask=0x5,ldlat=3"}}));
   HardwareProbe hw = probe_with(root, 0, 3);
   EXPECT_TRUE(hw.hybrid());
   EXPECT_EQ(hw.cpu_type, -1);
@@ -207,6 +221,9 @@ TEST(SourceProbe, HybridAlderLakeUsesTheCoreHalf) {
   const perf_event_attr* a = seen_type(8);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->config, 0x1cdu);
+  const perf_event_attr* atom = seen_type(10);  // both core types are sampled, as perf mem does
+  ASSERT_NE(atom, nullptr);
+  EXPECT_EQ(atom->config, 0x5d0u);
   EXPECT_EQ(source_verdict(hw, kProbePebsLoad).verdict, Verdict::Works);
 }
 

@@ -98,3 +98,35 @@ TEST(DataSrc, EveryLevelHasADistinctName) {
     for (int j = i + 1; j < int(MemLevel::Count); ++j)
       EXPECT_STRNE(mem_level_name(MemLevel(i)), mem_level_name(MemLevel(j)));
 }
+
+// perf's own test vectors (tools/perf/tests/mem.c, "Test data source output"), with what perf
+// prints for each: our levels must say the same. A level named with MISS says where the data
+// did not come from, which is no level at all; L4 counts as L3.
+TEST(DataSrc, PerfsOwnTestVectors) {
+  perf_mem_data_src v;
+  v.val = 0;
+  v.mem_lvl = PERF_MEM_LVL_HIT;
+  v.mem_lvl_num = 4;
+  MemSource s = decode_data_src(v.val);  // perf: "N/AL4 hit"
+  EXPECT_EQ(s.level, MemLevel::L3);
+  EXPECT_FALSE(s.remote);
+  v.mem_remote = 1;
+  s = decode_data_src(v.val);  // "N/ARemote L4 hit"
+  EXPECT_EQ(s.level, MemLevel::RemoteCache);
+  EXPECT_TRUE(s.remote);
+  v.mem_lvl = PERF_MEM_LVL_MISS;
+  v.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
+  v.mem_remote = 0;
+  s = decode_data_src(v.val);  // "N/APMEM miss"
+  EXPECT_EQ(s.level, MemLevel::NotAvailable);
+  v.mem_remote = 1;
+  s = decode_data_src(v.val);  // "N/ARemote PMEM miss"
+  EXPECT_EQ(s.level, MemLevel::NotAvailable);
+  EXPECT_TRUE(s.remote);
+  v.mem_snoopx = PERF_MEM_SNOOPX_FWD;
+  v.mem_lvl_num = PERF_MEM_LVLNUM_RAM;
+  s = decode_data_src(v.val);  // "FwdRemote RAM miss"
+  EXPECT_EQ(s.level, MemLevel::NotAvailable);
+  EXPECT_TRUE(s.remote);
+  EXPECT_FALSE(s.peer);  // forwarded, not a peer cache's
+}

@@ -1,0 +1,65 @@
+// The one table of sampling sources: every source of the runtime (the soft timer, page faults, the
+// hardware source, the debug-register watches, PAPI) is one row of operations, and the life cycle
+// of threads and of the process walks the table instead of naming each source. Adding a source is
+// one row here; thread start and end (thread_state.cpp), an adopted thread's start and its
+// settling, the fork child, the sampling handler's dispatch (sampler.cpp) and the end of the
+// process (process_end.cpp) then serve it without a change.
+//
+// A thread is started on itself (its pthread_create trampoline), or, when it existed before the
+// runtime (adopted, thread_state.h), from the thread that adopts it: each source then opens its
+// events for the adopted thread's id, and a source that can only start on the thread itself (PAPI
+// registers the calling thread) starts when that thread settles, at its first entry into the
+// runtime outside a handler.
+#pragma once
+
+namespace hpcrun {
+
+struct ThreadState;
+
+struct SourceOps {
+  const char* name;
+  // Opens the thread's events; `self`: called on that thread. Not signal-safe.
+  void (*start_thread)(ThreadState* ts, bool self);
+  // Whether start_thread needs `self` (otherwise it waits for the thread to settle).
+  bool needs_self;
+  // On the thread itself when it ends: stops its events and reads what they still hold.
+  void (*stop_thread)(ThreadState* ts);
+  // Fork child: drops what the parent's thread had (events, rings) without reading it.
+  void (*forget)(ThreadState* ts);
+  // Fork child: whether the surviving thread starts this source again.
+  bool restarts_in_child;
+  // The sampling signal's handler: whether `fd` is one of this source's events of `ts`, whose
+  // records it then drains. Async-signal-safe. nullptr: the source has no signal of its own.
+  bool (*on_signal)(ThreadState* ts, int fd, void* ucontext);
+  // The thread's timer signal, after its sample: reads what the source buffered. Async-signal-
+  // safe. nullptr: nothing to read.
+  void (*on_tick)(ThreadState* ts);
+  // Process end, first pass: no handler of this source touches a tree once it returns and the
+  // handlers in flight are done (handler_gate.h); events disabled.
+  void (*halt_all)();
+  // Process end, second pass, once no handler runs: reads every thread's remaining records.
+  // nullptr: nothing buffered.
+  void (*drain_all)();
+};
+
+// Thread life cycle, walking the table (thread_state.cpp, runtime.cpp). Not signal-safe.
+void sources_start_thread(ThreadState* ts, bool self);
+// An adopted thread, settling on itself: the sources that could not start for it.
+void sources_settle_thread(ThreadState* ts);
+void sources_stop_thread(ThreadState* ts);
+// Fork child: every source forgets `ts`'s inherited events.
+void sources_forget(ThreadState* ts);
+// Fork child: the surviving thread starts again the sources that restart.
+void sources_restart_in_child(ThreadState* ts);
+
+// The sampling handler's dispatch: whether `fd` belongs to a source other than the timer, which
+// then handled it. Async-signal-safe.
+bool sources_on_signal(ThreadState* ts, int fd, void* ucontext);
+// After a timer sample. Async-signal-safe.
+void sources_on_tick(ThreadState* ts);
+
+// Process end (process_end.cpp): halts every source, waits for the handlers in flight (bounded),
+// reads what the rings still hold and places the sampled pages, before the trees are read.
+void sources_stop_all();
+
+}  // namespace hpcrun

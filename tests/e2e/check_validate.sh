@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `hpcrun-lite --check --validate`: the built-in kernel (three arrays read 1:2:3, its own CPU
+# times printed as the truth) measured under every source that works here. On these machines
+# (no PMU) soft must pass within 5 points of the time shares and exit 0, every hardware source
+# be skipped with its reason; a run whose samples are not recorded
+# (HPCRUN_LITE_TEST_HANDLER_STAGE=decode: the handler stops before the tree) must fail, exit 1,
+# and keep its files for the user to send.
+source "$(dirname "$0")/lib.sh"
+[ -x "$(dirname "$HPCL_RUN")/hpcrun-lite-validate-kernel" ] || skip "the validation kernel is not built"
+
+COLUMNS=1000 run_to ok "$HPCL_RUN" --check --validate
+cat ok.out >&2
+[ "$(cat ok.status)" = 0 ] || fail "--check --validate exited $(cat ok.status): $(cat ok.err)"
+line=$(grep -E '^  soft +pass ' ok.out) || fail "soft did not pass"
+"$HPCL_PYTHON" - "$line" <<'PY'
+import re, sys
+line = sys.argv[1]
+pairs = re.findall(r"array \d ([\d.]+)% \(truth ([\d.]+)%\)", line)
+if len(pairs) != 3:
+    sys.exit(f"FAIL: no three shares in: {line}")
+worst = max(abs(float(a) - float(b)) for a, b in pairs)
+truth = [float(b) for a, b in pairs]
+# The truth itself: 1:2:3 of the time, give or take the machine.
+if not (12 < truth[0] < 23 and 28 < truth[1] < 39 and 43 < truth[2] < 55):
+    sys.exit(f"FAIL: the kernel's own times are not 1:2:3: {truth}")
+if worst > 5:
+    sys.exit(f"FAIL: soft off by {worst:.1f} points")
+print(f"soft within {worst:.1f} points of the time shares")
+PY
+devices=/sys/bus/event_source/devices
+if [ ! -e $devices/cpu ] && [ ! -e $devices/cpu_core ] && [ ! -e $devices/ibs_op ]; then
+  for s in pebs-load pebs-store ibs-op; do
+    grep -qE "^  $s +skipped +[a-z]" ok.out || fail "$s is not skipped with a reason"
+  done
+fi
+grep -q "^validation passed" ok.out || fail "no verdict line"
+
+step "a run that records nothing fails"
+COLUMNS=1000 HPCRUN_LITE_TEST_HANDLER_STAGE=decode run_to bad "$HPCL_RUN" --check --validate
+[ "$(cat bad.status)" = 1 ] || fail "a failed validation exited $(cat bad.status)"
+grep -qE '^  soft +FAIL .*too few samples' bad.out || fail "the failure does not say why: $(cat bad.out)"
+dir=$(sed -n 's/.*the run.s files: //p' bad.out | head -1)
+[ -n "$dir" ] && [ -s "$dir/kernel.out" ] || fail "the failed run's files are not kept: '$dir'"
+rm -rf "$dir"
+grep -q "^validation FAILED" bad.out || fail "no FAILED line"
+echo "check --validate: ok"
