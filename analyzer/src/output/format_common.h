@@ -22,6 +22,9 @@ std::string csv_field(std::string_view s);
 // from the measured program's files, so a crafted symbol could otherwise move the cursor,
 // retitle the terminal or worse (ESC sequences).
 std::string printable_for_terminal(std::string_view s);
+// For one line of a table or one row of the viewer: every C0 control (a line break too) becomes
+// '?', so a name cannot start a line of its own.
+std::string single_line(std::string_view s);
 std::string percent(double fraction);        // "12.3%"
 std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
 size_t display_width(std::string_view s);    // UTF-8 code points

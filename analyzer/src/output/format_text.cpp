@@ -10,6 +10,7 @@
 #include "format_common.h"
 #include "formatters.h"
 #include "model/stats.h"
+#include "table_names.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -19,6 +20,9 @@ struct Column {
   bool right;        // numbers align right
   size_t min_width;  // 0: never shortened; else cells are shortened down to this many columns
   int drop_order;    // 0: always shown; else dropped (lowest first) when the table cannot fit
+  // How hard the column holds on to its width when the table must narrow: columns give way in
+  // proportion, so the row's name (3) keeps more than the columns beside it (2).
+  int weight = 2;
 };
 
 constexpr size_t kGap = 2;  // spaces between columns
@@ -38,6 +42,9 @@ size_t table_width(const std::vector<size_t>& width, const std::vector<bool>& sh
 std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
                  size_t limit, std::ostream& out) {
   const size_t n = cols.size();
+  // One row, one line: a name holding a line break would start a row of its own.
+  for (auto& row : rows)
+    for (std::string& cell : row) cell = single_line(cell);
   std::vector<size_t> width(n);
   std::vector<bool> shown(n, true);
   for (size_t c = 0; c < n; ++c) {
@@ -50,7 +57,7 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
     for (size_t c = 0; c < n; ++c)
       if (shown[c] && cols[c].min_width > 0 &&
           width[c] > std::max(cols[c].min_width, display_width(cols[c].header)) &&
-          (give == n || width[c] > width[give]))
+          (give == n || width[c] * size_t(cols[give].weight) > width[give] * size_t(cols[c].weight)))
         give = c;
     if (give != n) {
       --width[give];
@@ -64,9 +71,36 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
     shown[drop] = false;
     width = natural;
   }
-  for (auto& row : rows)
-    for (size_t c = 0; c < n; ++c)
-      if (shown[c] && cols[c].min_width > 0) row[c] = shorten_label(row[c], width[c]);
+  // Shortened cells are often narrower than their column (a name loses its namespaces, not one
+  // character at a time): the room they leave goes to the columns still cut, a few times over.
+  std::vector<std::vector<std::string>> fitted(n);
+  auto fit = [&](size_t c) {
+    std::vector<std::string> cells;
+    for (const auto& row : rows) cells.push_back(row[c]);
+    fitted[c] = fit_column(cells, width[c]);
+    size_t used = display_width(cols[c].header);
+    for (const std::string& cell : fitted[c]) used = std::max(used, display_width(cell));
+    return used;
+  };
+  for (size_t c = 0; c < n; ++c)
+    if (shown[c] && cols[c].min_width > 0) width[c] = fit(c);
+  for (int round = 0; round < 4 && limit > 0 && table_width(width, shown) < limit; ++round) {
+    size_t spare = limit - table_width(width, shown), cut = 0;
+    for (size_t c = 0; c < n; ++c) cut += shown[c] && cols[c].min_width > 0 && width[c] < natural[c];
+    if (cut == 0) break;
+    for (size_t c = 0; c < n && spare > 0; ++c) {
+      if (!shown[c] || cols[c].min_width == 0 || width[c] >= natural[c]) continue;
+      const size_t more = std::min(natural[c] - width[c], (spare + cut - 1) / cut);
+      --cut;
+      const size_t before = width[c];
+      width[c] += more;
+      width[c] = fit(c);
+      spare -= std::min(spare, width[c] > before ? width[c] - before : 0);
+    }
+  }
+  for (size_t c = 0; c < n; ++c)
+    if (shown[c] && cols[c].min_width > 0)
+      for (size_t r = 0; r < rows.size(); ++r) rows[r][c] = std::move(fitted[c][r]);
   size_t last = 0;
   for (size_t c = 0; c < n; ++c)
     if (shown[c]) last = c;
@@ -86,6 +120,19 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
   line(headers);
   for (const auto& row : rows) line(row);
   return shown;
+}
+
+// "(hidden at this width: allocator / module, hottest access; --wide shows them)", or
+// "" when print_table showed every column.
+std::string hidden_columns_note(const std::vector<Column>& cols, const std::vector<bool>& shown) {
+  std::string names;
+  size_t hidden = 0;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (shown[c]) continue;
+    names += std::string(hidden++ ? ", " : "") + cols[c].header;
+  }
+  if (hidden == 0) return "";
+  return "(hidden at this width: " + names + "; --wide shows " + (hidden == 1 ? "it" : "them") + ")\n";
 }
 
 // Word-wraps `text` after `prefix` to the report's width (at most 100 columns), continuation
@@ -312,7 +359,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
   const MemoryStats& p = m.memory;
   if (!p.present()) return;
   const bool numa = numa_worth_showing(m);
-  std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0}};
+  std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0, 3}};
   if (p.has_mean_latency) cols.push_back({"latency", true, 0, 0});
   const size_t per_instruction = cols.size();
   if (p.has_latency_per_instruction) cols.push_back({"lat/instr", true, 0, 1});
@@ -352,7 +399,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
 void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "data", o.width, out);
   std::vector<Column> cols = {
-      {"#", true, 0, 0},       {"variable", false, 21, 0},
+      {"#", true, 0, 0},       {"variable", false, 21, 0, 3},
       {"kind", false, 0, 0},   {"share ±95%", true, 0, 0},
       {"samples", true, 0, 0}, {"bytes", true, 0, 0},
       {"allocator / module", false, 12, 1}, {"hottest access", false, 12, 2}};
@@ -407,7 +454,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
     return;
   }
-  print_table(cols, std::move(rows), o.width, out);
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
   if (any_sampled) out << "* sampled small allocations: see the note above\n";
   if (ranks)
     out << "imbalance: samples on the worst rank (rN) / the mean over all " << m.balance_ranks
@@ -441,7 +488,7 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   // One column per PAPI counter, named by its event, before the labels.
   for (const Counter& c : m.counters) cols.push_back({c.event.c_str(), true, 0, 0});
   cols.push_back({"module", false, 12, 1});
-  cols.push_back({"location", false, 24, 0});
+  cols.push_back({"location", false, 24, 0, 3});
   size_t n = rows_to_print(m.locations.size(), o.top);
   std::vector<std::string> labels;
   for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
@@ -460,7 +507,7 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No samples.\n";
     return;
   }
-  print_table(cols, std::move(rows), o.width, out);
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
   if (n < m.locations.size())
     out << "(" << n << " of " << m.locations.size() << " locations shown; --top 0 shows all)\n";
 }
