@@ -91,8 +91,11 @@ std::string shorten_label(std::string_view s, size_t width) {
   return shorten_name(name, width);
 }
 
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+std::string csv_field(std::string_view raw) {
+  // CSV has no escape for control characters and is read in terminals too (`column -t`, `less`):
+  // they become '?' as in the text report, line breaks and tabs too (one record, one line).
+  const std::string s = printable_line(raw);
+  if (s.find_first_of(",\"") == std::string_view::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -138,10 +141,10 @@ std::string pad_right(std::string_view s, size_t width) {
   return std::string(s) + std::string(w < width ? width - w : 0, ' ');
 }
 
-std::string single_line(std::string_view s) {
-  std::string out(s);
+std::string printable_line(std::string_view s) {
+  std::string out = printable_for_terminal(s);
   for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+    if (c == '\n') c = '?';
   return out;
 }
 

@@ -44,7 +44,7 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
   const size_t n = cols.size();
   // One row, one line: a name holding a line break would start a row of its own.
   for (auto& row : rows)
-    for (std::string& cell : row) cell = single_line(cell);
+    for (std::string& cell : row) cell = printable_line(cell);
   std::vector<size_t> width(n);
   std::vector<bool> shown(n, true);
   for (size_t c = 0; c < n; ++c) {

@@ -83,7 +83,7 @@ std::string format_cell(const Column& c, double value) {
 }
 
 std::string format_header(const Column& c, bool sorted) {
-  std::string name = printable_for_terminal(c.name);
+  std::string name = printable_line(c.name);
   if (sorted) name += "\xe2\x96\xbc";  // ▼
   if (display_width(name) > cell_width(c)) name = shorten_label(name, cell_width(c));
   return pad_left(name, cell_width(c));

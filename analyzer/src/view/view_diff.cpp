@@ -22,7 +22,7 @@ std::unique_ptr<ViewNode> diff_row(RowKind kind, const std::string& label, doubl
                                    bool has_before) {
   auto row = std::make_unique<ViewNode>();
   row->kind = kind;
-  row->label = printable_for_terminal(label);
+  row->label = printable_line(label);
   row->values = {before, after, after - before, has_before && before > 0 ? after / before : kNoValue};
   return row;
 }
@@ -47,8 +47,8 @@ ViewModel::ViewModel(const DiffModel& diff) : index_(db_) {
       // The frame that names the variable, for the source pane: the first with a file.
       for (const Location& l : v.allocation_path)
         if (!l.file.empty()) {
-          row->function = printable_for_terminal(l.function);
-          row->file = printable_for_terminal(l.file);
+          row->function = printable_line(l.function);
+          row->file = printable_line(l.file);
           row->line = l.line;
           break;
         }

@@ -30,14 +30,14 @@ ReportModelOptions viewer_options(ReportModelOptions o) {
 std::unique_ptr<ViewNode> make_row(RowKind kind, const std::string& label, size_t columns) {
   auto row = std::make_unique<ViewNode>();
   row->kind = kind;
-  row->label = printable_for_terminal(label);
+  row->label = printable_line(label);
   row->values.assign(columns, kNoValue);
   return row;
 }
 
 void set_location(ViewNode& row, const Location& loc) {
-  row.function = printable_for_terminal(loc.function);
-  row.file = printable_for_terminal(loc.file);
+  row.function = printable_line(loc.function);
+  row.file = printable_line(loc.file);
   row.line = loc.line;
 }
 

@@ -125,7 +125,7 @@ TEST(TableNames, NamespacesAndNumbersAsLastResorts) {
 }
 
 TEST(TableNames, OneRowOneLine) {
-  EXPECT_EQ(single_line("evil\nname\x1b[2J\a"), "evil?name?[2J?");
+  EXPECT_EQ(printable_line("evil\nname\x1b[2J\a\tx"), "evil?name?[2J? x");
 }
 
 }  // namespace

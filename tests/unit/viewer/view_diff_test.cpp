@@ -25,7 +25,7 @@ TEST(ViewDiff, RowsInTheDiffsOrderWithChangeColumns) {
   ViewTree& t = vm.view(ViewKind::DataCentric);
   ASSERT_EQ(t.rows().size(), diff.variables.size());
   for (size_t i = 0; i < diff.variables.size(); ++i)  // printable: the ESC and BEL are "?"
-    EXPECT_EQ(t.rows()[i]->label, printable_for_terminal(diff.variables[i].name));
+    EXPECT_EQ(t.rows()[i]->label, printable_line(diff.variables[i].name));
   const ViewNode& grid = *t.rows()[0];
   EXPECT_EQ(grid.label, "make_grid (grid.c:41)");
   EXPECT_DOUBLE_EQ(grid.values[2], grid.values[1] - grid.values[0]);

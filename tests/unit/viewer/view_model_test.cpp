@@ -27,7 +27,7 @@ TEST(ViewModel, DataCentricHasTheReportsNamesInItsOrder) {
   const auto& rows = vm.view(ViewKind::DataCentric).rows();
   std::vector<std::string> expected;
   for (const Variable& v : report.variables)
-    if (v.samples > 0) expected.push_back(printable_for_terminal(v.name));
+    if (v.samples > 0) expected.push_back(printable_line(v.name));
   EXPECT_EQ(labels(rows), expected);
   ASSERT_GE(rows.size(), 4u);
   EXPECT_EQ(rows[0]->label, "make_grid (grid.c:41)");  // heap: by its allocation site
@@ -151,7 +151,7 @@ TEST(ViewModel, LabelsHaveNoControlCharacters) {
         for (unsigned char c : *s) EXPECT_TRUE(c >= 0x20 && c != 0x7f) << "in " << *s;
   }
   bool found = false;
-  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) found |= r->label == "evil?[31mred?";
+  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) found |= r->label == "evil?[31mred??line";  // one row, one line
   EXPECT_TRUE(found);
 }
 
