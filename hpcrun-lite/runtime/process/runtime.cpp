@@ -351,8 +351,12 @@ __attribute__((constructor)) void runtime_init() {
   const char* numa = getenv(kEnvNuma);
   if (g_config.sampling && !(numa && strcmp(numa, "0") == 0)) {
     int nodes = numa_init("/");
-    numa_enable(true);
-    log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+    if (int err = numa_probe()) {
+      log_info("NUMA placement of sampled pages is off: move_pages fails here (%s)", strerror(err));
+    } else {
+      numa_enable(true);
+      log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+    }
   } else if (g_config.page_fault_period) {
     // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
     numa_init("/");
