@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <atomic>
@@ -83,9 +84,18 @@ std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, std
   return err;
 }
 
-// Returns "" and fills `out` with the decompressed payload, or says what is wrong.
-std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out) {
+// Returns "" and fills `out` with the decompressed payload, or says what is wrong. A frame cut
+// short (a file truncated by a full disk, a killed copy) sets *cut and leaves in `out` what
+// the frame yields up to the cut.
+std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out,
+                       bool* cut) {
   size_t frame = ZSTD_findFrameCompressedSize(src, size);
+  if (ZSTD_isError(frame) && ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong &&
+      payload_size <= kMaxPayload) {
+    *cut = true;
+    inflate_bounded(src, size, payload_size, out);
+    return "truncated";
+  }
   if (ZSTD_isError(frame)) {
     return strf("damaged compressed payload (%s)", ZSTD_getErrorName(frame));
   }
@@ -268,7 +278,7 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
                                    : "not a hpcrun-lite file (bad magic): this looks like " + what);
   }
   if (size < kHeaderSize) {
-    return fail(name, strf("truncated in the header (%zu of %zu bytes)", size, kHeaderSize));
+    return fail(name, strf("truncated: %zu of %zu bytes of its header", size, kHeaderSize));
   }
   auto major = static_cast<uint16_t>(wire::load_le(data + kOffMajor, 2));
   auto minor = static_cast<uint16_t>(wire::load_le(data + kOffMinor, 2));
@@ -293,16 +303,26 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
   const uint8_t* body = data + kHeaderSize;
   size_t body_size = size - kHeaderSize;
   std::vector<uint8_t> inflated;
+  // A file cut short says how much of it arrived and what of that could be read.
+  auto truncated = [&](const uint8_t* prefix, size_t n) {
+    if (n == payload_size)  // every byte but the frame's last: its checksum
+      return fail(name, strf("truncated: the end of its compressed payload is missing, so its %" PRIu64
+                             " bytes cannot be checked; it is read whole or not at all", payload_size));
+    return fail(name, strf("truncated: %zu of %" PRIu64 " bytes of its payload; ", n, payload_size) +
+                          payload::describe_prefix(prefix, n, static_cast<FileKind>(kind)));
+  };
   if (flags & kFlagZstd) {
-    if (std::string err = decompress(body, body_size, payload_size, inflated); !err.empty()) {
-      return fail(name, err);
+    bool cut = false;
+    if (std::string err = decompress(body, body_size, payload_size, inflated, &cut); !err.empty()) {
+      return cut ? truncated(inflated.data(), inflated.size()) : fail(name, err);
     }
     body = inflated.data();
     body_size = inflated.size();
+  } else if (payload_size > body_size) {
+    return truncated(body, body_size);
   } else if (payload_size != body_size) {
-    return fail(name, strf("%s: header says the payload is %" PRIu64 " bytes, the file holds %zu",
-                           payload_size > body_size ? "truncated" : "trailing bytes", payload_size,
-                           body_size));
+    return fail(name, strf("trailing bytes: header says the payload is %" PRIu64 " bytes, the file holds %zu",
+                           payload_size, body_size));
   }
 
   ReadResult r;

@@ -25,6 +25,10 @@ std::string validate(const Profile& profile);
 
 const char* section_name(uint32_t tag);
 
+// What of a payload cut after `size` bytes is whole: "META (rank 1, pid 4242), MODULES, SITES
+// and 2 TREEs are whole before the cut, which falls in TREE; ..." and whether that is of use.
+std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind);
+
 // Symbols with a known callee: the entries of the CALLEES section (1.1).
 uint32_t callee_count(const Profile& profile);
 // Whether some tree node carries the page_faults metric (1.4).
