@@ -246,6 +246,19 @@ void read_first_touch(Section& s, Profile& p) {
 
 }  // namespace
 
+std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
+  wire::Reader r(data, size);
+  if (r.remaining() < layout::kSectionHeaderSize) return "no META section";
+  const uint32_t tag = r.u32();
+  r.u32();
+  const uint64_t length = r.u64();
+  if (tag != layout::kTagMeta) return "the payload does not start with META";
+  if (length > r.remaining()) return "truncated in section META";
+  Section s{wire::Reader(data + r.pos(), length), r.pos(), "META", {}};
+  read_meta(s, out);
+  return s.result();
+}
+
 std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind) {
   wire::Reader r(data, size);
   std::string whole, cut_in = size == 0 ? "its first section" : "a section header";

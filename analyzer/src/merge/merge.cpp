@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "accumulator.h"
+#include "runs.h"
 #include "symbols/debug_hints.h"
 #include "hpcl/io.h"
 #include "symbols/symbolize.h"
@@ -123,6 +124,13 @@ std::string list_profiles(const std::string& dir, std::vector<std::string>* path
   return "";
 }
 
+void note_other_runs(MergeOutcome& out, const RunChoice& runs) {
+  if (runs.dropped.empty()) return;
+  out.other_runs = runs.dropped;
+  out.warnings.insert(out.warnings.begin(), runs.message);
+  if (out.merged > 0) out.database.set_meta(kMetaRunsLeftOut, runs.message);
+}
+
 MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options) {
   std::vector<std::string> paths;
   if (std::string error = list_profiles(dir, &paths); !error.empty()) {
@@ -132,8 +140,12 @@ MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options
   }
   Accumulator merged;
   size_t found = paths.size();
-  merge_into(merged, std::move(paths), options.jobs);
-  return finish_merge(merged, found, dir, options);
+  // Two jobs measured into one directory merge as the latest alone (runs.h).
+  RunChoice runs = choose_latest_run(paths, options.jobs);
+  merge_into(merged, std::move(runs.kept), options.jobs);
+  MergeOutcome out = finish_merge(merged, found, dir, options);
+  note_other_runs(out, runs);
+  return out;
 }
 
 }  // namespace hpcl::analysis

@@ -66,6 +66,8 @@ int write_merge_outcome(const MergeOutcome& out, const std::string& output,
   std::cout << "merged " << out.merged << " of " << out.found << " profiles ("
             << (threads ? *threads : "0") << " threads) into " << output;
   if (!out.skipped.empty()) std::cout << "; skipped " << out.skipped.size() << " damaged";
+  if (!out.other_runs.empty())
+    std::cout << "; left out " << out.other_runs.size() << " of other runs";
   std::cout << "\n";
   return 0;
 }

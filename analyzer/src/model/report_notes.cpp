@@ -3,6 +3,7 @@
 // lives here, apart from the arithmetic of the model (see report_parts.h).
 #include <algorithm>
 
+#include "merge/runs.h"
 #include "report_parts.h"
 #include "symbols/debug_hints.h"
 #include "symbols/location.h"
@@ -69,6 +70,8 @@ void add_notes(ReportModel& m, const Profile& db) {
                       "its address map was full; samples in those blocks are under [untracked "
                       "heap].");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
+  if (std::string runs = meta_str(db, kMetaRunsLeftOut); !runs.empty())
+    m.notes.push_back("The measurement directory held more than one run: " + runs + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
     // An MPI stack is dozens of libraries: name a few, count the rest.
     constexpr size_t kNamedModules = 6;
