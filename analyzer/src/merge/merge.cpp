@@ -9,6 +9,7 @@
 #include "accumulator.h"
 #include "runs.h"
 #include "symbols/debug_hints.h"
+#include "symbols/location.h"
 #include "hpcl/io.h"
 #include "symbols/symbolize.h"
 #include "validate.h"
@@ -87,6 +88,9 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
                                            frames_to_symbolize(out.database), options.jobs);
     out.database.symbols = std::move(sym.symbols);
     out.warnings = std::move(sym.warnings);
+    // The profiler's own libraries (libunwind, its runtime) are no business of the user's: their
+    // frames are its own work, and installing their debug packages would change no report.
+    std::erase_if(sym.no_debug_info, [](const std::string& m) { return is_profiler_module(m); });
     // Said once, here; the database keeps the list so that every report can repeat it.
     if (!sym.no_debug_info.empty()) {
       std::string list;
