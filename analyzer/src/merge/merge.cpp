@@ -76,10 +76,11 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
   for (auto& [path, reason] : merged.skipped()) out.skipped.push_back({path, reason});
   out.database = merged.finish();
   if (out.merged == 0) {
-    out.error = dir.empty() ? "none of the " + std::to_string(found) +
-                                  " profiles could be read; nothing merged"
-                            : "none of the " + std::to_string(found) + " profiles in " + dir +
-                                  " could be read (all damaged); nothing merged";
+    const std::string which = found == 1 ? "the profile" : "none of the " + std::to_string(found) + " profiles";
+    const std::string verb = found == 1 ? " could not be read" : " could be read";
+    out.error = dir.empty() ? which + verb + "; nothing merged"
+                            : which + " in " + dir + verb + (found == 1 ? " (damaged)" : " (all damaged)") +
+                                  "; nothing merged";
     return out;
   }
   if (options.symbolize) {

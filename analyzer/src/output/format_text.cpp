@@ -11,6 +11,7 @@
 #include "formatters.h"
 #include "model/stats.h"
 #include "table_names.h"
+#include "words.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -180,10 +181,10 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
   const size_t width = limit == 0 ? 100 : limit;
   if (s.has_mean_latency)
     out << "latency: mean " << fixed(s.mean_latency, 1) << " cycles over "
-        << s.sum(kMetricLatencySamples) << " sampled accesses\n";
+        << count_of(s.sum(kMetricLatencySamples), "sampled access", "sampled accesses") << "\n";
   if (!s.levels.empty()) {
     std::string line = "data sources:";
-    const std::string tail = "  (" + std::to_string(s.level_samples) + " samples)";
+    const std::string tail = "  (" + count_of(s.level_samples, "sample") + ")";
     size_t shown = 0;
     for (const LevelShare& l : s.levels) {
       std::string item = "  " + memory_metric_name(l.id) + " " + percent(l.share);
@@ -199,10 +200,10 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
     std::string line;
     if (s.has_tlb)
       line += "TLB miss: " + percent(s.tlb_miss_rate) + " of " +
-              std::to_string(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss)) + " samples";
+              count_of(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss), "sample");
     if (numa && s.has_numa)
       line += std::string(line.empty() ? "" : "   ") + "remote NUMA: " + percent(s.numa_remote_share) +
-              " of " + std::to_string(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote)) + " samples";
+              " of " + count_of(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote), "sample");
     out << line << '\n';
   }
   const MemoryAssessment& a = m.assessment;

@@ -42,7 +42,9 @@ ViewModel::ViewModel(const DiffModel& diff) : index_(db_) {
     std::string label = v.match == MatchKind::Exact ? v.name : std::string("[") + match_name(v.match) + "] " + v.name;
     auto row = diff_row(RowKind::Variable, label, v.before.samples, v.after.samples, v.before.present);
     row->tag = kind_name(v.kind);
-    if (v.significant) row->tag += "*";
+    // "~" as hpcprof-lite diff marks a change within noise: "*" is the report's mark of
+    // sampled small allocations, and one sign must not mean two things.
+    if (!v.significant) row->tag += " ~";
     if (v.kind == VariableKind::Heap && !v.allocation_path.empty()) {
       // The frame that names the variable, for the source pane: the first with a file.
       for (const Location& l : v.allocation_path)

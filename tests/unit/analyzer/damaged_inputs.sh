@@ -51,7 +51,7 @@ for kind in truncated flipped emptied random; do
   "$prof" merge "$dir" -o "$kind-strict.hpcdb" --strict >"$kind-strict.out" 2>"$kind-strict.err" || status=$?
   [ "$status" -eq 1 ] || fail "$kind: merge --strict exited $status"
   grep -q "damaged input $dir/stencil-rank1.hpcl: " "$kind-strict.err" || fail "$kind: --strict did not name the file"
-  grep -q -- "--strict: 1 of 2 profiles are damaged; no database written" "$kind-strict.err" || fail "$kind: --strict: $(cat "$kind-strict.err")"
+  grep -q -- "--strict: 1 of 2 profiles is damaged; no database written" "$kind-strict.err" || fail "$kind: --strict: $(cat "$kind-strict.err")"
   [ ! -e "$kind-strict.hpcdb" ] || fail "$kind: merge --strict wrote a database"
 done
 

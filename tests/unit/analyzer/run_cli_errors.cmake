@@ -17,7 +17,7 @@ endfunction()
 expect(1 "^hpcprof-lite: ${WORK}/nope: no such directory\n$" 1 merge ${WORK}/nope -o ${WORK}/x.hpcdb)
 expect(1 "^hpcprof-lite: no profiles \\(\\*\\.hpcl\\) in ${WORK}/empty\n$" 1 merge ${WORK}/empty -o ${WORK}/x.hpcdb)
 file(WRITE ${WORK}/damaged/a.hpcl "not a profile")
-expect(1 "skipping ${WORK}/damaged/a.hpcl: .*none of the 1 profiles in ${WORK}/damaged could be read" 2
+expect(1 "skipping ${WORK}/damaged/a.hpcl: .*the profile in ${WORK}/damaged could not be read \\(damaged\\); nothing merged" 2
        merge ${WORK}/damaged -o ${WORK}/x.hpcdb)
 if(EXISTS ${WORK}/x.hpcdb)
   set(failures "${failures}\n  a failed merge wrote its output")
@@ -71,6 +71,14 @@ foreach(line IN LISTS lines)
 endforeach()
 if(NOT rc EQUAL 0 OR NOT out MATCHES "hot: 0-22% of the block")
   set(failures "${failures}\n  COLUMNS=80 report: status ${rc}\n${out}")
+endif()
+# One profile, one thread: "1 profile (1 thread)", not "1 profiles (1 threads)".
+file(MAKE_DIRECTORY ${WORK}/one)
+file(COPY ${GOLDEN}/profiles/stencil-rank0.hpcl DESTINATION ${WORK}/one)
+execute_process(COMMAND ${HPCPROF} merge ${WORK}/one -o ${WORK}/one.hpcdb RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out ERROR_QUIET)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^merged 1 of 1 profile \\([0-9]+ threads?\\) into")
+  set(failures "${failures}\n  merge of one profile: status ${rc}, ${out}")
 endif()
 # $COLUMNS below the least width counts as that width (40), not as no width at all (120).
 set(ENV{COLUMNS} 5)
