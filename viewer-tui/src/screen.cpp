@@ -10,6 +10,7 @@
 
 #include "output/format_common.h"
 #include "keys.h"
+#include "view/view_status.h"
 
 namespace hpcl::viewer {
 
@@ -24,7 +25,7 @@ using analysis::ViewNode;
 namespace {
 
 enum Pair : short { kTitle = 1, kHeap, kStatic, kUnknown, kGroup, kDim };
-constexpr int kTagWidth = 8;
+constexpr int kTagWidth = 9;  // "unknown ~", "static ~"
 constexpr int kBytesWidth = 10;
 constexpr int kMinLabel = 24;
 
@@ -88,7 +89,7 @@ void put(const UiState& ui, int y, int x, const std::string& s, attr_t attr = A_
 }
 
 short tag_pair(const ViewNode& n) {
-  if (n.tag == "heap") return kHeap;
+  if (n.tag.starts_with("heap")) return kHeap;
   if (n.tag.starts_with("static")) return kStatic;
   if (n.tag == "unknown") return kUnknown;
   if (n.tag == "group") return kGroup;
@@ -99,18 +100,21 @@ struct Layout {
   std::vector<size_t> cols;  // shown columns that fit
   int label = 0;
   bool tags = false;
+  bool bytes = false;  // the bytes column: not in a diff, whose rows have none
 };
 
 Layout layout(UiState& ui, int w) {
   Layout l;
   l.tags = ui.view == ViewKind::DataCentric;
+  l.bytes = l.tags && !ui.model->is_diff();
   l.cols = ui.model->shown_columns();
   auto used = [&] {
-    int u = l.tags ? kTagWidth + kBytesWidth + 2 : 0;
+    int u = (l.tags ? kTagWidth + 1 : 0) + (l.bytes ? kBytesWidth + 1 : 0);
     for (size_t c : l.cols) u += static_cast<int>(analysis::cell_width(ui.model->columns()[c])) + 1;
     return u;
   };
   while (l.cols.size() > 1 && w - used() < kMinLabel) l.cols.pop_back();
+  if (l.bytes && w - used() < kMinLabel) l.bytes = false;
   if (l.tags && w - used() < kMinLabel) l.tags = false;
   l.label = std::max(w - used(), 8);
   return l;
@@ -127,10 +131,8 @@ std::string row_text(UiState& ui, const ViewNode& n, const Layout& l) {
   const size_t room = static_cast<size_t>(std::max(width - indent - 2, 1));
   std::string s = std::string(static_cast<size_t>(indent), ' ') + marker + fit(n.label, room);
   if (bare) return s;
-  if (l.tags) {
-    s += " " + fit(n.tag, kTagWidth);
-    s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
-  }
+  if (l.tags) s += " " + fit(n.tag, kTagWidth);
+  if (l.bytes) s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
   for (size_t c : l.cols) {
     const double v = c < n.values.size() ? n.values[c] : analysis::kNoValue;
     s += " " + analysis::format_cell(ui.model->columns()[c], v);
@@ -154,7 +156,8 @@ void draw_title(UiState& ui, int w) {
 void draw_header(UiState& ui, const Layout& l) {
   const int sort = ui.tree().sort_column();
   std::string s = fit(sort == analysis::kSortByName ? "name\xe2\x96\xb2" : "name", static_cast<size_t>(l.label));
-  if (l.tags) s += " " + fit("kind", kTagWidth) + " " + pad_left("bytes", kBytesWidth);
+  if (l.tags) s += " " + fit("kind", kTagWidth);
+  if (l.bytes) s += " " + pad_left("bytes", kBytesWidth);
   for (size_t c : l.cols)
     s += " " + analysis::format_header(ui.model->columns()[c], static_cast<int>(c) == sort);
   put(ui, 1, 0, s, A_BOLD | A_UNDERLINE);
@@ -210,8 +213,7 @@ void draw_status(UiState& ui, int y, int w) {
     s = ui.message;
   } else {
     auto& t = ui.tree();
-    s = "row " + std::to_string(t.rows().empty() ? 0 : t.cursor() + 1) + "/" + std::to_string(t.rows().size()) +
-        "   Enter open  h hot  / search  n N  s sort  m metrics  Tab view  ? help  q quit";
+    s = analysis::status_line(t.cursor(), t.rows().size(), static_cast<size_t>(w));
   }
   put(ui, y, 0, fit_right(analysis::printable_for_terminal(s), static_cast<size_t>(w)));
   if (ui.mode == Mode::Search) {

@@ -2,6 +2,7 @@
 // table of the top variables (data view) or source locations (code view) that fits the terminal,
 // and for variables with an offset histogram a line saying which part of them is hot.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -281,6 +282,22 @@ std::string share_cell(const Variable& v) {
   return buf;
 }
 
+// The raw samples, and beside them the estimate when it differs by a sample or more: "13 (≈208)"
+// for a sampled variable standing for all its blocks, "1358 (≈411)" for [untracked heap], which
+// gives up what the estimates claim. The share and the order follow the estimate, so a row of 13
+// raw samples can rank above one of 146: the cell says why.
+std::string samples_cell(const Variable& v, bool* differs) {
+  std::string cell = std::to_string(v.samples);
+  const double est = v.samples_estimated;
+  if (std::abs(est - static_cast<double>(v.samples)) >= 0.5) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " (\u2248%.0f)", est);
+    cell += buf;
+    *differs = true;
+  }
+  return cell;
+}
+
 // "1.33 r1": max / mean over the ranks and the rank of the max ("pid 42" without a rank);
 // "-" for a Group row or a variable without samples.
 std::string imbalance_cell(const Variable& v) {
@@ -418,7 +435,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     else listed.push_back(&v);
   }
   size_t n = rows_to_print(listed.size(), o.top);
-  bool any_sampled = false;
+  bool any_sampled = false, any_estimate = false;
   std::vector<std::string> names, sites, hottest;
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = *listed[i];
@@ -442,7 +459,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (v.sampled) kind += "*";
     if (v.tls) kind += " tls";
     any_sampled |= v.sampled;
-    rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), std::to_string(v.samples),
+    rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), samples_cell(v, &any_estimate),
                     v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), sites[i],
                     hottest[i]});
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
@@ -457,6 +474,9 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   }
   out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
   if (any_sampled) out << "* sampled small allocations: see the note above\n";
+  if (any_estimate)
+    print_wrapped("", "samples: raw; (\u2248N) the estimate over all of the variable's blocks, which "
+                      "its share and the order of the rows follow", o.width, out);
   if (ranks)
     out << "imbalance: samples on the worst rank (rN) / the mean over all " << m.balance_ranks
         << " ranks\n";
