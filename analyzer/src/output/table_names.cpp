@@ -88,6 +88,11 @@ std::string cut_name(const std::string& name, size_t width) {
 // it is cut.
 std::string shorten_caller(const std::string& who, size_t width) {
   if (display_width(who) <= width) return who;
+  // A chain of callers (the diff's "a < b < c"): the nearest tells most.
+  if (size_t next = who.find(" < "); next != std::string::npos) {
+    const std::string nearest = who.substr(0, next) + " < \u2026";
+    return display_width(nearest) <= width ? nearest : shorten_caller(who.substr(0, next), width);
+  }
   // "main (:41)": the location is what tells this caller from another.
   if (size_t paren = who.rfind(" ("); paren != std::string::npos && paren > 0 && who.back() == ')') {
     const std::string where = who.substr(paren);
@@ -116,8 +121,10 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
     const size_t room = width - wfixed - mark;  // for the name and the caller's name
     // The name whole when the caller can still show its function ("build" of ...::build); one
     // with a location ("main (:41)") keeps it all.
-    const size_t scope = last_scope(who);
-    const std::string least = scope != std::string::npos && split_label(who).where.empty() ? who.substr(scope + 2) : who;
+    const size_t scope = last_scope(who), next = who.find(" < ");
+    const std::string least = next != std::string::npos ? who.substr(0, next) + " < \u2026"
+                              : scope != std::string::npos && split_label(who).where.empty() ? who.substr(scope + 2)
+                                                                                             : who;
     const std::string shown = wname + display_width(least) <= room ? shorten_caller(who, room - wname)
                               : display_width(who) + keep_name <= room ? who
                                                                        : shorten_caller(who, room - keep_name);
@@ -138,6 +145,22 @@ std::string best_fit(const LabelParts& p, size_t width) {
   for (const Form& f : kLadder)
     if (display_width(rest_of(p, f)) + kMinName <= width) return fit_form(p, f, width);
   return fit_form(p, kLadder[std::size(kLadder) - 1], width);
+}
+
+// The richest rung of the ladder that fits uncut and shows at least what `need` shows; else
+// `need` alone, its name cut.
+std::string fit_with(const LabelParts& p, const Form& need, size_t width) {
+  for (const Form& rung : kLadder) {
+    Form f = rung;
+    f.caller = rung.caller || need.caller;
+    f.caller_where = rung.caller ? std::max(rung.caller_where, need.caller_where) : need.caller_where;
+    f.region = rung.region || need.region;
+    f.full_name = rung.full_name || need.full_name;
+    f.where = std::max(rung.where, need.where);
+    std::string s = name_of(p, f) + rest_of(p, f);
+    if (display_width(s) <= width) return s;
+  }
+  return fit_form(p, need, width);
 }
 
 // The form that shows what tells the members of `group` apart, and no more.
@@ -249,8 +272,8 @@ std::vector<std::string> fit_column(const std::vector<std::string>& cells, size_
     const auto groups = look_alikes(cells, out);
     if (groups.empty()) return out;
     for (const std::vector<size_t>& g : groups) {
-      const Form f = distinguishing_form(parts, g);
-      for (size_t i : g) out[i] = fit_form(parts[i], f, width);
+      const Form need = distinguishing_form(parts, g);
+      for (size_t i : g) out[i] = fit_with(parts[i], need, width);
     }
   }
   // The differing characters themselves, around an ellipsis.
