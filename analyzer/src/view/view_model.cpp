@@ -231,8 +231,11 @@ void ViewModel::build_data(ViewNode& node) const {
     }
     case RowKind::Group:
       for (const LibraryDetail& d : report_.variables[node.ref].libraries) {
-        auto lib = make_row(RowKind::Library, d.module, columns_.size());
-        lib->tag = std::to_string(d.variables) + (d.variables == 1 ? " variable" : " variables");
+        // The library's file name (its directory tells nothing the group does not) and a count
+        // that fits the kind column: "/usr/lib/x86_64…a_btl_vader.so 9 va…bles" before.
+        auto lib = make_row(RowKind::Library, std::string(basename_of(d.module)), columns_.size());
+        lib->function = printable_line(d.module);  // searchable by its path
+        lib->tag = std::to_string(d.variables) + (d.variables == 1 ? " var" : " vars");
         lib->bytes = d.bytes;
         lib->values[0] = static_cast<double>(d.samples);
         node.children.push_back(std::move(lib));
