@@ -75,6 +75,12 @@ refused check_program 2 "it takes no program"
 run_to help_extra "$HPCL_RUN" --help --frobnicate
 refused help_extra 2 "unknown option --frobnicate"
 
+# --help names every source, page-faults (the one that finds serial first touch) too.
+"$HPCL_RUN" --help >help.txt || fail "--help failed"
+for source in soft page-faults wp-sharing wp-reuse pebs-load ibs-op PAPI_; do
+  grep -q -- "$source" help.txt || fail "--help does not mention $source"
+done
+
 run_to big "$HPCL_RUN" --min-bytes 99999999999999999999g -- touch marker
 refused big 2 "'99999999999999999999g' is too large"
 run_to word "$HPCL_RUN" --min-bytes lots -- touch marker
