@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
@@ -36,6 +37,7 @@ const char kSynopsis[] =
     "                              [--alloc-wrapper REGEX]...\n"
     "       hpcprof-lite diff BEFORE AFTER [--format text|json|csv] [--top N] [--per-process]\n"
     "                              [--wide | --width N]\n"
+    "       hpcprof-lite --version\n"
     "Run `hpcprof-lite --help` (or `hpcprof-lite COMMAND --help`) for every option.\n";
 
 // Flushes standard output: 0, or 1 with a message naming what could not be written (a full disk,
@@ -52,14 +54,15 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-// The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120.
+// The text table's width: the terminal's when standard output is one, else $COLUMNS, else 120;
+// within [kMinWidth, 10000] (COLUMNS=5 gives 40, as --width's least, not 120).
+constexpr size_t kMinWidth = 40;
 size_t terminal_width() {
   winsize ws{};
   if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
+    return std::max<size_t>(ws.ws_col, kMinWidth);
   if (const char* c = std::getenv("COLUMNS")) {
-    auto n = parse_count(c);
-    if (n && *n >= 20 && *n <= 10000) return *n;
+    if (auto n = parse_count(c)) return std::clamp<size_t>(*n, kMinWidth, 10000);
   }
   return 120;
 }
@@ -75,7 +78,7 @@ std::string parse_rows_and_width(const std::string& top_text, const std::string&
   *width = wide ? 0 : terminal_width();
   if (!width_text.empty()) {
     auto w = parse_count(width_text);
-    if (!w || *w < 40) return "--width wants a number of columns (at least 40), not " + width_text;
+    if (!w || *w < kMinWidth) return "--width wants a number of columns (at least 40), not " + width_text;
     *width = *w;
   }
   return "";
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
   // A repeated option takes its last value, as the hand-written parser did (--alloc-wrapper,
   // a list, keeps them all).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_version_flag("--version", std::string("hpcprof-lite ") + HPCL_VERSION);
 
   MergeCommand merge;
   std::string jobs;
@@ -290,6 +294,9 @@ int main(int argc, char** argv) {
     // Top level: the synopsis, then every command's options; `COMMAND --help`: that command's.
     if (app.get_subcommands().empty()) std::cout << kSynopsis << "\n" << app.help("", CLI::AppFormatMode::All);
     else std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     return usage_error(e.what());

@@ -18,6 +18,7 @@
 #include "hpcl/io.h"
 #include "merge/merge_cli.h"
 #include "merge/merge_plan.h"
+#include "merge/runs.h"
 #include "merge/mpi_transport.h"
 
 namespace {
@@ -108,7 +109,11 @@ int run(int argc, char** argv, int rank, int size) {
   }
 
   std::string plan_bytes;
-  if (rank == 0) plan_bytes = encode_plan(plan_directory(command.dir, size));
+  MergePlan local;  // rank 0's, with the profiles of other runs it left out
+  if (rank == 0) {
+    local = plan_directory(command.dir, size);
+    plan_bytes = encode_plan(local);
+  }
   mpi::bcast_bytes(plan_bytes, 0, MPI_COMM_WORLD);
   MergePlan plan;
   if (!decode_plan(plan_bytes, size, &plan)) fail_all("malformed file list from rank 0");
@@ -117,12 +122,13 @@ int run(int argc, char** argv, int rank, int size) {
     return 1;
   }
 
-  const size_t found = plan.found();
+  const size_t found = plan.found() + local.other_runs.size();
   Accumulator acc;
   merge_into(acc, std::move(plan.shares[static_cast<size_t>(rank)]), command.options.jobs);
   reduce_to_root(acc, rank, size);
   if (rank != 0) return 0;
   MergeOutcome out = finish_merge(acc, found, command.dir, command.options);
+  note_other_runs(out, RunChoice{{}, local.other_runs, local.runs_message, {}});
   return write_merge_outcome(out, command.output, kProgram, command.strict);
 }
 

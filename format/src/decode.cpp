@@ -246,6 +246,60 @@ void read_first_touch(Section& s, Profile& p) {
 
 }  // namespace
 
+std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
+  wire::Reader r(data, size);
+  if (r.remaining() < layout::kSectionHeaderSize) return "no META section";
+  const uint32_t tag = r.u32();
+  r.u32();
+  const uint64_t length = r.u64();
+  if (tag != layout::kTagMeta) return "the payload does not start with META";
+  if (length > r.remaining()) return "truncated in section META";
+  Section s{wire::Reader(data + r.pos(), length), r.pos(), "META", {}};
+  read_meta(s, out);
+  return s.result();
+}
+
+std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind) {
+  wire::Reader r(data, size);
+  std::string whole, cut_in = size == 0 ? "its first section" : "a section header";
+  size_t trees = 0;
+  Profile meta;
+  while (r.remaining() >= layout::kSectionHeaderSize) {
+    const uint32_t tag = r.u32();
+    r.u32();
+    const uint64_t length = r.u64();
+    const char* name = section_name(tag);
+    if (length > r.remaining()) {
+      cut_in = name ? name : "a section of a later version";
+      break;
+    }
+    Section s{wire::Reader(data + r.pos(), length), r.pos(), name, {}};
+    r.skip(length);
+    if (!name) continue;
+    if (tag == layout::kTagTree) {
+      ++trees;
+      continue;
+    }
+    std::string item = name;
+    if (tag == layout::kTagMeta) {
+      read_meta(s, meta);
+      std::string who;
+      for (const char* key : {"rank", "pid", "host"})
+        if (const std::string* v = meta.find_meta(key); v && *v != "-1")
+          who += (who.empty() ? "" : ", ") + std::string(key) + " " + *v;
+      if (!who.empty()) item += " (" + who + ")";
+    }
+    whole += (whole.empty() ? "" : ", ") + item;
+  }
+  if (trees > 0)
+    whole += (whole.empty() ? "" : ", ") + std::to_string(trees) + (trees == 1 ? " TREE" : " TREEs");
+  const std::string place = "the cut falls in " + cut_in;
+  if (whole.empty()) return "nothing of it can be read (" + place + ")";
+  return "whole before the cut: " + whole + "; " + place +
+         (kind == FileKind::Process ? "; a profile is merged whole or not at all"
+                                    : "; a database is read whole or not at all (merge again)");
+}
+
 std::string decode(const uint8_t* data, size_t size, Profile& out) {
   wire::Reader r(data, size);
   uint32_t seen = 0;  // bit per known tag, to refuse repeated sections

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <atomic>
@@ -83,9 +84,18 @@ std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, std
   return err;
 }
 
-// Returns "" and fills `out` with the decompressed payload, or says what is wrong.
-std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out) {
+// Returns "" and fills `out` with the decompressed payload, or says what is wrong. A frame cut
+// short (a file truncated by a full disk, a killed copy) sets *cut and leaves in `out` what
+// the frame yields up to the cut.
+std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out,
+                       bool* cut) {
   size_t frame = ZSTD_findFrameCompressedSize(src, size);
+  if (ZSTD_isError(frame) && ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong &&
+      payload_size <= kMaxPayload) {
+    *cut = true;
+    inflate_bounded(src, size, payload_size, out);
+    return "truncated";
+  }
   if (ZSTD_isError(frame)) {
     return strf("damaged compressed payload (%s)", ZSTD_getErrorName(frame));
   }
@@ -268,7 +278,7 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
                                    : "not a hpcrun-lite file (bad magic): this looks like " + what);
   }
   if (size < kHeaderSize) {
-    return fail(name, strf("truncated in the header (%zu of %zu bytes)", size, kHeaderSize));
+    return fail(name, strf("truncated: %zu of %zu bytes of its header", size, kHeaderSize));
   }
   auto major = static_cast<uint16_t>(wire::load_le(data + kOffMajor, 2));
   auto minor = static_cast<uint16_t>(wire::load_le(data + kOffMinor, 2));
@@ -293,16 +303,26 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
   const uint8_t* body = data + kHeaderSize;
   size_t body_size = size - kHeaderSize;
   std::vector<uint8_t> inflated;
+  // A file cut short says how much of it arrived and what of that could be read.
+  auto truncated = [&](const uint8_t* prefix, size_t n) {
+    if (n == payload_size)  // every byte but the frame's last: its checksum
+      return fail(name, strf("truncated: the end of its compressed payload is missing, so its %" PRIu64
+                             " bytes cannot be checked; it is read whole or not at all", payload_size));
+    return fail(name, strf("truncated: %zu of %" PRIu64 " bytes of its payload; ", n, payload_size) +
+                          payload::describe_prefix(prefix, n, static_cast<FileKind>(kind)));
+  };
   if (flags & kFlagZstd) {
-    if (std::string err = decompress(body, body_size, payload_size, inflated); !err.empty()) {
-      return fail(name, err);
+    bool cut = false;
+    if (std::string err = decompress(body, body_size, payload_size, inflated, &cut); !err.empty()) {
+      return cut ? truncated(inflated.data(), inflated.size()) : fail(name, err);
     }
     body = inflated.data();
     body_size = inflated.size();
+  } else if (payload_size > body_size) {
+    return truncated(body, body_size);
   } else if (payload_size != body_size) {
-    return fail(name, strf("%s: header says the payload is %" PRIu64 " bytes, the file holds %zu",
-                           payload_size > body_size ? "truncated" : "trailing bytes", payload_size,
-                           body_size));
+    return fail(name, strf("trailing bytes: header says the payload is %" PRIu64 " bytes, the file holds %zu",
+                           payload_size, body_size));
   }
 
   ReadResult r;
@@ -314,7 +334,75 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
   return r;
 }
 
+namespace {
+
+// The bytes of a whole file, or an error as read_profile_file reports it.
+ReadResult read_file_bytes(const std::string& path, std::vector<uint8_t>& bytes);
+
+}  // namespace
+
 ReadResult read_profile_file(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  if (ReadResult r = read_file_bytes(path, bytes); !r.error.empty()) return r;
+  return read_profile_bytes(bytes.data(), bytes.size(), path);
+}
+
+ReadResult read_profile_meta(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  if (ReadResult r = read_file_bytes(path, bytes); !r.error.empty()) return r;
+  using namespace layout;
+  const std::string name = path;
+  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
+      wire::load_le(bytes.data() + kOffMajor, 2) != kMajorVersion)
+    return read_profile_bytes(bytes.data(), bytes.size(), path);  // its own words for what is wrong
+  const uint8_t* body = bytes.data() + kHeaderSize;
+  const size_t body_size = bytes.size() - kHeaderSize;
+  std::vector<uint8_t> head;
+  if (wire::load_le(bytes.data() + kOffFlags, 4) & kFlagZstd) {
+    // As much of the frame as the first section needs: its header, then its length.
+    ZSTD_DCtx* dctx = ZSTD_createDCtx();
+    if (dctx == nullptr) return fail(name, "cannot allocate a zstd decoder");
+    ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 27);
+    ZSTD_inBuffer in{body, body_size, 0};
+    size_t want = kSectionHeaderSize;
+    head.resize(1 << 16);
+    size_t produced = 0;
+    while (produced < want) {
+      if (head.size() < want) head.resize(want);
+      ZSTD_outBuffer o{head.data() + produced, head.size() - produced, 0};
+      size_t rc = ZSTD_decompressStream(dctx, &o, &in);
+      produced += o.pos;
+      if (produced >= kSectionHeaderSize && want == kSectionHeaderSize) {
+        const uint64_t length = wire::load_le(head.data() + 8, 8);
+        if (length > kMaxPayload) break;
+        want = kSectionHeaderSize + static_cast<size_t>(length);
+      }
+      if (ZSTD_isError(rc) || rc == 0 || (in.pos == in.size && o.pos == 0)) break;
+    }
+    ZSTD_freeDCtx(dctx);
+    head.resize(std::min(produced, want));
+    body = head.data();
+  }
+  const size_t available = head.empty() ? body_size : head.size();
+  ReadResult r;
+  if (available < kSectionHeaderSize || wire::load_le(body, 4) != kTagMeta)
+    return fail(name, "no META section at the start of its payload");
+  const uint64_t length = wire::load_le(body + 8, 8);
+  if (length > available - kSectionHeaderSize) return fail(name, "its META section is cut short");
+  Profile meta;
+  meta.kind = static_cast<FileKind>(wire::load_le(bytes.data() + kOffKind, 4));
+  // The section alone, as a payload of one section: the same parser as every read.
+  if (std::string err = payload::decode_meta(body, kSectionHeaderSize + static_cast<size_t>(length), meta);
+      !err.empty())
+    return fail(name, err);
+  r.ok = true;
+  r.profile = std::move(meta);
+  return r;
+}
+
+namespace {
+
+ReadResult read_file_bytes(const std::string& path, std::vector<uint8_t>& bytes) {
   // O_NONBLOCK: opening a FIFO named like a profile must not wait for a writer. The size is
   // checked before anything is read, and exactly that many bytes are read: a device or a file
   // that grows while we read cannot make us read (or hold) without end.
@@ -336,7 +424,7 @@ ReadResult read_profile_file(const std::string& path) {
     return fail(path, strf("the file is %" PRIu64 " bytes, larger than any profile this reader accepts "
                            "(%" PRIu64 " bytes)", size, kMaxFileSize));
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  bytes.resize(static_cast<size_t>(size));
   size_t got = 0;
   while (got < bytes.size()) {
     ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
@@ -353,7 +441,9 @@ ReadResult read_profile_file(const std::string& path) {
   if (got < bytes.size()) {
     return fail(path, strf("the file shrank while being read (%zu of %" PRIu64 " bytes)", got, size));
   }
-  return read_profile_bytes(bytes.data(), bytes.size(), path);
+  return ReadResult{};
 }
+
+}  // namespace
 
 }  // namespace hpcl

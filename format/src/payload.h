@@ -25,6 +25,14 @@ std::string validate(const Profile& profile);
 
 const char* section_name(uint32_t tag);
 
+// Parses a payload whose first (and only needed) section is META into out.meta; what follows
+// META is not looked at. Returns "" or what is wrong.
+std::string decode_meta(const uint8_t* data, size_t size, Profile& out);
+
+// What of a payload cut after `size` bytes is whole: "META (rank 1, pid 4242), MODULES, SITES
+// and 2 TREEs are whole before the cut, which falls in TREE; ..." and whether that is of use.
+std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind);
+
 // Symbols with a known callee: the entries of the CALLEES section (1.1).
 uint32_t callee_count(const Profile& profile);
 // Whether some tree node carries the page_faults metric (1.4).

@@ -51,6 +51,13 @@ bool parse_size(const char* text, uint64_t* out) {
   return true;
 }
 
+const char* size_problem(const char* text) {
+  size_t len = strlen(text), digits = 0;
+  while (digits < len && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const bool shaped = digits > 0 && (digits == len || (digits + 1 == len && strchr("kKmMgG", text[digits])));
+  return shaped ? "too large (more than 2^64-1)" : "not a number";
+}
+
 bool parse_small_every(const char* text, uint64_t* out) {
   if (strcmp(text, "auto") == 0) {
     *out = kSmallEveryAuto;

@@ -17,6 +17,10 @@ inline constexpr const char* kEnvVerbose = "HPCRUN_LITE_VERBOSE";
 inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
 inline constexpr const char* kEnvUmask = "HPCRUN_LITE_UMASK";  // "1": modes from the umask
 inline constexpr const char* kEnvNuma = "HPCRUN_LITE_NUMA";  // "0": no NUMA placement lookup
+// Which run a process belongs to (process_env.h run_id_for_launch), written to META run_id so
+// that merge can tell two runs in one directory apart.
+inline constexpr const char* kEnvRunId = "HPCRUN_LITE_RUN_ID";
+inline constexpr size_t kMaxRunId = 32;
 
 inline constexpr uint64_t kDefaultSoftRate = 1000;  // samples/s per thread of CPU time
 // PAPI events without @PERIOD: one overflow per million events (PAPI_TOT_CYC: about a thousand a
@@ -74,6 +78,9 @@ bool parse_sources(const char* text, Options* opts, char* err, size_t errlen);
 const char* source_text(const SourceSpec& spec, char* buf, size_t len);
 // Parses a non-negative decimal integer with an optional k/K, m/M, g/G suffix (powers of 1024).
 bool parse_size(const char* text, uint64_t* out);
+// Why parse_size refused `text`: "too large" for digits (and a suffix) beyond 2^64-1, else
+// "not a number". For messages.
+const char* size_problem(const char* text);
 // Parses --small-every: "auto" (kSmallEveryAuto) or a number as parse_size.
 bool parse_small_every(const char* text, uint64_t* out);
 // Writes a --small-every value as the user would ("auto" or the number) into buf.

@@ -101,4 +101,32 @@ std::string file_name_component(std::string s) {
   return s;
 }
 
+namespace {
+
+// What the format library appends while it writes: ".tmp.<pid>.<counter>" (io.cpp), with the
+// widest pid (pid_max is at most 4194304) and counter (an unsigned).
+constexpr size_t kTempSuffix = sizeof(".tmp.4194304.4294967295") - 1;
+
+std::string profile_name_tail(const std::string& host, int rank, long pid, const char* tag) {
+  return "." + host + "." + (rank >= 0 ? std::to_string(rank) : std::string("norank")) + "." +
+         std::to_string(pid) + (tag ? std::string(".") + tag : std::string()) + ".hpcl";
+}
+
+}  // namespace
+
+std::string profile_file_name(const std::string& exe, const std::string& host, int rank, long pid,
+                              const char* tag) {
+  std::string tail = profile_name_tail(host, rank, pid, tag);
+  std::string head = exe;
+  const size_t room = kMaxProfileName - kTempSuffix;
+  if (head.size() + tail.size() > room) head.resize(tail.size() < room ? room - tail.size() : 1);
+  return file_name_component(head + tail);
+}
+
+size_t longest_profile_name(const std::string& exe, const std::string& host) {
+  // The widest rank (an int), pid and exec tag ("exec-" and a start time in nanoseconds).
+  return profile_file_name(exe, host, 2147483647, 4194304, "exec-18446744073709551615").size() +
+         kTempSuffix;
+}
+
 }  // namespace hpcrun

@@ -51,4 +51,17 @@ bool runs_privileged();
 // becomes '_' (no "..", no hidden file), so a profile's name cannot leave its directory.
 std::string file_name_component(std::string s);
 
+// The file name of a process profile, EXE.HOST.RANK.PID[.TAG].hpcl (RANK "norank" for a rank
+// below 0), one path component. The exe part is cut so that the name with the format
+// library's temporary suffix (NAME.tmp.PID.N, io.cpp) stays within kMaxProfileName bytes: a
+// long program name must not cost the profile (ENAMETOOLONG after the run).
+inline constexpr size_t kMaxProfileName = 255;  // NAME_MAX of Linux's common file systems
+std::string profile_file_name(const std::string& exe, const std::string& host, int rank, long pid,
+                              const char* tag);
+// The longest name, temporary suffix included, that a process of `exe` on `host` may create in
+// the measurement directory (the largest pid, rank and exec tag): the launcher creates a probe
+// file of this length before the program starts, so a file system with a shorter NAME_MAX is
+// found then.
+size_t longest_profile_name(const std::string& exe, const std::string& host);
+
 }  // namespace hpcrun

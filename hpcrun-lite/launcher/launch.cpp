@@ -1,6 +1,10 @@
 // See launch.h.
 #include "launch.h"
+
+#include "output_check.h"
 #include "process_env.h"
+#include "program_check.h"
+#include "run_id.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -24,22 +28,6 @@ std::string absolute(const std::string& path) {
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) return path;
   return std::string(cwd) + "/" + path;
-}
-
-// The path execvp would run, for a quick look at the file before exec.
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = (end > start ? dirs.substr(start, end - start) : ".") + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
 }
 
 bool holds_profiles(const std::string& dir) {
@@ -102,18 +90,42 @@ int launch(const LaunchRequest& req) {
     fprintf(stderr, "hpcrun-lite: cannot find libhpcrun-lite.so next to the launcher (../lib/)\n");
     return 127;
   }
+  // The program first: a name that does not run must not leave a measurement directory behind.
+  ProgramCheck program = check_program(req.argv[0]);
+  if (program.status != 0) {
+    fprintf(stderr, "hpcrun-lite: %s\n", program.error.c_str());
+    return program.status;
+  }
+  // A statically linked program never loads the runtime: say so rather than leave an empty
+  // measurement directory to be discovered later. It still runs, as asked.
+  if (is_static_elf(program.path.c_str()))
+    fprintf(stderr, "hpcrun-lite: %s is statically linked: LD_PRELOAD cannot load the runtime "
+                    "into it, so it will not be measured\n", program.path.c_str());
+  // A script runs in its interpreter, which is what gets measured (and every program it starts,
+  // each with a profile of its own): a shell wrapper's own profile then holds no samples.
+  if (!program.interpreter.empty())
+    fprintf(stderr, "hpcrun-lite: %s is a script (#!%s): the interpreter is measured, and each "
+                    "program it starts writes a profile of its own; to measure one program alone, "
+                    "put hpcrun-lite in front of it inside the script\n",
+            program.path.c_str(), program.interpreter.c_str());
+
   std::string dir = req.out_dir.empty() ? default_out_dir(req.argv[0]) : req.out_dir;
   dir = absolute(dir);
   // Without MPI, a directory that already holds profiles is a previous run: merging would mix
   // the two. Under MPI every rank starts at once and the directory is shared on purpose.
-  if (mpi_rank_from_environment() < 0 && holds_profiles(dir)) {
+  const bool under_mpi = mpi_rank_from_environment() >= 0;
+  if (!under_mpi && holds_profiles(dir)) {
     fprintf(stderr,
             "hpcrun-lite: %s already holds profiles of an earlier run; choose another -o DIR "
             "or remove it\n", dir.c_str());
     return 2;
   }
-  if (!make_dirs(dir, output_modes().dir)) {
-    fprintf(stderr, "hpcrun-lite: cannot create %s: %s\n", dir.c_str(), strerror(errno));
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::string exe = program.measured_exe.substr(program.measured_exe.rfind('/') + 1);
+  OutputDir out = prepare_output_dir(dir, output_modes().dir, longest_profile_name(exe, host));
+  if (!out.error.empty()) {
+    fprintf(stderr, "hpcrun-lite: %s; the program was not started\n", out.error.c_str());
     return 2;
   }
 
@@ -144,20 +156,21 @@ int launch(const LaunchRequest& req) {
   setenv(kEnvSmallEvery, small_every_text(req.opts.small_every, every, sizeof every), 1);
   setenv(kEnvTrackBudget, std::to_string(req.opts.track_budget).c_str(), 1);
   if (req.opts.verbose) setenv(kEnvVerbose, "1", 1);
-
-  // A statically linked program never loads the runtime: say so rather than leave an empty
-  // measurement directory to be discovered later. It still runs, as asked.
-  std::string program = resolve_program(req.argv[0]);
-  if (!program.empty() && is_static_elf(program.c_str()))
-    fprintf(stderr, "hpcrun-lite: %s is statically linked: LD_PRELOAD cannot load the runtime "
-                    "into it, so it will not be measured\n", program.c_str());
+  // One id for every process of this run (under MPI, the same on every rank: run_id.h), kept
+  // when a job script set one.
+  if (!getenv(kEnvRunId)) {
+    std::string id = run_id_for_launch(under_mpi, random_run_id());
+    if (!id.empty()) setenv(kEnvRunId, id.c_str(), 1);
+  }
 
   std::vector<char*> argv;
   for (const std::string& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
+  // execvp with a path: as execv, and a file without "#!" runs in /bin/sh as a shell would.
+  execvp(program.path.c_str(), argv.data());
   int err = errno;
-  fprintf(stderr, "hpcrun-lite: cannot run %s: %s\n", argv[0], strerror(err));
+  remove_created(out);
+  fprintf(stderr, "hpcrun-lite: cannot run %s: %s\n", program.path.c_str(), strerror(err));
   return err == ENOENT ? 127 : 126;
 }
 

@@ -6,8 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "check.h"
+#include "env_vars.h"
 #include "launch.h"
 #include "options.h"
 #include "papi_query.h"
@@ -41,6 +45,9 @@ void usage(FILE* out) {
       "                               each thread's CPU time (default %llu, at most %llu)\n"
       "                         pebs-load[@P][:ldlat=N], pebs-store[@P], ibs-op[@P]\n"
       "                               precise hardware sources, P = event period\n"
+      "                         page-faults[@N]  first touch: which variable each page fault\n"
+      "                               touched and which threads touched it first (finds serial\n"
+      "                               initialisation), beside another source or alone\n"
       "                         PAPI_NAME[@P], COMPONENT::EVENT[@P]  a PAPI counter beside\n"
       "                               the address source (PAPI_TOT_CYC, sde:::LIB::EV, ...)\n"
       "                         wp-sharing[@R], wp-reuse[@R]  false sharing and reuse times\n"
@@ -59,7 +66,8 @@ void usage(FILE* out) {
       "                       thread, sustained (%s, default %llu)\n"
       "  --check              report what this machine offers (kernel, permissions, PMUs,\n"
       "                       PAPI, which sources work and the perf events each opens,\n"
-      "                       what auto picks) with fixes; exit 0. With it:\n"
+      "                       what auto picks) with fixes; exit 0 (the HPCRUN_LITE_*\n"
+      "                       variables are checked first). With it:\n"
       "    --root DIR         read a copy of another machine's /sys and /proc files under\n"
       "                       DIR instead (README.md says how to make one); opens nothing\n"
       "    --json             print the report as JSON (docs/USAGE.md)\n"
@@ -70,13 +78,15 @@ void usage(FILE* out) {
       "  -h, --help           this text\n"
       "  --version            print the version\n"
       "\n"
+      "Before the program starts, the launcher checks the program, the options, every\n"
+      "HPCRUN_LITE_* variable and the measurement directory (it must take a file), and\n"
+      "stops with status 2 (126, 127 for the program) and the reason when one is wrong.\n"
       "The program's output and exit status are its own; hpcrun-lite speaks on stderr,\n"
       "prefixed 'hpcrun-lite:', only when something is wrong or with -v.\n",
       kEnvOut, kEnvEvents, (unsigned long long)kDefaultSoftRate, (unsigned long long)kMaxSoftRate,
       kEnvMinBytes, (unsigned long long)kDefaultMinBytes, kEnvSmallEvery, kEnvTrackBudget,
       (unsigned long long)kDefaultTrackBudget, kEnvVerbose);
 }
-
 
 void say_refusal(const char* name, const char* reason, const char* fix) {
   fprintf(stderr, "hpcrun-lite: cannot use %s: %s\n", name, reason);
@@ -119,7 +129,8 @@ int refuse_unavailable(const Options& opts) {
     ProbedSource s = probed_for(spec.kind);
     if (s == kNumProbed || s == kProbeSoft) continue;
     if (!probed) {
-      hw = probe_this_machine();
+      hw = probe_hardware("/");
+      probe_opens(&hw);
       probed = true;
     }
     SourceVerdict v = source_verdict(hw, s);
@@ -130,7 +141,8 @@ int refuse_unavailable(const Options& opts) {
   }
   if (opts.verbose && (opts.nsources == 0 || opts.sources[0].kind == SourceKind::Auto)) {
     if (!probed) {
-      hw = probe_this_machine();
+      hw = probe_hardware("/");
+      probe_opens(&hw);
     }
     char why[256];
     auto_choice(hw, why, sizeof why);
@@ -148,9 +160,22 @@ bool take_value(int argc, char** argv, int* i, const char* name, const char** ou
   return true;
 }
 
-// Each option's environment variable is its default, so a job script can set them once.
+// The variable's number, or the reason it is none ("too large" for 99999999999999999999g).
+bool size_value(const char* what, const char* v, uint64_t* slot) {
+  if (parse_size(v, slot)) return true;
+  fprintf(stderr, "hpcrun-lite: %s: '%s' is %s\n", what, v, size_problem(v));
+  return false;
+}
+
+// Each option's environment variable is its default, so a job script can set them once. Every
+// HPCRUN_LITE_* variable is checked first, also those without an option: the runtime would
+// otherwise ignore a misspelt name or a bad value, and the job would run unmeasured or worse.
 bool defaults_from_environment(LaunchRequest* req) {
   char err[256];
+  if (!check_environment(environ, err, sizeof err)) {
+    fprintf(stderr, "hpcrun-lite: %s; the program was not started\n", err);
+    return false;
+  }
   if (const char* v = getenv(kEnvOut); v && *v) req->out_dir = v;
   if (const char* v = getenv(kEnvEvents); v && *v) {
     if (!parse_sources(v, &req->opts, err, sizeof err)) {
@@ -158,15 +183,11 @@ bool defaults_from_environment(LaunchRequest* req) {
       return false;
     }
   }
-  struct { const char* var; uint64_t* slot; } sizes[] = {
-      {kEnvMinBytes, &req->opts.min_bytes}, {kEnvTrackBudget, &req->opts.track_budget}};
-  for (auto& s : sizes) {
-    const char* v = getenv(s.var);
-    if (v && *v && !parse_size(v, s.slot)) {
-      fprintf(stderr, "hpcrun-lite: %s=%s is not a number\n", s.var, v);
-      return false;
-    }
-  }
+  if (const char* v = getenv(kEnvMinBytes); v && *v && !size_value(kEnvMinBytes, v, &req->opts.min_bytes))
+    return false;
+  if (const char* v = getenv(kEnvTrackBudget);
+      v && *v && !size_value(kEnvTrackBudget, v, &req->opts.track_budget))
+    return false;
   if (const char* v = getenv(kEnvSmallEvery);
       v && *v && !parse_small_every(v, &req->opts.small_every)) {
     fprintf(stderr, "hpcrun-lite: %s=%s is neither auto nor a number\n", kEnvSmallEvery, v);
@@ -176,95 +197,124 @@ bool defaults_from_environment(LaunchRequest* req) {
   return true;
 }
 
-}  // namespace
+// The command line as given, applied over the environment's defaults once it has been read
+// whole: an unknown option is an error whatever else the line holds (--check, --help).
+struct CommandLine {
+  bool help = false, version = false, check = false, verbose = false, umask = false;
+  const char* out = nullptr;
+  std::vector<const char*> events;
+  const char* min_bytes = nullptr;
+  const char* track_budget = nullptr;
+  const char* small_every = nullptr;
+  CheckRequest check_request;          // --root, --json, --validate
+  const char* check_only = nullptr;    // the first option that goes with --check only
+  int program = 0;  // argv index of the program, 0 without one
+};
 
-int main(int argc, char** argv) {
-  LaunchRequest req;
-  if (!defaults_from_environment(&req)) return 2;
-  bool events_from_command_line = false;
-  bool check = false;
-  CheckRequest check_req;
-  const char* check_only = nullptr;  // the first option that needs --check
+bool parse_command_line(int argc, char** argv, CommandLine* cl) {
   int i = 1;
   for (; i < argc; ++i) {
     const char* a = argv[i];
-    const char* v = nullptr;
-    char err[256];
-    if (strcmp(a, "--") == 0) { ++i; break; }
-    if (a[0] != '-') break;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    if (!strcmp(a, "--version")) { printf("hpcrun-lite %s\n", HPCL_VERSION); return 0; }
-    if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) {
-      check = true;
-      continue;
+    if (strcmp(a, "--") == 0) {
+      ++i;
+      break;
     }
-    if (!strcmp(a, "--json") || !strcmp(a, "--validate")) {
-      (a[2] == 'j' ? check_req.json : check_req.validate) = true;
-      if (!check_only) check_only = a;
-      continue;
+    if (a[0] != '-' || a[1] == 0) break;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) cl->help = true;
+    else if (!strcmp(a, "--version")) cl->version = true;
+    else if (!strcmp(a, "--check") || !strcmp(a, "-l") || !strcmp(a, "--list-sources")) cl->check = true;
+    else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) cl->verbose = true;
+    else if (!strcmp(a, "--umask")) cl->umask = true;
+    else if (!strcmp(a, "--json") || !strcmp(a, "--validate")) {
+      (a[2] == 'j' ? cl->check_request.json : cl->check_request.validate) = true;
+      if (!cl->check_only) cl->check_only = a;
+    } else if (!strcmp(a, "--root")) {
+      const char* v;
+      if (!take_value(argc, argv, &i, a, &v)) return false;
+      cl->check_request.root = v;
+      if (!cl->check_only) cl->check_only = a;
     }
-    if (!strcmp(a, "--root")) {
-      if (!take_value(argc, argv, &i, a, &v)) return 2;
-      check_req.root = v;
-      if (!check_only) check_only = a;
-      continue;
-    }
-    if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { req.opts.verbose = true; continue; }
-    // The measured processes inherit it: their profiles are created by the umask too.
-    if (!strcmp(a, "--umask")) { setenv(kEnvUmask, "1", 1); continue; }
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (!take_value(argc, argv, &i, a, &v)) return 2;
-      req.out_dir = v;
+    else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      if (!take_value(argc, argv, &i, a, &cl->out)) return false;
     } else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
-      if (!take_value(argc, argv, &i, a, &v)) return 2;
-      if (!events_from_command_line) req.opts.nsources = 0;  // -e replaces the environment's list
-      events_from_command_line = true;
-      if (req.opts.nsources == kMaxSources) {
-        fprintf(stderr, "hpcrun-lite: at most %d sources\n", kMaxSources);
-        return 2;
-      }
-      SourceSpec spec;
-      if (!parse_source(v, strlen(v), &spec, err, sizeof err)) {
-        fprintf(stderr, "hpcrun-lite: %s\n", err);
-        return 2;
-      }
-      req.opts.sources[req.opts.nsources++] = spec;
-    } else if (!strcmp(a, "--min-bytes") || !strcmp(a, "--track-budget")) {
-      if (!take_value(argc, argv, &i, a, &v)) return 2;
-      uint64_t n;
-      if (!parse_size(v, &n)) {
-        fprintf(stderr, "hpcrun-lite: %s: '%s' is not a number\n", a, v);
-        return 2;
-      }
-      (a[2] == 'm' ? req.opts.min_bytes : req.opts.track_budget) = n;
+      const char* v;
+      if (!take_value(argc, argv, &i, a, &v)) return false;
+      cl->events.push_back(v);
+    } else if (!strcmp(a, "--min-bytes")) {
+      if (!take_value(argc, argv, &i, a, &cl->min_bytes)) return false;
+    } else if (!strcmp(a, "--track-budget")) {
+      if (!take_value(argc, argv, &i, a, &cl->track_budget)) return false;
     } else if (!strcmp(a, "--small-every")) {
-      if (!take_value(argc, argv, &i, a, &v)) return 2;
-      if (!parse_small_every(v, &req.opts.small_every)) {
-        fprintf(stderr, "hpcrun-lite: %s: '%s' is neither auto nor a number\n", a, v);
-        return 2;
-      }
+      if (!take_value(argc, argv, &i, a, &cl->small_every)) return false;
     } else {
       fprintf(stderr, "hpcrun-lite: unknown option %s (see hpcrun-lite --help)\n", a);
-      return 2;
+      return false;
     }
   }
-  if (check_only && !check) {
-    fprintf(stderr, "hpcrun-lite: %s goes with --check\n", check_only);
+  cl->program = i < argc ? i : 0;
+  return true;
+}
+
+// The command line over the environment's defaults: -e replaces the environment's list.
+bool apply_command_line(const CommandLine& cl, LaunchRequest* req) {
+  char err[256];
+  if (cl.verbose) req->opts.verbose = true;
+  // The measured processes inherit it: their profiles are created by the umask too.
+  if (cl.umask) setenv(kEnvUmask, "1", 1);
+  if (cl.out) req->out_dir = cl.out;
+  if (!cl.events.empty()) req->opts.nsources = 0;
+  for (const char* v : cl.events) {
+    if (req->opts.nsources == kMaxSources) {
+      fprintf(stderr, "hpcrun-lite: at most %d sources\n", kMaxSources);
+      return false;
+    }
+    SourceSpec spec;
+    if (!parse_source(v, strlen(v), &spec, err, sizeof err)) {
+      fprintf(stderr, "hpcrun-lite: %s\n", err);
+      return false;
+    }
+    req->opts.sources[req->opts.nsources++] = spec;
+  }
+  if (cl.min_bytes && !size_value("--min-bytes", cl.min_bytes, &req->opts.min_bytes)) return false;
+  if (cl.track_budget && !size_value("--track-budget", cl.track_budget, &req->opts.track_budget))
+    return false;
+  if (cl.small_every && !parse_small_every(cl.small_every, &req->opts.small_every)) {
+    fprintf(stderr, "hpcrun-lite: --small-every: '%s' is neither auto nor a number\n", cl.small_every);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CommandLine cl;
+  if (!parse_command_line(argc, argv, &cl)) return 2;
+  if (cl.help) {
+    usage(stdout);
+    return 0;
+  }
+  if (cl.version) {
+    printf("hpcrun-lite %s\n", HPCL_VERSION);
+    return 0;
+  }
+  if (cl.check_only && !cl.check) {
+    fprintf(stderr, "hpcrun-lite: %s goes with --check\n", cl.check_only);
     return 2;
   }
-  if (check) {
-    if (i < argc) {
-      fprintf(stderr, "hpcrun-lite: --check measures no program (%s)\n", argv[i]);
-      return 2;
-    }
-    return run_check(check_req);
+  if (cl.check && cl.program) {
+    fprintf(stderr, "hpcrun-lite: --check measures nothing: it takes no program (%s)\n", argv[cl.program]);
+    return 2;
   }
-  if (i >= argc) {
+  LaunchRequest req;
+  if (!defaults_from_environment(&req) || !apply_command_line(cl, &req)) return 2;
+  if (cl.check) return run_check(cl.check_request);
+  if (!cl.program) {
     fprintf(stderr, "hpcrun-lite: no program to measure\n");
     usage(stderr);
     return 2;
   }
   if (int status = refuse_unavailable(req.opts)) return status;
-  for (; i < argc; ++i) req.argv.emplace_back(argv[i]);
+  for (int i = cl.program; i < argc; ++i) req.argv.emplace_back(argv[i]);
   return launch(req);
 }

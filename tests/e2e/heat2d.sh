@@ -15,3 +15,16 @@ same_as_native native tool
 expect_profiles meas 2
 merge_and_report meas db.hpcdb report.json
 check heat2d report.json --processes 2
+# The demo as a terminal of 80 and of 120 columns shows it (issue 24): rows the JSON tells apart
+# read differently, in the data and the code view, and a column left out is said.
+for width in 80 120; do
+  COLUMNS=$width "$HPCL_PROF" report db.hpcdb >"data$width.txt"
+  "$HPCL_PROF" report db.hpcdb --format json >data.json
+  "$HPCL_PYTHON" "$E2E_DIR/check_table.py" cells "data$width.txt" data.json --column variable \
+    --field name --width "$width" || fail "the $width-column data view shows two variables alike"
+  COLUMNS=$width "$HPCL_PROF" report db.hpcdb --view code >"code$width.txt"
+  "$HPCL_PROF" report db.hpcdb --view code --format json >code.json
+  "$HPCL_PYTHON" "$E2E_DIR/check_table.py" cells "code$width.txt" code.json --column location \
+    --field label --width "$width" || fail "the $width-column code view shows two locations alike"
+done
+grep -q "^(hidden at this width:" data80.txt || fail "at 80 columns a column was left out without a word"

@@ -7,6 +7,8 @@
 #   - two profiles, named and META-tagged rank 0 and rank 1;
 #   - at least half of the data samples are in heap variables (kind "heap", computed by
 #     bench/cases/summarize.py from the JSON report);
+#   - the text table at 120 columns names the five hottest heap variables apart, and its hottest
+#     accesses as far apart as the JSON does (check_table.py);
 #   - the hottest heap variable's allocation path reaches LAMMPS's own allocator,
 #     LAMMPS_NS::Memory::smalloc or ::srealloc (named from liblammps.so.0's dynamic symbols:
 #     Debian's library is stripped).
@@ -62,6 +64,14 @@ done
 
 merge_and_report meas lammps.hpcdb report.json
 "$HPCL_PROF" report lammps.hpcdb --top 12 --wide >report.txt || fail "text report failed"
+# The table as a 120-column terminal gets it (issue 24): the five hottest heap rows have five
+# names, and no hottest-access cell is shared by rows whose JSON differs.
+COLUMNS=120 "$HPCL_PROF" report lammps.hpcdb --top 20 >table120.txt || fail "text report failed"
+"$HPCL_PROF" report lammps.hpcdb --top 20 --format json >table.json || fail "JSON report failed"
+"$HPCL_PYTHON" "$E2E_DIR/check_table.py" cells table120.txt table.json --column variable --field name \
+  --kind heap --rows 5 --width 120 || fail "the 120-column table names two of the hottest heap variables alike"
+"$HPCL_PYTHON" "$E2E_DIR/check_table.py" cells table120.txt table.json --column "hottest access" \
+  --field hottest_access || fail "the 120-column table shows two different hottest accesses alike"
 status=0
 "$HPCL_PYTHON" - report.json "$src/bench/cases" native.out "${busy:-}" <<'PY' || status=$?
 import json, re, sys

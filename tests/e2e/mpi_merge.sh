@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hpcprof-lite-mpi against hpcprof-lite merge on one measurement directory: the profiles of a
-# 2-rank MPI run and of two separate runs, a truncated profile and a file that is no profile at
+# 2-rank MPI run and of two separate runs given its run id, a truncated profile and a file that is no profile at
 # all. On 2 and 3 ranks (an odd rank waits a round), with messages cut into 4 KiB chunks, the
 # MPI merge writes the same database byte for byte, prints the same skipped files, warnings and
 # summary line, and exits as merge does on a directory of damaged files and on a missing one.
@@ -16,8 +16,11 @@ setup_mpi
 run_to mpirun_tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$mpi_prog" 10
 [ "$(cat mpirun_tool.status)" = 0 ] || fail "the MPI run failed: $(cat mpirun_tool.err)"
 expect_profiles meas 2
+# The two separate runs join the MPI job's run (its run id, which the launcher keeps when the
+# environment sets it): merge would leave the profiles of other runs out (runs_in_one_dir.sh).
+run_id=$(profile_meta "$(profiles meas | head -n1)" run_id)
 for d in one two; do
-  run_to "$d" "$HPCL_RUN" -o "$d" -- "$prog" 10
+  HPCRUN_LITE_RUN_ID=$run_id run_to "$d" "$HPCL_RUN" -o "$d" -- "$prog" 10
   [ "$(cat "$d.status")" = 0 ] || fail "run $d failed: $(cat "$d.err")"
   cp "$(profiles "$d")" meas/
 done

@@ -187,5 +187,17 @@ viewer_in diff "${utf8[@]}" -- --diff "$db" "$db"
 wait_for "[1 diff]" 10 || fail "--diff shows no diff view"
 grep -qF "change" screen.txt || fail "--diff has no change column"
 grep -qF "static_array" screen.txt || fail "--diff does not list static_array"
+# At 80 columns every column of the diff is there, the ratio whole ("1.00x", not "1.0"), and the
+# status line still ends with the way out (issue 24).
+tm resize-window -t viewer:diff -x 80 -y 24
+for ((i = 0; i < 100; i++)); do
+  screen >screen.txt 2>/dev/null || true
+  [ "$(wc -l <screen.txt)" -eq 24 ] && sed -n 2p screen.txt | grep -qF ratio && break
+  sleep 0.05
+done
+cat screen.txt >&2
+sed -n 2p screen.txt | grep -qE "before +after +change +ratio *$" || fail "--diff at 80 columns lacks columns: $(sed -n 2p screen.txt)"
+grep -F "static_array" screen.txt | grep -qE " 1\.00x *$" || fail "--diff at 80 columns cuts the ratio"
+tail -n1 screen.txt | grep -qE "\? help  q quit *$" || fail "the status line at 80 columns: $(tail -n1 screen.txt)"
 quits_with_0 diff
 echo "viewer_tmux: ok" >&2

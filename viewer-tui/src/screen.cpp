@@ -7,9 +7,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
+#include "output/cxx_names.h"
 #include "output/format_common.h"
+#include "output/table_names.h"
 #include "keys.h"
+#include "view/view_status.h"
 
 namespace hpcl::viewer {
 
@@ -24,7 +28,7 @@ using analysis::ViewNode;
 namespace {
 
 enum Pair : short { kTitle = 1, kHeap, kStatic, kUnknown, kGroup, kDim };
-constexpr int kTagWidth = 8;
+constexpr int kTagWidth = 9;  // "unknown ~", "static ~"
 constexpr int kBytesWidth = 10;
 constexpr int kMinLabel = 24;
 
@@ -88,7 +92,7 @@ void put(const UiState& ui, int y, int x, const std::string& s, attr_t attr = A_
 }
 
 short tag_pair(const ViewNode& n) {
-  if (n.tag == "heap") return kHeap;
+  if (n.tag.starts_with("heap")) return kHeap;
   if (n.tag.starts_with("static")) return kStatic;
   if (n.tag == "unknown") return kUnknown;
   if (n.tag == "group") return kGroup;
@@ -99,38 +103,49 @@ struct Layout {
   std::vector<size_t> cols;  // shown columns that fit
   int label = 0;
   bool tags = false;
+  bool bytes = false;  // the bytes column: not in a diff, whose rows have none
 };
 
 Layout layout(UiState& ui, int w) {
   Layout l;
   l.tags = ui.view == ViewKind::DataCentric;
+  l.bytes = l.tags && !ui.model->is_diff();
   l.cols = ui.model->shown_columns();
   auto used = [&] {
-    int u = l.tags ? kTagWidth + kBytesWidth + 2 : 0;
+    int u = (l.tags ? kTagWidth + 1 : 0) + (l.bytes ? kBytesWidth + 1 : 0);
     for (size_t c : l.cols) u += static_cast<int>(analysis::cell_width(ui.model->columns()[c])) + 1;
     return u;
   };
   while (l.cols.size() > 1 && w - used() < kMinLabel) l.cols.pop_back();
+  if (l.bytes && w - used() < kMinLabel) l.bytes = false;
   if (l.tags && w - used() < kMinLabel) l.tags = false;
   l.label = std::max(w - used(), 8);
   return l;
 }
 
-std::string row_text(UiState& ui, const ViewNode& n, const Layout& l) {
-  const int indent = std::min(2 * n.depth, l.label / 2);
+// A row with nothing beside its label (a header, a library) may use the whole line.
+bool bare_row(const ViewNode& n) {
+  return n.tag.empty() && n.bytes == 0 && std::none_of(n.values.begin(), n.values.end(), analysis::has_value);
+}
+
+int row_indent(const ViewNode& n, const Layout& l) { return std::min(2 * n.depth, l.label / 2); }
+
+// The columns a row's label gets.
+size_t label_room(const ViewNode& n, const Layout& l) {
+  const int width = bare_row(n) ? screen_w() - 1 : l.label;
+  return static_cast<size_t>(std::max(width - row_indent(n, l) - 2, 1));
+}
+
+// `label` is the row's label fitted to label_room (fitted_labels).
+std::string row_text(UiState& ui, const ViewNode& n, const Layout& l, const std::string& label) {
+  const int indent = row_indent(n, l);
   const char* marker = !n.expandable ? "  " : n.open ? (ui.utf8 ? "\xe2\x96\xbe " : "- ")
                                                      : (ui.utf8 ? "\xe2\x96\xb8 " : "+ ");
-  // A row with nothing beside its label (a header, a library) may use the whole line.
-  const bool bare = n.tag.empty() && n.bytes == 0 &&
-                    std::none_of(n.values.begin(), n.values.end(), analysis::has_value);
-  const int width = bare ? screen_w() - 1 : l.label;
-  const size_t room = static_cast<size_t>(std::max(width - indent - 2, 1));
-  std::string s = std::string(static_cast<size_t>(indent), ' ') + marker + fit(n.label, room);
+  const bool bare = bare_row(n);
+  std::string s = std::string(static_cast<size_t>(indent), ' ') + marker + pad_right(label, label_room(n, l));
   if (bare) return s;
-  if (l.tags) {
-    s += " " + fit(n.tag, kTagWidth);
-    s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
-  }
+  if (l.tags) s += " " + fit(n.tag, kTagWidth);
+  if (l.bytes) s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
   for (size_t c : l.cols) {
     const double v = c < n.values.size() ? n.values[c] : analysis::kNoValue;
     s += " " + analysis::format_cell(ui.model->columns()[c], v);
@@ -154,10 +169,33 @@ void draw_title(UiState& ui, int w) {
 void draw_header(UiState& ui, const Layout& l) {
   const int sort = ui.tree().sort_column();
   std::string s = fit(sort == analysis::kSortByName ? "name\xe2\x96\xb2" : "name", static_cast<size_t>(l.label));
-  if (l.tags) s += " " + fit("kind", kTagWidth) + " " + pad_left("bytes", kBytesWidth);
+  if (l.tags) s += " " + fit("kind", kTagWidth);
+  if (l.bytes) s += " " + pad_left("bytes", kBytesWidth);
   for (size_t c : l.cols)
     s += " " + analysis::format_header(ui.model->columns()[c], static_cast<int>(c) == sort);
   put(ui, 1, 0, s, A_BOLD | A_UNDERLINE);
+}
+
+// The labels of rows [top, top + count) cut as the report cuts a column (table_names.h): rows
+// of one width (one depth) that differ keep looking different; the LAMMPS sites of one function
+// read "LAMMPS_NS::AtomVec::grow(int)" three times at 80 columns otherwise.
+std::vector<std::string> fitted_labels(const std::vector<ViewNode*>& rows, size_t top, size_t count,
+                                       const Layout& l) {
+  std::map<size_t, std::vector<size_t>> by_room;
+  for (size_t r = top; r < top + count && r < rows.size(); ++r) by_room[label_room(*rows[r], l)].push_back(r);
+  std::vector<std::string> out(count);
+  for (auto& [room, members] : by_room) {
+    std::vector<std::string> labels;
+    for (size_t r : members) labels.push_back(rows[r]->label);
+    analysis::simplify_names(labels);
+    labels = analysis::fit_column(labels, room);
+    for (size_t k = 0; k < members.size(); ++k) {
+      std::string t = labels[k];
+      if (display_width(t) > room) t = cut(t, room);
+      out[members[k] - top] = t;
+    }
+  }
+  return out;
 }
 
 void draw_rows(UiState& ui, const Layout& l, int first_y, int rows) {
@@ -169,11 +207,12 @@ void draw_rows(UiState& ui, const Layout& l, int first_y, int rows) {
   if (t.cursor() >= top + visible) top = t.cursor() - visible + 1;
   if (top + visible > n) top = n > visible ? n - visible : 0;
   if (n == 0) put(ui, first_y, 0, "  (nothing in this view: the database has no samples)");
+  const std::vector<std::string> labels = fitted_labels(t.rows(), top, visible, l);
   for (int i = 0; i < rows && top + static_cast<size_t>(i) < n; ++i) {
     const size_t r = top + static_cast<size_t>(i);
     const ViewNode& node = *t.rows()[r];
     const attr_t a = r == t.cursor() ? A_REVERSE : A_NORMAL;
-    put(ui, first_y + i, 0, row_text(ui, node, l), a);
+    put(ui, first_y + i, 0, row_text(ui, node, l, labels[static_cast<size_t>(i)]), a);
     if (l.tags && !node.tag.empty() && r != t.cursor())
       put(ui, first_y + i, l.label + 1, fit(node.tag, kTagWidth), A_NORMAL, tag_pair(node));
   }
@@ -210,8 +249,7 @@ void draw_status(UiState& ui, int y, int w) {
     s = ui.message;
   } else {
     auto& t = ui.tree();
-    s = "row " + std::to_string(t.rows().empty() ? 0 : t.cursor() + 1) + "/" + std::to_string(t.rows().size()) +
-        "   Enter open  h hot  / search  n N  s sort  m metrics  Tab view  ? help  q quit";
+    s = analysis::status_line(t.cursor(), t.rows().size(), static_cast<size_t>(w));
   }
   put(ui, y, 0, fit_right(analysis::printable_for_terminal(s), static_cast<size_t>(w)));
   if (ui.mode == Mode::Search) {

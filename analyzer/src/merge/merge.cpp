@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "accumulator.h"
+#include "runs.h"
 #include "symbols/debug_hints.h"
+#include "symbols/location.h"
 #include "hpcl/io.h"
 #include "symbols/symbolize.h"
 #include "validate.h"
@@ -74,10 +76,11 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
   for (auto& [path, reason] : merged.skipped()) out.skipped.push_back({path, reason});
   out.database = merged.finish();
   if (out.merged == 0) {
-    out.error = dir.empty() ? "none of the " + std::to_string(found) +
-                                  " profiles could be read; nothing merged"
-                            : "none of the " + std::to_string(found) + " profiles in " + dir +
-                                  " could be read (all damaged); nothing merged";
+    const std::string which = found == 1 ? "the profile" : "none of the " + std::to_string(found) + " profiles";
+    const std::string verb = found == 1 ? " could not be read" : " could be read";
+    out.error = dir.empty() ? which + verb + "; nothing merged"
+                            : which + " in " + dir + verb + (found == 1 ? " (damaged)" : " (all damaged)") +
+                                  "; nothing merged";
     return out;
   }
   if (options.symbolize) {
@@ -86,6 +89,9 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
                                            frames_to_symbolize(out.database), options.jobs);
     out.database.symbols = std::move(sym.symbols);
     out.warnings = std::move(sym.warnings);
+    // The profiler's own libraries (libunwind, its runtime) are no business of the user's: their
+    // frames are its own work, and installing their debug packages would change no report.
+    std::erase_if(sym.no_debug_info, [](const std::string& m) { return is_profiler_module(m); });
     // Said once, here; the database keeps the list so that every report can repeat it.
     if (!sym.no_debug_info.empty()) {
       std::string list;
@@ -123,6 +129,13 @@ std::string list_profiles(const std::string& dir, std::vector<std::string>* path
   return "";
 }
 
+void note_other_runs(MergeOutcome& out, const RunChoice& runs) {
+  if (runs.dropped.empty()) return;
+  out.other_runs = runs.dropped;
+  out.warnings.insert(out.warnings.begin(), runs.message);
+  if (out.merged > 0) out.database.set_meta(kMetaRunsLeftOut, runs.message);
+}
+
 MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options) {
   std::vector<std::string> paths;
   if (std::string error = list_profiles(dir, &paths); !error.empty()) {
@@ -132,8 +145,12 @@ MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options
   }
   Accumulator merged;
   size_t found = paths.size();
-  merge_into(merged, std::move(paths), options.jobs);
-  return finish_merge(merged, found, dir, options);
+  // Two jobs measured into one directory merge as the latest alone (runs.h).
+  RunChoice runs = choose_latest_run(paths, options.jobs);
+  merge_into(merged, std::move(runs.kept), options.jobs);
+  MergeOutcome out = finish_merge(merged, found, dir, options);
+  note_other_runs(out, runs);
+  return out;
 }
 
 }  // namespace hpcl::analysis

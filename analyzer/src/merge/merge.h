@@ -25,11 +25,14 @@ struct SkippedInput {
   std::string reason;
 };
 
+struct RunChoice;
+
 struct MergeOutcome {
   Profile database;                   // FileKind::Database, one tree, valid only if merged > 0
   size_t found = 0;                   // input files considered
   size_t merged = 0;                  // input files merged
   std::vector<SkippedInput> skipped;  // sorted by path
+  std::vector<std::string> other_runs;  // left out: profiles of earlier runs (runs.h), sorted
   std::vector<std::string> warnings;  // symbolization warnings (missing modules, no debug info)
   std::string error;                  // why nothing could be merged; "" when merged > 0
 };
@@ -53,5 +56,8 @@ void merge_into(Accumulator& into, std::vector<std::string> paths, unsigned jobs
 // the database in canonical order, symbolized as `options` say. `merged` is left empty.
 MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& dir,
                           const MergeOptions& options);
+// Records in `out` (its database's META runs_left_out and its warnings) the profiles of other
+// runs that choose_latest_run left out of the merge.
+void note_other_runs(MergeOutcome& out, const RunChoice& runs);
 
 }  // namespace hpcl::analysis

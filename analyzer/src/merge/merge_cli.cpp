@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "hpcl/io.h"
+#include "words.h"
 
 namespace hpcl::analysis {
 
@@ -52,8 +53,8 @@ int write_merge_outcome(const MergeOutcome& out, const std::string& output,
     return 1;
   }
   if (strict && !out.skipped.empty()) {
-    std::cerr << program << ": --strict: " << out.skipped.size() << " of " << out.found
-              << " profiles are damaged; no database written\n";
+    std::cerr << program << ": --strict: " << out.skipped.size() << " of " << count_of(out.found, "profile")
+              << " " << is_are(out.skipped.size()) << " damaged; no database written\n";
     return 1;
   }
   for (const std::string& w : out.warnings) std::cerr << program << ": " << w << "\n";
@@ -63,9 +64,12 @@ int write_merge_outcome(const MergeOutcome& out, const std::string& output,
     return 1;
   }
   const std::string* threads = out.database.find_meta("threads");
-  std::cout << "merged " << out.merged << " of " << out.found << " profiles ("
-            << (threads ? *threads : "0") << " threads) into " << output;
+  uint64_t nthreads = threads ? std::strtoull(threads->c_str(), nullptr, 10) : 0;
+  std::cout << "merged " << out.merged << " of " << count_of(out.found, "profile") << " ("
+            << count_of(nthreads, "thread") << ") into " << output;
   if (!out.skipped.empty()) std::cout << "; skipped " << out.skipped.size() << " damaged";
+  if (!out.other_runs.empty())
+    std::cout << "; left out " << out.other_runs.size() << " of other runs";
   std::cout << "\n";
   return 0;
 }

@@ -8,11 +8,12 @@
 #include <tuple>
 
 #include "merge.h"
+#include "runs.h"
 
 namespace hpcl::analysis {
 
 size_t MergePlan::found() const {
-  size_t n = 0;
+  size_t n = other_runs.size();
   for (const auto& share : shares) n += share.size();
   return n;
 }
@@ -39,14 +40,19 @@ MergePlan plan_directory(const std::string& dir, int ranks) {
     plan.error = error;
     return plan;
   }
+  // Two jobs measured into one directory: the latest alone is merged (runs.h).
+  RunChoice runs = choose_latest_run(paths, 4);
   std::vector<std::pair<std::string, uint64_t>> files;
-  for (std::string& p : paths) {
+  for (std::string& p : runs.kept) {
     // A file that cannot be stat'ed is still merged (size 0), so that its reader names the error.
     struct stat st {};
     uint64_t size = ::stat(p.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
     files.emplace_back(std::move(p), size);
   }
-  return balance_by_size(std::move(files), ranks);
+  MergePlan plan = balance_by_size(std::move(files), ranks);
+  plan.other_runs = std::move(runs.dropped);
+  plan.runs_message = std::move(runs.message);
+  return plan;
 }
 
 // "E" + error, or "P" then "rank\0path\0" per file: paths cannot hold a NUL byte.

@@ -14,7 +14,11 @@ namespace hpcl::analysis {
 struct MergePlan {
   std::string error;                             // listing failed; every rank stops with it
   std::vector<std::vector<std::string>> shares;  // shares[rank]: the files that rank merges
-  size_t found() const;
+  // Profiles of other runs, left out of the shares (runs.h); on the planning rank only (not
+  // encoded), which reports them.
+  std::vector<std::string> other_runs;
+  std::string runs_message;
+  size_t found() const;  // the files of the shares and the ones left out
 };
 
 // Largest file first, each to the share with the fewest bytes so far (ties: the lower rank).

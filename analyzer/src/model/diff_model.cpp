@@ -10,6 +10,7 @@
 #include <set>
 
 #include "stats.h"
+#include "words.h"
 
 namespace hpcl::analysis {
 
@@ -215,7 +216,7 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
     for (int k = 0; k < 2; ++k)
       if (totals[k]->processes > 0) sides[k].factor /= static_cast<double>(totals[k]->processes);
   } else if (m.before.processes != m.after.processes) {
-    m.notes.push_back("BEFORE ran " + std::to_string(m.before.processes) + " processes, AFTER " +
+    m.notes.push_back("BEFORE ran " + count_of(m.before.processes, "process", "processes") + ", AFTER " +
                       std::to_string(m.after.processes) + ": --per-process compares per-process means");
   }
   for (int k = 0; k < 2; ++k) {

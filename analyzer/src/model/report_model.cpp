@@ -268,7 +268,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
   // address. A first pass finds them (and counts each variable's leaves), so the model's vectors
   // are allocated once at their size: on a database of a million nodes, vectors grown by
   // doubling would hold up to twice what they need at the peak.
-  auto code_where = [&](size_t i) {
+  auto leaf_where = [&](size_t i) {
     Location where = *expand.access_leaf(static_cast<uint32_t>(i));
     if (!where.function.empty()) {
       where.offset = 0;
@@ -276,6 +276,17 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
     }
     return where;
   };
+  // Samples that interrupted the profiler's own work hang under its marker frame: the code view
+  // counts them at the marker ("[profiler's own work]"), not at the runtime's functions,
+  // libunwind's or libc's that it was running. marker[i]: the marker above node i, plus 1.
+  std::vector<uint32_t> marker(options.code_locations ? n : 0, 0);
+  for (size_t i = 1; i < marker.size(); ++i) {
+    const Node& node = tree.nodes[i];
+    if (node.kind != NodeKind::Frame) continue;
+    if (node.parent < i && marker[node.parent]) marker[i] = marker[node.parent];
+    else if (is_profiler_own_work(*expand.access_leaf(static_cast<uint32_t>(i)))) marker[i] = static_cast<uint32_t>(i + 1);
+  }
+  auto code_where = [&](size_t i) { return leaf_where(marker.empty() || !marker[i] ? i : marker[i] - 1); };
   // A small max_access_paths (text, CSV: 1; a viewer's first screen) keeps only that many
   // leaves per variable while scanning, in the order the stable sort below would give them;
   // a larger one keeps every leaf, sorted and cut after the scan.

@@ -3,6 +3,8 @@
 // lives here, apart from the arithmetic of the model (see report_parts.h).
 #include <algorithm>
 
+#include "merge/runs.h"
+#include "words.h"
 #include "report_parts.h"
 #include "symbols/debug_hints.h"
 #include "symbols/location.h"
@@ -44,31 +46,35 @@ void add_notes(ReportModel& m, const Profile& db) {
                       "samples_estimated all of them, taken from [untracked heap]): " +
                       sampled + ".");
   if (m.samples_in_runtime > 0)
-    m.notes.push_back(std::to_string(m.samples_in_runtime) +
-                      " samples interrupted the profiler's own allocation tracking; they are code "
-                      "time of the interrupted instruction, without a data address.");
+    m.notes.push_back(count_of(m.samples_in_runtime, "sample") +
+                      " interrupted the profiler's own allocation tracking; " +
+                      (m.samples_in_runtime == 1 ? "it is" : "they are") +
+                      " code time of the interrupted instruction, without a data address.");
   if (m.samples_dropped > m.samples_dropped_nested)
-    m.notes.push_back(std::to_string(m.samples_dropped - m.samples_dropped_nested) +
-                      " samples were dropped by the runtime (the thread's calling-context tree was "
-                      "full) and are not in this report.");
+    m.notes.push_back(count_of(m.samples_dropped - m.samples_dropped_nested, "sample") + " " +
+                      was_were(m.samples_dropped - m.samples_dropped_nested) +
+                      " dropped by the runtime (the thread's calling-context tree was full) and " +
+                      is_are(m.samples_dropped - m.samples_dropped_nested) + " not in this report.");
   if (m.samples_dropped_nested > 0)
-    m.notes.push_back(std::to_string(m.samples_dropped_nested) +
-                      " samples landed while the thread was recording a PAPI counter overflow and "
-                      "are not in this report (the profiler's own time).");
+    m.notes.push_back(count_of(m.samples_dropped_nested, "sample") +
+                      " landed while the thread was recording a PAPI counter overflow and " +
+                      is_are(m.samples_dropped_nested) + " not in this report (the profiler's own time).");
   if (m.offsets_lost > 0)
-    m.notes.push_back(std::to_string(m.offsets_lost) +
-                      " samples are missing from the offset histograms (the runtime's table of "
-                      "variables was full, or the sample fell on another thread's TLS).");
+    m.notes.push_back(count_of(m.offsets_lost, "sample") + " " + is_are(m.offsets_lost) +
+                      " missing from the offset histograms (the runtime's table of variables was "
+                      "full, or the sample fell on another thread's TLS).");
   if (m.samples_overflowed > 0)
-    m.notes.push_back(std::to_string(m.samples_overflowed) +
-                      " samples were lost: the kernel's queue of pending signals was full (the "
-                      "user's RLIMIT_SIGPENDING); they are not in this report.");
+    m.notes.push_back(count_of(m.samples_overflowed, "sample") + " " + was_were(m.samples_overflowed) +
+                      " lost: the kernel's queue of pending signals was full (the user's "
+                      "RLIMIT_SIGPENDING); " + (m.samples_overflowed == 1 ? "it is" : "they are") +
+                      " not in this report.");
   if (m.allocs_lost > 0)
-    m.notes.push_back(std::to_string(m.allocs_lost) +
-                      " allocations were not tracked: the runtime's table of allocation sites or "
-                      "its address map was full; samples in those blocks are under [untracked "
-                      "heap].");
+    m.notes.push_back(count_of(m.allocs_lost, "allocation") + " " + was_were(m.allocs_lost) +
+                      " not tracked: the runtime's table of allocation sites or its address map "
+                      "was full; samples in those blocks are under [untracked heap].");
   if (!m.skipped.empty()) m.notes.push_back("Inputs skipped by the merge: " + m.skipped + ".");
+  if (std::string runs = meta_str(db, kMetaRunsLeftOut); !runs.empty())
+    m.notes.push_back("The measurement directory held more than one run: " + runs + ".");
   if (std::string nodebug = meta_str(db, kMetaNoDebugInfo); !nodebug.empty()) {
     // An MPI stack is dozens of libraries: name a few, count the rest.
     constexpr size_t kNamedModules = 6;

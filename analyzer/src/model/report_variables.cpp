@@ -81,7 +81,9 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     v.allocations = site.allocations;
     v.bytes = site.bytes;
     v.name = std::move(labels[s]);
-    v.allocation_site = v.allocator + " in " + v.name;
+    // A label that starts "in Caller (...)" (a stripped site named by its caller) says "in"
+    // itself: "malloc in Caller", not "malloc in in Caller".
+    v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
     if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;

@@ -28,12 +28,14 @@ constexpr Prefix kPrefixes[] = {
     {"libm-", RuntimeFamily::Cxx},        {"libgcc_s", RuntimeFamily::Cxx},
     {"libpthread", RuntimeFamily::Cxx},   {"libdl.so", RuntimeFamily::Cxx},
     {"libdl-", RuntimeFamily::Cxx},       {"librt.so", RuntimeFamily::Cxx},
-    {"librt-", RuntimeFamily::Cxx},
+    {"librt-", RuntimeFamily::Cxx},       {"[vdso]", RuntimeFamily::Cxx},
+    {"[vvar]", RuntimeFamily::Cxx},       {"linux-vdso", RuntimeFamily::Cxx},
 };
 
 }  // namespace
 
 RuntimeFamily runtime_family(std::string_view module_path) {
+  if (is_profiler_module(module_path)) return RuntimeFamily::Profiler;
   std::string_view base = basename_of(module_path);
   for (const Prefix& p : kPrefixes)
     if (!base.empty() && base.starts_with(p.prefix)) return p.family;
@@ -45,6 +47,7 @@ std::string runtime_family_row(RuntimeFamily family) {
     case RuntimeFamily::Mpi: return "[MPI runtime data]";
     case RuntimeFamily::OpenMp: return "[OpenMP runtime data]";
     case RuntimeFamily::Cxx: return "[C/C++ runtime data]";
+    case RuntimeFamily::Profiler: return "[profiler's own data]";
     case RuntimeFamily::None: break;
   }
   return "";

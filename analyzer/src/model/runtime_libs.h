@@ -9,14 +9,17 @@
 
 namespace hpcl::analysis {
 
-enum class RuntimeFamily { None, Mpi, OpenMp, Cxx };
+enum class RuntimeFamily { None, Mpi, OpenMp, Cxx, Profiler };
 
 // By the module's file name: libmpi*, libopen-pal, libopen-rte, mca_*.so, libucp/uct/ucs/ucm/
 // libucx, libpmix, libhwloc, libevent* -> Mpi; libgomp, libomp, libiomp -> OpenMp; libc, ld.so /
-// ld-linux, libstdc++, libm, libgcc_s, libpthread, libdl, librt -> Cxx.
+// ld-linux, libstdc++, libm, libgcc_s, libpthread, libdl, librt, and the kernel's [vdso] and
+// [vvar] (the clock that libc's clock_gettime reads) -> Cxx; the profiler's own modules
+// (is_profiler_module: libhpcrun-lite, libunwind, libZydis) -> Profiler.
 RuntimeFamily runtime_family(std::string_view module_path);
 
-// "[MPI runtime data]", "[OpenMP runtime data]", "[C/C++ runtime data]"; "" for None.
+// "[MPI runtime data]", "[OpenMP runtime data]", "[C/C++ runtime data]", "[profiler's own
+// data]"; "" for None.
 std::string runtime_family_row(RuntimeFamily family);
 
 }  // namespace hpcl::analysis

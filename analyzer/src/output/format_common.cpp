@@ -42,6 +42,9 @@ std::string shorten_name(std::string_view f, size_t width) {
   size_t w = display_width(f);
   if (w <= width) return std::string(f);
   size_t scope = last_scope(f);
+  // Code known by its bounds only, "mca_btl_vader.so!0x4d50+0x62": the address part says which.
+  if (size_t bang = f.rfind("!0x"); scope == std::string_view::npos && bang != std::string_view::npos)
+    scope = bang;
   if (scope != std::string_view::npos && scope > 0) {
     size_t tail = display_width(f.substr(scope));
     // At least three columns of the qualifier stay, so the scope is still recognisable.
@@ -88,8 +91,11 @@ std::string shorten_label(std::string_view s, size_t width) {
   return shorten_name(name, width);
 }
 
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+std::string csv_field(std::string_view raw) {
+  // CSV has no escape for control characters and is read in terminals too (`column -t`, `less`):
+  // they become '?' as in the text report, line breaks and tabs too (one record, one line).
+  const std::string s = printable_line(raw);
+  if (s.find_first_of(",\"") == std::string_view::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -133,6 +139,13 @@ std::string pad_left(std::string_view s, size_t width) {
 std::string pad_right(std::string_view s, size_t width) {
   size_t w = display_width(s);
   return std::string(s) + std::string(w < width ? width - w : 0, ' ');
+}
+
+std::string printable_line(std::string_view s) {
+  std::string out = printable_for_terminal(s);
+  for (char& c : out)
+    if (c == '\n') c = '?';
+  return out;
 }
 
 std::string printable_for_terminal(std::string_view s) {

@@ -14,14 +14,17 @@ inline size_t rows_to_print(size_t available, size_t top) {
   return top == 0 || top > available ? available : top;
 }
 
-// A CSV field quoted as RFC 4180 says: only when it holds a comma, a quote or a line break,
-// with quotes doubled.
+// A CSV field quoted as RFC 4180 says: only when it holds a comma or a quote, with quotes
+// doubled; its control characters (C0 with line breaks and tabs, DEL, C1) are '?' first.
 std::string csv_field(std::string_view s);
 // A profile is data, never terminal commands: every C0 control but newline, DEL and the C1
 // controls (U+0080-U+009F, UTF-8 C2 80-C2 9F) become '?', a tab a space. Names and paths come
 // from the measured program's files, so a crafted symbol could otherwise move the cursor,
 // retitle the terminal or worse (ESC sequences).
 std::string printable_for_terminal(std::string_view s);
+// printable_for_terminal for one line of a table, a CSV record or a row of the viewer: a line
+// break becomes '?' too, so a name cannot start a line of its own.
+std::string printable_line(std::string_view s);
 std::string percent(double fraction);        // "12.3%"
 std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
 size_t display_width(std::string_view s);    // UTF-8 code points

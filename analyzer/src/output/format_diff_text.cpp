@@ -8,6 +8,7 @@
 
 #include "diff_formatters.h"
 #include "format_common.h"
+#include "table_names.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -70,6 +71,9 @@ std::string diff_samples(const DiffModel& m, double v) {
 }
 
 namespace {
+// How table_names.h marks the caller part of a label; shown as " < " in the diff.
+constexpr const char* kCallerArrow = " \u2190 ";
+
 void write_diff_text_raw(const DiffModel& m, const DiffReportOptions& options, std::ostream& out);
 }  // namespace
 
@@ -91,6 +95,10 @@ void write_diff_text_raw(const DiffModel& m, const DiffReportOptions& options, s
       << pad_left("ratio", kRatio) << "  " << pad_right("share", kShare) << "  " << pad_right("kind", kKind)
       << "  variable\n";
   const size_t rows = rows_to_print(m.variables.size(), options.top);
+  // Names as the text report cuts them: rows that differ keep looking different (table_names.h).
+  std::vector<std::string> cells;
+  for (size_t i = 0; i < rows; ++i) cells.push_back(m.variables[i].name);
+  if (name_width > 0) cells = fit_column(cells, name_width);
   for (size_t i = 0; i < rows; ++i) {
     const VariableDiff& v = m.variables[i];
     std::string ratio = "-";
@@ -101,22 +109,28 @@ void write_diff_text_raw(const DiffModel& m, const DiffReportOptions& options, s
     }
     std::string kind = kind_name(v.kind);
     if (v.match != MatchKind::Exact) kind += std::string(" ") + match_name(v.match);
-    std::string name = name_width == 0 ? v.name : shorten_label(v.name, name_width);
+    const std::string& name = cells[i];
     out << pad_left((v.significant ? "" : "~") + signed_text(m, v.delta), kNum)
         << pad_left(v.before.present ? diff_samples(m, v.before.samples) : "-", kNum)
         << pad_left(v.after.present ? diff_samples(m, v.after.samples) : "-", kNum) << pad_left(ratio, kRatio)
         << "  " << pad_right(percent(v.before.share) + " -> " + percent(v.after.share), kShare) << "  "
         << pad_right(kind, kKind) << "  " << name << "\n";
     const size_t paths = rows_to_print(v.accesses.size(), options.access_paths);
+    // The leaf, then its callers, cut as a column: two paths of one leaf keep what tells them
+    // apart (their callers), an OpenMP region suffix goes before the leaf's line.
+    const size_t room = options.width == 0 ? 0 : options.width > kIndent + 2 * kNum + 22 ? options.width - kIndent - 2 * kNum - 2 - 9 : 20;
+    std::vector<std::string> wheres;
     for (size_t k = 0; k < paths; ++k) {
       const AccessChange& a = v.accesses[k];
-      // The leaf stays whole where it fits; the callers get what is left of the line.
+      wheres.push_back(a.callers.empty() ? a.label : a.label + kCallerArrow + a.callers);
+    }
+    if (room > 0) wheres = fit_column(wheres, room);
+    for (size_t k = 0; k < paths; ++k) {
+      const AccessChange& a = v.accesses[k];
       const char* mark = a.before == 0 ? "   [came]" : a.after == 0 ? "   [gone]" : "";
-      const size_t room = options.width == 0 ? 0 : options.width > kIndent + 2 * kNum + 22 ? options.width - kIndent - 2 * kNum - 2 - 9 : 20;
-      std::string where = room == 0 ? a.label : shorten_label(a.label, room);
-      const size_t left = room == 0 ? SIZE_MAX : room - display_width(where);
-      if (!a.callers.empty() && left >= 12)
-        where += " < " + (left == SIZE_MAX ? a.callers : shorten_label(a.callers, left - 3));
+      std::string where = wheres[k];
+      if (size_t arrow = where.find(kCallerArrow); arrow != std::string::npos)
+        where.replace(arrow, std::string_view(kCallerArrow).size(), " < ");
       out << std::string(kIndent, ' ') << pad_left(diff_samples(m, a.before), kNum)
           << pad_left(diff_samples(m, a.after), kNum) << "  " << where << mark << "\n";
     }

@@ -9,6 +9,7 @@
 
 #include "exports.h"
 #include "format_common.h"
+#include "words.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -176,10 +177,11 @@ void write_html(const ReportModel& m, const ReportOptions& options, std::ostream
          "<meta name=\"viewport\" content=\"width=device-width\">\n"
          "<title>hpcprof-lite: variables by samples</title>\n<style>"
       << kStyle << "</style></head>\n<body>\n<h1>Variables by samples</h1>\n";
-  out << "<p class=\"note\">" << m.total_samples << " samples";
+  out << "<p class=\"note\">" << count_of(m.total_samples, "sample");
   if (!m.source.empty()) out << " (source " << html(m.source) << ")";
   out << "; " << m.data_samples << " on data (" << share(m.data_samples) << "), " << m.no_data_samples
-      << " without a data address; " << m.processes << " processes, " << m.threads << " threads.</p>\n";
+      << " without a data address; " << count_of(m.processes, "process", "processes") << ", "
+      << count_of(m.threads, "thread") << ".</p>\n";
   for (const std::string& note : m.notes) out << "<p class=\"note\">" << html(note) << "</p>\n";
   out << "<h2>Data-centric tree</h2>\n<p class=\"note legend\">Each variable, then where it was "
          "allocated (heap), then the code that accessed it; width = samples. Click a frame to "

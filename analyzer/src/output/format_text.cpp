@@ -2,6 +2,7 @@
 // table of the top variables (data view) or source locations (code view) that fits the terminal,
 // and for variables with an offset histogram a line saying which part of them is hot.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "format_common.h"
 #include "formatters.h"
 #include "model/stats.h"
+#include "table_names.h"
+#include "words.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -19,6 +22,9 @@ struct Column {
   bool right;        // numbers align right
   size_t min_width;  // 0: never shortened; else cells are shortened down to this many columns
   int drop_order;    // 0: always shown; else dropped (lowest first) when the table cannot fit
+  // How hard the column holds on to its width when the table must narrow: columns give way in
+  // proportion, so the row's name (3) keeps more than the columns beside it (2).
+  int weight = 2;
 };
 
 constexpr size_t kGap = 2;  // spaces between columns
@@ -38,6 +44,9 @@ size_t table_width(const std::vector<size_t>& width, const std::vector<bool>& sh
 std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::vector<std::string>> rows,
                  size_t limit, std::ostream& out) {
   const size_t n = cols.size();
+  // One row, one line: a name holding a line break would start a row of its own.
+  for (auto& row : rows)
+    for (std::string& cell : row) cell = printable_line(cell);
   std::vector<size_t> width(n);
   std::vector<bool> shown(n, true);
   for (size_t c = 0; c < n; ++c) {
@@ -50,7 +59,7 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
     for (size_t c = 0; c < n; ++c)
       if (shown[c] && cols[c].min_width > 0 &&
           width[c] > std::max(cols[c].min_width, display_width(cols[c].header)) &&
-          (give == n || width[c] > width[give]))
+          (give == n || width[c] * size_t(cols[give].weight) > width[give] * size_t(cols[c].weight)))
         give = c;
     if (give != n) {
       --width[give];
@@ -64,9 +73,36 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
     shown[drop] = false;
     width = natural;
   }
-  for (auto& row : rows)
-    for (size_t c = 0; c < n; ++c)
-      if (shown[c] && cols[c].min_width > 0) row[c] = shorten_label(row[c], width[c]);
+  // Shortened cells are often narrower than their column (a name loses its namespaces, not one
+  // character at a time): the room they leave goes to the columns still cut, a few times over.
+  std::vector<std::vector<std::string>> fitted(n);
+  auto fit = [&](size_t c) {
+    std::vector<std::string> cells;
+    for (const auto& row : rows) cells.push_back(row[c]);
+    fitted[c] = fit_column(cells, width[c]);
+    size_t used = display_width(cols[c].header);
+    for (const std::string& cell : fitted[c]) used = std::max(used, display_width(cell));
+    return used;
+  };
+  for (size_t c = 0; c < n; ++c)
+    if (shown[c] && cols[c].min_width > 0) width[c] = fit(c);
+  for (int round = 0; round < 4 && limit > 0 && table_width(width, shown) < limit; ++round) {
+    size_t spare = limit - table_width(width, shown), cut = 0;
+    for (size_t c = 0; c < n; ++c) cut += shown[c] && cols[c].min_width > 0 && width[c] < natural[c];
+    if (cut == 0) break;
+    for (size_t c = 0; c < n && spare > 0; ++c) {
+      if (!shown[c] || cols[c].min_width == 0 || width[c] >= natural[c]) continue;
+      const size_t more = std::min(natural[c] - width[c], (spare + cut - 1) / cut);
+      --cut;
+      const size_t before = width[c];
+      width[c] += more;
+      width[c] = fit(c);
+      spare -= std::min(spare, width[c] > before ? width[c] - before : 0);
+    }
+  }
+  for (size_t c = 0; c < n; ++c)
+    if (shown[c] && cols[c].min_width > 0)
+      for (size_t r = 0; r < rows.size(); ++r) rows[r][c] = std::move(fitted[c][r]);
   size_t last = 0;
   for (size_t c = 0; c < n; ++c)
     if (shown[c]) last = c;
@@ -86,6 +122,19 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
   line(headers);
   for (const auto& row : rows) line(row);
   return shown;
+}
+
+// "(hidden at this width: allocator / module, hottest access; --wide shows them)", or
+// "" when print_table showed every column.
+std::string hidden_columns_note(const std::vector<Column>& cols, const std::vector<bool>& shown) {
+  std::string names;
+  size_t hidden = 0;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (shown[c]) continue;
+    names += std::string(hidden++ ? ", " : "") + cols[c].header;
+  }
+  if (hidden == 0) return "";
+  return "(hidden at this width: " + names + "; --wide shows " + (hidden == 1 ? "it" : "them") + ")\n";
 }
 
 // Word-wraps `text` after `prefix` to the report's width (at most 100 columns), continuation
@@ -133,10 +182,10 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
   const size_t width = limit == 0 ? 100 : limit;
   if (s.has_mean_latency)
     out << "latency: mean " << fixed(s.mean_latency, 1) << " cycles over "
-        << s.sum(kMetricLatencySamples) << " sampled accesses\n";
+        << count_of(s.sum(kMetricLatencySamples), "sampled access", "sampled accesses") << "\n";
   if (!s.levels.empty()) {
     std::string line = "data sources:";
-    const std::string tail = "  (" + std::to_string(s.level_samples) + " samples)";
+    const std::string tail = "  (" + count_of(s.level_samples, "sample") + ")";
     size_t shown = 0;
     for (const LevelShare& l : s.levels) {
       std::string item = "  " + memory_metric_name(l.id) + " " + percent(l.share);
@@ -152,10 +201,10 @@ void print_memory_header(const ReportModel& m, size_t limit, std::ostream& out) 
     std::string line;
     if (s.has_tlb)
       line += "TLB miss: " + percent(s.tlb_miss_rate) + " of " +
-              std::to_string(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss)) + " samples";
+              count_of(s.sum(kMetricTlbHit) + s.sum(kMetricTlbMiss), "sample");
     if (numa && s.has_numa)
       line += std::string(line.empty() ? "" : "   ") + "remote NUMA: " + percent(s.numa_remote_share) +
-              " of " + std::to_string(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote)) + " samples";
+              " of " + count_of(s.sum(kMetricNumaLocal) + s.sum(kMetricNumaRemote), "sample");
     out << line << '\n';
   }
   const MemoryAssessment& a = m.assessment;
@@ -254,6 +303,22 @@ std::string share_cell(const Variable& v) {
   return buf;
 }
 
+// The raw samples, and beside them the estimate when it differs by a sample or more: "13 (≈208)"
+// for a sampled variable standing for all its blocks, "1358 (≈411)" for [untracked heap], which
+// gives up what the estimates claim. The share and the order follow the estimate, so a row of 13
+// raw samples can rank above one of 146: the cell says why.
+std::string samples_cell(const Variable& v, bool* differs) {
+  std::string cell = std::to_string(v.samples);
+  const double est = v.samples_estimated;
+  if (std::abs(est - static_cast<double>(v.samples)) >= 0.5) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " (\u2248%.0f)", est);
+    cell += buf;
+    *differs = true;
+  }
+  return cell;
+}
+
 // "1.33 r1": max / mean over the ranks and the rank of the max ("pid 42" without a rank);
 // "-" for a Group row or a variable without samples.
 std::string imbalance_cell(const Variable& v) {
@@ -333,7 +398,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
   const MemoryStats& p = m.memory;
   if (!p.present()) return;
   const bool numa = numa_worth_showing(m);
-  std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0}};
+  std::vector<Column> cols = {{"#", true, 0, 0}, {"variable", false, 21, 0, 3}};
   if (p.has_mean_latency) cols.push_back({"latency", true, 0, 0});
   const size_t per_instruction = cols.size();
   if (p.has_latency_per_instruction) cols.push_back({"lat/instr", true, 0, 1});
@@ -373,7 +438,7 @@ void print_memory_table(const ReportModel& m, const std::vector<const Variable*>
 void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out) {
   print_header(m, "data", o.width, out);
   std::vector<Column> cols = {
-      {"#", true, 0, 0},       {"variable", false, 21, 0},
+      {"#", true, 0, 0},       {"variable", false, 21, 0, 3},
       {"kind", false, 0, 0},   {"share ±95%", true, 0, 0},
       {"samples", true, 0, 0}, {"bytes", true, 0, 0},
       {"allocator / module", false, 12, 1}, {"hottest access", false, 12, 2}};
@@ -391,7 +456,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     else listed.push_back(&v);
   }
   size_t n = rows_to_print(listed.size(), o.top);
-  bool any_sampled = false;
+  bool any_sampled = false, any_estimate = false;
   std::vector<std::string> names, sites, hottest;
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = *listed[i];
@@ -415,7 +480,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (v.sampled) kind += "*";
     if (v.tls) kind += " tls";
     any_sampled |= v.sampled;
-    rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), std::to_string(v.samples),
+    rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), samples_cell(v, &any_estimate),
                     v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), sites[i],
                     hottest[i]});
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
@@ -428,8 +493,11 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
     return;
   }
-  print_table(cols, std::move(rows), o.width, out);
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
   if (any_sampled) out << "* sampled small allocations: see the note above\n";
+  if (any_estimate)
+    print_wrapped("", "samples: raw; (\u2248N) the estimate over all of the variable's blocks, which "
+                      "its share and the order of the rows follow", o.width, out);
   if (ranks)
     out << "imbalance: samples on the worst rank (rN) / the mean over all " << m.balance_ranks
         << " ranks\n";
@@ -462,7 +530,7 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   // One column per PAPI counter, named by its event, before the labels.
   for (const Counter& c : m.counters) cols.push_back({c.event.c_str(), true, 0, 0});
   cols.push_back({"module", false, 12, 1});
-  cols.push_back({"location", false, 24, 0});
+  cols.push_back({"location", false, 24, 0, 3});
   size_t n = rows_to_print(m.locations.size(), o.top);
   std::vector<std::string> labels;
   for (size_t i = 0; i < n; ++i) labels.push_back(m.locations[i].label);
@@ -481,7 +549,7 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No samples.\n";
     return;
   }
-  print_table(cols, std::move(rows), o.width, out);
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
   if (n < m.locations.size())
     out << "(" << n << " of " << m.locations.size() << " locations shown; --top 0 shows all)\n";
 }

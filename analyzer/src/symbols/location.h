@@ -39,4 +39,12 @@ std::string_view basename_of(std::string_view path);
 // interrupted its own work is "[profiler's own work]".
 std::string location_label(const Location& loc);
 
+// The runtime's marker frame (sampler.cpp): samples that interrupted the profiler's own work
+// hang under it.
+bool is_profiler_own_work(const Location& loc);
+// A module only the profiler brings into the program: its runtime (libhpcrun-lite), and the
+// libraries it loads for itself (libunwind, Zydis). Their data and code are the profiler's, not
+// the program's, and their missing debug information is nothing the user has to install.
+bool is_profiler_module(std::string_view module_path);
+
 }  // namespace hpcl::analysis

@@ -152,11 +152,21 @@ std::string_view basename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+bool is_profiler_own_work(const Location& loc) {
+  return loc.function == std::string_view("hpcrun_lite_profiler_own_work") &&
+         basename_of(loc.module).starts_with("libhpcrun-lite");
+}
+
+bool is_profiler_module(std::string_view module_path) {
+  const std::string_view base = basename_of(module_path);
+  for (std::string_view p : {"libhpcrun-lite", "libunwind", "libZydis"})
+    if (base.starts_with(p)) return true;
+  return false;
+}
+
 std::string location_label(const Location& loc) {
   // The runtime's marker frame above the samples that interrupted its own work (sampler.cpp).
-  if (loc.function == std::string_view("hpcrun_lite_profiler_own_work") &&
-      basename_of(loc.module).starts_with("libhpcrun-lite"))
-    return "[profiler's own work]";
+  if (is_profiler_own_work(loc)) return "[profiler's own work]";
   if (loc.function.empty()) {
     char off[32];
     std::snprintf(off, sizeof off, "0x%llx", static_cast<unsigned long long>(loc.offset));

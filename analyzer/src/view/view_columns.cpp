@@ -1,6 +1,7 @@
 // The viewer's metric columns (see view_columns.h).
 #include "view_columns.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "output/format_common.h"
@@ -12,6 +13,13 @@ namespace hpcl::analysis {
 std::vector<Column> available_columns(const ReportModel& m) {
   std::vector<Column> cols;
   cols.push_back({"samples", ColumnKind::Metric, kMetricSamples, static_cast<double>(m.total_samples), true});
+  // The samples column counts a sampled variable by its estimate (as the report's share and
+  // order do); the report's samples column is the raw count. Where they differ, both.
+  for (const Variable& v : m.variables)
+    if (std::abs(v.samples_estimated - static_cast<double>(v.samples)) >= 0.5) {
+      cols.push_back({"raw samples", ColumnKind::RawSamples, kMetricSamples, 0, true});
+      break;
+    }
   if (m.has_page_faults)
     cols.push_back({"page faults", ColumnKind::Metric, kMetricPageFaults, static_cast<double>(m.page_faults), true});
   if (m.memory.has_mean_latency) cols.push_back({"latency", ColumnKind::MeanLatency, 0, 0, true});
@@ -37,17 +45,27 @@ std::vector<Column> available_columns(const ReportModel& m) {
   return cols;
 }
 
+// A metric: "58.5% 999999" (percentage 6, count 6); a change or a ratio: "+999999", "123.45x";
+// narrow enough that a diff's four columns and a 24-column name fit 80 columns.
 size_t cell_width(const Column& c) {
-  return c.kind == ColumnKind::Metric ? 14 : 10;
+  switch (c.kind) {
+    case ColumnKind::Metric: return 13;
+    case ColumnKind::Delta:
+    case ColumnKind::Ratio: return 8;
+    case ColumnKind::RawSamples: return 11;  // its header
+    default: return 10;
+  }
 }
 
 namespace {
 
+// At most 6 columns: "999999", "12.3M", "999.9M", "12.3G".
 std::string count_text(double v) {
   char buf[32];
-  if (v < 1e7) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (v < 1e10) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.1fG", v / 1e9);
+  if (v < 999999.5) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (v < 999.95e6) std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+  else if (v < 999.95e9) std::snprintf(buf, sizeof buf, "%.1fG", v / 1e9);
+  else std::snprintf(buf, sizeof buf, "%.0fG", v / 1e9);
   return buf;
 }
 
@@ -60,7 +78,7 @@ std::string format_cell(const Column& c, double value) {
   switch (c.kind) {
     case ColumnKind::Metric: {
       std::string pct = c.total > 0 ? percent(value / c.total) : "";
-      return pad_left(pad_left(pct, 6) + " " + pad_left(count_text(value), 7), w);
+      return pad_left(pad_left(pct, 6) + " " + pad_left(count_text(value), 6), w);
     }
     case ColumnKind::MeanLatency:
     case ColumnKind::RankMin:
@@ -70,7 +88,8 @@ std::string format_cell(const Column& c, double value) {
       return pad_left(buf, w);
     case ColumnKind::RankImbalance:
     case ColumnKind::Ratio:
-      std::snprintf(buf, sizeof buf, "%.2fx", value);
+      // A ratio too large for two decimals in the cell keeps its integer part, never a cut one.
+      std::snprintf(buf, sizeof buf, value < 999.995 ? "%.2fx" : value < 9999999.5 ? "%.0fx" : "%.1ex", value);
       return pad_left(buf, w);
     case ColumnKind::FalseSharing:
       return pad_left(value > 0 ? "YES" : "no", w);
@@ -78,12 +97,14 @@ std::string format_cell(const Column& c, double value) {
       return pad_left(duration_text(value), w);
     case ColumnKind::Delta:
       return pad_left((value > 0 ? "+" : value < 0 ? "-" : "") + count_text(value < 0 ? -value : value), w);
+    case ColumnKind::RawSamples:
+      return pad_left(count_text(value), w);
   }
   return std::string(w, ' ');
 }
 
 std::string format_header(const Column& c, bool sorted) {
-  std::string name = printable_for_terminal(c.name);
+  std::string name = printable_line(c.name);
   if (sorted) name += "\xe2\x96\xbc";  // ▼
   if (display_width(name) > cell_width(c)) name = shorten_label(name, cell_width(c));
   return pad_left(name, cell_width(c));
@@ -107,6 +128,7 @@ double variable_value(const Variable& v, const Column& c) {
       return v.watch.sharing.present ? (v.watch.sharing.false_sharing ? 1.0 : 0.0) : kNoValue;
     case ColumnKind::ReuseMedian:
       return v.watch.reuse.samples > 0 ? v.watch.reuse.median_ns : kNoValue;
+    case ColumnKind::RawSamples: return static_cast<double>(v.samples);
     case ColumnKind::Delta:
     case ColumnKind::Ratio: return kNoValue;
   }

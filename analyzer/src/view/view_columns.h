@@ -24,6 +24,8 @@ enum class ColumnKind {
   ReuseMedian,    // watchpoints (-e wp-reuse): median reuse time in ns; variables only
   Delta,          // diff: after - before, signed
   Ratio,          // diff: after / before
+  RawSamples,     // the samples counted, where some variable's estimate (the samples column,
+                  // which orders the rows) differs from them: the report's samples column
 };
 
 struct Column {
@@ -40,7 +42,8 @@ inline constexpr double kNoValue = NAN;
 inline bool has_value(double v) { return !std::isnan(v); }
 
 // The columns of a database, samples first. Shown at start: samples, and page faults, mean
-// latency, rank imbalance, false sharing and median reuse when the database has them.
+// latency, rank imbalance, false sharing and median reuse when the database has them, and the
+// raw samples beside the estimated ones when some variable's two differ.
 std::vector<Column> available_columns(const ReportModel& m);
 
 // Cell text, right-aligned in cell_width(c) columns: "12.3%  45678" for a metric, "412.5"

@@ -37,7 +37,9 @@ uint64_t DbIndex::inclusive(uint16_t metric, uint32_t i) const {
   return it->second[i];
 }
 
-Location DbIndex::location(uint32_t i) const {
+Location DbIndex::location(uint32_t i) const { return inline_chain(i).front(); }
+
+std::vector<Location> DbIndex::inline_chain(uint32_t i) const {
   const Node& n = node(i);
   Location loc;
   loc.module = n.a < db_.modules.size() ? db_.modules[n.a].path : std::string();
@@ -46,15 +48,20 @@ Location DbIndex::location(uint32_t i) const {
   const Frame frame{n.a, n.b};
   auto it = std::lower_bound(db_.symbols.begin(), db_.symbols.end(), frame,
                              [](const Symbolized& s, const Frame& f) { return s.frame < f; });
-  if (it == db_.symbols.end() || it->frame != frame || it->locs.empty()) return loc;
-  const SourceLoc& inner = it->locs.front();
-  FunctionName name = display_function_name(inner.function);
-  loc.function = std::move(name.name);
-  loc.omp_region = name.omp_region;
-  loc.file = inner.file;
-  loc.line = inner.line;
-  loc.unnamed_function = unnamed_function_start(inner.function, &loc.function_start);
-  return loc;
+  if (it == db_.symbols.end() || it->frame != frame || it->locs.empty()) return {loc};
+  std::vector<Location> chain;
+  chain.reserve(it->locs.size());
+  for (const SourceLoc& s : it->locs) {
+    Location l = loc;
+    FunctionName name = display_function_name(s.function);
+    l.function = std::move(name.name);
+    l.omp_region = name.omp_region;
+    l.file = s.file;
+    l.line = s.line;
+    l.unnamed_function = unnamed_function_start(s.function, &l.function_start);
+    chain.push_back(std::move(l));
+  }
+  return chain;
 }
 
 uint32_t DbIndex::variable_of(uint32_t i) const {

@@ -28,6 +28,10 @@ class DbIndex {
   // The innermost source location of a Frame node after inline expansion (the sampled
   // instruction's or the call's own line), with Fortran and OpenMP names made readable.
   Location location(uint32_t i) const;
+  // Every source location of a Frame node after inline expansion, innermost first: the frame's
+  // own (as location()), then the functions it was inlined into, each at its call line. One
+  // entry (the node's address alone) without symbols.
+  std::vector<Location> inline_chain(uint32_t i) const;
   // The variable node (HeapVar, StaticVarNode, UnknownClass) at or above node i; kNoParent
   // when there is none (the no-data root's paths).
   uint32_t variable_of(uint32_t i) const;

@@ -22,7 +22,7 @@ std::unique_ptr<ViewNode> diff_row(RowKind kind, const std::string& label, doubl
                                    bool has_before) {
   auto row = std::make_unique<ViewNode>();
   row->kind = kind;
-  row->label = printable_for_terminal(label);
+  row->label = printable_line(label);
   row->values = {before, after, after - before, has_before && before > 0 ? after / before : kNoValue};
   return row;
 }
@@ -42,13 +42,15 @@ ViewModel::ViewModel(const DiffModel& diff) : index_(db_) {
     std::string label = v.match == MatchKind::Exact ? v.name : std::string("[") + match_name(v.match) + "] " + v.name;
     auto row = diff_row(RowKind::Variable, label, v.before.samples, v.after.samples, v.before.present);
     row->tag = kind_name(v.kind);
-    if (v.significant) row->tag += "*";
+    // "~" as hpcprof-lite diff marks a change within noise: "*" is the report's mark of
+    // sampled small allocations, and one sign must not mean two things.
+    if (!v.significant) row->tag += " ~";
     if (v.kind == VariableKind::Heap && !v.allocation_path.empty()) {
       // The frame that names the variable, for the source pane: the first with a file.
       for (const Location& l : v.allocation_path)
         if (!l.file.empty()) {
-          row->function = printable_for_terminal(l.function);
-          row->file = printable_for_terminal(l.file);
+          row->function = printable_line(l.function);
+          row->file = printable_line(l.file);
           row->line = l.line;
           break;
         }

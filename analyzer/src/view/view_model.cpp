@@ -30,14 +30,14 @@ ReportModelOptions viewer_options(ReportModelOptions o) {
 std::unique_ptr<ViewNode> make_row(RowKind kind, const std::string& label, size_t columns) {
   auto row = std::make_unique<ViewNode>();
   row->kind = kind;
-  row->label = printable_for_terminal(label);
+  row->label = printable_line(label);
   row->values.assign(columns, kNoValue);
   return row;
 }
 
 void set_location(ViewNode& row, const Location& loc) {
-  row.function = printable_for_terminal(loc.function);
-  row.file = printable_for_terminal(loc.file);
+  row.function = printable_line(loc.function);
+  row.file = printable_line(loc.file);
   row.line = loc.line;
 }
 
@@ -92,6 +92,7 @@ void ViewModel::set_bundle_values(ViewNode& row) const {
     uint64_t sum = 0, div = 0;
     switch (col.kind) {
       case ColumnKind::Metric:
+      case ColumnKind::RawSamples:  // a frame's samples are counted ones already
         for (uint32_t n : row.db_nodes) sum += index_.inclusive(col.metric, n);
         row.values[c] = static_cast<double>(sum);
         break;
@@ -125,18 +126,51 @@ std::unique_ptr<ViewNode> ViewModel::frame_row(const std::vector<uint32_t>& bund
 // leaves under one call). Functions known only by their bounds keep their offsets in the label,
 // so their call sites stay apart.
 std::vector<std::unique_ptr<ViewNode>> ViewModel::merged_children(const std::vector<uint32_t>& bundle) const {
-  std::vector<std::vector<uint32_t>> groups;
-  std::unordered_map<std::string, size_t> by_label;
+  std::vector<uint32_t> frames;
   for (uint32_t b : bundle)
-    for (uint32_t c : index_.children(b)) {
-      if (index_.node(c).kind != NodeKind::Frame) continue;
-      auto [it, fresh] = by_label.try_emplace(location_label(index_.location(c)), groups.size());
-      if (fresh) groups.emplace_back();
-      groups[it->second].push_back(c);
-    }
+    for (uint32_t c : index_.children(b))
+      if (index_.node(c).kind == NodeKind::Frame) frames.push_back(c);
+  return chain_rows(frames, 0);
+}
+
+// The rows of `frames` `outer` levels below the outermost function of their inline chains: a
+// frame the compiler inlined into callers gets a row for each caller, outermost first, at the
+// line of its call, as JSON, folded stacks and HTML show them (the viewer once jumped from
+// __libc_start_call_main to column_means_bad, leaving out main (heat2d.c:168) between). Rows
+// with one label merge, a caller's apart from a frame's own.
+std::vector<std::unique_ptr<ViewNode>> ViewModel::chain_rows(const std::vector<uint32_t>& frames,
+                                                             size_t outer) const {
+  struct Group {
+    std::vector<uint32_t> nodes;
+    Location where;
+    bool caller;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<std::string, size_t> by_label;
+  for (uint32_t f : frames) {
+    const std::vector<Location> chain = index_.inline_chain(f);
+    if (outer >= chain.size()) continue;
+    const size_t level = chain.size() - 1 - outer;
+    const bool caller = level > 0;
+    auto [it, fresh] = by_label.try_emplace(location_label(chain[level]) + (caller ? "\x01" : ""), groups.size());
+    if (fresh) groups.push_back({{}, chain[level], caller});
+    groups[it->second].nodes.push_back(f);
+  }
   std::vector<std::unique_ptr<ViewNode>> rows;
   rows.reserve(groups.size());
-  for (const auto& g : groups) rows.push_back(frame_row(g));
+  for (const Group& g : groups) {
+    if (!g.caller) {
+      rows.push_back(frame_row(g.nodes));
+      continue;
+    }
+    auto row = make_row(RowKind::InlineCaller, location_label(g.where), columns_.size());
+    set_location(*row, g.where);
+    row->db_nodes = g.nodes;
+    row->ref = outer;
+    row->expandable = true;
+    set_bundle_values(*row);
+    rows.push_back(std::move(row));
+  }
   return rows;
 }
 
@@ -146,6 +180,7 @@ std::unique_ptr<ViewNode> ViewModel::variable_row(size_t i) const {
                       columns_.size());
   row->ref = i;
   row->tag = kind_name(v.kind);
+  if (v.sampled) row->tag += "*";  // as the report: small blocks tracked one in k
   if (v.tls) row->tag += " tls";
   if (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) row->bytes = v.bytes;
   if (v.kind == VariableKind::Heap && v.label_frame < v.allocation_path.size())
@@ -196,8 +231,11 @@ void ViewModel::build_data(ViewNode& node) const {
     }
     case RowKind::Group:
       for (const LibraryDetail& d : report_.variables[node.ref].libraries) {
-        auto lib = make_row(RowKind::Library, d.module, columns_.size());
-        lib->tag = std::to_string(d.variables) + (d.variables == 1 ? " variable" : " variables");
+        // The library's file name (its directory tells nothing the group does not) and a count
+        // that fits the kind column: "/usr/lib/x86_64…a_btl_vader.so 9 va…bles" before.
+        auto lib = make_row(RowKind::Library, std::string(basename_of(d.module)), columns_.size());
+        lib->function = printable_line(d.module);  // searchable by its path
+        lib->tag = std::to_string(d.variables) + (d.variables == 1 ? " var" : " vars");
         lib->bytes = d.bytes;
         lib->values[0] = static_cast<double>(d.samples);
         node.children.push_back(std::move(lib));
@@ -215,6 +253,9 @@ void ViewModel::build_data(ViewNode& node) const {
       }
       return;
     }
+    case RowKind::InlineCaller:
+      node.children = chain_rows(node.db_nodes, node.ref + 1);
+      return;
     default:
       node.children = merged_children(node.db_nodes);
       return;
@@ -233,13 +274,16 @@ std::vector<std::unique_ptr<ViewNode>> ViewModel::top_down_roots() const {
   return merged_children(bundle);
 }
 
-void ViewModel::build_top_down(ViewNode& node) const { node.children = merged_children(node.db_nodes); }
+void ViewModel::build_top_down(ViewNode& node) const {
+  node.children = node.kind == RowKind::InlineCaller ? chain_rows(node.db_nodes, node.ref + 1)
+                                                     : merged_children(node.db_nodes);
+}
 
 // A code location's exclusive samples and counter events, added to a flat row.
 void ViewModel::add_code_values(ViewNode& row, const CodeLocation& l) const {
   for (size_t c = 0; c < columns_.size(); ++c) {
     const Column& col = columns_[c];
-    if (col.kind != ColumnKind::Metric) continue;
+    if (col.kind != ColumnKind::Metric && col.kind != ColumnKind::RawSamples) continue;
     double v = kNoValue;
     if (col.metric == kMetricSamples) v = static_cast<double>(l.samples);
     for (size_t k = 0; k < report_.counters.size() && k < l.counters.size(); ++k)

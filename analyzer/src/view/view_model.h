@@ -45,6 +45,7 @@ class ViewModel {
 
   // 3 views of a database; 1 of a diff.
   size_t view_count() const { return view_count_; }
+  bool is_diff() const { return view_count_ == 1; }
   const std::string& view_title(size_t i) const { return views_[i]->name(); }
 
   const ReportModel& report() const { return report_; }
@@ -59,6 +60,7 @@ class ViewModel {
  private:
   std::unique_ptr<ViewNode> frame_row(const std::vector<uint32_t>& bundle) const;
   std::vector<std::unique_ptr<ViewNode>> merged_children(const std::vector<uint32_t>& bundle) const;
+  std::vector<std::unique_ptr<ViewNode>> chain_rows(const std::vector<uint32_t>& frames, size_t outer) const;
   void set_bundle_values(ViewNode& row) const;
   std::unique_ptr<ViewNode> variable_row(size_t index) const;
   void build_data(ViewNode& node) const;

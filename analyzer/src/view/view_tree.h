@@ -23,6 +23,7 @@ enum class RowKind {
   AllocationFrame, // one frame of it, innermost first
   AccessPaths,     // header of a variable's access paths (its calling-context subtree)
   Frame,           // a calling context: access paths, top-down
+  InlineCaller,    // a function the compiler inlined the frames below into, at its call line
   Function,        // flat view: a function
   Line,            // flat view: one source line of it
 };

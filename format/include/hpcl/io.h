@@ -23,6 +23,12 @@ ReadResult read_profile_file(const std::string& path);
 // Parses bytes of a whole file (header included); `name` appears in error messages.
 ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::string& name);
 
+// Only the META section of a profile or database file (the first section): the header is
+// checked as read_profile_file checks it, and the payload is decompressed only as far as META
+// goes. For choosing which files to merge before merging them. `profile.meta` and `kind` are
+// set; nothing else is.
+ReadResult read_profile_meta(const std::string& path);
+
 // The complete file image: header and payload. zstd_level > 0 compresses the payload (flags bit 0);
 // zstd_level == 0 stores it uncompressed, which golden tests use to pin exact bytes.
 std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level = 3);

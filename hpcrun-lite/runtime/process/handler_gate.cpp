@@ -8,19 +8,21 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 
 // Raw rt_sigprocmask with the kernel's 8-byte set: the runtime's other masks are taken the same
-// way, and glibc's wrapper would also touch its own internal signals.
+// way, glibc's wrapper would also touch its own internal signals, and a thread-side gate runs
+// inside the program's free(), whose errno stays the program's (raw_sys.h).
 BlockedSignal::BlockedSignal(int signo) {
   if (signo <= 0 || signo > 64) return;
   const uint64_t set = uint64_t{1} << (signo - 1);
-  blocked_ = syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &old_, sizeof(uint64_t)) == 0;
+  blocked_ = raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, &old_, sizeof(uint64_t)) == 0;
 }
 
 BlockedSignal::~BlockedSignal() {
-  if (blocked_) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_, nullptr, sizeof(uint64_t));
+  if (blocked_) raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_, nullptr, sizeof(uint64_t));
 }
 
 bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns) {

@@ -20,8 +20,10 @@
 #include <string>
 
 #include "base/clock.h"
+#include "env_vars.h"
 #include "options.h"
 #include "process_env.h"
+#include "run_id.h"
 #include "process/alt_stack.h"
 #include "base/guard.h"
 #include "base/log.h"
@@ -53,8 +55,8 @@ extern "C" void* __dso_handle;
 namespace hpcrun {
 
 constinit RuntimeConfig g_config = {kDefaultMinBytes, kDefaultSmallEvery, TrackPolicy{},
-                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, 0,
-                                    nullptr, {}};
+                                    kDefaultSoftRate, "soft", true, 0, 0, 0, 0, {}, {}, {}, {}, {},
+                                    0, nullptr, {}};
 constinit HeapMap g_heap;
 constinit std::atomic<uint64_t> g_allocs_lost{0};
 constinit HeapExtent g_heap_extent;
@@ -99,6 +101,19 @@ void read_test_limits() {
   find_object_configure();  // HPCRUN_LITE_TEST_NO_DL_FIND_OBJECT: the older glibcs' way
 }
 
+// The launcher's run id; set by hand under MPI, the one every rank computes alike (run_id.h).
+void read_run_id() {
+  const char* v = getenv(kEnvRunId);
+  const EnvVar* var = find_env_var(kEnvRunId);
+  if (v && var && var->valid(v)) {
+    snprintf(g_config.run_id, sizeof g_config.run_id, "%s", v);
+    return;
+  }
+  if (v) log_warn("ignoring %s=%s: %s", kEnvRunId, v, var ? var->accepts : "");
+  snprintf(g_config.run_id, sizeof g_config.run_id, "%s",
+           run_id_for_launch(mpi_rank_from_environment() >= 0, "").c_str());
+}
+
 void read_options() {
   read_test_limits();
   if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
@@ -116,6 +131,7 @@ void read_options() {
     else log_warn("ignoring %s=%s: not a number", kEnvTrackBudget, v);
   }
   set_track_policy();
+  read_run_id();
   // One address-sampling source (the first of soft, pebs, ibs, auto; auto without any), and
   // beside it, or alone, the page-fault source.
   Options opts;
@@ -180,13 +196,21 @@ void read_options() {
   }
 }
 
+// The launcher refuses a bad HPCRUN_LITE_SIGNAL; set by hand, it is ignored with a warning (once),
+// since SIGSEGV would kill the program at its first sample and SIGKILL cannot be caught.
 int sampling_signal() {
+  static bool warned = false;
   if (const char* v = getenv(kEnvSignal)) {
-    int s = atoi(v);
-    if (s > 0 && s < NSIG) return s;
+    int s;
+    if (parse_sampling_signal(v, &s)) return s;
+    if (!warned)
+      log_warn("ignoring %s=%s: not a real-time signal (%d-%d); sampling with %d", kEnvSignal, v,
+               int(SIGRTMIN), int(SIGRTMAX), int(SIGRTMIN + 4));
+    warned = true;
   }
   return SIGRTMIN + 4;
 }
+
 
 void on_thread_exit(void* p) {
   RuntimeGuard guard;
@@ -338,8 +362,12 @@ __attribute__((constructor)) void runtime_init() {
   const char* numa = getenv(kEnvNuma);
   if (g_config.sampling && !(numa && strcmp(numa, "0") == 0)) {
     int nodes = numa_init("/");
-    numa_enable(true);
-    log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+    if (int err = numa_probe()) {
+      log_info("NUMA placement of sampled pages is off: move_pages fails here (%s)", strerror(err));
+    } else {
+      numa_enable(true);
+      log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+    }
   } else if (g_config.page_fault_period) {
     // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
     numa_init("/");

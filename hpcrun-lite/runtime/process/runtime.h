@@ -29,6 +29,7 @@ struct RuntimeConfig {
   uint64_t papi_periods[4];
   char out_dir[1024];
   char cmdline[2048];
+  char run_id[33];  // META run_id (run_id.h); "" when unknown
   uint64_t start_ns;
   // The address-sampling source asked for ("auto", "pebs-load", ...), and why the run uses
   // another one ("" when it does not): META source_requested and source_fallback.

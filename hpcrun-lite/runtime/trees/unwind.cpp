@@ -206,7 +206,9 @@ int capture_alloc_path(uint64_t* out, int max) {
 int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int max) {
   if (!g_backtrace) return 0;
   void* buf[kMaxSampleFrames + 16];
-  int n = g_backtrace(buf, kMaxSampleFrames + 16);
+  // Through the fork guard as every other unwind: a fork during it would leave the child with
+  // libunwind's mutex held.
+  int n = backtrace(buf, kMaxSampleFrames + 16);
   return call_sites(buf, 0, n, out, max, skip, nskip);
 }
 

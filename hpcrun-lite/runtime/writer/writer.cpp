@@ -280,6 +280,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("tool_version", HPCL_VERSION);
   p.set_meta("host", host);
   p.set_meta("pid", std::to_string(getpid()));
+  if (g_config.run_id[0]) p.set_meta("run_id", g_config.run_id);
   p.set_meta("rank", std::to_string(rank));
   p.set_meta("exe", exe_path);
   p.set_meta("cmdline", g_config.cmdline);
@@ -410,11 +411,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     return false;
   }
   // Every part of the name is one path component: the profile lands in `dir` and nowhere else.
-  std::string path = dir + "/" +
-                     file_name_component(exe_name_of(exe_path) + "." + host + "." +
-                                         (rank >= 0 ? std::to_string(rank) : std::string("norank")) +
-                                         "." + std::to_string(getpid()) +
-                                         (tag ? std::string(".") + tag : std::string()) + ".hpcl");
+  std::string path = dir + "/" + profile_file_name(exe_name_of(exe_path), host, rank, getpid(), tag);
   std::string err;
   if (!write_without_sigxfsz(p, path, modes.file, &err)) {
     log_warn("cannot write the profile: %s; the program's run is not affected", err.c_str());

@@ -38,6 +38,12 @@ for kind in truncated flipped emptied random; do
   [ "$status" -eq 0 ] || fail "$kind: merge exited $status with one good profile"
   grep -q "skipping $dir/stencil-rank1.hpcl: " "$kind.err" || fail "$kind: merge did not name the damaged file: $(cat "$kind.err")"
   grep -q "merged 1 of 2 profiles .*; skipped 1 damaged$" "$kind.out" || fail "$kind: summary: $(cat "$kind.out")"
+  # A truncated profile says how much arrived and what of it is whole (issue 24), not
+  # "damaged compressed payload (Src size is incorrect)".
+  if [ "$kind" = truncated ]; then
+    grep -q "stencil-rank1.hpcl: truncated: [0-9]* of [0-9]* bytes of its payload; whole before the cut: META (rank 1, pid " "$kind.err" ||
+      fail "truncated: the message does not say how much arrived: $(cat "$kind.err")"
+  fi
   "$prof" report "$kind.hpcdb" --format json >"$kind.json" 2>&1 || fail "$kind: report failed"
   grep -q '"processes": 1,' "$kind.json" || fail "$kind: the database does not hold the good process"
 
@@ -45,7 +51,7 @@ for kind in truncated flipped emptied random; do
   "$prof" merge "$dir" -o "$kind-strict.hpcdb" --strict >"$kind-strict.out" 2>"$kind-strict.err" || status=$?
   [ "$status" -eq 1 ] || fail "$kind: merge --strict exited $status"
   grep -q "damaged input $dir/stencil-rank1.hpcl: " "$kind-strict.err" || fail "$kind: --strict did not name the file"
-  grep -q -- "--strict: 1 of 2 profiles are damaged; no database written" "$kind-strict.err" || fail "$kind: --strict: $(cat "$kind-strict.err")"
+  grep -q -- "--strict: 1 of 2 profiles is damaged; no database written" "$kind-strict.err" || fail "$kind: --strict: $(cat "$kind-strict.err")"
   [ ! -e "$kind-strict.hpcdb" ] || fail "$kind: merge --strict wrote a database"
 done
 
@@ -65,6 +71,7 @@ for db in random cut flip empty; do
   [ "$(wc -l <"$db.rerr")" -eq 1 ] || fail "report $db.hpcdb: not one line: $(cat "$db.rerr")"
   [ ! -s "$db.report" ] || fail "report $db.hpcdb printed a report"
 done
+grep -q "cut.hpcdb: truncated: [0-9]* of [0-9]* bytes of its payload" cut.rerr || fail "report cut.hpcdb: $(cat cut.rerr)"
 
 [ "$failures" -eq 0 ] || exit 1
 echo "all damaged inputs handled"

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "output/diff_formatters.h"
+#include "output/format_common.h"
 #include "model/diff_model.h"
 #include "profile_builder.h"
 
@@ -305,6 +306,35 @@ TEST(DiffFormat, GoldenJson) {
   std::stringstream expected;
   expected << in.rdbuf();
   EXPECT_EQ(json.str(), expected.str()) << "if intended: HPCL_UPDATE_GOLDEN=1 analyzer_tests --gtest_filter=DiffFormat.*";
+}
+
+// At 80 columns the demo's diff showed two access paths of column_means_bad as one line twice,
+// "column_means…p region 0] (heat2d.c:101)": the region suffix kept, the name and the callers
+// that tell them apart cut. They are cut as the report's table cuts names now.
+TEST(DiffFormat, AccessPathsStayApartAt80Columns) {
+  DiffModel m;
+  VariableDiff v;
+  v.kind = VariableKind::Heap;
+  v.name = "alloc_field (heat2d.c:41)";
+  v.before.present = v.after.present = true;
+  v.before.samples = 3595;
+  v.after.samples = 1201;
+  v.accesses = {{"column_means_bad [omp region 0] (heat2d.c:101)", "libgomp.so.1!0x1cc40 < start_thread", 1624, 0},
+                {"column_means_bad [omp region 0] (heat2d.c:101)", "GOMP_parallel < column_means_bad", 1560, 0}};
+  m.variables = {v};
+  std::ostringstream text;
+  write_diff_text(m, DiffReportOptions{0, 80, 3}, text);
+  std::vector<std::string> paths;
+  std::istringstream lines(text.str());
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("[gone]") != std::string::npos) paths.push_back(line.substr(line.find("0  ") + 3));
+  ASSERT_EQ(paths.size(), 2u) << text.str();
+  EXPECT_NE(paths[0], paths[1]) << text.str();
+  for (const std::string& p : paths) {
+    EXPECT_EQ(p.find("[omp region"), std::string::npos) << p;
+    EXPECT_LE(display_width(p), 80u - 20u) << p;
+  }
+  EXPECT_NE(paths[1].find("column_means_bad < GOMP_parallel"), std::string::npos) << paths[1];
 }
 
 TEST(DiffFormat, TextAndCsv) {

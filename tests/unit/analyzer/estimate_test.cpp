@@ -130,3 +130,23 @@ TEST(Estimates, JsonCarriesTheEstimateBesideTheSamples) {
 
 }  // namespace
 }  // namespace hpcl::analysis
+
+namespace hpcl::analysis {
+namespace {
+
+// The text table shows the raw samples and, where it differs, the estimate that orders the rows
+// and makes the share: a row of 12 raw samples above one of 80 once read as an error.
+TEST(Estimates, TextShowsBothFiguresWhereTheyDiffer) {
+  ReportModel m = merged_model({process(0, 40), process(1, 40)});
+  std::ostringstream out;
+  write_text(m, ReportOptions{View::Data, 0}, out);
+  const std::string t = out.str();
+  EXPECT_NE(t.find("12 (\u224896)"), std::string::npos) << t;   // app+0x200: 6 raw per process
+  EXPECT_NE(t.find("80 (\u2248"), std::string::npos) << t;       // [untracked heap] gives up
+  EXPECT_NE(t.find("  100  "), std::string::npos) << t;           // exact: the count alone
+  EXPECT_NE(t.find("samples: raw; (\u2248N) the estimate over all of the variable's blocks, which"),
+            std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace hpcl::analysis

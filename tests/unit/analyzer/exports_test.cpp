@@ -186,9 +186,9 @@ TEST(CsvAccesses, OneRowPerVariableAndAccessPath) {
     }
   EXPECT_EQ(rows[1][col("access")], "1");
   EXPECT_EQ(rows[1][col("samples")], "30");
-  EXPECT_EQ(rows[1][col("function")], "compute;odd\nname");
+  EXPECT_EQ(rows[1][col("function")], "compute;odd?name");  // one record, one line
   EXPECT_EQ(rows[1][col("line")], "20");
-  EXPECT_EQ(rows[1][col("path")], "main (main.c:14) > compute;odd\nname (kernel.c:20)");
+  EXPECT_EQ(rows[1][col("path")], "main (main.c:14) > compute;odd?name (kernel.c:20)");
   EXPECT_EQ(rows[2][col("access")], "2");
   EXPECT_EQ(rows[2][col("leaf")], "update (kernel.c:30)");
   EXPECT_EQ(rows[3][col("kind")], "static");

@@ -357,6 +357,17 @@ TEST(ReportHeader, SaysWhatTheSamplesCover) {
   EXPECT_NE(text.find("dropped: 10 of 1010 taken (1.0%), the thread's tree was full"),
             std::string::npos) << text;
   EXPECT_NE(text.find("1  hot: 0-22% of the block (bytes 0-16777208 sampled)"), std::string::npos) << text;
+  // One of each reads as one: "1 sample was dropped", not "1 samples were dropped".
+  Profile one = lammps_database();
+  one.set_meta("samples_in_runtime", "1");
+  one.set_meta("samples_dropped", "1");
+  one.set_meta("allocs_lost", "1");
+  text = text_report(build_report_model(one), 120);
+  EXPECT_NE(text.find("Note: 1 sample interrupted the profiler's own allocation tracking; it is code"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("Note: 1 sample was dropped by the runtime"), std::string::npos) << text;
+  EXPECT_NE(text.find("Note: 1 allocation was not tracked"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" 1 samples"), std::string::npos) << text;
 }
 
 // ---- offset histograms: process profiles -> files -> merge -> JSON ---------------------------

@@ -213,3 +213,30 @@ TEST(ReportNaming, DwarfDecidesWhichStaticsAreCommonBlocks) {
 
 }  // namespace
 }  // namespace hpcl::analysis
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+// A site in stripped code named by its caller reads "in Solver::run (...)": its allocation
+// site is "malloc in Solver::run (...)" (CP2K's CSV read "malloc in in cp2k..." in 117,736 rows).
+TEST(HeapNames, AllocationSiteSaysInOnce) {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.modules = {{"/lib/x86_64-linux-gnu/libc.so.6", "", 0}, {"/opt/x/libx.so", "", 0}};
+  db.sites = {{AllocApi::Malloc, 0, {{0, 0x10}, {1, 0x4dfb41}, {1, 0x4e9000}}, 1, 8192}};
+  Tree t = new_tree(0);
+  heap_sample(t, 0, {{1, 0x4e9000}}, 10);
+  db.trees = {t};
+  db.symbols = {{{0, 0x10}, {{"malloc", "", 0}}},
+                {{1, 0x4dfb41}, {{"libx.so!0x4df710", "", 0}}},
+                {{1, 0x4e9000}, {{"Solver::run(int)", "", 0}}}};
+  ReportModel m = build_report_model(db);
+  ASSERT_EQ(m.variables.size(), 1u);
+  EXPECT_EQ(m.variables[0].name, "in Solver::run (libx.so!0x4df710+0x431)");
+  EXPECT_EQ(m.variables[0].allocation_site, "malloc in Solver::run (libx.so!0x4df710+0x431)");
+}
+
+}  // namespace
+}  // namespace hpcl::analysis

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "output/format_common.h"
+#include "output/exports.h"
 #include "output/formatters.h"
 #include "profile_builder.h"
 #include "model/report_model.h"
@@ -318,8 +319,32 @@ TEST(ReportCsv, QuotesFieldsPerRfc4180) {
                   "\"malloc in fill(std::map<int, int>&) (solver+0x3000)\",,update (kernel.cpp:30),,,,,,,,,,,,");
   std::ostringstream code;
   write_csv(m, ReportOptions{View::Code, 0}, code);
-  EXPECT_NE(code.str().find("\"odd\"\"name\\with\ttab\x01\",\"/src/we,ird.c\""), std::string::npos)
-      << "a quote doubled inside a quoted field";
+  EXPECT_NE(code.str().find("\"odd\"\"name\\with tab?\",\"/src/we,ird.c\""), std::string::npos)
+      << "a quote doubled inside a quoted field, a tab a space, other control characters '?'";
+}
+
+// A symbol with an escape sequence, a bell, a C1 control and a line break reaches no terminal
+// through --format csv (a pane title was changed and the screen cleared), in any CSV.
+TEST(ReportCsv, NoControlBytes) {
+  Profile db = make_database();
+  for (Symbolized& s : db.symbols)
+    if (s.frame == Frame{0, 0x2400}) s.locs[0].function = "count_it\x1b]0;owned\x07\xc2\x9b" "2J\nnext";
+  ReportModel m = build_report_model(db);
+  std::ostringstream data, code, accesses;
+  write_csv(m, ReportOptions{View::Data, 0}, data);
+  write_csv(m, ReportOptions{View::Code, 0}, code);
+  write_csv_accesses(m, ReportOptions{View::Data, 0}, accesses);
+  for (const std::string& csv : {data.str(), code.str(), accesses.str()}) {
+    EXPECT_NE(csv.find("count_it?]0;owned??2J?next"), std::string::npos) << csv;
+    for (size_t i = 0; i < csv.size(); ++i) {
+      const auto c = static_cast<unsigned char>(csv[i]);
+      EXPECT_TRUE(c >= 0x20 || c == '\n') << "byte " << int(c) << " at " << i;
+      EXPECT_NE(c, 0x7f);
+      if (c == 0xc2 && i + 1 < csv.size()) {
+        EXPECT_GT(static_cast<unsigned char>(csv[i + 1]), 0x9f) << "a C1 control at " << i;
+      }
+    }
+  }
 }
 
 // A profile is data, never terminal commands: a symbol with an escape sequence, a bell and a C1

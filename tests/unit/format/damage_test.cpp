@@ -27,11 +27,11 @@ TEST(Damage, Header) {
   std::vector<uint8_t> good = encode_profile(test::small_process(), 0);
   expect_error({}, "empty file");
   expect_error({'G', 'I', 'F', '8', '9', 'a', 0, 0}, "not a hpcrun-lite file (bad magic)");
-  expect_error({0x48, 0x50, 0x43}, "truncated in the header (3 of 32 bytes)");
+  expect_error({0x48, 0x50, 0x43}, "truncated: 3 of 32 bytes of its header");
   std::vector<uint8_t> b = good;
   b[7] = 0x0a;
   EXPECT_EQ(test::read(b, "f.txt").error, "f.txt: not a hpcrun-lite file (bad magic)");
-  expect_error(std::vector<uint8_t>(good.begin(), good.begin() + 31), "truncated in the header (31 of 32 bytes)");
+  expect_error(std::vector<uint8_t>(good.begin(), good.begin() + 31), "truncated: 31 of 32 bytes of its header");
 
   std::vector<uint8_t> payload = test::payload_of(good);
   expect_error(test::file_with({1, 0, 3, 0}, payload), "unknown file kind 3");
@@ -64,8 +64,10 @@ TEST(Damage, UncompressedPayloadSizeMismatch) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   size_t payload = b.size() - 32;
   b.pop_back();
-  expect_error(b, "truncated: header says the payload is " + std::to_string(payload) + " bytes, the file holds " +
-                      std::to_string(payload - 1));
+  // How much arrived, and what of it is whole.
+  expect_error(b, "truncated: " + std::to_string(payload - 1) + " of " + std::to_string(payload) +
+                      " bytes of its payload; whole before the cut: META (pid 7), MODULES, SITES, STATICS; "
+                      "the cut falls in TREE; a profile is merged whole or not at all");
   b.push_back(0);
   b.push_back(0);
   expect_error(b, "trailing bytes");
@@ -87,15 +89,44 @@ TEST(Damage, Compressed) {
   std::vector<uint8_t> b = good;
   b.push_back(0);
   expect_error(b, "1 bytes after the end of the compressed payload");
+  // Cut short: how much of the payload arrives, and what of it is whole (a file cut by a full
+  // disk used to read "damaged compressed payload (Src size is incorrect)").
   b = good;
   b.resize(b.size() - 3);
-  expect_error(b, "damaged compressed payload");
+  expect_error(b, "truncated: the end of its compressed payload is missing, so its " + std::to_string(real) +
+                      " bytes cannot be checked");
+  b = good;
+  b.resize(32 + 20);
+  expect_error(b, " of " + std::to_string(real) + " bytes of its payload; nothing of it can be read");
   b = good;
   b.resize(32);
-  expect_error(b, "damaged compressed payload");
+  expect_error(b, "truncated: 0 of " + std::to_string(real) + " bytes of its payload; nothing of it can be read");
   b = good;
   b[b.size() - 10] ^= 0x40;  // inside the last block: caught by data or checksum
   expect_error(b, "damaged compressed payload");
+}
+
+// A profile of many zstd blocks cut at two thirds: the blocks before the cut decompress, and
+// the message says which sections of them are whole.
+TEST(Damage, CompressedCutSaysWhatIsWhole) {
+  Profile p = test::rich_process();
+  const Tree model = p.trees[1];
+  for (uint32_t i = 0; i < 3000; ++i) {
+    p.trees.push_back(model);
+    p.trees.back().tid = 5000 + i;
+    for (Node& n : p.trees.back().nodes)
+      for (Metric& m : n.metrics) m.value += i;  // not all alike, so that zstd has blocks to make
+  }
+  std::vector<uint8_t> b = encode_profile(p, 3);
+  const size_t payload = test::payload_of(encode_profile(p, 0)).size();
+  b.resize(32 + (b.size() - 32) * 2 / 3);
+  ReadResult r = test::read(b, "in.hpcl");
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find(" bytes of its payload; whole before the cut: META (pid 4242), MODULES, SITES, "
+                         "STATICS, "), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find(" TREEs; the cut falls in TREE; a profile is merged whole or not at all"),
+            std::string::npos) << r.error;
+  EXPECT_NE(r.error.find(" of " + std::to_string(payload) + " bytes"), std::string::npos) << r.error;
 }
 
 // A zstd frame without a content size: only the header's payload_size says how much to allocate.

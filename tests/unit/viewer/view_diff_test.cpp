@@ -25,9 +25,14 @@ TEST(ViewDiff, RowsInTheDiffsOrderWithChangeColumns) {
   ViewTree& t = vm.view(ViewKind::DataCentric);
   ASSERT_EQ(t.rows().size(), diff.variables.size());
   for (size_t i = 0; i < diff.variables.size(); ++i)  // printable: the ESC and BEL are "?"
-    EXPECT_EQ(t.rows()[i]->label, printable_for_terminal(diff.variables[i].name));
+    EXPECT_EQ(t.rows()[i]->label, printable_line(diff.variables[i].name));
   const ViewNode& grid = *t.rows()[0];
   EXPECT_EQ(grid.label, "make_grid (grid.c:41)");
+  // 40 -> 90 samples is more than noise: no "~" (as hpcprof-lite diff marks it), and no "*",
+  // which means "sampled" in the report.
+  EXPECT_EQ(grid.tag, "heap");
+  for (const auto& r : t.rows()) EXPECT_EQ(r->tag.find('*'), std::string::npos) << r->label;
+  EXPECT_NE(t.rows().back()->tag.find(" ~"), std::string::npos) << "an unchanged row is within noise";
   EXPECT_DOUBLE_EQ(grid.values[2], grid.values[1] - grid.values[0]);
   EXPECT_GT(grid.values[2], 0);
   EXPECT_DOUBLE_EQ(grid.values[3], grid.values[1] / grid.values[0]);

@@ -27,7 +27,7 @@ TEST(ViewModel, DataCentricHasTheReportsNamesInItsOrder) {
   const auto& rows = vm.view(ViewKind::DataCentric).rows();
   std::vector<std::string> expected;
   for (const Variable& v : report.variables)
-    if (v.samples > 0) expected.push_back(printable_for_terminal(v.name));
+    if (v.samples > 0) expected.push_back(printable_line(v.name));
   EXPECT_EQ(labels(rows), expected);
   ASSERT_GE(rows.size(), 4u);
   EXPECT_EQ(rows[0]->label, "make_grid (grid.c:41)");  // heap: by its allocation site
@@ -96,6 +96,41 @@ TEST(ViewModel, TopDownMergesCallSitesOverVariablesAndNoData) {
 // Rows are merged by what they show: three sampled instructions of one function without line
 // information (a Debian library) are one row, as are two instructions of one source line; two
 // different lines stay apart.
+// A frame the compiler inlined into its caller: the viewer showed __libc_start_call_main ->
+// column_means_bad, leaving out main (heat2d.c:168), which JSON, folded and HTML show between.
+// The inline callers are rows of their own, outermost first, at the line of their call, in the
+// top-down and the data-centric views; two inlined frames under one caller line share its row.
+TEST(ViewModel, InlinedCallersAreRowsOfTheirOwn) {
+  Profile db = make_viewer_database();
+  Tree& t = db.trees[0];
+  nodata_sample(t, {{0, 0xc00}, {0, 0xd00}}, 8);
+  nodata_sample(t, {{0, 0xc00}, {0, 0xd10}}, 2);
+  db.symbols.push_back(Symbolized{{0, 0xc00}, {{"__libc_start_call_main", "", 0}}});
+  db.symbols.push_back(Symbolized{{0, 0xd00}, {{"column_means_bad", "/src/heat2d.c", 101},
+                                               {"main", "/src/heat2d.c", 168}}});
+  db.symbols.push_back(Symbolized{{0, 0xd10}, {{"column_means_bad", "/src/heat2d.c", 102},
+                                               {"main", "/src/heat2d.c", 168}}});
+  std::sort(db.symbols.begin(), db.symbols.end(),
+            [](const Symbolized& a, const Symbolized& b) { return a.frame < b.frame; });
+  ViewModel vm(std::move(db));
+  ViewTree& tree = vm.view(ViewKind::TopDown);
+  ViewNode* start = nullptr;
+  for (ViewNode* r : tree.rows())
+    if (r->label == "__libc_start_call_main (app)") start = r;
+  ASSERT_TRUE(start);
+  tree.open(*start);
+  ASSERT_EQ(start->children.size(), 1u);
+  ViewNode& main = *start->children[0];
+  EXPECT_EQ(main.label, "main (heat2d.c:168)");
+  EXPECT_EQ(main.values[0], 10);
+  tree.open(main);
+  std::map<std::string, double> inner;
+  for (const auto& c : main.children) inner[c->label] += c->values[0];
+  EXPECT_EQ(inner.size(), 2u);
+  EXPECT_EQ(inner["column_means_bad (heat2d.c:101)"], 8);
+  EXPECT_EQ(inner["column_means_bad (heat2d.c:102)"], 2);
+}
+
 TEST(ViewModel, SiblingsWithOneLabelAreOneRow) {
   Profile db = make_viewer_database();
   Tree& t = db.trees[0];
@@ -151,7 +186,7 @@ TEST(ViewModel, LabelsHaveNoControlCharacters) {
         for (unsigned char c : *s) EXPECT_TRUE(c >= 0x20 && c != 0x7f) << "in " << *s;
   }
   bool found = false;
-  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) found |= r->label == "evil?[31mred?";
+  for (const ViewNode* r : vm.view(ViewKind::DataCentric).rows()) found |= r->label == "evil?[31mred??line";  // one row, one line
   EXPECT_TRUE(found);
 }
 
@@ -160,6 +195,28 @@ TEST(ViewColumns, OnlySamplesWithoutOtherMetrics) {
   ASSERT_EQ(vm.columns().size(), 1u);
   EXPECT_EQ(vm.columns()[0].name, "samples");
   EXPECT_EQ(vm.shown_columns(), std::vector<size_t>{0});
+}
+
+// The viewer counted [untracked heap] 1358 where the report said 411: its samples column is the
+// estimate (it orders the rows, as the report's share does), the report's the raw count. Where
+// a variable's two differ, the raw count is a column of its own beside it.
+TEST(ViewColumns, RawSamplesBesideTheEstimateWhereTheyDiffer) {
+  EXPECT_EQ(ViewModel(make_viewer_database()).columns().size(), 1u) << "exact counts: no second column";
+  Profile db = make_viewer_database();
+  db.sites[1].flags = kSiteSampled;
+  heap_sample_estimated(db.trees[0], 1, {{0, 0x300}, {0, 0x400}}, 2, 30, 2 * 240);  // 2 raw, 32 est.
+  ViewModel vm(std::move(db));
+  ASSERT_EQ(vm.columns().size(), 2u);
+  EXPECT_EQ(vm.columns()[1].name, "raw samples");
+  EXPECT_TRUE(vm.columns()[1].shown);
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  const ViewNode* table = nullptr;
+  for (const ViewNode* r : t.rows())
+    if (r->label.starts_with("make_table")) table = r;
+  ASSERT_TRUE(table);
+  EXPECT_EQ(table->tag, "heap*");  // sampled, as the report marks it
+  EXPECT_EQ(table->values[1], 7);   // 5 + 2 counted
+  EXPECT_GT(table->values[0], 30);  // the estimate: what orders the rows
 }
 
 TEST(ViewColumns, MemoryMetricsAndRanksWhenPresent) {
@@ -236,10 +293,19 @@ TEST(ViewColumns, SharingAndReuseWhenWatched) {
 
 TEST(ViewColumns, CellsShowPercentAndCount) {
   Column c{"samples", ColumnKind::Metric, kMetricSamples, 200, true};
-  EXPECT_EQ(format_cell(c, 50), " 25.0%      50");
+  EXPECT_EQ(format_cell(c, 50), " 25.0%     50");
   EXPECT_EQ(format_cell(c, 50).size(), cell_width(c));
+  Column big{"samples", ColumnKind::Metric, kMetricSamples, 1e8, true};
+  EXPECT_EQ(format_cell(big, 12345678), " 12.3%  12.3M");
   Column imb{"imbalance", ColumnKind::RankImbalance, 0, 0, true};
   EXPECT_EQ(format_cell(imb, 1.5), "     1.50x");
+  // The diff's change and ratio: whole in their cells (the ratio once read "0.3" at 80 columns).
+  Column ratio{"ratio", ColumnKind::Ratio, 0, 0, true}, change{"change", ColumnKind::Delta, 0, 0, true};
+  EXPECT_EQ(format_cell(ratio, 0.3125), "   0.31x");
+  EXPECT_EQ(format_cell(ratio, 1234.0), "   1234x");
+  EXPECT_EQ(format_cell(change, -2763), "   -2763");
+  for (double v : {0.3125, 12.0, 1234.0, 1e9})
+    EXPECT_EQ(format_cell(ratio, v).size(), cell_width(ratio)) << v;
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ inline Profile make_viewer_database() {
       {AllocApi::Malloc, 0, {{0, 0x100}, {0, 0x200}}, 2, 4096},
       {AllocApi::Calloc, 0, {{0, 0x110}, {0, 0x200}}, 1, 100},
   };
-  db.statics = {{0, 0x8000, 8, 0, "counter"}, {0, 0x9000, 16, 0, "evil\x1b[31mred\x07"}};
+  db.statics = {{0, 0x8000, 8, 0, "counter"}, {0, 0x9000, 16, 0, "evil\x1b[31mred\x07\nline"}};
   Tree t = new_tree(0);
   heap_sample(t, 0, {{0, 0x300}, {0, 0x400}}, 30);
   heap_sample(t, 0, {{0, 0x300}, {0, 0x500}}, 10);

@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "base/raw_sys.h"
 #include "trees/cct.h"
 
 namespace hpcrun {
@@ -105,6 +107,15 @@ NumaCounts numa_counts() {
 
 void set_move_pages_hook(MovePagesHook hook) { g_hook = hook; }
 
+int numa_probe() {
+  // A page of our own that is surely present: the probe's own stack.
+  volatile int here = 0;
+  void* page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(&here) & ~uintptr_t(4095));
+  int status = -1;
+  long rc = g_hook ? g_hook(1, &page, &status) : raw_syscall(SYS_move_pages, 0, 1ul, &page, nullptr, &status, 0);
+  return rc < 0 ? int(-rc) : 0;
+}
+
 void NumaLog::add(Cct& c, uint32_t node, uint64_t addr, uint32_t cpu) {
   if (n_ >= kCapacity) flush(c);
   e_[n_] = Entry{node, cpu};
@@ -117,8 +128,12 @@ void NumaLog::flush(Cct& c) {
   int status[kCapacity];
   const uint32_t n = n_;
   n_ = 0;  // first: a failed lookup must not be retried forever
+  // Raw: the flush runs inside the program's free() and malloc(), whose errno is the program's.
   long rc = g_hook ? g_hook(n, reinterpret_cast<void**>(page_), status)
-                   : syscall(SYS_move_pages, 0, (unsigned long)n, page_, nullptr, status, 0);
+                   : raw_syscall(SYS_move_pages, 0, (unsigned long)n, page_, nullptr, status, 0);
+  // A kernel without NUMA (ENOSYS) or a seccomp filter installed since start-up (EPERM): no
+  // later lookup would do better, and each would cost a system call in the program's free().
+  if (rc == -ENOSYS || rc == -EPERM) g_enabled.store(false, std::memory_order_relaxed);
   uint64_t local = 0, remote = 0, unresolved = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const int cpu_node = numa_cpu_node(e_[i].cpu);

@@ -31,6 +31,11 @@ int numa_init(const char* root);
 int numa_node_count();
 // The node of `cpu`, -1 when unknown.
 int numa_cpu_node(uint32_t cpu);
+// One move_pages query of one page, at start-up: 0 when it works, else its errno (ENOSYS on a
+// kernel without NUMA, EPERM under a seccomp filter), and then placement is not looked up. A
+// lookup that fails so later (a filter installed by the program) turns placement off too. The
+// lookups are raw system calls: they run inside the program's free() and never touch errno.
+int numa_probe();
 // Whether placement is looked up in this run (numa_enable, HPCRUN_LITE_NUMA).
 bool numa_enabled();
 void numa_enable(bool on);

@@ -60,3 +60,18 @@ TEST(OutputPath, FileNameComponentsStayInTheDirectory) {
 }
 
 }  // namespace
+
+// The profile's name: EXE.HOST.RANK.PID[.TAG].hpcl, and a program name too long for NAME_MAX
+// (with the temporary suffix the format library adds while writing) cut, not fatal.
+TEST(OutputPath, ProfileNamesFitNameMax) {
+  EXPECT_EQ(profile_file_name("lmp", "node7", 3, 4242, nullptr), "lmp.node7.3.4242.hpcl");
+  EXPECT_EQ(profile_file_name("a.out", "h", -1, 1, "exec-99"), "a.out.h.norank.1.exec-99.hpcl");
+  const std::string exe(300, 'p');
+  const std::string name = profile_file_name(exe, "node7", 3, 4242, nullptr);
+  EXPECT_TRUE(name.ends_with(".node7.3.4242.hpcl")) << name;
+  EXPECT_LE(name.size() + sizeof(".tmp.4194304.4294967295") - 1, kMaxProfileName) << name;
+  // The probe's length is that of the longest name a process may create, and within NAME_MAX.
+  EXPECT_LE(longest_profile_name(exe, "node7"), kMaxProfileName);
+  EXPECT_GT(longest_profile_name("lmp", "node7"),
+            profile_file_name("lmp", "node7", 3, 4242, "exec-1").size() + 5);
+}

@@ -1,0 +1,301 @@
+// Shortening the names of one table column without making rows look alike (see table_names.h).
+#include "table_names.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "format_common.h"
+#include "symbols/naming.h"
+
+namespace hpcl::analysis {
+namespace {
+
+constexpr std::string_view kCallerMark = " \u2190 ";
+constexpr std::string_view kRegionMark = " [omp region ";
+
+// How much of a label a cell shows. The ladder below goes from all of it to the least.
+struct Form {
+  int caller_where;   // the caller's location: 2 whole, 1 the varying part, 0 none
+  bool caller;
+  bool region;
+  bool full_name;     // else without namespaces
+  int where;          // 2 whole, 1 the varying part, 0 none
+};
+constexpr Form kLadder[] = {
+    {2, true, true, true, 2},    {0, true, true, true, 2},    {0, false, true, true, 2},
+    {0, false, false, true, 2},  {0, false, false, false, 2}, {0, false, false, false, 1},
+    {0, false, false, false, 0},
+};
+
+// " (heat2d.c:85)", " (:85)" or "" for `level` 2, 1, 0.
+std::string where_text(const std::string& where, int level) {
+  if (where.empty() || level == 0) return "";
+  if (level == 2) return " (" + where + ")";
+  std::string v = varying_part(where);
+  return v.empty() ? "" : " (" + v + ")";
+}
+
+std::string where_text(const LabelParts& p, const Form& f) { return where_text(p.where, f.where); }
+
+std::string caller_text(const LabelParts& p, const Form& f) {
+  if (!f.caller || p.caller.empty()) return "";
+  if (f.caller_where == 2) return std::string(kCallerMark) + p.caller;
+  const LabelParts c = split_label(p.caller);
+  return std::string(kCallerMark) + without_namespaces(c.name) + where_text(c.where, f.caller_where);
+}
+
+// Everything of the cell but its name.
+std::string rest_of(const LabelParts& p, const Form& f) {
+  return (f.region ? p.region : std::string()) + where_text(p, f) + caller_text(p, f) + p.number;
+}
+
+std::string name_of(const LabelParts& p, const Form& f) {
+  return f.full_name ? p.name : without_namespaces(p.name);
+}
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
+
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  while (n > 0 && n < a.size() && is_continuation(a[n])) --n;
+  return n;
+}
+
+std::string first_columns(std::string_view s, size_t cols) {
+  size_t i = 0;
+  for (size_t seen = 0; i < s.size(); ++i)
+    if (!is_continuation(s[i]) && seen++ == cols) break;
+  return std::string(s.substr(0, i));
+}
+
+// A name within `width`: cut in the middle keeping its last scope ("Pai…::compute"); where even
+// that does not fit, the function alone ("compute") rather than its letters cut ("Pai…ute").
+std::string cut_name(const std::string& name, size_t width) {
+  if (display_width(name) <= width) return name;
+  const size_t scope = last_scope(name);
+  if (scope != std::string::npos && scope > 0) {
+    const std::string last = name.substr(scope);  // "::compute"
+    const size_t wlast = display_width(last);
+    if (wlast + 1 + 2 <= width) return first_columns(name, width - 1 - wlast) + "\u2026" + last;
+    if (wlast - 2 <= width) return last.substr(2);
+  }
+  return shorten_label(name, width);
+}
+
+// A caller's name within `width`: without its class ("build" for NPairHalf...::build) before
+// it is cut.
+std::string shorten_caller(const std::string& who, size_t width) {
+  if (display_width(who) <= width) return who;
+  // A chain of callers (the diff's "a < b < c"): the nearest tells most.
+  if (size_t next = who.find(" < "); next != std::string::npos) {
+    const std::string nearest = who.substr(0, next) + " < \u2026";
+    return display_width(nearest) <= width ? nearest : shorten_caller(who.substr(0, next), width);
+  }
+  // "main (:41)": the location is what tells this caller from another.
+  if (size_t paren = who.rfind(" ("); paren != std::string::npos && paren > 0 && who.back() == ')') {
+    const std::string where = who.substr(paren);
+    if (display_width(where) + 4 <= width)
+      return cut_name(who.substr(0, paren), width - display_width(where)) + where;
+  }
+  const size_t scope = last_scope(who);
+  if (scope != std::string::npos && display_width(who.substr(scope + 2)) <= width) return who.substr(scope + 2);
+  return shorten_label(who, width);
+}
+
+// The cell in form `f` within `width`: the name gives way (cut in the middle, keeping its last
+// scope) down to kMinName columns, then the caller's name; the location and the number stay
+// whole while the name keeps a few columns.
+std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
+  constexpr size_t kMinName = 8, kLeast = 4;
+  const std::string name = name_of(p, f);
+  std::string caller = caller_text(p, f);
+  const std::string fixed = (f.region ? p.region : std::string()) + where_text(p, f) + p.number;
+  const size_t wname = display_width(name), wfixed = display_width(fixed);
+  if (wname + wfixed + display_width(caller) <= width) return name + fixed + caller;
+  const size_t mark = display_width(kCallerMark);
+  const size_t keep_name = std::min(wname, kMinName);
+  if (!caller.empty() && keep_name + wfixed + mark + 4 <= width) {
+    const std::string who = caller.substr(kCallerMark.size());
+    const size_t room = width - wfixed - mark;  // for the name and the caller's name
+    // The name whole when the caller can still show its function ("build" of ...::build); one
+    // with a location ("main (:41)") keeps it all.
+    const size_t scope = last_scope(who), next = who.find(" < ");
+    const std::string least = next != std::string::npos ? who.substr(0, next) + " < \u2026"
+                              : scope != std::string::npos && split_label(who).where.empty() ? who.substr(scope + 2)
+                                                                                             : who;
+    const std::string shown = wname + display_width(least) <= room ? shorten_caller(who, room - wname)
+                              : display_width(who) + keep_name <= room ? who
+                                                                       : shorten_caller(who, room - keep_name);
+    return cut_name(name, room - display_width(shown)) + fixed + std::string(kCallerMark) + shown;
+  }
+  if (wfixed + std::min(kLeast, wname) <= width) return cut_name(name, width - wfixed) + fixed;
+  return shorten_label(name + fixed, width);
+}
+
+// The richest form that fits without cutting the name; else the richest one whose name, cut,
+// keeps kMinName columns (a name of 200 characters keeps its location); else the poorest one cut.
+std::string best_fit(const LabelParts& p, size_t width) {
+  constexpr size_t kMinName = 16;
+  for (const Form& f : kLadder) {
+    std::string s = name_of(p, f) + rest_of(p, f);
+    if (display_width(s) <= width) return s;
+  }
+  for (const Form& f : kLadder)
+    if (display_width(rest_of(p, f)) + kMinName <= width) return fit_form(p, f, width);
+  return fit_form(p, kLadder[std::size(kLadder) - 1], width);
+}
+
+// The richest rung of the ladder that fits uncut and shows at least what `need` shows; else
+// `need` alone, its name cut.
+std::string fit_with(const LabelParts& p, const Form& need, size_t width) {
+  for (const Form& rung : kLadder) {
+    Form f = rung;
+    f.caller = rung.caller || need.caller;
+    f.caller_where = rung.caller ? std::max(rung.caller_where, need.caller_where) : need.caller_where;
+    f.region = rung.region || need.region;
+    f.full_name = rung.full_name || need.full_name;
+    f.where = std::max(rung.where, need.where);
+    std::string s = name_of(p, f) + rest_of(p, f);
+    if (display_width(s) <= width) return s;
+  }
+  return fit_form(p, need, width);
+}
+
+// The form that shows what tells the members of `group` apart, and no more.
+Form distinguishing_form(const std::vector<LabelParts>& parts, const std::vector<size_t>& group) {
+  auto differ = [&](auto key) {
+    std::set<std::string> seen;
+    for (size_t i : group) seen.insert(key(parts[i]));
+    return seen.size() > 1;
+  };
+  Form f{0, false, false, false, 0};
+  const bool short_names = differ([](const LabelParts& p) { return without_namespaces(p.name); });
+  f.full_name = !short_names && differ([](const LabelParts& p) { return p.name; });
+  f.region = differ([](const LabelParts& p) { return p.region; });
+  if (differ([](const LabelParts& p) { return varying_part(p.where); })) f.where = 1;
+  else if (differ([](const LabelParts& p) { return p.where; })) f.where = 2;
+  f.caller = differ([](const LabelParts& p) { return p.caller; });
+  if (f.caller && !differ([](const LabelParts& p) { return without_namespaces(split_label(p.caller).name); }))
+    f.caller_where = differ([](const LabelParts& p) { return varying_part(split_label(p.caller).where); }) ? 1 : 2;
+  return f;
+}
+
+// `s` within `width` keeping the characters where it first differs from every one of `others`
+// (from the start of that token: "+0x175", not "75"), the rest of it cut around an ellipsis.
+std::string keep_difference(const std::string& s, const std::vector<const std::string*>& others,
+                            size_t width) {
+  if (display_width(s) <= width) return s;
+  size_t p = 0;
+  for (const std::string* o : others) p = std::max(p, common_prefix(s, *o));
+  while (p > 0 && std::string_view(" (:+!#<[,").find(s[p - 1]) == std::string_view::npos) --p;
+  if (p > 0 && std::string_view(" (").find(s[p - 1]) == std::string_view::npos) --p;
+  const std::string_view tail = std::string_view(s).substr(p);
+  const size_t head_min = std::min<size_t>(4, display_width(s.substr(0, p)));
+  if (display_width(tail) + 1 + head_min <= width)
+    return first_columns(s, width - 1 - display_width(tail)) + "\u2026" + std::string(tail);
+  if (width < head_min + 3) return shorten_label(s, width);
+  return first_columns(s, head_min) + "\u2026" + first_columns(tail, width - head_min - 2) + "\u2026";
+}
+
+// Groups of cells that read alike while their inputs differ.
+std::vector<std::vector<size_t>> look_alikes(const std::vector<std::string>& cells,
+                                             const std::vector<std::string>& out) {
+  std::map<std::string, std::map<std::string, std::vector<size_t>>> by_out;
+  for (size_t i = 0; i < cells.size(); ++i) by_out[out[i]][cells[i]].push_back(i);
+  std::vector<std::vector<size_t>> groups;
+  for (auto& [text, inputs] : by_out) {
+    if (inputs.size() < 2) continue;
+    std::vector<size_t> g;
+    for (auto& [input, rows] : inputs) g.insert(g.end(), rows.begin(), rows.end());
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+}  // namespace
+
+LabelParts split_label(std::string_view s) {
+  LabelParts p;
+  if (size_t hash = s.rfind(" #"); hash != std::string_view::npos && hash > 0 && hash + 2 < s.size() &&
+                                   s.find_first_not_of("0123456789", hash + 2) == std::string_view::npos) {
+    p.number = std::string(s.substr(hash));
+    s = s.substr(0, hash);
+  }
+  if (size_t mark = s.find(kCallerMark); mark != std::string_view::npos && mark > 0) {
+    p.caller = std::string(s.substr(mark + kCallerMark.size()));
+    s = s.substr(0, mark);
+  }
+  if (size_t paren = s.rfind(" ("); paren != std::string_view::npos && paren > 0 && s.back() == ')' &&
+                                    s.substr(paren + 2).find('(') == std::string_view::npos) {
+    p.where = std::string(s.substr(paren + 2, s.size() - paren - 3));
+    s = s.substr(0, paren);
+  }
+  if (size_t region = s.rfind(kRegionMark); region != std::string_view::npos && region > 0 && s.back() == ']') {
+    p.region = std::string(s.substr(region));
+    s = s.substr(0, region);
+  }
+  p.name = std::string(s);
+  return p;
+}
+
+std::string without_namespaces(std::string_view name) {
+  const size_t last = last_scope(name);
+  if (last == std::string_view::npos || last == 0) return std::string(name);
+  const size_t before = last_scope(name.substr(0, last));
+  if (before == std::string_view::npos) return std::string(name);
+  return std::string(name.substr(before + 2));
+}
+
+std::string varying_part(std::string_view where) {
+  if (size_t plus = where.rfind("+0x"); plus != std::string_view::npos) return std::string(where.substr(plus));
+  if (size_t colon = where.rfind(':'); colon != std::string_view::npos &&
+                                       where.find_first_not_of("0123456789", colon + 1) == std::string_view::npos &&
+                                       colon + 1 < where.size())
+    return std::string(where.substr(colon));
+  return "";
+}
+
+std::vector<std::string> fit_column(const std::vector<std::string>& cells, size_t width) {
+  std::vector<LabelParts> parts;
+  parts.reserve(cells.size());
+  std::vector<std::string> out;
+  out.reserve(cells.size());
+  for (const std::string& c : cells) {
+    parts.push_back(split_label(c));
+    out.push_back(display_width(c) <= width ? c : best_fit(parts.back(), width));
+  }
+  // Rows that read alike get back what tells them apart; that may make new look-alikes with
+  // other rows, hence a second round.
+  for (int round = 0; round < 2; ++round) {
+    const auto groups = look_alikes(cells, out);
+    if (groups.empty()) return out;
+    for (const std::vector<size_t>& g : groups) {
+      const Form need = distinguishing_form(parts, g);
+      for (size_t i : g) out[i] = fit_with(parts[i], need, width);
+    }
+  }
+  // The differing characters themselves, around an ellipsis.
+  for (const std::vector<size_t>& g : look_alikes(cells, out)) {
+    for (size_t i : g) {
+      std::vector<const std::string*> others;
+      for (size_t j : g)
+        if (cells[j] != cells[i]) others.push_back(&cells[j]);
+      out[i] = keep_difference(cells[i], others, width);
+    }
+  }
+  // A number for what still reads alike (the width is too small for any difference).
+  for (const std::vector<size_t>& g : look_alikes(cells, out)) {
+    std::map<std::string, size_t> number;
+    for (size_t i : g) number.emplace(cells[i], number.size() + 1);
+    for (size_t i : g) {
+      const std::string n = " [" + std::to_string(number[cells[i]]) + "]";
+      out[i] = width > display_width(n) ? shorten_label(out[i], width - display_width(n)) + n
+                                        : shorten_label(out[i], width);
+    }
+  }
+  return out;
+}
+
+}  // namespace hpcl::analysis
