@@ -82,6 +82,7 @@ const EnvVar kVars[] = {
     {"HPCRUN_LITE_WP_SHARING_WINDOW_MS", "a number of milliseconds", decimal, true},
     {"HPCRUN_LITE_WP_REUSE_WINDOW_MS", "a number of milliseconds", decimal, true},
     {"HPCRUN_LITE_TEST_HW_STANDIN", "0 or 1", flag, true},
+    {"HPCRUN_LITE_TEST_HW_FALLBACK", "0 or 1", flag, true},
     {"HPCRUN_LITE_TEST_WRITER_FAULT", "segv or abort", writer_fault, true},
     {"HPCRUN_LITE_TEST_HANDLER_STAGE", "entry, decode, classify or unwind", handler_stage, true},
     {"HPCRUN_LITE_TEST_HANDLER_SPIN_US", "a number of microseconds", decimal, true},
