@@ -52,7 +52,8 @@ if [ -x "$viewer" ] && command -v tmux >/dev/null 2>&1; then
     sleep 0.05
   done
   cat viewer80.txt >&2
-  mapfile -t rows < <(grep "make_" viewer80.txt | sed 's/^[^a-z]*//; s/  .*//')
+  # Only the table rows: the source pane below shows make_matrix's definition too.
+  mapfile -t rows < <(grep -E "make_.* heap " viewer80.txt | sed 's/^[^a-z]*//; s/  .*//')
   [ "${#rows[@]}" -eq 2 ] || fail "the viewer at 80 columns does not show the two make_matrix sites"
   [ "${rows[0]}" != "${rows[1]}" ] || fail "the viewer at 80 columns shows the two sites alike: ${rows[0]}"
 else
