@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "hpcl/scan.h"
 #include "layout.h"
 #include "payload.h"
 #include "strf.h"
@@ -142,6 +143,43 @@ void read_tree(Section& s, Profile& p) {
   }
 }
 
+// TREE as columns (hpcl/scan.h): the same fields and the same messages as read_tree, with the
+// fixed part of each node read in one step where the section holds it, which is everywhere but
+// at a truncation (there the field-by-field reads of read_tree say where it stopped).
+void read_flat_tree(Section& s, FlatTree& t) {
+  t.tid = s.r.u32();
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kNodeMin, "nodes")) return;
+  t.resize(n, 0);
+  size_t nmetrics = 0;
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    uint8_t nm = 0;
+    if (s.r.remaining() >= layout::kNodeMin) {
+      const uint8_t* p = s.r.cursor();
+      t.parent[i] = wire::load_le32(p);
+      t.kind[i] = static_cast<NodeKind>(p[4]);
+      t.a[i] = wire::load_le32(p + 5);
+      t.b[i] = wire::load_le64(p + 9);
+      nm = p[17];
+      s.r.skip(layout::kNodeMin);
+    } else {
+      t.parent[i] = s.r.u32();
+      t.kind[i] = static_cast<NodeKind>(s.r.u8());
+      t.a[i] = s.r.u32();
+      t.b[i] = s.r.u64();
+      nm = s.r.u8();
+    }
+    if (!s.fits(nm, layout::kMetricSize, "metrics")) return;
+    if (t.metrics.size() < nmetrics + nm) t.metrics.resize(std::max(nmetrics + nm, 2 * t.metrics.size()));
+    const uint8_t* p = s.r.cursor();
+    for (uint8_t k = 0; k < nm; ++k, p += layout::kMetricSize)
+      t.metrics[nmetrics + k] = Metric{wire::load_le16(p), wire::load_le64(p + 2)};
+    s.r.skip(size_t{nm} * layout::kMetricSize);
+    nmetrics += nm;
+    t.metric_end[i] = static_cast<uint32_t>(nmetrics);
+  }
+}
+
 void read_symbols(Section& s, Profile& p) {
   uint32_t n = s.r.u32();
   if (!s.fits(n, layout::kSymbolMin, "symbols")) return;
@@ -246,7 +284,10 @@ void read_first_touch(Section& s, Profile& p) {
 
 }  // namespace
 
-std::string decode(const uint8_t* data, size_t size, Profile& out) {
+namespace {
+
+// decode() and decode_scanned(): `scan` receives the trees as columns when it is given.
+std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedProfile* scan) {
   wire::Reader r(data, size);
   uint32_t seen = 0;  // bit per known tag, to refuse repeated sections
   while (r.remaining() > 0) {
@@ -277,7 +318,10 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
       case layout::kTagModules: read_modules(s, out); break;
       case layout::kTagSites: read_sites(s, out); break;
       case layout::kTagStatics: read_statics(s, out); break;
-      case layout::kTagTree: read_tree(s, out); break;
+      case layout::kTagTree:
+        if (scan) read_flat_tree(s, scan->add_tree());
+        else read_tree(s, out);
+        break;
       case layout::kTagSymbols:
         if (out.kind != FileKind::Database) {
           return strf("section SYMBOLS at payload byte %zu in a process profile "
@@ -309,10 +353,21 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
     }
     if (std::string err = s.result(); !err.empty()) return err;
   }
-  if (out.kind == FileKind::Database && out.trees.size() != 1) {
-    return strf("a database holds exactly one TREE section, this one has %zu", out.trees.size());
+  size_t trees = scan ? scan->trees().size() : out.trees.size();
+  if (out.kind == FileKind::Database && trees != 1) {
+    return strf("a database holds exactly one TREE section, this one has %zu", trees);
   }
-  return validate(out);
+  return scan ? validate(out, scan->trees()) : validate(out);
+}
+
+}  // namespace
+
+std::string decode(const uint8_t* data, size_t size, Profile& out) {
+  return decode_into(data, size, out, nullptr);
+}
+
+std::string decode_scanned(const uint8_t* data, size_t size, ScannedProfile& out) {
+  return decode_into(data, size, out.profile, &out);
 }
 
 }  // namespace hpcl::payload

@@ -1,6 +1,6 @@
-// The file container of docs/FORMAT.md: the 32-byte header, the optional zstd frame around the
-// payload, and reading and writing whole files. What is inside the payload is encode.cpp's and
-// decode.cpp's business. Every error is returned as "NAME: what is wrong" so that the analyzer
+// Whole files of docs/FORMAT.md: the 32-byte header and the optional zstd frame written around
+// the payload, files written atomically, and files read through container.h. What is inside the
+// payload is encode.cpp's and decode.cpp's business. Every error is returned as "NAME: what is wrong" so that the analyzer
 // can report a damaged input and go on with the others.
 #include "hpcl/io.h"
 
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "container.h"
 #include "layout.h"
 #include "payload.h"
 #include "strf.h"
@@ -24,94 +25,12 @@
 namespace hpcl {
 namespace {
 
-// A corrupt payload_size must not make the reader allocate without bound. The payload is
-// decompressed as a stream into a buffer that grows with what the frame really yields, so a false
-// claim costs nothing; these limits bound what a genuine zstd bomb could make us hold. Profiles
-// and databases measured on this project's runs compress 2x to 37x (MPI profiles, whose module
-// paths and call paths repeat, the most); 256x leaves a wide margin. Small files may always claim
-// up to kPayloadFloor.
-constexpr uint64_t kMaxPayload = uint64_t{4} << 30;
-constexpr uint64_t kPayloadFloor = uint64_t{64} << 20;
-constexpr uint64_t kMaxRatio = 256;
-// The largest file worth opening: the largest payload, stored (or compressed without gain).
-constexpr uint64_t kMaxFileSize = layout::kHeaderSize + ZSTD_COMPRESSBOUND(kMaxPayload);
-
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 ReadResult fail(const std::string& name, const std::string& what) {
   ReadResult r;
   r.error = name + ": " + what;
   return r;
-}
-
-// Decompresses one zstd frame in steps. The output grows by doubling from a size proportional to
-// the input, never beyond `limit`; a frame that would produce more is refused as soon as it does.
-// Returns "" and the bytes in `out`, or says what is wrong.
-std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, std::vector<uint8_t>& out) {
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  if (dctx == nullptr) return "cannot allocate a zstd decoder";
-  // The writer's levels use windows of a few MiB; refuse frames that ask the decoder for more
-  // than 128 MiB of history (zstd's default limit, stated here so it cannot drift).
-  ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 27);
-  size_t cap = static_cast<size_t>(std::min<uint64_t>(limit, std::max<uint64_t>(uint64_t{1} << 20, 4 * uint64_t{size})));
-  out.resize(cap);
-  ZSTD_inBuffer in{src, size, 0};
-  size_t produced = 0;
-  std::string err;
-  for (;;) {
-    ZSTD_outBuffer o{out.data() + produced, out.size() - produced, 0};
-    size_t rc = ZSTD_decompressStream(dctx, &o, &in);
-    produced += o.pos;
-    if (ZSTD_isError(rc)) {
-      err = strf("damaged compressed payload (%s)", ZSTD_getErrorName(rc));
-      break;
-    }
-    if (rc == 0) break;  // the frame is complete (and its checksum, if any, verified)
-    if (produced == out.size()) {
-      if (out.size() >= limit) {
-        err = strf("the compressed payload holds more than the %" PRIu64 " bytes the header says", limit);
-        break;
-      }
-      out.resize(static_cast<size_t>(std::min<uint64_t>(limit, 2 * uint64_t{out.size()})));
-    } else if (in.pos == in.size && o.pos == 0) {
-      err = "damaged compressed payload (the frame is cut short)";
-      break;
-    }
-  }
-  ZSTD_freeDCtx(dctx);
-  out.resize(produced);
-  return err;
-}
-
-// Returns "" and fills `out` with the decompressed payload, or says what is wrong.
-std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out) {
-  size_t frame = ZSTD_findFrameCompressedSize(src, size);
-  if (ZSTD_isError(frame)) {
-    return strf("damaged compressed payload (%s)", ZSTD_getErrorName(frame));
-  }
-  if (frame != size) {
-    return strf("%zu bytes after the end of the compressed payload", size - frame);
-  }
-  unsigned long long content = ZSTD_getFrameContentSize(src, size);
-  if (content == ZSTD_CONTENTSIZE_ERROR) return "damaged compressed payload (bad frame header)";
-  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != payload_size) {
-    return strf("header says the payload is %" PRIu64 " bytes, the compressed frame holds %llu",
-                payload_size, content);
-  }
-  if (payload_size > kMaxPayload) {
-    return strf("payload size %" PRIu64 " is larger than this reader accepts (%" PRIu64 " bytes)",
-                payload_size, kMaxPayload);
-  }
-  if (payload_size > kPayloadFloor && payload_size / kMaxRatio > size) {
-    return strf("payload size %" PRIu64 " is not plausible for %zu compressed bytes (damaged header?)",
-                payload_size, size);
-  }
-  if (std::string err = inflate_bounded(src, size, payload_size, out); !err.empty()) return err;
-  if (out.size() != payload_size) {
-    return strf("header says the payload is %" PRIu64 " bytes, it decompressed to %zu", payload_size,
-                out.size());
-  }
-  return {};
 }
 
 std::vector<uint8_t> compress(const std::vector<uint8_t>& src, int level) {
@@ -139,32 +58,6 @@ bool write_all(int fd, const uint8_t* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
-}
-
-// Names the format of a file that is not ours, when its first bytes say which, so that a user
-// who passed the wrong file learns what it is. "" when unknown.
-std::string other_format(const uint8_t* data, size_t size) {
-  struct Known {
-    const char* magic;
-    size_t len;
-    const char* what;
-  };
-  static const Known kKnown[] = {
-      {"\x7f" "ELF", 4, "an ELF file (a program or library)"},
-      {"PERFILE2", 8, "a perf.data file (perf record)"},
-      {"HPCRUN-profile", 14, "an HPCToolkit measurement file"},
-      {"HPCPROF-", 8, "an HPCToolkit database file"},
-      {"\x28\xb5\x2f\xfd", 4, "a zstd-compressed file (decompress it first?)"},
-      {"\x1f\x8b", 2, "a gzip-compressed file (decompress it first?)"},
-      {"SQLite format 3", 15, "an SQLite database"},
-      {"PK\x03\x04", 4, "a zip archive"},
-      {"%PDF", 4, "a PDF document"},
-  };
-  for (const Known& k : kKnown) {
-    if (size >= k.len && std::memcmp(data, k.magic, k.len) == 0) return k.what;
-  }
-  if (size > 0 && (data[0] == '{' || data[0] == '[')) return "text (JSON?), perhaps a report";
-  return "";
 }
 
 }  // namespace
@@ -259,55 +152,13 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
 }
 
 ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::string& name) {
-  using namespace layout;
-  if (size == 0) return fail(name, "empty file (not a hpcrun-lite file)");
-  // A file shorter than the magic that starts like one is a truncated profile, not a stranger.
-  if (std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0) {
-    std::string what = other_format(data, size);
-    return fail(name, what.empty() ? "not a hpcrun-lite file (bad magic)"
-                                   : "not a hpcrun-lite file (bad magic): this looks like " + what);
-  }
-  if (size < kHeaderSize) {
-    return fail(name, strf("truncated in the header (%zu of %zu bytes)", size, kHeaderSize));
-  }
-  auto major = static_cast<uint16_t>(wire::load_le(data + kOffMajor, 2));
-  auto minor = static_cast<uint16_t>(wire::load_le(data + kOffMinor, 2));
-  if (major > kMajorVersion) {
-    return fail(name, strf("written by a newer hpcrun-lite (format %u.%u); this reader understands format %u.x",
-                           major, minor, kMajorVersion));
-  }
-  if (major < kMajorVersion) {
-    return fail(name, strf("format %u.%u is not supported; this reader understands format %u.x", major,
-                           minor, kMajorVersion));
-  }
-  auto kind = static_cast<uint32_t>(wire::load_le(data + kOffKind, 4));
-  if (kind != static_cast<uint32_t>(FileKind::Process) && kind != static_cast<uint32_t>(FileKind::Database)) {
-    return fail(name, strf("unknown file kind %" PRIu32 " (1 = process profile, 2 = database)", kind));
-  }
-  uint64_t payload_size = wire::load_le(data + kOffPayloadSize, 8);
-  auto flags = static_cast<uint32_t>(wire::load_le(data + kOffFlags, 4));
-  if (flags & ~kKnownFlags) {
-    return fail(name, strf("unknown header flags 0x%" PRIx32, flags & ~kKnownFlags));
-  }
-
-  const uint8_t* body = data + kHeaderSize;
-  size_t body_size = size - kHeaderSize;
-  std::vector<uint8_t> inflated;
-  if (flags & kFlagZstd) {
-    if (std::string err = decompress(body, body_size, payload_size, inflated); !err.empty()) {
-      return fail(name, err);
-    }
-    body = inflated.data();
-    body_size = inflated.size();
-  } else if (payload_size != body_size) {
-    return fail(name, strf("%s: header says the payload is %" PRIu64 " bytes, the file holds %zu",
-                           payload_size > body_size ? "truncated" : "trailing bytes", payload_size,
-                           body_size));
-  }
-
+  container::Inflater inflater;
+  container::Payload payload;
+  if (std::string err = container::open(data, size, inflater, &payload); !err.empty())
+    return fail(name, err);
   ReadResult r;
-  r.profile.kind = static_cast<FileKind>(kind);
-  if (std::string err = payload::decode(body, body_size, r.profile); !err.empty()) {
+  r.profile.kind = payload.kind;
+  if (std::string err = payload::decode(payload.data, payload.size, r.profile); !err.empty()) {
     return fail(name, err);
   }
   r.ok = true;
@@ -315,45 +166,14 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
 }
 
 ReadResult read_profile_file(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO named like a profile must not wait for a writer. The size is
-  // checked before anything is read, and exactly that many bytes are read: a device or a file
-  // that grows while we read cannot make us read (or hold) without end.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(path, errno_text(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return fail(path, errno_text(err));
+  container::Buffer bytes;
+  size_t size = 0;
+  if (std::string err = container::read_file(path, bytes, &size); !err.empty()) {
+    ReadResult r;
+    r.error = err;
+    return r;
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(path, S_ISDIR(st.st_mode) ? errno_text(EISDIR) : "not a regular file");
-  }
-  auto size = static_cast<uint64_t>(st.st_size);
-  if (size > kMaxFileSize) {
-    ::close(fd);
-    return fail(path, strf("the file is %" PRIu64 " bytes, larger than any profile this reader accepts "
-                           "(%" PRIu64 " bytes)", size, kMaxFileSize));
-  }
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return fail(path, strf("read error at byte %zu: %s", got, errno_text(err).c_str()));
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (got < bytes.size()) {
-    return fail(path, strf("the file shrank while being read (%zu of %" PRIu64 " bytes)", got, size));
-  }
-  return read_profile_bytes(bytes.data(), bytes.size(), path);
+  return read_profile_bytes(bytes.data.get(), size, path);
 }
 
 }  // namespace hpcl

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "hpcl/profile.h"
+#include "hpcl/scan.h"
 
 namespace hpcl::payload {
 
@@ -19,9 +21,15 @@ std::vector<uint8_t> encode(const Profile& profile);
 // Returns "" on success, otherwise what is wrong.
 std::string decode(const uint8_t* data, size_t size, Profile& out);
 
+// decode() with every TREE left as columns in out.trees() (out.profile.trees stays empty), and
+// checked as validate() checks it, except for children with the same key (hpcl/scan.h).
+std::string decode_scanned(const uint8_t* data, size_t size, ScannedProfile& out);
+
 // Checks what the section parser cannot see locally: tree invariants and every index into
-// MODULES, SITES and STATICS. Returns "" when the profile is valid.
+// MODULES, SITES and STATICS. Returns "" when the profile is valid. With `flat`, those are the
+// trees (profile.trees is ignored) and children with the same key are left to the caller.
 std::string validate(const Profile& profile);
+std::string validate(const Profile& profile, std::span<const FlatTree> flat);
 
 const char* section_name(uint32_t tag);
 

@@ -11,24 +11,29 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "balance.h"
 #include "hpcl/profile.h"
-#include "hpcl/tree.h"
+#include "hpcl/scan.h"
+#include "merged_tree.h"
 
 namespace hpcl::analysis {
 
 class Accumulator {
  public:
-  Accumulator();
+  Accumulator() = default;
 
-  // Adds a validated process profile.
-  void add_process(const Profile& process);
+  // Adds a process profile as ProfileScanner read it. Returns "" or why it is damaged (two
+  // children of one parent with the same key, which the scanner leaves to the merge); then
+  // nothing of it was added.
+  std::string add_process(const ScannedProfile& process);
+  // The same for a validated Profile (read_profile_file's, or one built by a test).
+  std::string add_process(const Profile& process);
   // Adds everything another partial merge holds (it is left empty): add_partial(to_partial()).
   void absorb(Accumulator& other);
 
@@ -37,8 +42,10 @@ class Accumulator {
   // afterwards. The profile encodes and decodes with the format library like any database.
   Profile to_partial();
   // Adds a profile made by to_partial() (possibly after an encode/decode round trip). Returns ""
-  // or why `partial` is not one (a database or process profile given by mistake).
+  // or why `partial` is not one (a database or process profile given by mistake); then nothing
+  // of it was added.
   std::string add_partial(const Profile& partial);
+  std::string add_partial(const ScannedProfile& partial);
   // Records an input that could not be merged.
   void skip(std::string path, std::string reason);
 
@@ -54,17 +61,22 @@ class Accumulator {
   using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
-  // Where the sites and statics of `p` went in this accumulator.
-  struct IndexMaps {
-    std::vector<uint32_t> sites, statics;
+  // Where the modules, sites and statics of one input go in this accumulator: indices it has,
+  // or the ones they will get when add_content() appends them (an input can still be refused
+  // after this is known).
+  struct ContentMaps {
+    std::vector<uint32_t> modules, sites, statics;
   };
-  IndexMaps add_content(const Profile& p);
+  void map_content(const Profile& p, ContentMaps& maps) const;
+  void add_content(const Profile& p, const ContentMaps& maps);
+  // map_content, the trees mapped (which may refuse the input), add_content and the trees'
+  // metrics: "" or why the input is refused, and then nothing of it was added.
+  std::string add_input(const Profile& p, std::span<const FlatTree> trees);
 
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
   std::vector<StaticVar> statics_;
-  std::unique_ptr<Tree> tree_;  // owned apart so that builder_'s reference stays valid
-  std::unique_ptr<TreeBuilder> builder_;
+  MergedTree tree_;
   std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
   std::map<SiteKey, uint32_t> site_index_;
   std::map<StaticKey, uint32_t> static_index_;
@@ -77,6 +89,11 @@ class Accumulator {
   std::set<long long> ranks_;
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
   std::vector<std::pair<std::string, std::string>> skipped_;
+
+  // Scratch kept from input to input: the maps of the current one, where its nodes went.
+  ContentMaps maps_;
+  std::vector<std::vector<uint32_t>> dest_;
+  FlatTree flat_;  // a Profile's tree as columns
 };
 
 }  // namespace hpcl::analysis

@@ -9,8 +9,8 @@
 #include "accumulator.h"
 #include "symbols/debug_hints.h"
 #include "hpcl/io.h"
+#include "hpcl/scan.h"
 #include "symbols/symbolize.h"
-#include "validate.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -21,27 +21,31 @@ std::string strip_path(const std::string& error, const std::string& path) {
   return error.starts_with(prefix) ? error.substr(prefix.size()) : error;
 }
 
-void merge_one(Accumulator& acc, const std::string& path) {
-  ReadResult r;
+// One worker's reader: its buffers serve every file the worker reads.
+struct Reader {
+  ProfileScanner scanner;
+  ScannedProfile profile;
+};
+
+// Reads, checks and adds one file, once: the scanner checks all but children with the same key,
+// which the accumulator finds while it adds the trees (and then adds nothing).
+void merge_one(Accumulator& acc, Reader& reader, const std::string& path) {
+  std::string error;
   try {
-    r = read_profile_file(path);
+    error = reader.scanner.read_file(path, reader.profile);
+    if (error.empty() && reader.profile.profile.kind != FileKind::Process) {
+      acc.skip(path, "not a process profile (a database?)");
+      return;
+    }
+    if (error.empty()) {
+      if (std::string why = acc.add_process(reader.profile); !why.empty()) acc.skip(path, why);
+      return;
+    }
   } catch (const std::exception& e) {  // the reader should not throw; a bad_alloc still might
     acc.skip(path, e.what());
     return;
   }
-  if (!r.ok) {
-    acc.skip(path, strip_path(r.error, path));
-    return;
-  }
-  if (r.profile.kind != FileKind::Process) {
-    acc.skip(path, "not a process profile (a database?)");
-    return;
-  }
-  if (std::string why = validate_profile(r.profile); !why.empty()) {
-    acc.skip(path, "damaged: " + why);
-    return;
-  }
-  acc.add_process(r.profile);
+  acc.skip(path, strip_path(error, path));
 }
 
 }  // namespace
@@ -54,7 +58,8 @@ void merge_into(Accumulator& into, std::vector<std::string> paths, unsigned jobs
   std::vector<Accumulator> partials(nworkers);
   auto run = [&](size_t w) {
     size_t begin = paths.size() * w / nworkers, end = paths.size() * (w + 1) / nworkers;
-    for (size_t i = begin; i < end; ++i) merge_one(w == 0 ? into : partials[w], paths[i]);
+    Reader reader;
+    for (size_t i = begin; i < end; ++i) merge_one(w == 0 ? into : partials[w], reader, paths[i]);
   };
   if (nworkers == 1) {
     run(0);
