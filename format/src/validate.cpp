@@ -118,33 +118,10 @@ struct Checker {
     }, ti, t.tid);
   }
 
-  // Whether every node of `t` passes node(): one tight pass over the columns, without a branch
-  // per rule. Only a tree that fails it is walked node by node, for the message.
-  bool nodes_ok(const FlatTree& t) const {
-    const size_t n = t.size();
-    if (n == 0 || t.kind[0] != NodeKind::Root || t.parent[0] != kNoParent) return false;
-    const size_t nmodules = p.modules.size(), nsites = p.sites.size(), nstatics = p.statics.size();
-    bool ok = true;
-    for (size_t i = 1; i < n; ++i) {
-      const NodeKind k = t.kind[i];
-      const uint32_t a = t.a[i];
-      ok &= t.parent[i] < i;
-      ok &= k != NodeKind::Root && static_cast<uint8_t>(k) <= layout::kMaxNodeKind;
-      ok &= k != NodeKind::Frame || a == kNoModule || a < nmodules;
-      ok &= k != NodeKind::HeapVar || a < nsites;
-      ok &= k != NodeKind::StaticVarNode || a < nstatics;
-    }
-    const size_t nmetrics = n == 0 ? 0 : t.metric_end[n - 1];
-    for (size_t i = 0, j = 0; i < n; ++i) {
-      const size_t begin = j;
-      for (; j < t.metric_end[i]; ++j)
-        ok &= t.metrics[j].value != 0 && (j == begin || t.metrics[j].id > t.metrics[j - 1].id);
-    }
-    return ok && nmetrics <= t.metrics.size();
-  }
-
-  std::string tree(size_t ti, const FlatTree& t) const {
-    if (nodes_ok(t)) return {};
+  std::string tree(size_t ti, const FlatTree& t, const FlatTreeCheck& check) const {
+    if (check.nodes_ok && check.modules <= p.modules.size() && check.sites <= p.sites.size() &&
+        check.statics <= p.statics.size())
+      return {};
     return tree(ti, t.tid, t.size(), [&](uint32_t i) {
       return NodeFields{t.parent[i], t.kind[i], t.a[i], t.metrics_of(i)};
     });
@@ -258,7 +235,7 @@ struct Checker {
     return {};
   }
 
-  std::string run(const std::span<const FlatTree>* flat) const {
+  std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
     for (size_t i = 0; i < p.sites.size(); ++i) {
       for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
         uint32_t m = p.sites[i].frames[j].module;
@@ -270,7 +247,7 @@ struct Checker {
     }
     if (flat) {
       for (size_t i = 0; i < flat->size(); ++i)
-        if (std::string err = tree(i, (*flat)[i]); !err.empty()) return err;
+        if (std::string err = tree(i, (*flat)[i], checks[i]); !err.empty()) return err;
     } else {
       for (size_t i = 0; i < p.trees.size(); ++i)
         if (std::string err = tree(i); !err.empty()) return err;
@@ -293,10 +270,11 @@ struct Checker {
 
 }  // namespace
 
-std::string validate(const Profile& profile) { return Checker{profile}.run(nullptr); }
+std::string validate(const Profile& profile) { return Checker{profile}.run(nullptr, {}); }
 
-std::string validate(const Profile& profile, std::span<const FlatTree> flat) {
-  return Checker{profile}.run(&flat);
+std::string validate(const Profile& profile, std::span<const FlatTree> flat,
+                     std::span<const FlatTreeCheck> checks) {
+  return Checker{profile}.run(&flat, checks);
 }
 
 }  // namespace hpcl::payload

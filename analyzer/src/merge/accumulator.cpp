@@ -187,7 +187,8 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
   }
 }
 
-std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> trees) {
+std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> trees,
+                                   std::vector<std::vector<ThreadValue>>* threads) {
   map_content(p, maps_);
   const KeyMaps keys{maps_.modules, maps_.sites, maps_.statics};
   const size_t before = tree_.size();
@@ -199,14 +200,37 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
     }
   }
   add_content(p, maps_);
-  for (size_t t = 0; t < trees.size(); ++t) tree_.add_metrics(trees[t], dest_[t]);
+  if (threads) threads->resize(trees.size());
+  for (size_t t = 0; t < trees.size(); ++t) {
+    std::span<const MergedTree::Reached> reached = tree_.add_metrics(trees[t], dest_[t]);
+    if (!threads) continue;
+    std::vector<ThreadValue>& values = (*threads)[t];
+    values.clear();
+    for (const MergedTree::Reached& r : reached) {
+      if (r.variable == MergedTree::kNoVariable) continue;
+      const NodeKind kind = tree_.kind(r.variable);
+      const BalanceOwner owner = kind == NodeKind::HeapVar         ? BalanceOwner::Site
+                                 : kind == NodeKind::StaticVarNode ? BalanceOwner::Static
+                                                                   : BalanceOwner::Unknown;
+      uint64_t samples = 0, estimated = 0, faults = 0;
+      for (const Metric& m : trees[t].metrics_of(r.node)) {
+        if (m.id == kMetricSamples) samples = m.value;
+        else if (m.id == kMetricSamplesEstimated) estimated = m.value;
+        else if (m.id == kMetricPageFaults) faults = m.value;
+      }
+      // The estimated samples, as the shares count them (docs/REPORT.md).
+      uint64_t sum;
+      if (__builtin_add_overflow(samples, estimated, &sum)) sum = UINT64_MAX;
+      values.push_back(ThreadValue{BalanceKey{owner, tree_.a(r.variable)}, sum, faults});
+    }
+  }
   return {};
 }
 
 std::string Accumulator::add_process(const ScannedProfile& scanned) {
   const Profile& p = scanned.profile;
-  if (std::string error = add_input(p, scanned.trees()); !error.empty()) return error;
-  balance_.add_process(p, scanned.trees(), maps_.sites, maps_.statics);
+  if (std::string error = add_input(p, scanned.trees(), &thread_values_); !error.empty()) return error;
+  balance_.add_process(p, thread_values_);
   processes_ += 1;
   // A process's META threads counts every thread it measured; its trees can be fewer (the
   // runtime hands an exited thread's tree to the next thread). Older profiles have no META.
@@ -313,7 +337,7 @@ std::string Accumulator::add_partial(const ScannedProfile& scanned) {
     }
     if (!ok) return "partial merge: bad META " + key + "=" + value;
   }
-  if (std::string error = add_input(p, scanned.trees()); !error.empty())
+  if (std::string error = add_input(p, scanned.trees(), nullptr); !error.empty())
     return "partial merge: " + error;
   balance_.absorb(balance, maps_.sites, maps_.statics);
   processes_ += processes;

@@ -70,8 +70,10 @@ class Accumulator {
   void map_content(const Profile& p, ContentMaps& maps) const;
   void add_content(const Profile& p, const ContentMaps& maps);
   // map_content, the trees mapped (which may refuse the input), add_content and the trees'
-  // metrics: "" or why the input is refused, and then nothing of it was added.
-  std::string add_input(const Profile& p, std::span<const FlatTree> trees);
+  // metrics: "" or why the input is refused, and then nothing of it was added. With `threads`,
+  // also what each tree adds to the balance of its variables.
+  std::string add_input(const Profile& p, std::span<const FlatTree> trees,
+                        std::vector<std::vector<ThreadValue>>* threads);
 
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
@@ -93,6 +95,7 @@ class Accumulator {
   // Scratch kept from input to input: the maps of the current one, where its nodes went.
   ContentMaps maps_;
   std::vector<std::vector<uint32_t>> dest_;
+  std::vector<std::vector<ThreadValue>> thread_values_;
   FlatTree flat_;  // a Profile's tree as columns
 };
 

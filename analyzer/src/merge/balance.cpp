@@ -92,9 +92,7 @@ void BalanceParts::PerVariable<T>::for_each(F f) {
   for (auto& [value, t] : unknown) f(BalanceKey{BalanceOwner::Unknown, value}, t);
 }
 
-void BalanceParts::add_process(const Profile& p, std::span<const FlatTree> trees,
-                               const std::vector<uint32_t>& site_map,
-                               const std::vector<uint32_t>& static_map) {
+void BalanceParts::add_process(const Profile& p, std::span<const std::vector<ThreadValue>> threads) {
   int64_t rank = -1, pid = 0;
   if (!parse_i64(p.find_meta("rank"), &rank) || rank < 0) rank = -1;
   if (!parse_i64(p.find_meta("pid"), &pid) || pid < 0) pid = 0;
@@ -127,41 +125,21 @@ void BalanceParts::add_process(const Profile& p, std::span<const FlatTree> trees
     }
     return found;
   };
-  for (uint32_t t = 0; t < trees.size(); ++t) {
-    // Parents precede children: one pass gives each node its variable, if it is below one.
-    const FlatTree& tree = trees[t];
-    sc.var.assign(tree.size(), -1);
+  for (uint32_t t = 0; t < threads.size(); ++t) {
     // This thread's variables, each once: a variable whose node appears twice in a tree (a
     // damaged profile can have that; found by tests/fuzz/fuzz_profile) is still one group, else
     // the thread would count twice and the spread would claim more groups than the run has.
     std::vector<uint32_t>& touched = sc.touched;
     touched.clear();
-    for (size_t i = 1; i < tree.size(); ++i) {
-      int32_t v = sc.var[tree.parent[i]];
-      if (v < 0) {
-        BalanceKey k;
-        if (tree.kind[i] == NodeKind::HeapVar) k = {BalanceOwner::Site, site_map[tree.a[i]]};
-        else if (tree.kind[i] == NodeKind::StaticVarNode) k = {BalanceOwner::Static, static_map[tree.a[i]]};
-        else if (tree.kind[i] == NodeKind::UnknownClass) k = {BalanceOwner::Unknown, tree.a[i]};
-        else continue;
-        const uint32_t l = local(k);
-        if (sc.thread_stamp[l] != t + 1) {
-          sc.thread_stamp[l] = t + 1;
-          sc.thread_sum[l] = sc.thread_faults[l] = 0;
-          touched.push_back(l);
-        }
-        v = static_cast<int32_t>(l);
+    for (const ThreadValue& v : threads[t]) {
+      const uint32_t l = local(v.key);
+      if (sc.thread_stamp[l] != t + 1) {
+        sc.thread_stamp[l] = t + 1;
+        sc.thread_sum[l] = sc.thread_faults[l] = 0;
+        touched.push_back(l);
       }
-      sc.var[i] = v;
-      uint64_t samples = 0, estimated = 0, faults = 0;
-      for (const Metric& m : tree.metrics_of(i)) {
-        if (m.id == kMetricSamples) samples = m.value;
-        else if (m.id == kMetricSamplesEstimated) estimated = m.value;
-        else if (m.id == kMetricPageFaults) faults = m.value;
-      }
-      // The estimated samples, as the shares count them (docs/REPORT.md).
-      sc.thread_sum[v] = sat_add(sc.thread_sum[v], sat_add(samples, estimated));
-      sc.thread_faults[v] = sat_add(sc.thread_faults[v], faults);
+      sc.thread_sum[l] = sat_add(sc.thread_sum[l], v.samples);
+      sc.thread_faults[l] = sat_add(sc.thread_faults[l], v.faults);
     }
     const GroupId thread{rank, static_cast<uint64_t>(pid), t};
     for (uint32_t l : touched) {
@@ -170,7 +148,7 @@ void BalanceParts::add_process(const Profile& p, std::span<const FlatTree> trees
       sc.process_sum[l] = sat_add(sc.process_sum[l], sc.thread_sum[l]);
     }
   }
-  trees_ += trees.size();
+  trees_ += threads.size();
   if (rank < 0) {
     ++rankless_;
     for (size_t l = 0; l < sc.keys.size(); ++l)

@@ -16,19 +16,26 @@
 #include <vector>
 
 #include "hpcl/profile.h"
-#include "hpcl/scan.h"
 
 namespace hpcl::analysis {
 
 // A variable of a partial merge: (owner, index into its sites / statics, or the unknown class).
 using BalanceKey = std::pair<BalanceOwner, uint32_t>;
 
+// What one node of a thread's tree adds to its variable: the samples as the shares count them
+// (metric 0 plus the estimate, metric 2) and the page faults (metric 4). A thread has one per
+// node with metrics below a variable; a key may repeat.
+struct ThreadValue {
+  BalanceKey key;  // numbered as the Accumulator numbers its sites and statics
+  uint64_t samples;
+  uint64_t faults;
+};
+
 class BalanceParts {
  public:
-  // Adds one validated process profile (`process` holds its META, `trees` its trees) whose sites
-  // and statics the Accumulator numbered `site_map[i]` and `static_map[i]`.
-  void add_process(const Profile& process, std::span<const FlatTree> trees,
-                   const std::vector<uint32_t>& site_map, const std::vector<uint32_t>& static_map);
+  // Adds one validated process profile: `process` holds its META, threads[t] the values of its
+  // tree t.
+  void add_process(const Profile& process, std::span<const std::vector<ThreadValue>> threads);
   // Adds what `other` holds, its indices renumbered by the maps (other is left empty).
   void absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
               const std::vector<uint32_t>& static_map);
@@ -87,7 +94,6 @@ class BalanceParts {
     std::vector<uint32_t> thread_stamp, touched;
     std::vector<uint64_t> site_stamp, static_stamp;  // (process serial << 32) | local index
     std::map<uint32_t, uint32_t> unknown_local;
-    std::vector<int32_t> var;  // of each node of a tree: its local variable, -1 above them
     uint64_t serial = 0;
   } scratch_;
 };

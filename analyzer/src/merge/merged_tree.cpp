@@ -29,6 +29,7 @@ inline uint64_t path_hash(uint64_t parent, NodeKind kind, uint32_t a, uint64_t b
 MergedTree::MergedTree() {
   nodes_.push_back(Node{0, 0, kNoParent, 0, 0, 0, NodeKind::Root});
   hash_.push_back(kRootHash);
+  var_.push_back(kNoVariable);
   cells_.push_back(Cell{0, 0, 0});
   rehash(1024);
 }
@@ -59,6 +60,9 @@ uint32_t MergedTree::find_or_add(uint64_t hash, uint32_t parent, NodeKind kind, 
   const auto id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(Node{b, a, parent, 0, 0, 0, kind});
   hash_.push_back(hash);
+  const bool variable = kind == NodeKind::HeapVar || kind == NodeKind::StaticVarNode ||
+                        kind == NodeKind::UnknownClass;
+  var_.push_back(variable && var_[parent] == kNoVariable ? id : var_[parent]);
   slots_[i] = Slot{tag, id + 1};
   if (nodes_.size() * 2 > slots_.size()) rehash(slots_.size() * 2);
   return id;
@@ -114,6 +118,7 @@ void MergedTree::truncate(size_t size) {
   for (Node& n : nodes_) n.seen_tree = 0;
   nodes_.resize(size);
   hash_.resize(size);
+  var_.resize(size);
   rehash(slots_.size());
 }
 
@@ -136,19 +141,26 @@ void MergedTree::add_metric(uint32_t node, uint16_t id, uint64_t value) {
   else nodes_[node].metrics = fresh;
 }
 
-void MergedTree::add_metrics(const FlatTree& t, const std::vector<uint32_t>& dest) {
-  // The nodes with metrics, few and far apart in the merged tree: their nodes and first cells
-  // are fetched ahead as in map().
-  with_metrics_.clear();
+std::span<const MergedTree::Reached> MergedTree::add_metrics(const FlatTree& t,
+                                                            const std::vector<uint32_t>& dest) {
+  // The nodes with metrics, few and far apart in the merged tree: their nodes, first cells and
+  // variables are fetched ahead as in map().
+  reached_.clear();
   for (uint32_t i = 0; i < t.size(); ++i)
-    if (t.metric_end[i] != t.metric_begin(i)) with_metrics_.push_back(i);
-  const size_t n = with_metrics_.size();
+    if (t.metric_end[i] != t.metric_begin(i)) reached_.push_back(Reached{i, kNoVariable});
+  const size_t n = reached_.size();
   for (size_t k = 0; k < n; ++k) {
-    if (k + kAheadNode < n) __builtin_prefetch(&nodes_[dest[with_metrics_[k + kAheadNode]]]);
-    if (k + kAheadNode / 2 < n) __builtin_prefetch(&cells_[nodes_[dest[with_metrics_[k + kAheadNode / 2]]].metrics]);
-    const uint32_t i = with_metrics_[k];
+    if (k + kAheadNode < n) {
+      const uint32_t ahead = dest[reached_[k + kAheadNode].node];
+      __builtin_prefetch(&nodes_[ahead]);
+      __builtin_prefetch(&var_[ahead]);
+    }
+    if (k + kAheadNode / 2 < n) __builtin_prefetch(&cells_[nodes_[dest[reached_[k + kAheadNode / 2].node]].metrics]);
+    const uint32_t i = reached_[k].node;
     for (const Metric& m : t.metrics_of(i)) add_metric(dest[i], m.id, m.value);
+    reached_[k].variable = var_[dest[i]];
   }
+  return reached_;
 }
 
 std::vector<Metric> MergedTree::metrics(uint32_t n) const {

@@ -47,8 +47,16 @@ class MergedTree {
   std::string map(const FlatTree& tree, size_t index, const KeyMaps& maps, std::vector<uint32_t>& dest);
   // Forgets the nodes created after the tree had `size` of them.
   void truncate(size_t size);
-  // Adds the metrics of `tree` to the nodes that map() gave it.
-  void add_metrics(const FlatTree& tree, const std::vector<uint32_t>& dest);
+  // A node of an input with metrics, and the merged variable node above it (or kNoVariable).
+  static constexpr uint32_t kNoVariable = 0xffffffffu;
+  struct Reached {
+    uint32_t node;
+    uint32_t variable;
+  };
+  // Adds the metrics of `tree` to the nodes that map() gave it. Returns its nodes with metrics
+  // (valid until the next call): the per-thread balance needs their variables, and finds them
+  // here without walking the input's other nodes.
+  std::span<const Reached> add_metrics(const FlatTree& tree, const std::vector<uint32_t>& dest);
 
   uint32_t parent(uint32_t n) const { return nodes_[n].parent; }
   NodeKind kind(uint32_t n) const { return nodes_[n].kind; }
@@ -85,6 +93,8 @@ class MergedTree {
 
   std::vector<Node> nodes_;
   std::vector<uint64_t> hash_;  // of each node's path, to rehash without walking paths
+  std::vector<uint32_t> var_;   // of each node: the first variable node on its path (it may be
+                                // itself), kNoVariable above the variables
   std::vector<Slot> slots_;     // power-of-two size, at most half full
   size_t mask_ = 0;
   std::vector<Cell> cells_;     // cells_[0] unused
@@ -92,7 +102,7 @@ class MergedTree {
   // Scratch of map(), kept between calls: each input node's mapped a and path hash.
   std::vector<uint32_t> mapped_a_;
   std::vector<uint64_t> input_hash_;
-  std::vector<uint32_t> with_metrics_;  // of add_metrics()
+  std::vector<Reached> reached_;  // of add_metrics()
 };
 
 }  // namespace hpcl::analysis
