@@ -9,8 +9,9 @@
 // balance), the CPU time of one receive-and-add and of one encode, and the heap the receiver
 // holds (times are CPU times of the thread); the network and file system times are left to the
 // reader's numbers (docs).
-// Usage: merge_sim RANKS NODES [threads] [paths-per-thread]
-//   e.g. merge_sim 65536 64: 1,024 profiles per merging rank, 6 rounds.
+// Usage: merge_sim RANKS NODES [threads] [paths-per-thread] [--open]
+//   e.g. merge_sim 65536 64: 1,024 profiles per merging rank, 6 rounds. --open keeps every
+//   rank's balance open up the tree, as hpcprof-lite-mpi did before it closed complete ranks.
 #include <malloc.h>
 #include <time.h>
 
@@ -57,8 +58,13 @@ size_t open_rank_values(const hpcl::Profile& partial) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool close = true;
+  if (argc > 1 && std::string(argv[argc - 1]) == "--open") {
+    close = false;
+    --argc;
+  }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: merge_sim RANKS NODES [threads] [paths-per-thread]\n");
+    std::fprintf(stderr, "usage: merge_sim RANKS NODES [threads] [paths-per-thread] [--open]\n");
     return 2;
   }
   const int ranks = std::atoi(argv[1]), nodes = std::atoi(argv[2]);
@@ -84,9 +90,13 @@ int main(int argc, char** argv) {
       const std::vector<uint8_t> file = hpcl::encode_profile(hpcl_bench::make_process_profile(r, shape));
       if (!scanner.read_bytes(file.data(), file.size(), "profile", scanned).empty()) return 1;
       const double t = cpu_now();
-      if (!acc.add_process(scanned).empty()) return 1;
+      // Named as the runtime names it, so that the share may close the rank (merge_plan.h).
+      const std::string name = "app.node" + std::to_string(k) + "." + std::to_string(r) + "." +
+                               std::to_string(10000 + r) + ".hpcl";
+      if (!acc.add_process(scanned, name).empty()) return 1;
       add_seconds += (cpu_now() - t);
     }
+    if (close) acc.close_ranks({});  // what hpcprof-lite-mpi does before the reduction
     leaf_heap = std::max(leaf_heap, heap_in_use() - before);
     hpcl::Profile partial = acc.to_partial();
     leaf_nodes = partial.trees[0].nodes.size();
@@ -94,8 +104,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "\rmerging rank %d of %d", k + 1, nodes);
   }
   std::fprintf(stderr, "\n");
-  std::printf("%d profiles (%d threads x %d paths each) on %d merging ranks, %d each\n", ranks,
-              shape.threads, shape.paths_per_thread, nodes, per_node);
+  std::printf("%d profiles (%d threads x %d paths each) on %d merging ranks, %d each; ranks %s\n",
+              ranks, shape.threads, shape.paths_per_thread, nodes, per_node,
+              close ? "closed before the reduction" : "left open");
   std::printf("adding a profile (read excluded): %.3f ms of CPU; a merging rank's accumulator: "
               "%zu tree nodes, %.1f MiB of heap\n\n",
               1000 * add_seconds / ranks, leaf_nodes, double(leaf_heap) / (1 << 20));

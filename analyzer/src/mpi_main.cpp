@@ -1,9 +1,10 @@
 // hpcprof-lite-mpi: `hpcprof-lite merge` spread over the ranks of an MPI job, for measurement
 // directories of thousands of process profiles. Rank 0 lists the directory and splits the files
-// by size (merge_plan.h); each rank merges its share on threads (merge_into); the partial merges
-// are summed along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial
-// profiles (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database,
-// which is byte for byte the one `hpcprof-lite merge` writes.
+// by size, the files of one rank together (merge_plan.h); each rank merges its share on threads
+// (merge_into) and closes the balance of the ranks it holds whole; the partial merges are summed
+// along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial profiles
+// (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database, which is byte
+// for byte the one `hpcprof-lite merge` writes.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,25 @@ void warn_if_bound(unsigned jobs, int rank) {
   std::cerr << kProgram << ": " << message << std::endl;
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return
+}
+
+// Closes the per-rank balance of every rank whose profiles all sit in this partial, so that the
+// partials travel without a value per rank and variable (at 65,536 ranks that state outweighed
+// the tree 16 to 1: docs/PERFORMANCE.md, "Merge"). The plan gave all files named after one rank
+// to one share; a profile whose name does not say its rank could belong anywhere, so its rank
+// stays open in every share. Each share's list of those goes to every rank first.
+void close_complete_ranks(Accumulator& acc) {
+  std::vector<int64_t> mine = acc.ranks_not_named();
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(size)), offsets(static_cast<size_t>(size), 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<int64_t> all(static_cast<size_t>(offsets.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  acc.close_ranks(std::set<int64_t>(all.begin(), all.end()));
 }
 
 // Sums the partial merges of all ranks into rank 0's: in round k (k = 1, 2, 4, ...) each rank
@@ -139,6 +160,7 @@ int run(int argc, char** argv, int rank, int size) {
   const size_t found = plan.found();
   Accumulator acc;
   merge_into(acc, std::move(plan.shares[static_cast<size_t>(rank)]), command.options.jobs);
+  close_complete_ranks(acc);
   reduce_to_root(acc, rank, size);
   if (rank != 0) return 0;
   MergeOutcome out = finish_merge(acc, found, command.dir, command.options);

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "merge_plan.h"
+
 namespace hpcl::analysis {
 namespace {
 
@@ -227,7 +229,7 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
   return {};
 }
 
-std::string Accumulator::add_process(const ScannedProfile& scanned) {
+std::string Accumulator::add_process(const ScannedProfile& scanned, std::string_view path) {
   const Profile& p = scanned.profile;
   if (std::string error = add_input(p, scanned.trees(), &thread_values_); !error.empty()) return error;
   balance_.add_process(p, thread_values_);
@@ -239,18 +241,27 @@ std::string Accumulator::add_process(const ScannedProfile& scanned) {
   for (const char* key : kSummedKeys)
     if (parse_u64(p.find_meta(key), &n)) summed_[key] += n;
   long long rank = -1;
-  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
+  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) {
+    ranks_.insert(rank);
+    if (rank_in_file_name(path) != rank) not_named_.insert(rank);
+  }
   for (const char* key : kCopiedKeys)
     if (const std::string* v = p.find_meta(key)) copied_[key].insert(*v);
   return {};
 }
 
-std::string Accumulator::add_process(const Profile& p) {
+std::vector<int64_t> Accumulator::ranks_not_named() const {
+  return std::vector<int64_t>(not_named_.begin(), not_named_.end());
+}
+
+void Accumulator::close_ranks(const std::set<int64_t>& keep_open) { balance_.close_ranks(keep_open); }
+
+std::string Accumulator::add_process(const Profile& p, std::string_view path) {
   ScannedProfile scanned;
   scanned.profile = p;
   scanned.profile.trees.clear();
   for (const Tree& t : p.trees) flatten(t, scanned.add_tree());
-  return add_process(scanned);
+  return add_process(scanned, path);
 }
 
 void Accumulator::absorb(Accumulator& other) {
@@ -276,6 +287,7 @@ Profile Accumulator::to_partial() {
   put("partial.threads", std::to_string(threads_));
   for (auto& [key, n] : summed_) put(std::string(kPartialSum) + key, std::to_string(n));
   for (long long r : ranks_) put("partial.rank", std::to_string(r));
+  for (int64_t r : not_named_) put("partial.rank_not_named", std::to_string(r));
   for (auto& [key, values] : copied_)
     for (const std::string& v : values) put(std::string(kPartialCopied) + key, v);
   // A path cannot hold a NUL byte; the format's strings can.
@@ -307,7 +319,7 @@ std::string Accumulator::add_partial(const ScannedProfile& scanned) {
   // Checked in full before anything is added, so a refused partial leaves this one unchanged.
   uint64_t processes = 0, threads = 0, n = 0;
   std::vector<std::pair<std::string, uint64_t>> sums;
-  std::vector<long long> ranks;
+  std::vector<long long> ranks, not_named;
   std::vector<std::pair<std::string, std::string>> copied, skipped;
   BalanceParts balance;
   for (const auto& [key, value] : p.meta) {
@@ -324,6 +336,9 @@ std::string Accumulator::add_partial(const ScannedProfile& scanned) {
     } else if (key == "partial.rank") {
       ok = parse_ll(&value, &rank);
       ranks.push_back(rank);
+    } else if (key == "partial.rank_not_named") {
+      ok = parse_ll(&value, &rank);
+      not_named.push_back(rank);
     } else if (key.starts_with(kPartialCopied)) {
       copied.emplace_back(key.substr(kPartialCopied.size()), value);
     } else if (key.starts_with(BalanceParts::kMetaPrefix)) {
@@ -344,6 +359,7 @@ std::string Accumulator::add_partial(const ScannedProfile& scanned) {
   threads_ += threads;
   for (auto& [key, sum] : sums) summed_[key] += sum;
   ranks_.insert(ranks.begin(), ranks.end());
+  not_named_.insert(not_named.begin(), not_named.end());
   for (auto& [key, value] : copied) copied_[key].insert(std::move(value));
   for (auto& s : skipped) skipped_.push_back(std::move(s));
   return "";

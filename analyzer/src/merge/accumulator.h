@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <string_view>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -28,12 +29,21 @@ class Accumulator {
  public:
   Accumulator() = default;
 
-  // Adds a process profile as ProfileScanner read it. Returns "" or why it is damaged (two
-  // children of one parent with the same key, which the scanner leaves to the merge); then
-  // nothing of it was added.
-  std::string add_process(const ScannedProfile& process);
+  // Adds a process profile as ProfileScanner read it from `path` ("" when it comes from no
+  // file). Returns "" or why it is damaged (two children of one parent with the same key, which
+  // the scanner leaves to the merge); then nothing of it was added.
+  std::string add_process(const ScannedProfile& process, std::string_view path = {});
   // The same for a validated Profile (read_profile_file's, or one built by a test).
-  std::string add_process(const Profile& process);
+  std::string add_process(const Profile& process, std::string_view path = {});
+
+  // The ranks of profiles whose file name did not say their rank (rank_in_file_name), sorted.
+  // A merge that gave all files named after one rank to one partial (merge_plan.h) knows that
+  // every other rank has all its profiles in one partial, once the partials' lists are joined.
+  std::vector<int64_t> ranks_not_named() const;
+  // Closes the balance of every rank of this partial but those in `keep_open` (BalanceParts):
+  // call only when no other partial holds a profile of them. The partial then travels without
+  // a value per rank and variable.
+  void close_ranks(const std::set<int64_t>& keep_open);
   // Adds everything another partial merge holds (it is left empty): add_partial(to_partial()).
   void absorb(Accumulator& other);
 
@@ -89,6 +99,7 @@ class Accumulator {
   uint64_t processes_ = 0, threads_ = 0;
   std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs
   std::set<long long> ranks_;
+  std::set<int64_t> not_named_;  // ranks_not_named()
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
   std::vector<std::pair<std::string, std::string>> skipped_;
 

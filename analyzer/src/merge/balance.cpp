@@ -176,6 +176,21 @@ void BalanceParts::combine_open() {
   ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
 }
 
+void BalanceParts::close_ranks(const std::set<int64_t>& keep_open) {
+  combine_open();
+  size_t kept = 0;
+  for (const RankValue& v : open_) {
+    if (keep_open.contains(v.rank)) open_[kept++] = v;
+    else fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
+  }
+  open_.resize(kept);
+  std::erase_if(ranks_, [&](int64_t rank) {
+    if (keep_open.contains(rank)) return false;
+    ++closed_;
+    return true;
+  });
+}
+
 void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
                           const std::vector<uint32_t>& static_map) {
   other.spreads_.for_each([&](BalanceKey k, const Both& both) {
@@ -193,6 +208,7 @@ void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site
   }
   ranks_.insert(ranks_.end(), other.ranks_.begin(), other.ranks_.end());
   rankless_ += other.rankless_;
+  closed_ += other.closed_;
   trees_ += other.trees_;
   other = BalanceParts();
 }
@@ -202,7 +218,7 @@ Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
   combine_open();
   for (const RankValue& v : open_) fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
   Balance b;
-  b.rank_groups = ranks_.size() + rankless_;
+  b.rank_groups = ranks_.size() + closed_ + rankless_;
   b.thread_groups = trees_;
   spreads_.for_each([&](BalanceKey k, const Both& both) {
     if (both.ranks.groups == 0) return;  // a variable node without samples
@@ -259,6 +275,7 @@ bool read_key(std::istringstream& in, BalanceKey* k) {
 void BalanceParts::put_meta(const std::function<void(std::string, std::string)>& put) {
   const std::string prefix(kMetaPrefix);
   put(prefix + "rankless", std::to_string(rankless_));
+  put(prefix + "closed", std::to_string(closed_));
   put(prefix + "trees", std::to_string(trees_));
   spreads_.for_each([&](BalanceKey k, const Both& both) {
     if (both.ranks.groups == 0 && both.threads.groups == 0) return;
@@ -286,10 +303,10 @@ bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
   if (!key.starts_with(kMetaPrefix)) return false;
   const std::string_view name = std::string_view(key).substr(kMetaPrefix.size());
   std::istringstream in(value);
-  if (name == "rankless" || name == "trees") {
+  if (name == "rankless" || name == "closed" || name == "trees") {
     uint64_t n = 0;
     if (!next_u64(in, &n)) return false;
-    (name == "rankless" ? rankless_ : trees_) += n;
+    (name == "rankless" ? rankless_ : name == "closed" ? closed_ : trees_) += n;
   } else if (name == "spread") {
     BalanceKey k;
     Both both;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ class BalanceParts {
   // Adds one validated process profile: `process` holds its META, threads[t] the values of its
   // tree t.
   void add_process(const Profile& process, std::span<const std::vector<ThreadValue>> threads);
+  // Folds the values of every open rank but those in `keep_open` into the summaries: the caller
+  // knows no other partial holds a profile of them (Accumulator::close_ranks). The state then
+  // holds a count for them instead of a value per variable.
+  void close_ranks(const std::set<int64_t>& keep_open);
   // Adds what `other` holds, its indices renumbered by the maps (other is left empty).
   void absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
               const std::vector<uint32_t>& static_map);
@@ -81,7 +86,8 @@ class BalanceParts {
   // its parent's rank) that different partials read, and a summary cannot take a group's value
   // back to add to it. Sparse: only the variables each rank touched; unsorted until needed.
   std::vector<RankValue> open_;
-  std::vector<int64_t> ranks_;  // every rank seen (some may have no values); unsorted
+  std::vector<int64_t> ranks_;  // every open rank seen (some may have no values); unsorted
+  uint64_t closed_ = 0;    // ranks folded by close_ranks
   uint64_t rankless_ = 0;  // processes without a rank, each a group of its own
   uint64_t trees_ = 0;     // threads: every TREE of every process
 

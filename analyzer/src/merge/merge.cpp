@@ -38,7 +38,7 @@ void merge_one(Accumulator& acc, Reader& reader, const std::string& path) {
       return;
     }
     if (error.empty()) {
-      if (std::string why = acc.add_process(reader.profile); !why.empty()) acc.skip(path, why);
+      if (std::string why = acc.add_process(reader.profile, path); !why.empty()) acc.skip(path, why);
       return;
     }
   } catch (const std::exception& e) {  // the reader should not throw; a bad_alloc still might
