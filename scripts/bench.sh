@@ -7,9 +7,10 @@
 #   2. the soft sampling rate sweep (250/500/1000/2000 Hz) on the streaming kernel;
 #   3. micro-benchmarks (Google Benchmark): allocation wrappers through the real preloaded
 #      runtime, runtime internals, analyzer internals;
-#   4. hpcprof-lite merge of 256/512/1024 synthetic process profiles with -j1 and -j2 (wall time
-#      and max RSS), and report generation on the 1024-profile database; bench/report_scale.sh's
-#      table (report time and peak RSS against the decoded size, 1024 profiles and 1M nodes).
+#   4. hpcprof-lite merge of 512 to 4,096 synthetic process profiles with -j1 and -j2
+#      (bench/merge_sizes.sh: wall time, profiles per second, CPU per profile, peak RSS), and
+#      report generation on a 1024-profile database; bench/report_scale.sh's table (report time
+#      and peak RSS against the decoded size, 1024 profiles and 1M nodes).
 # Usage: scripts/bench.sh [--pairs N] [--heaptrack-runs N] [--only workloads,lists,rates,micro,analyzer]
 # Environment: HPCL_BENCH_BUILD_DIR (default <repo>/build-bench), BENCH_PAIRS (default 5).
 # Takes about 10-15 minutes on 2 cores. Measurements are noisy when the machine is shared:
@@ -172,31 +173,25 @@ if wants micro; then
 fi
 
 if wants analyzer; then
-  say "analyzer: merge of 256/512/1024 synthetic profiles (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  say "analyzer: report of a 1024-profile database (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   "$bin/gen_profiles" "$work/p1024" 1024 >"$work/gen.txt"
-  for n in 256 512; do
-    mkdir -p "$work/p$n"
-    find "$work/p1024" -name '*.hpcl' | sort | head -n "$n" | xargs -I{} ln {} "$work/p$n/"
-  done
+  "$prof" merge "$work/p1024" -o "$work/db.1024.hpcdb" >/dev/null 2>&1
   for rep in 1 2 3; do
-    for n in 256 512 1024; do
-      for j in 1 2; do
-        timed merge "$n" "j$j" "$rep" "$prof" merge "$work/p$n" -o "$work/db.$n.$j.hpcdb" -j "$j"
-      done
-    done
-  done
-  for rep in 1 2 3; do
-    timed report 1024 text-data "$rep" "$prof" report "$work/db.1024.2.hpcdb"
-    timed report 1024 text-code "$rep" "$prof" report "$work/db.1024.2.hpcdb" --view code
-    timed report 1024 json-all "$rep" "$prof" report "$work/db.1024.2.hpcdb" --format json --top 0
+    timed report 1024 text-data "$rep" "$prof" report "$work/db.1024.hpcdb"
+    timed report 1024 text-code "$rep" "$prof" report "$work/db.1024.hpcdb" --view code
+    timed report 1024 json-all "$rep" "$prof" report "$work/db.1024.hpcdb" --format json --top 0
   done
   du -sb "$work/p1024" | cut -f1 >"$work/p1024.bytes"
-  stat -c %s "$work/db.1024.2.hpcdb" >"$work/db1024.bytes"
+  stat -c %s "$work/db.1024.hpcdb" >"$work/db1024.bytes"
 fi
 
 say "summarising"
 python3 "$HPCL_ROOT/bench/summarize.py" "$work" "$pairs" >"$results/latest.md"
 if wants analyzer; then
+  say "analyzer: merge of 512 to 4,096 profiles (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  { printf '\n## hpcprof-lite merge of synthetic process profiles (bench/merge_sizes.sh)\n\n'
+    HPCL_MERGE_BENCH_DIR=$work/merge "$HPCL_ROOT/bench/merge_sizes.sh" "$build" 3
+  } >>"$results/latest.md"
   say "analyzer: report of the 1024-profile and 1M-node databases (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   { printf '\n## Reports of large databases (bench/report_scale.sh)\n\n'
     HPCL_REPORT_BENCH_DIR=$work/report-scale "$HPCL_ROOT/bench/report_scale.sh" "$build" 3

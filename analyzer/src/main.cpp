@@ -237,8 +237,7 @@ int run_diff(const CLI::App& command, const DiffArgs& a) {
 int run_merge(const CLI::App& command, MergeCommand& merge, const std::string& jobs) {
   if (std::string e = extras_error(command, command.get_name(), "one directory expected"); !e.empty())
     return usage_error(e);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (std::string e = finish_merge_args(jobs, cpus > 0 ? static_cast<unsigned>(cpus) : 1, &merge); !e.empty())
+  if (std::string e = finish_merge_args(jobs, usable_cpus(), &merge); !e.empty())
     return usage_error(e);
   MergeOutcome out = merge_directory(merge.dir, merge.options);
   return write_merge_outcome(out, merge.output, "hpcprof-lite", merge.strict);

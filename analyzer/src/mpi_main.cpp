@@ -1,9 +1,10 @@
 // hpcprof-lite-mpi: `hpcprof-lite merge` spread over the ranks of an MPI job, for measurement
 // directories of thousands of process profiles. Rank 0 lists the directory and splits the files
-// by size (merge_plan.h); each rank merges its share on threads (merge_into); the partial merges
-// are summed along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial
-// profiles (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database,
-// which is byte for byte the one `hpcprof-lite merge` writes.
+// by size, the files of one rank together (merge_plan.h); each rank merges its share on threads
+// (merge_into) and closes the balance of the ranks it holds whole; the partial merges are summed
+// along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial profiles
+// (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database, which is byte
+// for byte the one `hpcprof-lite merge` writes.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -11,11 +12,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "merge/accumulator.h"
 #include "hpcl/io.h"
+#include "hpcl/scan.h"
 #include "merge/merge_cli.h"
 #include "merge/merge_plan.h"
 #include "merge/runs.h"
@@ -33,9 +36,12 @@ const char kDescription[] =
     "does, with the files spread over K MPI ranks (balanced by size) and the partial merges\n"
     "summed along a binary tree to rank 0, which symbolizes and writes DB. The database is the\n"
     "one `hpcprof-lite merge` writes. Run as: mpirun -np K hpcprof-lite-mpi DIR -o DB.\n"
-    "-j N: threads per rank (default: online CPUs divided by the ranks on the node).";
+    "-j N: threads per rank (default: the CPUs the rank may run on, at most the node's online\n"
+    "CPUs divided by the ranks on the node).";
 
-// Online CPUs shared by the ranks of this node.
+// The node's online CPUs shared by its ranks, and no more than the launcher let this rank use:
+// Open MPI binds each of up to 2 ranks to one core, where a second thread would only take turns
+// with the first.
 unsigned default_jobs() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -43,14 +49,46 @@ unsigned default_jobs() {
   MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  long jobs = cpus > 0 ? cpus / std::max(on_node, 1) : 1;
-  return static_cast<unsigned>(std::max(jobs, 1L));
+  long share = cpus > 0 ? cpus / std::max(on_node, 1) : 1;
+  return static_cast<unsigned>(std::clamp<long>(share, 1, usable_cpus()));
+}
+
+// -j N above what some rank may run on: its threads take turns (measured on 2 vCPUs, 4,096
+// profiles: 1 rank bound to a core with 2 threads took longer than with 1). Said once.
+void warn_if_bound(unsigned jobs, int rank) {
+  int cpus = static_cast<int>(usable_cpus()), fewest = 0;
+  MPI_Allreduce(&cpus, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0 && jobs > static_cast<unsigned>(fewest))
+    std::cerr << kProgram << ": " << jobs << " threads per rank, but a rank may run on " << fewest
+              << " CPU" << (fewest == 1 ? "" : "s")
+              << " only (the launcher bound it): its threads take turns. With Open MPI: mpirun "
+                 "--bind-to none, or --map-by slot:PE="
+              << jobs << "\n";
 }
 
 [[noreturn]] void fail_all(const std::string& message) {
   std::cerr << kProgram << ": " << message << std::endl;
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return
+}
+
+// Closes the per-rank balance of every rank whose profiles all sit in this partial, so that the
+// partials travel without a value per rank and variable (at 65,536 ranks that state outweighed
+// the tree 16 to 1: docs/PERFORMANCE.md, "Merge"). The plan gave all files named after one rank
+// to one share; a profile whose name does not say its rank could belong anywhere, so its rank
+// stays open in every share. Each share's list of those goes to every rank first.
+void close_complete_ranks(Accumulator& acc) {
+  std::vector<int64_t> mine = acc.ranks_not_named();
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(size)), offsets(static_cast<size_t>(size), 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<int64_t> all(static_cast<size_t>(offsets.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  acc.close_ranks(std::set<int64_t>(all.begin(), all.end()));
 }
 
 // Sums the partial merges of all ranks into rank 0's: in round k (k = 1, 2, 4, ...) each rank
@@ -70,14 +108,15 @@ void reduce_to_root(Accumulator& acc, int rank, int size) {
     if (rank + step < size) {
       int from = rank + step;
       std::string name = "partial merge of rank " + std::to_string(from);
-      hpcl::ReadResult r;
+      // Read as a merge worker reads a file: checked once, its tree as columns.
+      hpcl::ProfileScanner scanner;
+      hpcl::ScannedProfile partial;
       {
         std::vector<uint8_t> bytes = mpi::recv_bytes(from, MPI_COMM_WORLD);
-        r = hpcl::read_profile_bytes(bytes.data(), bytes.size(), name);
+        if (std::string error = scanner.read_bytes(bytes.data(), bytes.size(), name, partial); !error.empty())
+          fail_all(error);
       }
-      if (!r.ok) fail_all(r.error);
-      if (std::string error = acc.add_partial(r.profile); !error.empty())
-        fail_all(name + ": " + error);
+      if (std::string error = acc.add_partial(partial); !error.empty()) fail_all(name + ": " + error);
     }
   }
 }
@@ -122,9 +161,11 @@ int run(int argc, char** argv, int rank, int size) {
     return 1;
   }
 
+  if (!jobs.empty()) warn_if_bound(command.options.jobs, rank);  // the default fits each rank
   const size_t found = plan.found() + local.other_runs.size();
   Accumulator acc;
   merge_into(acc, std::move(plan.shares[static_cast<size_t>(rank)]), command.options.jobs);
+  close_complete_ranks(acc);
   reduce_to_root(acc, rank, size);
   if (rank != 0) return 0;
   MergeOutcome out = finish_merge(acc, found, command.dir, command.options);

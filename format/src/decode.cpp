@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "hpcl/scan.h"
 #include "layout.h"
 #include "payload.h"
 #include "strf.h"
@@ -140,6 +141,64 @@ void read_tree(Section& s, Profile& p) {
       m.value = s.r.u64();
     }
   }
+}
+
+// TREE as columns (hpcl/scan.h): the same fields and the same messages as read_tree. The fixed
+// part of each node is read in one step where the section holds it, which is everywhere but at a
+// truncation (there the field-by-field reads of read_tree say where it stopped), and the node
+// rules of validate() are checked on the way (FlatTreeCheck), so that only a tree that breaks
+// one is walked again, for the message.
+FlatTreeCheck read_flat_tree(Section& s, FlatTree& t) {
+  FlatTreeCheck check;
+  t.tid = s.r.u32();
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kNodeMin, "nodes")) return check;
+  t.resize(n, 0);
+  const uint8_t* p = s.r.cursor();
+  const uint8_t* const end = p + s.r.remaining();
+  auto sync = [&] { s.r.skip(static_cast<uint64_t>(p - s.r.cursor())); };
+  size_t nmetrics = 0;
+  bool ok = n > 0;
+  uint64_t modules = 0, sites = 0, statics = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (static_cast<size_t>(end - p) < layout::kNodeMin) {
+      sync();
+      s.r.u32(), s.r.u8(), s.r.u32(), s.r.u64(), s.r.u8();  // fails where the node is cut
+      return check;
+    }
+    const uint32_t parent = wire::load_le32(p), a = wire::load_le32(p + 5);
+    const auto kind = static_cast<NodeKind>(p[4]);
+    t.parent[i] = parent;
+    t.kind[i] = kind;
+    t.a[i] = a;
+    t.b[i] = wire::load_le64(p + 9);
+    const uint8_t nm = p[17];
+    p += layout::kNodeMin;
+    ok &= i == 0 ? kind == NodeKind::Root && parent == kNoParent
+                 : parent < i && kind != NodeKind::Root && static_cast<uint8_t>(kind) <= layout::kMaxNodeKind;
+    if (kind == NodeKind::Frame && a != kNoModule) modules = std::max<uint64_t>(modules, uint64_t{a} + 1);
+    if (kind == NodeKind::HeapVar) sites = std::max<uint64_t>(sites, uint64_t{a} + 1);
+    if (kind == NodeKind::StaticVarNode) statics = std::max<uint64_t>(statics, uint64_t{a} + 1);
+    if (static_cast<size_t>(end - p) < size_t{nm} * layout::kMetricSize) {
+      sync();
+      s.fits(nm, layout::kMetricSize, "metrics");
+      return check;
+    }
+    if (t.metrics.size() < nmetrics + nm) t.metrics.resize(std::max(nmetrics + nm, 2 * t.metrics.size()));
+    for (uint8_t k = 0; k < nm; ++k, p += layout::kMetricSize) {
+      const Metric m{wire::load_le16(p), wire::load_le64(p + 2)};
+      ok &= m.value != 0 && (k == 0 || m.id > t.metrics[nmetrics + k - 1].id);
+      t.metrics[nmetrics + k] = m;
+    }
+    nmetrics += nm;
+    t.metric_end[i] = static_cast<uint32_t>(nmetrics);
+  }
+  sync();
+  check.nodes_ok = ok;
+  check.modules = modules;
+  check.sites = sites;
+  check.statics = statics;
+  return check;
 }
 
 void read_symbols(Section& s, Profile& p) {
@@ -300,8 +359,12 @@ std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind) {
                                     : "; a database is read whole or not at all (merge again)");
 }
 
-std::string decode(const uint8_t* data, size_t size, Profile& out) {
+namespace {
+
+// decode() and decode_scanned(): `scan` receives the trees as columns when it is given.
+std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedProfile* scan) {
   wire::Reader r(data, size);
+  std::vector<FlatTreeCheck> checks;
   uint32_t seen = 0;  // bit per known tag, to refuse repeated sections
   while (r.remaining() > 0) {
     size_t at = r.pos();
@@ -331,7 +394,10 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
       case layout::kTagModules: read_modules(s, out); break;
       case layout::kTagSites: read_sites(s, out); break;
       case layout::kTagStatics: read_statics(s, out); break;
-      case layout::kTagTree: read_tree(s, out); break;
+      case layout::kTagTree:
+        if (scan) checks.push_back(read_flat_tree(s, scan->add_tree()));
+        else read_tree(s, out);
+        break;
       case layout::kTagSymbols:
         if (out.kind != FileKind::Database) {
           return strf("section SYMBOLS at payload byte %zu in a process profile "
@@ -363,10 +429,21 @@ std::string decode(const uint8_t* data, size_t size, Profile& out) {
     }
     if (std::string err = s.result(); !err.empty()) return err;
   }
-  if (out.kind == FileKind::Database && out.trees.size() != 1) {
-    return strf("a database holds exactly one TREE section, this one has %zu", out.trees.size());
+  size_t trees = scan ? scan->trees().size() : out.trees.size();
+  if (out.kind == FileKind::Database && trees != 1) {
+    return strf("a database holds exactly one TREE section, this one has %zu", trees);
   }
-  return validate(out);
+  return scan ? validate(out, scan->trees(), checks) : validate(out);
+}
+
+}  // namespace
+
+std::string decode(const uint8_t* data, size_t size, Profile& out) {
+  return decode_into(data, size, out, nullptr);
+}
+
+std::string decode_scanned(const uint8_t* data, size_t size, ScannedProfile& out) {
+  return decode_into(data, size, out.profile, &out);
 }
 
 }  // namespace hpcl::payload

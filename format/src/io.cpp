@@ -1,6 +1,6 @@
-// The file container of docs/FORMAT.md: the 32-byte header, the optional zstd frame around the
-// payload, and reading and writing whole files. What is inside the payload is encode.cpp's and
-// decode.cpp's business. Every error is returned as "NAME: what is wrong" so that the analyzer
+// Whole files of docs/FORMAT.md: the 32-byte header and the optional zstd frame written around
+// the payload, files written atomically, and files read through container.h. What is inside the
+// payload is encode.cpp's and decode.cpp's business. Every error is returned as "NAME: what is wrong" so that the analyzer
 // can report a damaged input and go on with the others.
 #include "hpcl/io.h"
 
@@ -17,6 +17,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "container.h"
 #include "layout.h"
 #include "payload.h"
 #include "strf.h"
@@ -25,103 +26,12 @@
 namespace hpcl {
 namespace {
 
-// A corrupt payload_size must not make the reader allocate without bound. The payload is
-// decompressed as a stream into a buffer that grows with what the frame really yields, so a false
-// claim costs nothing; these limits bound what a genuine zstd bomb could make us hold. Profiles
-// and databases measured on this project's runs compress 2x to 37x (MPI profiles, whose module
-// paths and call paths repeat, the most); 256x leaves a wide margin. Small files may always claim
-// up to kPayloadFloor.
-constexpr uint64_t kMaxPayload = uint64_t{4} << 30;
-constexpr uint64_t kPayloadFloor = uint64_t{64} << 20;
-constexpr uint64_t kMaxRatio = 256;
-// The largest file worth opening: the largest payload, stored (or compressed without gain).
-constexpr uint64_t kMaxFileSize = layout::kHeaderSize + ZSTD_COMPRESSBOUND(kMaxPayload);
-
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 ReadResult fail(const std::string& name, const std::string& what) {
   ReadResult r;
   r.error = name + ": " + what;
   return r;
-}
-
-// Decompresses one zstd frame in steps. The output grows by doubling from a size proportional to
-// the input, never beyond `limit`; a frame that would produce more is refused as soon as it does.
-// Returns "" and the bytes in `out`, or says what is wrong.
-std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, std::vector<uint8_t>& out) {
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  if (dctx == nullptr) return "cannot allocate a zstd decoder";
-  // The writer's levels use windows of a few MiB; refuse frames that ask the decoder for more
-  // than 128 MiB of history (zstd's default limit, stated here so it cannot drift).
-  ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 27);
-  size_t cap = static_cast<size_t>(std::min<uint64_t>(limit, std::max<uint64_t>(uint64_t{1} << 20, 4 * uint64_t{size})));
-  out.resize(cap);
-  ZSTD_inBuffer in{src, size, 0};
-  size_t produced = 0;
-  std::string err;
-  for (;;) {
-    ZSTD_outBuffer o{out.data() + produced, out.size() - produced, 0};
-    size_t rc = ZSTD_decompressStream(dctx, &o, &in);
-    produced += o.pos;
-    if (ZSTD_isError(rc)) {
-      err = strf("damaged compressed payload (%s)", ZSTD_getErrorName(rc));
-      break;
-    }
-    if (rc == 0) break;  // the frame is complete (and its checksum, if any, verified)
-    if (produced == out.size()) {
-      if (out.size() >= limit) {
-        err = strf("the compressed payload holds more than the %" PRIu64 " bytes the header says", limit);
-        break;
-      }
-      out.resize(static_cast<size_t>(std::min<uint64_t>(limit, 2 * uint64_t{out.size()})));
-    } else if (in.pos == in.size && o.pos == 0) {
-      err = "damaged compressed payload (the frame is cut short)";
-      break;
-    }
-  }
-  ZSTD_freeDCtx(dctx);
-  out.resize(produced);
-  return err;
-}
-
-// Returns "" and fills `out` with the decompressed payload, or says what is wrong. A frame cut
-// short (a file truncated by a full disk, a killed copy) sets *cut and leaves in `out` what
-// the frame yields up to the cut.
-std::string decompress(const uint8_t* src, size_t size, uint64_t payload_size, std::vector<uint8_t>& out,
-                       bool* cut) {
-  size_t frame = ZSTD_findFrameCompressedSize(src, size);
-  if (ZSTD_isError(frame) && ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong &&
-      payload_size <= kMaxPayload) {
-    *cut = true;
-    inflate_bounded(src, size, payload_size, out);
-    return "truncated";
-  }
-  if (ZSTD_isError(frame)) {
-    return strf("damaged compressed payload (%s)", ZSTD_getErrorName(frame));
-  }
-  if (frame != size) {
-    return strf("%zu bytes after the end of the compressed payload", size - frame);
-  }
-  unsigned long long content = ZSTD_getFrameContentSize(src, size);
-  if (content == ZSTD_CONTENTSIZE_ERROR) return "damaged compressed payload (bad frame header)";
-  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != payload_size) {
-    return strf("header says the payload is %" PRIu64 " bytes, the compressed frame holds %llu",
-                payload_size, content);
-  }
-  if (payload_size > kMaxPayload) {
-    return strf("payload size %" PRIu64 " is larger than this reader accepts (%" PRIu64 " bytes)",
-                payload_size, kMaxPayload);
-  }
-  if (payload_size > kPayloadFloor && payload_size / kMaxRatio > size) {
-    return strf("payload size %" PRIu64 " is not plausible for %zu compressed bytes (damaged header?)",
-                payload_size, size);
-  }
-  if (std::string err = inflate_bounded(src, size, payload_size, out); !err.empty()) return err;
-  if (out.size() != payload_size) {
-    return strf("header says the payload is %" PRIu64 " bytes, it decompressed to %zu", payload_size,
-                out.size());
-  }
-  return {};
 }
 
 std::vector<uint8_t> compress(const std::vector<uint8_t>& src, int level) {
@@ -149,32 +59,6 @@ bool write_all(int fd, const uint8_t* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
-}
-
-// Names the format of a file that is not ours, when its first bytes say which, so that a user
-// who passed the wrong file learns what it is. "" when unknown.
-std::string other_format(const uint8_t* data, size_t size) {
-  struct Known {
-    const char* magic;
-    size_t len;
-    const char* what;
-  };
-  static const Known kKnown[] = {
-      {"\x7f" "ELF", 4, "an ELF file (a program or library)"},
-      {"PERFILE2", 8, "a perf.data file (perf record)"},
-      {"HPCRUN-profile", 14, "an HPCToolkit measurement file"},
-      {"HPCPROF-", 8, "an HPCToolkit database file"},
-      {"\x28\xb5\x2f\xfd", 4, "a zstd-compressed file (decompress it first?)"},
-      {"\x1f\x8b", 2, "a gzip-compressed file (decompress it first?)"},
-      {"SQLite format 3", 15, "an SQLite database"},
-      {"PK\x03\x04", 4, "a zip archive"},
-      {"%PDF", 4, "a PDF document"},
-  };
-  for (const Known& k : kKnown) {
-    if (size >= k.len && std::memcmp(data, k.magic, k.len) == 0) return k.what;
-  }
-  if (size > 0 && (data[0] == '{' || data[0] == '[')) return "text (JSON?), perhaps a report";
-  return "";
 }
 
 }  // namespace
@@ -269,96 +153,48 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
 }
 
 ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::string& name) {
-  using namespace layout;
-  if (size == 0) return fail(name, "empty file (not a hpcrun-lite file)");
-  // A file shorter than the magic that starts like one is a truncated profile, not a stranger.
-  if (std::memcmp(data, kMagic, std::min(size, sizeof(kMagic))) != 0) {
-    std::string what = other_format(data, size);
-    return fail(name, what.empty() ? "not a hpcrun-lite file (bad magic)"
-                                   : "not a hpcrun-lite file (bad magic): this looks like " + what);
-  }
-  if (size < kHeaderSize) {
-    return fail(name, strf("truncated: %zu of %zu bytes of its header", size, kHeaderSize));
-  }
-  auto major = static_cast<uint16_t>(wire::load_le(data + kOffMajor, 2));
-  auto minor = static_cast<uint16_t>(wire::load_le(data + kOffMinor, 2));
-  if (major > kMajorVersion) {
-    return fail(name, strf("written by a newer hpcrun-lite (format %u.%u); this reader understands format %u.x",
-                           major, minor, kMajorVersion));
-  }
-  if (major < kMajorVersion) {
-    return fail(name, strf("format %u.%u is not supported; this reader understands format %u.x", major,
-                           minor, kMajorVersion));
-  }
-  auto kind = static_cast<uint32_t>(wire::load_le(data + kOffKind, 4));
-  if (kind != static_cast<uint32_t>(FileKind::Process) && kind != static_cast<uint32_t>(FileKind::Database)) {
-    return fail(name, strf("unknown file kind %" PRIu32 " (1 = process profile, 2 = database)", kind));
-  }
-  uint64_t payload_size = wire::load_le(data + kOffPayloadSize, 8);
-  auto flags = static_cast<uint32_t>(wire::load_le(data + kOffFlags, 4));
-  if (flags & ~kKnownFlags) {
-    return fail(name, strf("unknown header flags 0x%" PRIx32, flags & ~kKnownFlags));
-  }
-
-  const uint8_t* body = data + kHeaderSize;
-  size_t body_size = size - kHeaderSize;
-  std::vector<uint8_t> inflated;
-  // A file cut short says how much of it arrived and what of that could be read.
-  auto truncated = [&](const uint8_t* prefix, size_t n) {
-    if (n == payload_size)  // every byte but the frame's last: its checksum
-      return fail(name, strf("truncated: the end of its compressed payload is missing, so its %" PRIu64
-                             " bytes cannot be checked; it is read whole or not at all", payload_size));
-    return fail(name, strf("truncated: %zu of %" PRIu64 " bytes of its payload; ", n, payload_size) +
-                          payload::describe_prefix(prefix, n, static_cast<FileKind>(kind)));
-  };
-  if (flags & kFlagZstd) {
-    bool cut = false;
-    if (std::string err = decompress(body, body_size, payload_size, inflated, &cut); !err.empty()) {
-      return cut ? truncated(inflated.data(), inflated.size()) : fail(name, err);
-    }
-    body = inflated.data();
-    body_size = inflated.size();
-  } else if (payload_size > body_size) {
-    return truncated(body, body_size);
-  } else if (payload_size != body_size) {
-    return fail(name, strf("trailing bytes: header says the payload is %" PRIu64 " bytes, the file holds %zu",
-                           payload_size, body_size));
-  }
-
+  container::Inflater inflater;
+  container::Payload payload;
+  if (std::string err = container::open(data, size, inflater, &payload); !err.empty())
+    return fail(name, err);
   ReadResult r;
-  r.profile.kind = static_cast<FileKind>(kind);
-  if (std::string err = payload::decode(body, body_size, r.profile); !err.empty()) {
+  r.profile.kind = payload.kind;
+  if (std::string err = payload::decode(payload.data, payload.size, r.profile); !err.empty()) {
     return fail(name, err);
   }
   r.ok = true;
   return r;
 }
 
-namespace {
-
-// The bytes of a whole file, or an error as read_profile_file reports it.
-ReadResult read_file_bytes(const std::string& path, std::vector<uint8_t>& bytes);
-
-}  // namespace
-
 ReadResult read_profile_file(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  if (ReadResult r = read_file_bytes(path, bytes); !r.error.empty()) return r;
-  return read_profile_bytes(bytes.data(), bytes.size(), path);
+  container::Buffer bytes;
+  size_t size = 0;
+  if (std::string err = container::read_file(path, bytes, &size); !err.empty()) {
+    ReadResult r;
+    r.error = err;
+    return r;
+  }
+  return read_profile_bytes(bytes.data.get(), size, path);
 }
 
 ReadResult read_profile_meta(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  if (ReadResult r = read_file_bytes(path, bytes); !r.error.empty()) return r;
+  container::Buffer file;
+  size_t file_size = 0;
+  if (std::string err = container::read_file(path, file, &file_size); !err.empty()) {
+    ReadResult r;
+    r.error = err;
+    return r;
+  }
   using namespace layout;
-  const std::string name = path;
-  if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
-      wire::load_le(bytes.data() + kOffMajor, 2) != kMajorVersion)
-    return read_profile_bytes(bytes.data(), bytes.size(), path);  // its own words for what is wrong
-  const uint8_t* body = bytes.data() + kHeaderSize;
-  const size_t body_size = bytes.size() - kHeaderSize;
+  const uint8_t* bytes = file.data.get();
+  const std::string& name = path;
+  if (file_size < kHeaderSize || std::memcmp(bytes, kMagic, sizeof kMagic) != 0 ||
+      wire::load_le(bytes + kOffMajor, 2) != kMajorVersion)
+    return read_profile_bytes(bytes, file_size, path);  // its own words for what is wrong
+  const uint8_t* body = bytes + kHeaderSize;
+  const size_t body_size = file_size - kHeaderSize;
   std::vector<uint8_t> head;
-  if (wire::load_le(bytes.data() + kOffFlags, 4) & kFlagZstd) {
+  if (wire::load_le(bytes + kOffFlags, 4) & kFlagZstd) {
     // As much of the frame as the first section needs: its header, then its length.
     ZSTD_DCtx* dctx = ZSTD_createDCtx();
     if (dctx == nullptr) return fail(name, "cannot allocate a zstd decoder");
@@ -374,7 +210,7 @@ ReadResult read_profile_meta(const std::string& path) {
       produced += o.pos;
       if (produced >= kSectionHeaderSize && want == kSectionHeaderSize) {
         const uint64_t length = wire::load_le(head.data() + 8, 8);
-        if (length > kMaxPayload) break;
+        if (length > (uint64_t{4} << 30)) break;  // beyond any payload a reader accepts
         want = kSectionHeaderSize + static_cast<size_t>(length);
       }
       if (ZSTD_isError(rc) || rc == 0 || (in.pos == in.size && o.pos == 0)) break;
@@ -383,14 +219,14 @@ ReadResult read_profile_meta(const std::string& path) {
     head.resize(std::min(produced, want));
     body = head.data();
   }
-  const size_t available = head.empty() ? body_size : head.size();
+  const size_t available = (wire::load_le(bytes + kOffFlags, 4) & kFlagZstd) ? head.size() : body_size;
   ReadResult r;
   if (available < kSectionHeaderSize || wire::load_le(body, 4) != kTagMeta)
     return fail(name, "no META section at the start of its payload");
   const uint64_t length = wire::load_le(body + 8, 8);
   if (length > available - kSectionHeaderSize) return fail(name, "its META section is cut short");
   Profile meta;
-  meta.kind = static_cast<FileKind>(wire::load_le(bytes.data() + kOffKind, 4));
+  meta.kind = static_cast<FileKind>(wire::load_le(bytes + kOffKind, 4));
   // The section alone, as a payload of one section: the same parser as every read.
   if (std::string err = payload::decode_meta(body, kSectionHeaderSize + static_cast<size_t>(length), meta);
       !err.empty())
@@ -399,51 +235,5 @@ ReadResult read_profile_meta(const std::string& path) {
   r.profile = std::move(meta);
   return r;
 }
-
-namespace {
-
-ReadResult read_file_bytes(const std::string& path, std::vector<uint8_t>& bytes) {
-  // O_NONBLOCK: opening a FIFO named like a profile must not wait for a writer. The size is
-  // checked before anything is read, and exactly that many bytes are read: a device or a file
-  // that grows while we read cannot make us read (or hold) without end.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return fail(path, errno_text(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return fail(path, errno_text(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(path, S_ISDIR(st.st_mode) ? errno_text(EISDIR) : "not a regular file");
-  }
-  auto size = static_cast<uint64_t>(st.st_size);
-  if (size > kMaxFileSize) {
-    ::close(fd);
-    return fail(path, strf("the file is %" PRIu64 " bytes, larger than any profile this reader accepts "
-                           "(%" PRIu64 " bytes)", size, kMaxFileSize));
-  }
-  bytes.resize(static_cast<size_t>(size));
-  size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return fail(path, strf("read error at byte %zu: %s", got, errno_text(err).c_str()));
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (got < bytes.size()) {
-    return fail(path, strf("the file shrank while being read (%zu of %" PRIu64 " bytes)", got, size));
-  }
-  return ReadResult{};
-}
-
-}  // namespace
 
 }  // namespace hpcl

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "hpcl/profile.h"
+#include "hpcl/scan.h"
 
 namespace hpcl::payload {
 
@@ -19,9 +21,24 @@ std::vector<uint8_t> encode(const Profile& profile);
 // Returns "" on success, otherwise what is wrong.
 std::string decode(const uint8_t* data, size_t size, Profile& out);
 
+// What the reader of a TREE as columns saw of its nodes, so that validate() need not walk them
+// again: whether every node rule but the index ranges held, and one past the largest module,
+// site and static index the nodes use.
+struct FlatTreeCheck {
+  bool nodes_ok = false;
+  uint64_t modules = 0, sites = 0, statics = 0;
+};
+
+// decode() with every TREE left as columns in out.trees() (out.profile.trees stays empty), and
+// checked as validate() checks it, except for children with the same key (hpcl/scan.h).
+std::string decode_scanned(const uint8_t* data, size_t size, ScannedProfile& out);
+
 // Checks what the section parser cannot see locally: tree invariants and every index into
-// MODULES, SITES and STATICS. Returns "" when the profile is valid.
+// MODULES, SITES and STATICS. Returns "" when the profile is valid. With `flat`, those are the
+// trees (profile.trees is ignored) and children with the same key are left to the caller.
 std::string validate(const Profile& profile);
+std::string validate(const Profile& profile, std::span<const FlatTree> flat,
+                     std::span<const FlatTreeCheck> checks);
 
 const char* section_name(uint32_t tag);
 

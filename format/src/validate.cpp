@@ -12,6 +12,27 @@
 namespace hpcl::payload {
 namespace {
 
+using NodeKey = std::tuple<uint32_t, uint8_t, uint32_t, uint64_t, uint32_t>;  // with the index
+
+// Two children of one parent with the same (kind, a, b) would make TreeBuilder and the viewer
+// disagree about which one a path leads to. The first such pair by (parent, kind, a, b) of the
+// `size` nodes whose keys `key(i)` gives, in the reader's words; "" when there is none.
+template <typename Key>
+std::string duplicate_children(size_t size, Key key, size_t tree, uint32_t tid) {
+  std::vector<NodeKey> keys;
+  keys.reserve(size);
+  for (uint32_t i = 1; i < size; ++i) keys.push_back(key(i));
+  std::sort(keys.begin(), keys.end());
+  for (size_t k = 1; k < keys.size(); ++k) {
+    const NodeKey& x = keys[k - 1];
+    const NodeKey& y = keys[k];
+    if (std::get<0>(x) == std::get<0>(y) && std::get<1>(x) == std::get<1>(y) &&
+        std::get<2>(x) == std::get<2>(y) && std::get<3>(x) == std::get<3>(y))
+      return duplicate_children_error(tree, tid, std::get<4>(x), std::get<4>(y), std::get<0>(x));
+  }
+  return {};
+}
+
 struct Checker {
   const Profile& p;
 
@@ -20,8 +41,15 @@ struct Checker {
     return strf("module index %" PRIu32 " out of range (%zu modules)", m, p.modules.size());
   }
 
-  std::string node(const Tree& t, uint32_t i) const {
-    const Node& n = t.nodes[i];
+  // Node i of a tree, as read from a Tree or from a FlatTree.
+  struct NodeFields {
+    uint32_t parent;
+    NodeKind kind;
+    uint32_t a;
+    std::span<const Metric> metrics;
+  };
+
+  std::string node(uint32_t i, const NodeFields& n) const {
     auto kind = static_cast<uint8_t>(n.kind);
     if (i > 0) {
       if (n.parent >= i) {
@@ -61,43 +89,42 @@ struct Checker {
     return {};
   }
 
-  // Two children of one parent with the same (kind, a, b) would make TreeBuilder and the viewer
-  // disagree about which one a path leads to.
-  static std::string duplicate_children(const Tree& t) {
-    using Key = std::tuple<uint32_t, uint8_t, uint32_t, uint64_t, uint32_t>;
-    std::vector<Key> keys;
-    keys.reserve(t.nodes.size());
-    for (uint32_t i = 1; i < t.nodes.size(); ++i) {
-      const Node& n = t.nodes[i];
-      keys.emplace_back(n.parent, static_cast<uint8_t>(n.kind), n.a, n.b, i);
+  // The checks of one tree whose node i `at(i)` gives, but for children with the same key.
+  template <typename At>
+  std::string tree(size_t ti, uint32_t tid, size_t size, At at) const {
+    std::string where = strf("tree %zu (tid %" PRIu32 "): ", ti, tid);
+    if (size == 0) return where + "no nodes (node 0 must be the Root)";
+    const NodeFields root = at(0);
+    if (root.kind != NodeKind::Root || root.parent != kNoParent) {
+      return where + strf("node 0 must be the Root with parent 0xffffffff (found kind %u, parent %" PRIu32 ")",
+                          static_cast<unsigned>(root.kind), root.parent);
     }
-    std::sort(keys.begin(), keys.end());
-    for (size_t k = 1; k < keys.size(); ++k) {
-      const Key& x = keys[k - 1];
-      const Key& y = keys[k];
-      if (std::get<0>(x) == std::get<0>(y) && std::get<1>(x) == std::get<1>(y) &&
-          std::get<2>(x) == std::get<2>(y) && std::get<3>(x) == std::get<3>(y)) {
-        return strf("nodes %" PRIu32 " and %" PRIu32 " are children of node %" PRIu32
-                    " with the same kind and payload", std::get<4>(x), std::get<4>(y), std::get<0>(x));
-      }
+    for (uint32_t i = 0; i < size; ++i) {
+      if (std::string err = node(i, at(i)); !err.empty()) return where + err;
     }
     return {};
   }
 
   std::string tree(size_t ti) const {
     const Tree& t = p.trees[ti];
-    std::string where = strf("tree %zu (tid %" PRIu32 "): ", ti, t.tid);
-    if (t.nodes.empty()) return where + "no nodes (node 0 must be the Root)";
-    const Node& root = t.nodes[0];
-    if (root.kind != NodeKind::Root || root.parent != kNoParent) {
-      return where + strf("node 0 must be the Root with parent 0xffffffff (found kind %u, parent %" PRIu32 ")",
-                          static_cast<unsigned>(root.kind), root.parent);
-    }
-    for (uint32_t i = 0; i < t.nodes.size(); ++i) {
-      if (std::string err = node(t, i); !err.empty()) return where + err;
-    }
-    if (std::string err = duplicate_children(t); !err.empty()) return where + err;
-    return {};
+    std::string err = tree(ti, t.tid, t.nodes.size(), [&](uint32_t i) {
+      const Node& n = t.nodes[i];
+      return NodeFields{n.parent, n.kind, n.a, n.metrics};
+    });
+    if (!err.empty()) return err;
+    return duplicate_children(t.nodes.size(), [&](uint32_t i) {
+      const Node& n = t.nodes[i];
+      return NodeKey{n.parent, static_cast<uint8_t>(n.kind), n.a, n.b, i};
+    }, ti, t.tid);
+  }
+
+  std::string tree(size_t ti, const FlatTree& t, const FlatTreeCheck& check) const {
+    if (check.nodes_ok && check.modules <= p.modules.size() && check.sites <= p.sites.size() &&
+        check.statics <= p.statics.size())
+      return {};
+    return tree(ti, t.tid, t.size(), [&](uint32_t i) {
+      return NodeFields{t.parent[i], t.kind[i], t.a[i], t.metrics_of(i)};
+    });
   }
 
   // One histogram per variable, of a known owner, with kOffsetBins bins.
@@ -208,7 +235,7 @@ struct Checker {
     return {};
   }
 
-  std::string run() const {
+  std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
     for (size_t i = 0; i < p.sites.size(); ++i) {
       for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
         uint32_t m = p.sites[i].frames[j].module;
@@ -218,8 +245,12 @@ struct Checker {
     for (size_t i = 0; i < p.statics.size(); ++i) {
       if (!module_ok(p.statics[i].module)) return strf("static %zu: ", i) + bad_module(p.statics[i].module);
     }
-    for (size_t i = 0; i < p.trees.size(); ++i) {
-      if (std::string err = tree(i); !err.empty()) return err;
+    if (flat) {
+      for (size_t i = 0; i < flat->size(); ++i)
+        if (std::string err = tree(i, (*flat)[i], checks[i]); !err.empty()) return err;
+    } else {
+      for (size_t i = 0; i < p.trees.size(); ++i)
+        if (std::string err = tree(i); !err.empty()) return err;
     }
     if (std::string err = offsets(); !err.empty()) return err;
     if (std::string err = balance(); !err.empty()) return err;
@@ -239,6 +270,28 @@ struct Checker {
 
 }  // namespace
 
-std::string validate(const Profile& profile) { return Checker{profile}.run(); }
+std::string validate(const Profile& profile) { return Checker{profile}.run(nullptr, {}); }
+
+std::string validate(const Profile& profile, std::span<const FlatTree> flat,
+                     std::span<const FlatTreeCheck> checks) {
+  return Checker{profile}.run(&flat, checks);
+}
 
 }  // namespace hpcl::payload
+
+namespace hpcl {
+
+std::string duplicate_children_error(size_t tree, uint32_t tid, uint32_t first, uint32_t second,
+                                     uint32_t parent) {
+  return strf("tree %zu (tid %" PRIu32 "): nodes %" PRIu32 " and %" PRIu32
+              " are children of node %" PRIu32 " with the same kind and payload",
+              tree, tid, first, second, parent);
+}
+
+std::string find_duplicate_children(const FlatTree& t, size_t index) {
+  return payload::duplicate_children(t.size(), [&](uint32_t i) {
+    return payload::NodeKey{t.parent[i], static_cast<uint8_t>(t.kind[i]), t.a[i], t.b[i], i};
+  }, index, t.tid);
+}
+
+}  // namespace hpcl

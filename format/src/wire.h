@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ class Reader {
   std::string str();
   // Skips n bytes (a section this reader does not know).
   void skip(uint64_t n);
+  // The next unread byte: a hot loop that has checked remaining() reads fixed-size records there
+  // with load_le32/64 and then skip()s them.
+  const uint8_t* cursor() const { return data_ + pos_; }
 
   bool ok() const { return ok_; }
   size_t pos() const { return pos_; }
@@ -79,5 +83,20 @@ inline uint64_t load_le(const uint8_t* p, int n) {
   for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 }
+
+// The same for the hot loops of the tree reader: one load (and a byte swap on a big-endian host).
+inline uint32_t load_le32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  return v;
+}
+inline uint64_t load_le64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+inline uint16_t load_le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
 
 }  // namespace hpcl::wire

@@ -4,6 +4,7 @@
 # all. On 2 and 3 ranks (an odd rank waits a round), with messages cut into 4 KiB chunks, the
 # MPI merge writes the same database byte for byte, prints the same skipped files, warnings and
 # summary line, and exits as merge does on a directory of damaged files and on a missing one.
+# A rank bound to one core and asked for 2 threads says so once.
 # Usage: mpi_merge.sh HPCPROF_LITE_MPI MPI_PROGRAM PROGRAM
 source "$(dirname "$0")/lib.sh"
 mpi_tool=$1
@@ -58,6 +59,17 @@ for np in 2 3; do
   "$HPCL_PROF" report "mpi$np.hpcdb" --format json --top 0 >"mpi$np.json" || fail "report of mpi$np.hpcdb failed"
   cmp -s serial.json "mpi$np.json" || fail "-np $np: the JSON report differs from merge's"
 done
+
+# A rank bound to one core with -j 2 says once that its threads take turns (and still writes
+# merge's database); unbound, it says nothing. Open MPI binds as asked with --bind-to.
+if [ "$(nproc)" -ge 2 ]; then
+  run_to bound "${MPIRUN[@]}" --bind-to core -np 1 "$mpi_tool" meas -o bound.hpcdb -j 2
+  grep -q "^hpcprof-lite-mpi: 2 threads per rank, but a rank may run on 1 CPU only" bound.err ||
+    fail "no warning for 2 threads on a rank bound to one core: $(cat bound.err)"
+  cmp serial.hpcdb bound.hpcdb || fail "-j 2 on a bound rank: the database differs from merge's"
+  run_to unbound "${MPIRUN[@]}" --bind-to none -np 1 "$mpi_tool" meas -o unbound.hpcdb -j 2
+  if grep -q "threads per rank" unbound.err; then fail "a warning without binding: $(cat unbound.err)"; fi
+fi
 
 # Exit status and messages where nothing can be merged.
 mkdir damaged

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "merge_plan.h"
+
 namespace hpcl::analysis {
 namespace {
 
@@ -100,81 +102,169 @@ std::vector<uint32_t> sorted_order(std::vector<T>& items, Less less) {
 
 }  // namespace
 
-Accumulator::Accumulator()
-    : tree_(std::make_unique<Tree>()), builder_(std::make_unique<TreeBuilder>(*tree_)) {}
-
-Accumulator::IndexMaps Accumulator::add_content(const Profile& p) {
-  std::vector<uint32_t> module_map(p.modules.size());
+void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
+  // Indices past the end are the ones add_content() will give, in the same order; `fresh_*`
+  // makes one input's repeated entries one.
+  maps.modules.resize(p.modules.size());
+  std::map<std::pair<std::string, std::string>, uint32_t> fresh_modules;
   for (size_t i = 0; i < p.modules.size(); ++i) {
-    const Module& m = p.modules[i];
-    auto [it, fresh] = module_index_.try_emplace({m.path, m.build_id},
-                                                 static_cast<uint32_t>(modules_.size()));
-    // Offsets are link-time addresses, so one process's load bias means nothing in a database.
-    if (fresh) modules_.push_back(Module{m.path, m.build_id, 0});
-    module_map[i] = it->second;
+    std::pair<std::string, std::string> key{p.modules[i].path, p.modules[i].build_id};
+    auto it = module_index_.find(key);
+    maps.modules[i] = it != module_index_.end()
+                          ? it->second
+                          : fresh_modules.try_emplace(std::move(key), modules_.size() + fresh_modules.size())
+                                .first->second;
   }
-  auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : module_map[m]; };
+  auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : maps.modules[m]; };
 
-  std::vector<uint32_t> site_map(p.sites.size());
+  maps.sites.resize(p.sites.size());
+  std::map<SiteKey, uint32_t> fresh_sites;
   for (size_t i = 0; i < p.sites.size(); ++i) {
     const AllocSite& s = p.sites[i];
-    AllocSite mapped{s.api, s.flags, s.frames, 0, 0};
-    for (Frame& f : mapped.frames) f.module = map_module(f.module);
+    std::vector<Frame> frames = s.frames;
+    for (Frame& f : frames) f.module = map_module(f.module);
     // Flags are not part of a site's identity: one process may have tracked some of a site's
     // blocks with probability < 1 (sampled) and another all of them; it is one variable.
-    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, 0, mapped.frames},
-                                               static_cast<uint32_t>(sites_.size()));
-    if (fresh) sites_.push_back(std::move(mapped));
-    sites_[it->second].flags |= s.flags;
-    sites_[it->second].allocations += s.allocations;
-    sites_[it->second].bytes += s.bytes;
-    site_map[i] = it->second;
+    SiteKey key{s.api, 0, std::move(frames)};
+    auto it = site_index_.find(key);
+    maps.sites[i] = it != site_index_.end()
+                        ? it->second
+                        : fresh_sites.try_emplace(std::move(key), sites_.size() + fresh_sites.size())
+                              .first->second;
   }
 
-  std::vector<uint32_t> static_map(p.statics.size());
+  maps.statics.resize(p.statics.size());
+  std::map<StaticKey, uint32_t> fresh_statics;
   for (size_t i = 0; i < p.statics.size(); ++i) {
     const StaticVar& v = p.statics[i];
-    uint32_t module = map_module(v.module);
-    auto [it, fresh] = static_index_.try_emplace(StaticKey{module, v.name, v.offset, v.flags},
-                                                 static_cast<uint32_t>(statics_.size()));
-    if (fresh) statics_.push_back(StaticVar{module, v.offset, 0, v.flags, v.name});
+    StaticKey key{map_module(v.module), v.name, v.offset, v.flags};
+    auto it = static_index_.find(key);
+    maps.statics[i] = it != static_index_.end()
+                          ? it->second
+                          : fresh_statics.try_emplace(std::move(key), statics_.size() + fresh_statics.size())
+                                .first->second;
+  }
+}
+
+void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
+  for (size_t i = 0; i < p.modules.size(); ++i) {
+    if (maps.modules[i] < modules_.size()) continue;
+    const Module& m = p.modules[i];
+    module_index_.emplace(std::make_pair(m.path, m.build_id), maps.modules[i]);
+    // Offsets are link-time addresses, so one process's load bias means nothing in a database.
+    modules_.push_back(Module{m.path, m.build_id, 0});
+  }
+  auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : maps.modules[m]; };
+
+  for (size_t i = 0; i < p.sites.size(); ++i) {
+    const AllocSite& s = p.sites[i];
+    const uint32_t to = maps.sites[i];
+    if (to == sites_.size()) {
+      AllocSite mapped{s.api, 0, s.frames, 0, 0};
+      for (Frame& f : mapped.frames) f.module = map_module(f.module);
+      site_index_.emplace(SiteKey{s.api, 0, mapped.frames}, to);
+      sites_.push_back(std::move(mapped));
+    }
+    sites_[to].flags |= s.flags;
+    sites_[to].allocations += s.allocations;
+    sites_[to].bytes += s.bytes;
+  }
+
+  for (size_t i = 0; i < p.statics.size(); ++i) {
+    const StaticVar& v = p.statics[i];
+    const uint32_t to = maps.statics[i];
+    if (to == statics_.size()) {
+      const uint32_t module = map_module(v.module);
+      static_index_.emplace(StaticKey{module, v.name, v.offset, v.flags}, to);
+      statics_.push_back(StaticVar{module, v.offset, 0, v.flags, v.name});
+    }
     // Sizes agree unless the inputs are odd; the maximum keeps the result order-independent.
-    statics_[it->second].size = std::max(statics_[it->second].size, v.size);
-    static_map[i] = it->second;
+    statics_[to].size = std::max(statics_[to].size, v.size);
   }
 
   for (const OffsetHistogram& h : p.offsets) {
-    uint32_t index = h.owner == OffsetOwner::Site ? site_map[h.index] : static_map[h.index];
+    uint32_t index = h.owner == OffsetOwner::Site ? maps.sites[h.index] : maps.statics[h.index];
     OffsetHistogram& into = offsets_[{h.owner, index}];
     into.owner = h.owner;
     into.index = index;
     add_histogram(into, h);
   }
-
-  for (const Tree& t : p.trees)
-    builder_->merge(t, [&](NodeKind kind, uint32_t& a, uint64_t&) {
-      if (kind == NodeKind::Frame) a = map_module(a);
-      else if (kind == NodeKind::HeapVar) a = site_map[a];
-      else if (kind == NodeKind::StaticVarNode) a = static_map[a];
-    });
-  return IndexMaps{std::move(site_map), std::move(static_map)};
 }
 
-void Accumulator::add_process(const Profile& p) {
-  IndexMaps maps = add_content(p);
-  balance_.add_process(p, maps.sites, maps.statics);
+std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> trees,
+                                   std::vector<std::vector<ThreadValue>>* threads) {
+  map_content(p, maps_);
+  const KeyMaps keys{maps_.modules, maps_.sites, maps_.statics};
+  const size_t before = tree_.size();
+  if (dest_.size() < trees.size()) dest_.resize(trees.size());
+  for (size_t t = 0; t < trees.size(); ++t) {
+    if (std::string error = tree_.map(trees[t], t, keys, dest_[t]); !error.empty()) {
+      tree_.truncate(before);
+      return error;
+    }
+  }
+  add_content(p, maps_);
+  if (threads) threads->resize(trees.size());
+  for (size_t t = 0; t < trees.size(); ++t) {
+    std::span<const MergedTree::Reached> reached = tree_.add_metrics(trees[t], dest_[t]);
+    if (!threads) continue;
+    std::vector<ThreadValue>& values = (*threads)[t];
+    values.clear();
+    for (const MergedTree::Reached& r : reached) {
+      if (r.variable == MergedTree::kNoVariable) continue;
+      const NodeKind kind = tree_.kind(r.variable);
+      const BalanceOwner owner = kind == NodeKind::HeapVar         ? BalanceOwner::Site
+                                 : kind == NodeKind::StaticVarNode ? BalanceOwner::Static
+                                                                   : BalanceOwner::Unknown;
+      uint64_t samples = 0, estimated = 0, faults = 0;
+      for (const Metric& m : trees[t].metrics_of(r.node)) {
+        if (m.id == kMetricSamples) samples = m.value;
+        else if (m.id == kMetricSamplesEstimated) estimated = m.value;
+        else if (m.id == kMetricPageFaults) faults = m.value;
+      }
+      // The estimated samples, as the shares count them (docs/REPORT.md).
+      uint64_t sum;
+      if (__builtin_add_overflow(samples, estimated, &sum)) sum = UINT64_MAX;
+      values.push_back(ThreadValue{BalanceKey{owner, tree_.a(r.variable)}, sum, faults});
+    }
+  }
+  return {};
+}
+
+std::string Accumulator::add_process(const ScannedProfile& scanned, std::string_view path) {
+  const Profile& p = scanned.profile;
+  if (std::string error = add_input(p, scanned.trees(), &thread_values_); !error.empty()) return error;
+  balance_.add_process(p, thread_values_);
   processes_ += 1;
   // A process's META threads counts every thread it measured; its trees can be fewer (the
   // runtime hands an exited thread's tree to the next thread). Older profiles have no META.
   uint64_t n = 0;
-  threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : p.trees.size();
+  threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : scanned.trees().size();
   for (const char* key : kSummedKeys)
     if (parse_u64(p.find_meta(key), &n)) summed_[key] += n;
   long long rank = -1;
-  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) ranks_.insert(rank);
+  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) {
+    ranks_.insert(rank);
+    if (rank_in_file_name(path) != rank) not_named_.insert(rank);
+  }
   for (const char* key : kCopiedKeys)
     if (const std::string* v = p.find_meta(key)) copied_[key].insert(*v);
   source_facts_.insert(source_fact(p));
+  return {};
+}
+
+std::vector<int64_t> Accumulator::ranks_not_named() const {
+  return std::vector<int64_t>(not_named_.begin(), not_named_.end());
+}
+
+void Accumulator::close_ranks(const std::set<int64_t>& keep_open) { balance_.close_ranks(keep_open); }
+
+std::string Accumulator::add_process(const Profile& p, std::string_view path) {
+  ScannedProfile scanned;
+  scanned.profile = p;
+  scanned.profile.trees.clear();
+  for (const Tree& t : p.trees) flatten(t, scanned.add_tree());
+  return add_process(scanned, path);
 }
 
 void Accumulator::absorb(Accumulator& other) {
@@ -189,7 +279,7 @@ Profile Accumulator::to_partial() {
   p.modules = std::move(modules_);
   p.sites = std::move(sites_);
   p.statics = std::move(statics_);
-  p.trees.push_back(std::move(*tree_));
+  p.trees.push_back(tree_.to_tree());
   for (auto& [owner_index, h] : offsets_) p.offsets.push_back(std::move(h));  // sorted: map order
   // META: duplicate keys are allowed by the format; sets and lists are one entry per element.
   auto put = [&](std::string key, std::string value) {
@@ -201,6 +291,7 @@ Profile Accumulator::to_partial() {
   for (auto& [key, n] : summed_) put(std::string(kPartialSum) + key, std::to_string(n));
   for (long long r : ranks_) put("partial.rank", std::to_string(r));
   for (const std::string& f : source_facts_) put("partial.source", f);
+  for (int64_t r : not_named_) put("partial.rank_not_named", std::to_string(r));
   for (auto& [key, values] : copied_)
     for (const std::string& v : values) put(std::string(kPartialCopied) + key, v);
   // A path cannot hold a NUL byte; the format's strings can.
@@ -210,16 +301,29 @@ Profile Accumulator::to_partial() {
   return p;
 }
 
-std::string Accumulator::add_partial(const Profile& p) {
+std::string Accumulator::add_partial(const Profile& partial) {
+  ScannedProfile scanned;
+  scanned.profile.kind = partial.kind;
+  scanned.profile.meta = partial.meta;
+  scanned.profile.modules = partial.modules;
+  scanned.profile.sites = partial.sites;
+  scanned.profile.statics = partial.statics;
+  scanned.profile.offsets = partial.offsets;
+  for (const Tree& t : partial.trees) flatten(t, scanned.add_tree());
+  return add_partial(scanned);
+}
+
+std::string Accumulator::add_partial(const ScannedProfile& scanned) {
+  const Profile& p = scanned.profile;
   const std::string* marker = p.find_meta(kPartialMarker);
-  if (p.kind != FileKind::Database || p.trees.size() != 1 || marker == nullptr)
+  if (p.kind != FileKind::Database || scanned.trees().size() != 1 || marker == nullptr)
     return "not a partial merge (no META " + std::string(kPartialMarker) + ")";
   if (*marker != kPartialVersion)
     return "partial merge of version " + *marker + ", this analyzer reads " + kPartialVersion;
   // Checked in full before anything is added, so a refused partial leaves this one unchanged.
   uint64_t processes = 0, threads = 0, n = 0;
   std::vector<std::pair<std::string, uint64_t>> sums;
-  std::vector<long long> ranks;
+  std::vector<long long> ranks, not_named;
   std::vector<std::pair<std::string, std::string>> copied, skipped;
   std::vector<std::string> sources;
   BalanceParts balance;
@@ -237,6 +341,9 @@ std::string Accumulator::add_partial(const Profile& p) {
     } else if (key == "partial.rank") {
       ok = parse_ll(&value, &rank);
       ranks.push_back(rank);
+    } else if (key == "partial.rank_not_named") {
+      ok = parse_ll(&value, &rank);
+      not_named.push_back(rank);
     } else if (key.starts_with(kPartialCopied)) {
       copied.emplace_back(key.substr(kPartialCopied.size()), value);
     } else if (key == "partial.source") {
@@ -252,12 +359,14 @@ std::string Accumulator::add_partial(const Profile& p) {
     }
     if (!ok) return "partial merge: bad META " + key + "=" + value;
   }
-  IndexMaps maps = add_content(p);
-  balance_.absorb(balance, maps.sites, maps.statics);
+  if (std::string error = add_input(p, scanned.trees(), nullptr); !error.empty())
+    return "partial merge: " + error;
+  balance_.absorb(balance, maps_.sites, maps_.statics);
   processes_ += processes;
   threads_ += threads;
   for (auto& [key, sum] : sums) summed_[key] += sum;
   ranks_.insert(ranks.begin(), ranks.end());
+  not_named_.insert(not_named.begin(), not_named.end());
   for (auto& [key, value] : copied) copied_[key].insert(std::move(value));
   source_facts_.insert(sources.begin(), sources.end());
   for (auto& s : skipped) skipped_.push_back(std::move(s));
@@ -295,29 +404,42 @@ Profile Accumulator::finish() {
       });
 
   // Rebuild the tree in preorder with each node's children sorted by their remapped key.
-  const std::vector<Node>& old = tree_->nodes;
-  std::vector<Node> mapped = old;
-  for (Node& n : mapped) {
-    if (n.kind == NodeKind::Frame) n.a = map_module(n.a);
-    else if (n.kind == NodeKind::HeapVar) n.a = new_site[n.a];
-    else if (n.kind == NodeKind::StaticVarNode) n.a = new_static[n.a];
+  const MergedTree& old = tree_;
+  const auto count = static_cast<uint32_t>(old.size());
+  std::vector<uint32_t> a(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const NodeKind kind = old.kind(i);
+    a[i] = kind == NodeKind::Frame           ? map_module(old.a(i))
+           : kind == NodeKind::HeapVar       ? new_site[old.a(i)]
+           : kind == NodeKind::StaticVarNode ? new_static[old.a(i)]
+                                             : old.a(i);
   }
-  std::vector<std::vector<uint32_t>> children(old.size());
-  for (uint32_t i = 1; i < old.size(); ++i) children[old[i].parent].push_back(i);
-  auto key = [&](uint32_t i) { return std::tie(mapped[i].kind, mapped[i].a, mapped[i].b); };
+  // Children as one array grouped by parent (creation order puts parents first).
+  std::vector<uint32_t> first(size_t{count} + 1, 0), kids(count > 0 ? count - 1 : 0);
+  for (uint32_t i = 1; i < count; ++i) ++first[old.parent(i) + 1];
+  for (uint32_t i = 0; i < count; ++i) first[i + 1] += first[i];
+  {
+    std::vector<uint32_t> at(first.begin(), first.end() - 1);
+    for (uint32_t i = 1; i < count; ++i) kids[at[old.parent(i)]++] = i;
+  }
+  auto key = [&](uint32_t i) { return std::make_tuple(old.kind(i), a[i], old.b(i)); };
   Tree out;
   out.tid = 0;
+  out.nodes.reserve(count);
   std::vector<std::pair<uint32_t, uint32_t>> stack = {{0u, kNoParent}};  // (old index, new parent)
   while (!stack.empty()) {
     auto [i, parent] = stack.back();
     stack.pop_back();
-    uint32_t self = static_cast<uint32_t>(out.nodes.size());
-    Node n = std::move(mapped[i]);
+    const auto self = static_cast<uint32_t>(out.nodes.size());
+    Node& n = out.nodes.emplace_back();
     n.parent = parent;
-    out.nodes.push_back(std::move(n));
-    std::vector<uint32_t>& kids = children[i];
-    std::sort(kids.begin(), kids.end(), [&](uint32_t x, uint32_t y) { return key(x) > key(y); });
-    for (uint32_t k : kids) stack.emplace_back(k, self);  // reversed: smallest key pops first
+    n.kind = old.kind(i);
+    n.a = a[i];
+    n.b = old.b(i);
+    n.metrics = old.metrics(i);
+    auto begin = kids.begin() + first[i], end = kids.begin() + first[i + 1];
+    std::sort(begin, end, [&](uint32_t x, uint32_t y) { return key(x) > key(y); });
+    for (auto k = begin; k != end; ++k) stack.emplace_back(*k, self);  // reversed: smallest key pops first
   }
   db.trees.push_back(std::move(out));
   db.modules = std::move(modules_);

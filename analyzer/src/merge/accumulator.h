@@ -11,24 +11,39 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <set>
+#include <span>
+#include <string_view>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "balance.h"
 #include "hpcl/profile.h"
-#include "hpcl/tree.h"
+#include "hpcl/scan.h"
+#include "merged_tree.h"
 
 namespace hpcl::analysis {
 
 class Accumulator {
  public:
-  Accumulator();
+  Accumulator() = default;
 
-  // Adds a validated process profile.
-  void add_process(const Profile& process);
+  // Adds a process profile as ProfileScanner read it from `path` ("" when it comes from no
+  // file). Returns "" or why it is damaged (two children of one parent with the same key, which
+  // the scanner leaves to the merge); then nothing of it was added.
+  std::string add_process(const ScannedProfile& process, std::string_view path = {});
+  // The same for a validated Profile (read_profile_file's, or one built by a test).
+  std::string add_process(const Profile& process, std::string_view path = {});
+
+  // The ranks of profiles whose file name did not say their rank (rank_in_file_name), sorted.
+  // A merge that gave all files named after one rank to one partial (merge_plan.h) knows that
+  // every other rank has all its profiles in one partial, once the partials' lists are joined.
+  std::vector<int64_t> ranks_not_named() const;
+  // Closes the balance of every rank of this partial but those in `keep_open` (BalanceParts):
+  // call only when no other partial holds a profile of them. The partial then travels without
+  // a value per rank and variable.
+  void close_ranks(const std::set<int64_t>& keep_open);
   // Adds everything another partial merge holds (it is left empty): add_partial(to_partial()).
   void absorb(Accumulator& other);
 
@@ -37,8 +52,10 @@ class Accumulator {
   // afterwards. The profile encodes and decodes with the format library like any database.
   Profile to_partial();
   // Adds a profile made by to_partial() (possibly after an encode/decode round trip). Returns ""
-  // or why `partial` is not one (a database or process profile given by mistake).
+  // or why `partial` is not one (a database or process profile given by mistake); then nothing
+  // of it was added.
   std::string add_partial(const Profile& partial);
+  std::string add_partial(const ScannedProfile& partial);
   // Records an input that could not be merged.
   void skip(std::string path, std::string reason);
 
@@ -54,17 +71,24 @@ class Accumulator {
   using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
-  // Where the sites and statics of `p` went in this accumulator.
-  struct IndexMaps {
-    std::vector<uint32_t> sites, statics;
+  // Where the modules, sites and statics of one input go in this accumulator: indices it has,
+  // or the ones they will get when add_content() appends them (an input can still be refused
+  // after this is known).
+  struct ContentMaps {
+    std::vector<uint32_t> modules, sites, statics;
   };
-  IndexMaps add_content(const Profile& p);
+  void map_content(const Profile& p, ContentMaps& maps) const;
+  void add_content(const Profile& p, const ContentMaps& maps);
+  // map_content, the trees mapped (which may refuse the input), add_content and the trees'
+  // metrics: "" or why the input is refused, and then nothing of it was added. With `threads`,
+  // also what each tree adds to the balance of its variables.
+  std::string add_input(const Profile& p, std::span<const FlatTree> trees,
+                        std::vector<std::vector<ThreadValue>>* threads);
 
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
   std::vector<StaticVar> statics_;
-  std::unique_ptr<Tree> tree_;  // owned apart so that builder_'s reference stays valid
-  std::unique_ptr<TreeBuilder> builder_;
+  MergedTree tree_;
   std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
   std::map<SiteKey, uint32_t> site_index_;
   std::map<StaticKey, uint32_t> static_index_;
@@ -75,9 +99,16 @@ class Accumulator {
   uint64_t processes_ = 0, threads_ = 0;
   std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs
   std::set<long long> ranks_;
+  std::set<int64_t> not_named_;  // ranks_not_named()
   std::map<std::string, std::set<std::string>> copied_;  // META values copied from the inputs
   std::set<std::string> source_facts_;  // which source each process used (source_ranks.h)
   std::vector<std::pair<std::string, std::string>> skipped_;
+
+  // Scratch kept from input to input: the maps of the current one, where its nodes went.
+  ContentMaps maps_;
+  std::vector<std::vector<uint32_t>> dest_;
+  std::vector<std::vector<ThreadValue>> thread_values_;
+  FlatTree flat_;  // a Profile's tree as columns
 };
 
 }  // namespace hpcl::analysis

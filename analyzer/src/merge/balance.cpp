@@ -67,23 +67,6 @@ bool parse_i64(const std::string* s, int64_t* out) {
   return ec == std::errc() && p == s->data() + s->size();
 }
 
-// Adds b into a; both sorted by key.
-void merge_values(std::vector<std::pair<BalanceKey, uint64_t>>& a,
-                  const std::vector<std::pair<BalanceKey, uint64_t>>& b) {
-  std::vector<std::pair<BalanceKey, uint64_t>> out;
-  out.reserve(a.size() + b.size());
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) out.push_back(a[i++]);
-    else if (i == a.size() || b[j].first < a[i].first) out.push_back(b[j++]);
-    else {
-      out.emplace_back(a[i].first, sat_add(a[i].second, b[j].second));
-      ++i, ++j;
-    }
-  }
-  a = std::move(out);
-}
-
 BalanceKey remap(BalanceKey k, const std::vector<uint32_t>& site_map,
                  const std::vector<uint32_t>& static_map) {
   if (k.first == BalanceOwner::Site) k.second = site_map[k.second];
@@ -93,100 +76,164 @@ BalanceKey remap(BalanceKey k, const std::vector<uint32_t>& site_map,
 
 }  // namespace
 
-void BalanceParts::add_process(const Profile& p, const std::vector<uint32_t>& site_map,
-                               const std::vector<uint32_t>& static_map) {
+template <typename T>
+T& BalanceParts::PerVariable<T>::operator[](BalanceKey k) {
+  if (k.first == BalanceOwner::Unknown) return unknown[k.second];
+  std::vector<T>& v = k.first == BalanceOwner::Site ? sites : statics;
+  if (k.second >= v.size()) v.resize(size_t{k.second} + 1);
+  return v[k.second];
+}
+
+template <typename T>
+template <typename F>
+void BalanceParts::PerVariable<T>::for_each(F f) {
+  for (uint32_t i = 0; i < sites.size(); ++i) f(BalanceKey{BalanceOwner::Site, i}, sites[i]);
+  for (uint32_t i = 0; i < statics.size(); ++i) f(BalanceKey{BalanceOwner::Static, i}, statics[i]);
+  for (auto& [value, t] : unknown) f(BalanceKey{BalanceOwner::Unknown, value}, t);
+}
+
+void BalanceParts::add_process(const Profile& p, std::span<const std::vector<ThreadValue>> threads) {
   int64_t rank = -1, pid = 0;
   if (!parse_i64(p.find_meta("rank"), &rank) || rank < 0) rank = -1;
   if (!parse_i64(p.find_meta("pid"), &pid) || pid < 0) pid = 0;
-  std::map<BalanceKey, uint64_t> process;
-  for (uint32_t t = 0; t < p.trees.size(); ++t) {
-    // Parents precede children: one pass gives each node its variable, if it is below one.
-    const std::vector<Node>& nodes = p.trees[t].nodes;
-    std::vector<int64_t> var(nodes.size(), -1);
-    std::vector<BalanceKey> keys;
-    std::vector<uint64_t> sums, faults;
-    // A variable is one group per thread even if its node appears in two places of the tree
-    // (a damaged profile can have that; found by tests/fuzz/fuzz_profile), else the thread would
-    // count twice and the spread would claim more groups than the run has.
-    std::map<BalanceKey, int64_t> index;
-    for (size_t i = 1; i < nodes.size(); ++i) {
-      const Node& n = nodes[i];
-      var[i] = var[n.parent];
-      if (var[i] < 0) {
-        BalanceKey k;
-        if (n.kind == NodeKind::HeapVar) k = {BalanceOwner::Site, site_map[n.a]};
-        else if (n.kind == NodeKind::StaticVarNode) k = {BalanceOwner::Static, static_map[n.a]};
-        else if (n.kind == NodeKind::UnknownClass) k = {BalanceOwner::Unknown, n.a};
-        else continue;
-        auto [it, fresh] = index.try_emplace(k, static_cast<int64_t>(keys.size()));
-        var[i] = it->second;
-        if (fresh) {
-          keys.push_back(k);
-          sums.push_back(0);
-          faults.push_back(0);
-        }
+  Scratch& sc = scratch_;
+  sc.keys.clear();
+  sc.process_sum.clear();
+  sc.thread_sum.clear();
+  sc.thread_faults.clear();
+  sc.thread_stamp.clear();
+  sc.unknown_local.clear();
+  const uint64_t serial = ++sc.serial << 32;
+  // The local index of variable k in this process, made on first sight.
+  auto local = [&](BalanceKey k) -> uint32_t {
+    const auto fresh = static_cast<uint32_t>(sc.keys.size());
+    uint32_t found = fresh;
+    if (k.first == BalanceOwner::Unknown) {
+      found = sc.unknown_local.try_emplace(k.second, fresh).first->second;
+    } else {
+      std::vector<uint64_t>& stamps = k.first == BalanceOwner::Site ? sc.site_stamp : sc.static_stamp;
+      if (k.second >= stamps.size()) stamps.resize(size_t{k.second} + 1, 0);
+      if ((stamps[k.second] >> 32) != (serial >> 32)) stamps[k.second] = serial | fresh;
+      found = static_cast<uint32_t>(stamps[k.second]);
+    }
+    if (found == fresh) {
+      sc.keys.push_back(k);
+      sc.process_sum.push_back(0);
+      sc.thread_sum.push_back(0);
+      sc.thread_faults.push_back(0);
+      sc.thread_stamp.push_back(0);
+    }
+    return found;
+  };
+  for (uint32_t t = 0; t < threads.size(); ++t) {
+    // This thread's variables, each once: a variable whose node appears twice in a tree (a
+    // damaged profile can have that; found by tests/fuzz/fuzz_profile) is still one group, else
+    // the thread would count twice and the spread would claim more groups than the run has.
+    std::vector<uint32_t>& touched = sc.touched;
+    touched.clear();
+    for (const ThreadValue& v : threads[t]) {
+      const uint32_t l = local(v.key);
+      if (sc.thread_stamp[l] != t + 1) {
+        sc.thread_stamp[l] = t + 1;
+        sc.thread_sum[l] = sc.thread_faults[l] = 0;
+        touched.push_back(l);
       }
-      // The estimated samples, as the shares count them (docs/REPORT.md).
-      sums[var[i]] = sat_add(sums[var[i]], sat_add(n.metric(kMetricSamples), n.metric(kMetricSamplesEstimated)));
-      faults[var[i]] = sat_add(faults[var[i]], n.metric(kMetricPageFaults));
+      sc.thread_sum[l] = sat_add(sc.thread_sum[l], v.samples);
+      sc.thread_faults[l] = sat_add(sc.thread_faults[l], v.faults);
     }
     const GroupId thread{rank, static_cast<uint64_t>(pid), t};
-    for (size_t v = 0; v < keys.size(); ++v) {
-      fold(spreads_[keys[v]].threads, sums[v], thread);
-      if (faults[v]) fold(faults_[keys[v]], faults[v], thread);
-      process[keys[v]] = sat_add(process[keys[v]], sums[v]);
+    for (uint32_t l : touched) {
+      fold(spreads_[sc.keys[l]].threads, sc.thread_sum[l], thread);
+      if (sc.thread_faults[l]) fold(faults_[sc.keys[l]], sc.thread_faults[l], thread);
+      sc.process_sum[l] = sat_add(sc.process_sum[l], sc.thread_sum[l]);
     }
   }
-  trees_ += p.trees.size();
+  trees_ += threads.size();
   if (rank < 0) {
     ++rankless_;
-    for (auto& [k, v] : process) fold(spreads_[k].ranks, v, GroupId{-1, static_cast<uint64_t>(pid), 0});
+    for (size_t l = 0; l < sc.keys.size(); ++l)
+      fold(spreads_[sc.keys[l]].ranks, sc.process_sum[l], GroupId{-1, static_cast<uint64_t>(pid), 0});
     return;
   }
-  Values values;
-  for (auto& [k, v] : process)
-    if (v > 0) values.emplace_back(k, v);
-  merge_values(open_ranks_[rank], values);
+  ranks_.push_back(rank);
+  for (size_t l = 0; l < sc.keys.size(); ++l)
+    if (sc.process_sum[l] > 0) open_.push_back(RankValue{rank, sc.keys[l], sc.process_sum[l]});
+}
+
+void BalanceParts::combine_open() {
+  std::sort(open_.begin(), open_.end(), [](const RankValue& x, const RankValue& y) {
+    return std::tie(x.rank, x.key) < std::tie(y.rank, y.key);
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < open_.size(); ++i) {
+    if (out > 0 && open_[out - 1].rank == open_[i].rank && open_[out - 1].key == open_[i].key)
+      open_[out - 1].value = sat_add(open_[out - 1].value, open_[i].value);
+    else
+      open_[out++] = open_[i];
+  }
+  open_.resize(out);
+  std::sort(ranks_.begin(), ranks_.end());
+  ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+}
+
+void BalanceParts::close_ranks(const std::set<int64_t>& keep_open) {
+  combine_open();
+  size_t kept = 0;
+  for (const RankValue& v : open_) {
+    if (keep_open.contains(v.rank)) open_[kept++] = v;
+    else fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
+  }
+  open_.resize(kept);
+  std::erase_if(ranks_, [&](int64_t rank) {
+    if (keep_open.contains(rank)) return false;
+    ++closed_;
+    return true;
+  });
 }
 
 void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
                           const std::vector<uint32_t>& static_map) {
-  for (auto& [k, both] : other.spreads_) {
+  other.spreads_.for_each([&](BalanceKey k, const Both& both) {
+    if (both.ranks.groups == 0 && both.threads.groups == 0) return;
     Both& into = spreads_[remap(k, site_map, static_map)];
     combine(into.ranks, both.ranks);
     combine(into.threads, both.threads);
+  });
+  other.faults_.for_each([&](BalanceKey k, const Spread& s) {
+    if (s.groups > 0) combine(faults_[remap(k, site_map, static_map)], s);
+  });
+  for (RankValue& v : other.open_) {
+    v.key = remap(v.key, site_map, static_map);
+    open_.push_back(v);
   }
-  for (auto& [k, s] : other.faults_) combine(faults_[remap(k, site_map, static_map)], s);
-  for (auto& [rank, values] : other.open_ranks_) {
-    for (auto& [k, v] : values) k = remap(k, site_map, static_map);
-    std::sort(values.begin(), values.end());
-    merge_values(open_ranks_[rank], values);
-  }
+  ranks_.insert(ranks_.end(), other.ranks_.begin(), other.ranks_.end());
   rankless_ += other.rankless_;
+  closed_ += other.closed_;
   trees_ += other.trees_;
   other = BalanceParts();
 }
 
 Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
                              const std::vector<uint32_t>& new_static) {
-  for (auto& [rank, values] : open_ranks_)
-    for (auto& [k, v] : values) fold(spreads_[k].ranks, v, GroupId{rank, 0, 0});
+  combine_open();
+  for (const RankValue& v : open_) fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
   Balance b;
-  b.rank_groups = open_ranks_.size() + rankless_;
+  b.rank_groups = ranks_.size() + closed_ + rankless_;
   b.thread_groups = trees_;
-  for (auto& [k, both] : spreads_) {
-    if (both.ranks.groups == 0) continue;  // a variable node without samples
+  spreads_.for_each([&](BalanceKey k, const Both& both) {
+    if (both.ranks.groups == 0) return;  // a variable node without samples
     BalanceKey key = remap(k, new_site, new_static);
     b.variables.push_back(VariableBalance{key.first, key.second, both.ranks, both.threads});
-  }
+  });
   auto by_variable = [](const auto& x, const auto& y) {
     return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
   };
   std::sort(b.variables.begin(), b.variables.end(), by_variable);
-  for (auto& [k, s] : faults_) {
+  faults_.for_each([&](BalanceKey k, const Spread& s) {
+    if (s.groups == 0) return;
     BalanceKey key = remap(k, new_site, new_static);
     b.first_touch.push_back(VariableFirstTouch{key.first, key.second, s});
-  }
+  });
   std::sort(b.first_touch.begin(), b.first_touch.end(), by_variable);
   *this = BalanceParts();
   return b;
@@ -228,18 +275,25 @@ bool read_key(std::istringstream& in, BalanceKey* k) {
 void BalanceParts::put_meta(const std::function<void(std::string, std::string)>& put) {
   const std::string prefix(kMetaPrefix);
   put(prefix + "rankless", std::to_string(rankless_));
+  put(prefix + "closed", std::to_string(closed_));
   put(prefix + "trees", std::to_string(trees_));
-  for (const auto& [k, both] : spreads_)
+  spreads_.for_each([&](BalanceKey k, const Both& both) {
+    if (both.ranks.groups == 0 && both.threads.groups == 0) return;
     put(prefix + "spread", std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) +
                                ' ' + spread_text(both.ranks) + ' ' + spread_text(both.threads));
-  for (const auto& [k, s] : faults_)
+  });
+  faults_.for_each([&](BalanceKey k, const Spread& s) {
+    if (s.groups == 0) return;
     put(prefix + "faults",
         std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) + ' ' + spread_text(s));
-  for (const auto& [rank, values] : open_ranks_) {
+  });
+  combine_open();
+  size_t v = 0;
+  for (int64_t rank : ranks_) {
     std::string t = std::to_string(rank);
-    for (const auto& [k, v] : values)
-      t += ' ' + std::to_string(unsigned(k.first)) + ' ' + std::to_string(k.second) + ' ' +
-           std::to_string(v);
+    for (; v < open_.size() && open_[v].rank == rank; ++v)
+      t += ' ' + std::to_string(unsigned(open_[v].key.first)) + ' ' +
+           std::to_string(open_[v].key.second) + ' ' + std::to_string(open_[v].value);
     put(prefix + "rank", std::move(t));
   }
   *this = BalanceParts();
@@ -249,10 +303,10 @@ bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
   if (!key.starts_with(kMetaPrefix)) return false;
   const std::string_view name = std::string_view(key).substr(kMetaPrefix.size());
   std::istringstream in(value);
-  if (name == "rankless" || name == "trees") {
+  if (name == "rankless" || name == "closed" || name == "trees") {
     uint64_t n = 0;
     if (!next_u64(in, &n)) return false;
-    (name == "rankless" ? rankless_ : trees_) += n;
+    (name == "rankless" ? rankless_ : name == "closed" ? closed_ : trees_) += n;
   } else if (name == "spread") {
     BalanceKey k;
     Both both;
@@ -269,16 +323,14 @@ bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
   } else if (name == "rank") {
     int64_t rank = 0;
     if (!(in >> rank)) return false;
-    Values values;
+    ranks_.push_back(rank);
     BalanceKey k;
     uint64_t v = 0;
     while (read_key(in, &k)) {
       if (!next_u64(in, &v)) return false;
-      values.emplace_back(k, v);
+      open_.push_back(RankValue{rank, k, v});
     }
     if (!in.eof()) return false;
-    std::sort(values.begin(), values.end());
-    merge_values(open_ranks_[rank], values);
   } else {
     return false;
   }

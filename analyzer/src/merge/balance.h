@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,12 +23,24 @@ namespace hpcl::analysis {
 // A variable of a partial merge: (owner, index into its sites / statics, or the unknown class).
 using BalanceKey = std::pair<BalanceOwner, uint32_t>;
 
+// What one node of a thread's tree adds to its variable: the samples as the shares count them
+// (metric 0 plus the estimate, metric 2) and the page faults (metric 4). A thread has one per
+// node with metrics below a variable; a key may repeat.
+struct ThreadValue {
+  BalanceKey key;  // numbered as the Accumulator numbers its sites and statics
+  uint64_t samples;
+  uint64_t faults;
+};
+
 class BalanceParts {
  public:
-  // Adds one validated process profile whose sites and statics the Accumulator numbered
-  // `site_map[i]` and `static_map[i]`.
-  void add_process(const Profile& process, const std::vector<uint32_t>& site_map,
-                   const std::vector<uint32_t>& static_map);
+  // Adds one validated process profile: `process` holds its META, threads[t] the values of its
+  // tree t.
+  void add_process(const Profile& process, std::span<const std::vector<ThreadValue>> threads);
+  // Folds the values of every open rank but those in `keep_open` into the summaries: the caller
+  // knows no other partial holds a profile of them (Accumulator::close_ranks). The state then
+  // holds a count for them instead of a value per variable.
+  void close_ranks(const std::set<int64_t>& keep_open);
   // Adds what `other` holds, its indices renumbered by the maps (other is left empty).
   void absorb(BalanceParts& other, const std::vector<uint32_t>& site_map,
               const std::vector<uint32_t>& static_map);
@@ -45,18 +59,49 @@ class BalanceParts {
   struct Both {
     Spread ranks, threads;
   };
-  // (variable, value) sorted by variable: one group's samples of every variable it touched.
-  using Values = std::vector<std::pair<BalanceKey, uint64_t>>;
+  // A T per variable, flat: sites and statics by index (dense in an accumulator), unknown classes
+  // (a few values) in a map. Visits in BalanceKey order.
+  template <typename T>
+  struct PerVariable {
+    std::vector<T> sites, statics;
+    std::map<uint32_t, T> unknown;
+    T& operator[](BalanceKey k);
+    template <typename F>
+    void for_each(F f);
+  };
+  // One rank's samples of one variable from one process; a rank is summed over its processes
+  // at the end.
+  struct RankValue {
+    int64_t rank;
+    BalanceKey key;
+    uint64_t value;
+  };
+  // Sorts open_ by (rank, variable) and adds up the entries of one pair.
+  void combine_open();
 
-  std::map<BalanceKey, Both> spreads_;  // closed groups: threads, processes without a rank
+  PerVariable<Both> spreads_;  // closed groups: threads, processes without a rank
   // First touches (page faults, FIRST_TOUCH) over the threads: a thread is closed once read.
-  std::map<BalanceKey, Spread> faults_;
+  PerVariable<Spread> faults_;
   // Ranks stay open until finish(): one rank can write several profiles (a forked child keeps
   // its parent's rank) that different partials read, and a summary cannot take a group's value
-  // back to add to it. Sparse: only the variables each rank touched.
-  std::map<int64_t, Values> open_ranks_;
+  // back to add to it. Sparse: only the variables each rank touched; unsorted until needed.
+  std::vector<RankValue> open_;
+  std::vector<int64_t> ranks_;  // every open rank seen (some may have no values); unsorted
+  uint64_t closed_ = 0;    // ranks folded by close_ranks
   uint64_t rankless_ = 0;  // processes without a rank, each a group of its own
   uint64_t trees_ = 0;     // threads: every TREE of every process
+
+  // Scratch of add_process, kept between calls: the variables of the process in the order
+  // first met, their local index by site and static (valid when its stamp is the process's),
+  // and per thread the sums of each.
+  struct Scratch {
+    std::vector<BalanceKey> keys;
+    std::vector<uint64_t> process_sum, thread_sum, thread_faults;
+    std::vector<uint32_t> thread_stamp, touched;
+    std::vector<uint64_t> site_stamp, static_stamp;  // (process serial << 32) | local index
+    std::map<uint32_t, uint32_t> unknown_local;
+    uint64_t serial = 0;
+  } scratch_;
 };
 
 // What a report says about one Spread of a run with `groups` ranks (or threads).

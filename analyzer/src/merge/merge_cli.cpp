@@ -1,6 +1,9 @@
 // See merge_cli.h.
 #include "merge_cli.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -29,6 +32,15 @@ std::string extras_error(const CLI::App& command, const std::string& name, const
     return prefix + what + ", got a further argument: " + a;
   }
   return "";
+}
+
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<unsigned>(online) : 1;
 }
 
 std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command) {

@@ -27,6 +27,9 @@ void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs);
 // positional too many of `command` as a usage error, "NAME: unknown option --x" or "NAME: WHAT,
 // got a further argument: x" (no "NAME: " when `name` is empty); "" when there is none.
 std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what);
+// The CPUs this process may run on (its affinity mask, which a launcher or taskset may have
+// narrowed), at least 1: the default number of merge threads.
+unsigned usable_cpus();
 // Checks what add_merge_options stored (a directory, an output, -j in 1..1024) and sets the
 // jobs (`default_jobs` without -j). Returns "" or a usage error.
 std::string finish_merge_args(const std::string& jobs, unsigned default_jobs, MergeCommand* command);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <tuple>
 
 #include "merge.h"
@@ -18,17 +19,53 @@ size_t MergePlan::found() const {
   return n;
 }
 
+std::optional<int64_t> rank_in_file_name(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);  // npos + 1 = 0: no directory
+  if (!name.ends_with(".hpcl")) return std::nullopt;
+  name.remove_suffix(5);
+  auto last = [&name] {
+    size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos) return std::string_view();
+    std::string_view field = name.substr(dot + 1);
+    name = name.substr(0, dot);
+    return field;
+  };
+  std::string_view field = last();
+  if (field.starts_with("exec-")) field = last();
+  auto number = [](std::string_view f, int64_t* out) {
+    auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), *out);
+    return !f.empty() && ec == std::errc() && p == f.data() + f.size() && *out >= 0;
+  };
+  int64_t pid = 0, rank = 0;
+  if (!number(field, &pid) || !number(last(), &rank)) return std::nullopt;
+  return rank;
+}
+
 MergePlan balance_by_size(std::vector<std::pair<std::string, uint64_t>> files, int ranks) {
   MergePlan plan;
   plan.shares.resize(static_cast<size_t>(std::max(ranks, 1)));
-  std::sort(files.begin(), files.end(), [](const auto& x, const auto& y) {
-    return std::tie(y.second, x.first) < std::tie(x.second, y.first);  // size down, path up
+  std::sort(files.begin(), files.end());
+  struct Group {
+    uint64_t bytes = 0;
+    std::vector<std::string> paths;  // sorted
+  };
+  std::map<int64_t, Group> by_rank;
+  std::vector<Group> groups;
+  for (auto& [path, size] : files) {
+    std::optional<int64_t> rank = rank_in_file_name(path);
+    Group& g = rank ? by_rank[*rank] : groups.emplace_back();
+    g.bytes += size;
+    g.paths.push_back(std::move(path));
+  }
+  for (auto& [rank, g] : by_rank) groups.push_back(std::move(g));
+  std::sort(groups.begin(), groups.end(), [](const Group& x, const Group& y) {
+    return std::tie(y.bytes, x.paths.front()) < std::tie(x.bytes, y.paths.front());  // size down, path up
   });
   std::vector<uint64_t> load(plan.shares.size(), 0);
-  for (auto& [path, size] : files) {
+  for (Group& g : groups) {
     size_t r = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[r] += size;
-    plan.shares[r].push_back(std::move(path));
+    load[r] += g.bytes;
+    for (std::string& path : g.paths) plan.shares[r].push_back(std::move(path));
   }
   return plan;
 }

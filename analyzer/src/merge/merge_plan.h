@@ -1,11 +1,15 @@
 // How hpcprof-lite-mpi spreads the files of a measurement directory over its ranks: each rank
 // gets a share of about the same number of bytes (merge time follows file size, not file
-// count: ranks of one job differ in threads and in tree size). Rank 0 makes the plan and
-// broadcasts it as one string, so every rank sees the same split.
+// count: ranks of one job differ in threads and in tree size), and the files whose names carry
+// one rank (a process, its forked children, an image replaced by exec) go to one share, so that
+// the share can close that rank's balance before its partial travels (Accumulator::close_ranks).
+// Rank 0 makes the plan and broadcasts it as one string, so every rank sees the same split.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,8 +25,14 @@ struct MergePlan {
   size_t found() const;  // the files of the shares and the ones left out
 };
 
-// Largest file first, each to the share with the fewest bytes so far (ties: the lower rank).
-// The result does not depend on the order of `files`.
+// The rank a profile's file name carries, as the runtime names it
+// (`<exe>.<host>.<rank>.<pid>[.exec-<start>].hpcl`); none for `norank` or another name. A hint
+// only: the profile's META says which rank it is.
+std::optional<int64_t> rank_in_file_name(std::string_view path);
+
+// The files of one rank by their names (rank_in_file_name; a file without one is a group of
+// its own) as groups, largest group first, each to the share with the fewest bytes so far (ties:
+// the lower rank). The result does not depend on the order of `files`.
 MergePlan balance_by_size(std::vector<std::pair<std::string, uint64_t>> files, int ranks);
 
 // The plan of `dir` for `ranks` ranks: its "*.hpcl" files (as merge_directory lists them)

@@ -1,100 +1,148 @@
-// See function_starts.h. The .eh_frame_hdr layout (LSB, "Exception Frame Header"): u8 version 1,
-// u8 eh_frame_ptr_enc, u8 fde_count_enc, u8 table_enc, then the encoded eh_frame_ptr and
-// fde_count, then fde_count pairs (initial location, FDE address). Every x86-64 toolchain writes
-// the table as DW_EH_PE_datarel | DW_EH_PE_sdata4 (0x3b): signed 32-bit offsets from the start
-// of .eh_frame_hdr; other encodings are not read. The FDE gives the range: u32 length, u32 CIE
-// pointer, then initial location and address range, 4 bytes each with GCC's pcrel|sdata4.
+// See function_starts.h. Pointer encodings are those of the LSB ("DWARF Extensions", DW_EH_PE_*):
+// the low nibble is the value's format, the next bits what it is relative to; an FDE's initial
+// location in .eh_frame is absolute or relative to its own address (GCC and clang write
+// pcrel | sdata4), its range has the same format and is a plain length.
 #include "function_starts.h"
 
+#include <elfutils/libdw.h>
 #include <gelf.h>
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <numeric>
 #include <string_view>
 
 namespace hpcl::analysis {
 namespace {
 
-constexpr uint8_t kDatarelSdata4 = 0x3b;
-constexpr uint8_t kOmit = 0xff;
+constexpr uint8_t kAbsPtr = 0x00, kPcRel = 0x10, kOmit = 0xff;
 
-struct Section {
-  uint64_t addr = 0;
-  const uint8_t* bytes = nullptr;
-  size_t size = 0;
-  bool has(uint64_t a, size_t n) const { return a >= addr && a - addr <= size && n <= size - (a - addr); }
-  int32_t s32(uint64_t a) const {
-    int32_t v;
-    std::memcpy(&v, bytes + (a - addr), sizeof v);
-    return v;
+// Reads one value in the format of `encoding` from [p, end), moving p past it.
+bool read_value(uint8_t encoding, const uint8_t*& p, const uint8_t* end, uint64_t* out) {
+  auto fixed = [&](size_t n, bool is_signed) {
+    if (static_cast<size_t>(end - p) < n) return false;
+    uint64_t v = 0;
+    std::memcpy(&v, p, n);  // x86-64 and the file are little-endian
+    if (is_signed && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t{0} << (8 * n);
+    *out = v;
+    p += n;
+    return true;
+  };
+  auto leb = [&](bool is_signed) {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (; p < end && shift < 64; shift += 7) {
+      const uint8_t byte = *p++;
+      v |= uint64_t{byte & 0x7fu} << shift;
+      if (!(byte & 0x80)) {
+        if (is_signed && shift + 7 < 64 && (byte & 0x40)) v |= ~uint64_t{0} << (shift + 7);
+        *out = v;
+        return true;
+      }
+    }
+    return false;
+  };
+  switch (encoding & 0x0f) {
+    case 0x00: return fixed(8, false);  // absptr: an ELF64 address
+    case 0x01: return leb(false);
+    case 0x02: return fixed(2, false);
+    case 0x03: return fixed(4, false);
+    case 0x04: return fixed(8, false);
+    case 0x09: return leb(true);
+    case 0x0a: return fixed(2, true);
+    case 0x0b: return fixed(4, true);
+    case 0x0c: return fixed(8, true);
+    default: return false;
   }
-  uint32_t u32(uint64_t a) const { return static_cast<uint32_t>(s32(a)); }
-};
-
-Section find_section(Elf* elf, std::string_view name) {
-  size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return {};
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_PROGBITS) continue;
-    const char* n = elf_strptr(elf, shstrndx, shdr.sh_name);
-    if (n == nullptr || name != n) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || data->d_buf == nullptr) return {};
-    return Section{shdr.sh_addr, static_cast<const uint8_t*>(data->d_buf),
-                   std::min<size_t>(data->d_size, shdr.sh_size)};
-  }
-  return {};
 }
 
-// Bytes of the encoded pointer for the header's eh_frame_ptr / fde_count (absptr, udata4, sdata4
-// and their pcrel/datarel forms); 0 when unsupported.
-size_t encoded_size(uint8_t enc) {
-  switch (enc & 0x0f) {
-    case 0x00: return 8;  // absptr
-    case 0x03: case 0x0b: return 4;
-    case 0x04: case 0x0c: return 8;
-    default: return 0;
+// The encoding of the FDE addresses of a CIE ('R' in its augmentation), absptr without one;
+// kOmit when the augmentation cannot be read.
+uint8_t fde_encoding(const Dwarf_CIE& cie) {
+  std::string_view aug = cie.augmentation;
+  if (aug.empty()) return kAbsPtr;
+  if (aug[0] != 'z') return kOmit;  // unsized augmentation data: not what compilers write now
+  const uint8_t* p = cie.augmentation_data;
+  const uint8_t* end = p + cie.augmentation_data_size;
+  for (char c : aug.substr(1)) {
+    if (p == nullptr || p > end) return kOmit;
+    if (c == 'R') return p < end ? *p : kOmit;
+    if (c == 'L') ++p;  // the LSDA's encoding
+    else if (c == 'P') {  // the personality routine: its encoding, then the pointer
+      if (p >= end) return kOmit;
+      const uint8_t enc = *p++;
+      uint64_t ignored;
+      if (!read_value(enc, p, end, &ignored)) return kOmit;
+    } else if (c != 'S' && c != 'B') {
+      return kOmit;
+    }
   }
+  return kAbsPtr;
 }
 
 }  // namespace
 
 FunctionStarts::FunctionStarts(Elf* elf) {
   if (elf == nullptr) return;
-  Section hdr = find_section(elf, ".eh_frame_hdr");
-  Section frames = find_section(elf, ".eh_frame");
-  if (!hdr.has(hdr.addr, 4) || hdr.bytes[0] != 1 || hdr.bytes[3] != kDatarelSdata4 ||
-      hdr.bytes[1] == kOmit || hdr.bytes[2] != 0x03)  // fde_count as udata4
-    return;
-  size_t ptr_size = encoded_size(hdr.bytes[1]);
-  if (ptr_size == 0) return;
-  uint64_t at = hdr.addr + 4 + ptr_size;
-  if (!hdr.has(at, 4)) return;
-  uint32_t count = hdr.u32(at);
-  at += 4;
-  if (!hdr.has(at, uint64_t(count) * 8)) return;
-  starts_.reserve(count);
-  std::vector<uint64_t> ranges;
-  ranges.reserve(count);
-  for (uint32_t i = 0; i < count; ++i, at += 8) {
-    uint64_t start = hdr.addr + static_cast<int64_t>(hdr.s32(at));
-    uint64_t fde = hdr.addr + static_cast<int64_t>(hdr.s32(at + 4));
-    uint64_t range = 0;
-    if (frames.has(fde, 16) && frames.u32(fde) != 0xffffffffu) range = frames.u32(fde + 12);
-    starts_.push_back(start);
-    ranges.push_back(range);
+  const unsigned char* ident = reinterpret_cast<const unsigned char*>(elf_getident(elf, nullptr));
+  size_t shstrndx = 0;
+  if (ident == nullptr || ident[EI_CLASS] != ELFCLASS64 || elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+  Elf_Data* data = nullptr;
+  uint64_t section_addr = 0;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_PROGBITS) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+    if (name == nullptr || std::string_view(name) != ".eh_frame") continue;
+    data = elf_getdata(scn, nullptr);
+    section_addr = shdr.sh_addr;
+    break;
   }
-  if (!std::is_sorted(starts_.begin(), starts_.end())) {
-    starts_.clear();
-    return;
+  if (data == nullptr || data->d_buf == nullptr) return;
+  const auto* base = static_cast<const uint8_t*>(data->d_buf);
+
+  std::map<Dwarf_Off, uint8_t> encodings;  // of each CIE, by its section offset
+  auto encoding_of = [&](Dwarf_Off cie) {
+    if (auto it = encodings.find(cie); it != encodings.end()) return it->second;
+    Dwarf_CFI_Entry entry;
+    Dwarf_Off next = 0;
+    uint8_t enc = kOmit;
+    if (dwarf_next_cfi(ident, data, true, cie, &next, &entry) == 0 && dwarf_cfi_cie_p(&entry))
+      enc = fde_encoding(entry.cie);
+    return encodings[cie] = enc;
+  };
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  Dwarf_Off offset = 0, next = 0;
+  for (;; offset = next) {
+    Dwarf_CFI_Entry entry;
+    const int rc = dwarf_next_cfi(ident, data, true, offset, &next, &entry);
+    if (rc == 1) break;
+    if (rc != 0) {
+      if (next == static_cast<Dwarf_Off>(-1) || next <= offset) break;  // cannot skip it
+      continue;
+    }
+    if (dwarf_cfi_cie_p(&entry)) continue;
+    const uint8_t enc = encoding_of(entry.fde.CIE_pointer);
+    const uint8_t applied = enc & 0x70;
+    if (enc == kOmit || (applied != kAbsPtr && applied != kPcRel)) continue;
+    const uint8_t* p = entry.fde.start;
+    const uint64_t field = section_addr + static_cast<uint64_t>(p - base);
+    uint64_t start = 0, length = 0;
+    if (!read_value(enc, p, entry.fde.end, &start) || !read_value(enc, p, entry.fde.end, &length)) continue;
+    if (applied == kPcRel) start += field;
+    if (length > 0) ranges.emplace_back(start, start + length);
   }
-  // A range read with the wrong encoding would overlap the next function: the next start bounds it.
-  ends_.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    uint64_t next = i + 1 < count ? starts_[i + 1] : UINT64_MAX;
-    uint64_t end = ranges[i] > 0 ? starts_[i] + ranges[i] : next;
-    ends_[i] = std::min(end, next);
+  std::sort(ranges.begin(), ranges.end());
+  starts_.reserve(ranges.size());
+  ends_.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i > 0 && ranges[i].first == starts_.back()) continue;  // two FDEs for one address
+    // Ranges do not overlap in a sane file; if they do, the next start bounds the previous one
+    // so that find() stays a binary search.
+    const uint64_t next_start = i + 1 < ranges.size() ? ranges[i + 1].first : UINT64_MAX;
+    starts_.push_back(ranges[i].first);
+    ends_.push_back(std::min(ranges[i].second, std::max(next_start, ranges[i].first + 1)));
   }
 }
 

@@ -2,7 +2,10 @@
 // add_partial, in any split and any nesting, then finish() gives the database that adding
 // every process to one accumulator gives, byte for byte. The inputs use every field of the
 // accumulator's state; a field that the transport forgets makes the bytes differ. Also the
-// plan that splits a directory over ranks.
+// plan that splits a directory over ranks, and the ranks a share may close before it sends.
+#include <algorithm>
+#include <set>
+
 #include "merge/accumulator.h"
 #include "merge/merge_plan.h"
 #include "profile_builder.h"
@@ -160,6 +163,108 @@ TEST(Partial, RefusesWhatIsNotAPartial) {
   EXPECT_EQ(a.processes(), 0u);
   Accumulator empty;
   EXPECT_EQ(database_bytes(a), database_bytes(empty));
+}
+
+// A job as hpcprof-lite-mpi meets it: files named as the runtime names them, rank 1 with a
+// forked child, rank 4 with an image replaced by exec, and a profile of rank 3 renamed by hand
+// (its name says no rank), whose other profile another share may hold.
+std::vector<std::pair<std::string, Profile>> named_job() {
+  std::vector<std::pair<std::string, Profile>> files;
+  for (int r = 0; r < 6; ++r)
+    files.emplace_back("/m/app.node1." + std::to_string(r) + "." + std::to_string(1000 + r) + ".hpcl", process(r));
+  Profile child = process(1);
+  child.set_meta("pid", "4242");
+  files.emplace_back("/m/app.node1.1.4242.hpcl", child);
+  Profile before_exec = process(4);
+  files.emplace_back("/m/app.node1.4.1004.exec-1700000000.hpcl", before_exec);
+  Profile renamed = process(3);
+  renamed.set_meta("pid", "77");
+  files.emplace_back("/m/renamed.hpcl", renamed);
+  return files;
+}
+
+// Each share of the plan merged, its complete ranks closed (all but the ranks some share's files
+// do not name), and reduced to share 0, as hpcprof-lite-mpi does; `keep_named_open` false
+// closes every rank, which is wrong when a renamed profile sits in another share.
+// *apart says whether the plan put the renamed profile and rank 3's other one in two shares.
+std::vector<uint8_t> closed_and_reduced(int shares, bool keep_named_open, size_t* values_sent,
+                                        bool* apart = nullptr) {
+  std::vector<std::pair<std::string, Profile>> files = named_job();
+  std::vector<std::pair<std::string, uint64_t>> sizes;
+  for (auto& [path, p] : files) sizes.emplace_back(path, encode_profile(p, 0).size());
+  MergePlan plan = balance_by_size(sizes, shares);
+  auto share_of = [&](const std::string& path) {
+    for (size_t s = 0; s < plan.shares.size(); ++s)
+      if (std::find(plan.shares[s].begin(), plan.shares[s].end(), path) != plan.shares[s].end()) return s;
+    return plan.shares.size();
+  };
+  if (apart) *apart = share_of("/m/renamed.hpcl") != share_of("/m/app.node1.3.1003.hpcl");
+  std::vector<Accumulator> acc(static_cast<size_t>(shares));
+  std::set<int64_t> open;
+  for (int s = 0; s < shares; ++s) {
+    for (const std::string& path : plan.shares[s])
+      for (auto& [name, p] : files)
+        if (name == path) {
+          EXPECT_EQ(acc[s].add_process(p, path), "");
+        }
+    for (int64_t r : acc[s].ranks_not_named()) open.insert(r);
+  }
+  *values_sent = 0;
+  for (int s = 0; s < shares; ++s) {
+    acc[s].close_ranks(keep_named_open ? open : std::set<int64_t>{});
+    if (s == 0) continue;
+    Profile partial = acc[s].to_partial();
+    for (const auto& [key, value] : partial.meta) *values_sent += key == "partial.balance.rank";
+    std::vector<uint8_t> bytes = encode_profile(partial, 1);
+    ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), "partial");
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(acc[0].add_partial(r.profile), "");
+  }
+  return database_bytes(acc[0]);
+}
+
+TEST(Partial, ClosedRanksGiveTheDatabaseOfTheDirectMerge) {
+  Accumulator direct;
+  for (auto& [path, p] : named_job()) ASSERT_EQ(direct.add_process(p, path), "");
+  EXPECT_EQ(direct.ranks_not_named(), std::vector<int64_t>{3}) << "the renamed profile's rank";
+  const std::vector<uint8_t> expected = database_bytes(direct);
+  for (int shares : {1, 2, 3, 4}) {
+    size_t values = 0;
+    EXPECT_EQ(closed_and_reduced(shares, true, &values), expected) << shares << " shares";
+    EXPECT_LE(values, 1u) << "only rank 3 travels open";
+  }
+  // Closing rank 3 in both shares that hold one of its profiles counts it twice: the test
+  // would see that.
+  bool apart = false;
+  size_t values = 0;
+  for (int shares = 2; shares <= 6 && !apart; ++shares) {
+    std::vector<uint8_t> wrong = closed_and_reduced(shares, false, &values, &apart);
+    if (apart) {
+      EXPECT_NE(wrong, expected) << shares << " shares";
+    }
+  }
+  EXPECT_TRUE(apart) << "no plan put rank 3's two profiles apart";
+}
+
+TEST(MergePlan, RankInFileName) {
+  EXPECT_EQ(rank_in_file_name("/m/app.node1.12.4242.hpcl"), 12);
+  EXPECT_EQ(rank_in_file_name("lmp.vm.0.13227.hpcl"), 0);
+  EXPECT_EQ(rank_in_file_name("/m/a.b.c.host.example.org.3.99.exec-1700000000.hpcl"), 3);
+  EXPECT_EQ(rank_in_file_name("/m/app.node1.norank.4242.hpcl"), std::nullopt);
+  EXPECT_EQ(rank_in_file_name("/m/renamed.hpcl"), std::nullopt);
+  EXPECT_EQ(rank_in_file_name("/m/app.node1.12.4242.hpcl.tmp"), std::nullopt);
+  EXPECT_EQ(rank_in_file_name("/m.5.6/x.hpcl"), std::nullopt) << "the directory is not the name";
+}
+
+TEST(MergePlan, OneRanksFilesGoToOneShare) {
+  MergePlan plan = balance_by_size({{"/m/a.h.1.10.hpcl", 50}, {"/m/a.h.1.11.hpcl", 50},
+                                    {"/m/a.h.2.20.hpcl", 60}, {"/m/a.h.3.30.hpcl", 30},
+                                    {"/m/a.h.1.10.exec-5.hpcl", 5}, {"/m/x.hpcl", 20}},
+                                   2);
+  // Rank 1 is one group of 105 bytes: share 0; rank 2 (60): share 1; rank 3 (30): share 1;
+  // x (20): share 1 (90 < 105).
+  EXPECT_EQ(plan.shares[0], (std::vector<std::string>{"/m/a.h.1.10.exec-5.hpcl", "/m/a.h.1.10.hpcl", "/m/a.h.1.11.hpcl"}));
+  EXPECT_EQ(plan.shares[1], (std::vector<std::string>{"/m/a.h.2.20.hpcl", "/m/a.h.3.30.hpcl", "/m/x.hpcl"}));
 }
 
 TEST(MergePlan, BalancesBytesLargestFirst) {

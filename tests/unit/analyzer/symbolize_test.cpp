@@ -3,7 +3,10 @@
 // lines the MARK comments point at; a copy without DWARF falls back to the ELF symbol table, and
 // .dynsym-only libc is named too. Missing modules and build-id mismatches are refused.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -187,6 +190,55 @@ TEST(Symbolize, CalleeOfACallSite) {
   EXPECT_LE(start, offset);
   EXPECT_LT(offset, end);
   EXPECT_EQ(bare.callee(start).function, "");
+}
+
+// The FUNC symbols of `path` with a size: (start, end), link-time addresses.
+std::vector<std::pair<uint64_t, uint64_t>> function_symbols(const char* path) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  elf_version(EV_CURRENT);
+  int fd = ::open(path, O_RDONLY);
+  Elf* elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, nullptr) : nullptr;
+  for (Elf_Scn* scn = elf ? elf_nextscn(elf, nullptr) : nullptr; scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_SYMTAB) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data != nullptr && i < shdr.sh_size / shdr.sh_entsize; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) != nullptr && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+          sym.st_size > 0 && sym.st_shndx != SHN_UNDEF)
+        out.emplace_back(sym.st_value, sym.st_value + sym.st_size);
+    }
+  }
+  if (elf) elf_end(elf);
+  if (fd >= 0) ::close(fd);
+  return out;
+}
+
+// Without DWARF, a function's bounds come from its FDE in .eh_frame; the linker's symbol table
+// (kept in the copy without DWARF) says where each function really starts and ends.
+// The same on this test program, thousands of functions of C++ (templates, cold parts split
+// off by the compiler, each with its own symbol and FDE).
+void expect_bounds_of_symbols(const char* path, size_t at_least) {
+  ModuleSymbols bare(path, "");
+  ASSERT_TRUE(bare.ok()) << bare.error();
+  std::vector<std::pair<uint64_t, uint64_t>> functions = function_symbols(path);
+  size_t checked = 0;
+  for (auto [begin, end] : functions) {
+    uint64_t start = 0, stop = 0;
+    // Functions of crt1.o and crti.o (_start, _init, _fini) may come without an FDE.
+    if (!bare.function_bounds(begin, &start, &stop)) continue;
+    ++checked;
+    EXPECT_EQ(start, begin) << std::hex << begin;
+    EXPECT_EQ(stop, end) << std::hex << begin;
+    ASSERT_TRUE(bare.function_bounds(end - 1, &start, &stop));
+    EXPECT_EQ(start, begin) << "the last byte of the function at " << std::hex << begin;
+  }
+  EXPECT_GE(checked, at_least) << path;
+}
+
+TEST(Symbolize, FunctionBoundsAreTheSymbolTablesWithoutDwarf) {
+  expect_bounds_of_symbols(INLINE_TARGET_STRIPPED, 3);  // main, probe, first_bias (and _start)
+  expect_bounds_of_symbols("/proc/self/exe", 1000);
 }
 
 TEST(Symbolize, UnnamedFunctionNames) {

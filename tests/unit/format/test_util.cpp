@@ -1,6 +1,8 @@
 // Sample profiles, the canonical dump and the hand byte builder of test_util.h.
 #include "test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <initializer_list>
@@ -256,8 +258,48 @@ std::string dump(const Profile& p) {
   return s;
 }
 
+namespace {
+
+// The merge's reader (hpcl/scan.h) must agree with read_profile_bytes on every input a test
+// reads: the same profile, or the same error, except that children with the same key are left
+// to its caller (who finds them as find_duplicate_children() names them). One scanner serves
+// every call, so its buffers come from other, often larger, files.
+void expect_scanner_agrees(const std::vector<uint8_t>& bytes, const std::string& name,
+                           const ReadResult& r) {
+  static ProfileScanner scanner;
+  static ScannedProfile scanned;
+  std::string error = scanner.read_bytes(bytes.data(), bytes.size(), name, scanned);
+  const bool duplicates = !r.ok && r.error.find("with the same kind and payload") != std::string::npos;
+  if (!r.ok && !duplicates) {
+    EXPECT_EQ(error, r.error) << "the scanner and the reader disagree";
+    return;
+  }
+  if (duplicates && !error.empty()) {
+    // The reader stopped at the duplicates; the scanner went on to a later check that failed.
+    EXPECT_EQ(error.rfind(name + ": ", 0), 0u) << error;
+    return;
+  }
+  ASSERT_EQ(error, "") << "the scanner refused what the reader accepted";
+  Profile rebuilt = scanned.profile;
+  std::string found;
+  for (size_t t = 0; t < scanned.trees().size(); ++t) {
+    rebuilt.trees.push_back(unflatten(scanned.trees()[t]));
+    if (found.empty()) found = find_duplicate_children(scanned.trees()[t], t);
+  }
+  if (duplicates) {
+    EXPECT_EQ(name + ": " + found, r.error);
+  } else {
+    EXPECT_EQ(found, "");
+    EXPECT_EQ(dump(rebuilt), dump(r.profile)) << "the scanner read another profile";
+  }
+}
+
+}  // namespace
+
 ReadResult read(const std::vector<uint8_t>& bytes, const std::string& name) {
-  return read_profile_bytes(bytes.data(), bytes.size(), name);
+  ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), name);
+  expect_scanner_agrees(bytes, name, r);
+  return r;
 }
 
 Bytes& Bytes::u8(uint8_t x) {

@@ -11,6 +11,7 @@
 
 #include "hpcl/io.h"
 #include "hpcl/profile.h"
+#include "hpcl/scan.h"
 
 namespace hpcl::test {
 
@@ -32,6 +33,7 @@ Profile small_database_first_touch();
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);
 
+// read_profile_bytes, checked against the merge's reader (ProfileScanner) on the same bytes.
 ReadResult read(const std::vector<uint8_t>& bytes, const std::string& name = "test.hpcl");
 
 // Builds bytes by hand, little-endian.
