@@ -13,11 +13,11 @@ merge_profiles() {
       if [ "$m" -gt "$n" ] 2>/dev/null && [ "$(find "$d" -maxdepth 1 -name '*.hpcl' | wc -l)" -eq "$m" ]; then
         echo "$d"
       fi
-    done | head -n1)
+    done | awk 'NR == 1')  # reads every line: head would end the loop with SIGPIPE under pipefail
     rm -rf "$dir"
     if [ -n "$big" ]; then
       mkdir -p "$dir"
-      find "$big" -maxdepth 1 -name '*.hpcl' | sort | head -n "$n" | xargs -I{} ln {} "$dir/"
+      find "$big" -maxdepth 1 -name '*.hpcl' | sort | awk -v n="$n" 'NR <= n' | xargs -I{} ln {} "$dir/"
     else
       say "writing $n profiles into $dir"
       "$gen" "$dir" "$n" >&2
