@@ -116,11 +116,11 @@ Accumulator::IndexMaps Accumulator::add_content(const Profile& p) {
   std::vector<uint32_t> site_map(p.sites.size());
   for (size_t i = 0; i < p.sites.size(); ++i) {
     const AllocSite& s = p.sites[i];
-    AllocSite mapped{s.api, s.flags, s.frames, 0, 0};
+    AllocSite mapped{s.api, s.flags, s.frames, 0, 0, s.name};
     for (Frame& f : mapped.frames) f.module = map_module(f.module);
     // Flags are not part of a site's identity: one process may have tracked some of a site's
     // blocks with probability < 1 (sampled) and another all of them; it is one variable.
-    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, 0, mapped.frames},
+    auto [it, fresh] = site_index_.try_emplace(SiteKey{s.api, 0, mapped.frames, s.name},
                                                static_cast<uint32_t>(sites_.size()));
     if (fresh) sites_.push_back(std::move(mapped));
     sites_[it->second].flags |= s.flags;
@@ -278,7 +278,7 @@ Profile Accumulator::finish() {
     for (Frame& f : s.frames) f.module = map_module(f.module);
   for (StaticVar& v : statics_) v.module = map_module(v.module);
   std::vector<uint32_t> new_site = sorted_order(sites_, [](const AllocSite& x, const AllocSite& y) {
-    return std::tie(x.api, x.flags, x.frames) < std::tie(y.api, y.flags, y.frames);
+    return std::tie(x.api, x.flags, x.frames, x.name) < std::tie(y.api, y.flags, y.frames, y.name);
   });
   std::vector<uint32_t> new_static =
       sorted_order(statics_, [](const StaticVar& x, const StaticVar& y) {

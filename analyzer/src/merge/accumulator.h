@@ -51,7 +51,7 @@ class Accumulator {
   Profile finish();
 
  private:
-  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
+  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>, std::string>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
   // Where the sites and statics of `p` went in this accumulator.

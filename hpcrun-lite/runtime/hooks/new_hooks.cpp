@@ -1,0 +1,127 @@
+// C++ operator new and operator delete, every variant (plain, array, nothrow, aligned, sized),
+// tracked in their own right: tcmalloc's, jemalloc's, mimalloc's and tbbmalloc_proxy's operator
+// new never call malloc, so a block from new is tracked here, with the API the program used.
+// libstdc++'s does call malloc; that malloc runs inside the allocation scope (alloc_track.h) and
+// passes through, so the block is tracked once. The real functions are the next definitions
+// after the runtime (the allocator's, else libstdc++'s), so new_handler, bad_alloc and a
+// program's own replacement behave as without the tool.
+//
+// A throwing operator new is called inside the scope through its nothrow form: an exception
+// must not leave a real call made inside the scope (alloc_track.h). Only when that returns null
+// is the throwing form called again, outside the scope, to run the new_handler and throw as it
+// would have; a new_handler set by the program is then called once more than without the tool,
+// and only when memory ran out.
+#include <new>
+
+#include "hooks/alloc_track.h"
+
+#define HPCL_EXPORT __attribute__((visibility("default")))
+
+using hpcl::AllocApi;
+
+namespace hpcrun {
+namespace {
+
+template <typename Throwing, typename Nothrow>
+void* new_impl(size_t n, size_t align, AllocApi api, Throwing throwing, Nothrow nothrow) {
+  ensure_real_fns();
+  if (last_words()) return last_words_alloc(n, align < 16 ? 16 : align);
+  return allocate_throwing(n, api, nothrow, throwing);
+}
+
+template <typename Nothrow>
+void* new_nothrow_impl(size_t n, size_t align, AllocApi api, Nothrow nothrow) {
+  ensure_real_fns();
+  if (last_words()) return last_words_alloc(n, align < 16 ? 16 : align);
+  return allocate(n, api, nothrow);
+}
+
+// Every delete: the block leaves the map before the real delete hands it back.
+template <typename F>
+void delete_impl(void* p, F real_delete) {
+  if (!p || in_bootstrap_arena(p)) return;
+  ensure_real_fns();
+  if (last_words() || last_words_owns(p)) return;
+  release(p, real_delete);
+}
+
+const std::nothrow_t kNothrow{};
+
+}  // namespace
+}  // namespace hpcrun
+
+using namespace hpcrun;
+
+HPCL_EXPORT void* operator new(size_t n) {
+  return new_impl(
+      n, 16, AllocApi::New, [&] { return real.op_new(n); },
+      [&] { return real.op_new_nothrow(n, &kNothrow); });
+}
+HPCL_EXPORT void* operator new[](size_t n) {
+  return new_impl(
+      n, 16, AllocApi::NewArray, [&] { return real.op_new_array(n); },
+      [&] { return real.op_new_array_nothrow(n, &kNothrow); });
+}
+HPCL_EXPORT void* operator new(size_t n, std::align_val_t a) {
+  return new_impl(
+      n, size_t(a), AllocApi::NewAligned, [&] { return real.op_new_aligned(n, size_t(a)); },
+      [&] { return real.op_new_aligned_nothrow(n, size_t(a), &kNothrow); });
+}
+HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a) {
+  return new_impl(
+      n, size_t(a), AllocApi::NewArrayAligned,
+      [&] { return real.op_new_array_aligned(n, size_t(a)); },
+      [&] { return real.op_new_array_aligned_nothrow(n, size_t(a), &kNothrow); });
+}
+HPCL_EXPORT void* operator new(size_t n, const std::nothrow_t& nt) noexcept {
+  return new_nothrow_impl(n, 16, AllocApi::New, [&] { return real.op_new_nothrow(n, &nt); });
+}
+HPCL_EXPORT void* operator new[](size_t n, const std::nothrow_t& nt) noexcept {
+  return new_nothrow_impl(n, 16, AllocApi::NewArray,
+                          [&] { return real.op_new_array_nothrow(n, &nt); });
+}
+HPCL_EXPORT void* operator new(size_t n, std::align_val_t a, const std::nothrow_t& nt) noexcept {
+  return new_nothrow_impl(n, size_t(a), AllocApi::NewAligned,
+                          [&] { return real.op_new_aligned_nothrow(n, size_t(a), &nt); });
+}
+HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t& nt) noexcept {
+  return new_nothrow_impl(n, size_t(a), AllocApi::NewArrayAligned,
+                          [&] { return real.op_new_array_aligned_nothrow(n, size_t(a), &nt); });
+}
+
+HPCL_EXPORT void operator delete(void* p) noexcept {
+  delete_impl(p, [](void* q) { real.op_delete(q); });
+}
+HPCL_EXPORT void operator delete[](void* p) noexcept {
+  delete_impl(p, [](void* q) { real.op_delete_array(q); });
+}
+HPCL_EXPORT void operator delete(void* p, size_t n) noexcept {
+  delete_impl(p, [n](void* q) { real.op_delete_sized(q, n); });
+}
+HPCL_EXPORT void operator delete[](void* p, size_t n) noexcept {
+  delete_impl(p, [n](void* q) { real.op_delete_array_sized(q, n); });
+}
+HPCL_EXPORT void operator delete(void* p, const std::nothrow_t& nt) noexcept {
+  delete_impl(p, [&nt](void* q) { real.op_delete_nothrow(q, &nt); });
+}
+HPCL_EXPORT void operator delete[](void* p, const std::nothrow_t& nt) noexcept {
+  delete_impl(p, [&nt](void* q) { real.op_delete_array_nothrow(q, &nt); });
+}
+HPCL_EXPORT void operator delete(void* p, std::align_val_t a) noexcept {
+  delete_impl(p, [a](void* q) { real.op_delete_aligned(q, size_t(a)); });
+}
+HPCL_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept {
+  delete_impl(p, [a](void* q) { real.op_delete_array_aligned(q, size_t(a)); });
+}
+HPCL_EXPORT void operator delete(void* p, size_t n, std::align_val_t a) noexcept {
+  delete_impl(p, [n, a](void* q) { real.op_delete_sized_aligned(q, n, size_t(a)); });
+}
+HPCL_EXPORT void operator delete[](void* p, size_t n, std::align_val_t a) noexcept {
+  delete_impl(p, [n, a](void* q) { real.op_delete_array_sized_aligned(q, n, size_t(a)); });
+}
+HPCL_EXPORT void operator delete(void* p, std::align_val_t a, const std::nothrow_t& nt) noexcept {
+  delete_impl(p, [a, &nt](void* q) { real.op_delete_aligned_nothrow(q, size_t(a), &nt); });
+}
+HPCL_EXPORT void operator delete[](void* p, std::align_val_t a, const std::nothrow_t& nt) noexcept {
+  delete_impl(p, [a, &nt](void* q) { real.op_delete_array_aligned_nothrow(q, size_t(a), &nt); });
+}
