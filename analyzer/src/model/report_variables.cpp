@@ -32,6 +32,30 @@ std::string unknown_class_name(uint32_t a) {
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
+namespace {
+
+// The label of a site once its naming frame is known (`label`, heap_site_context_label): the name
+// the program knows the memory by (a mapped file's path, a shared-memory segment, a name given to
+// hpcrun_lite_name) when it has one; a pmr resource's buffer by the resource and the function
+// (not the line of its first user); the runtime library call that allocated for the program
+// ("_gfortran_string_trim in ...").
+std::string site_label(const AllocSite& site, const std::vector<Location>& frames, size_t named,
+                       std::string label) {
+  if (!site.name.empty()) return site.name;
+  if (named >= frames.size()) return label;
+  if (std::string pmr = heap_site_pmr_resource(frames, named); !pmr.empty()) {
+    const Location& f = frames[named];
+    std::string where = !f.file.empty() ? std::string(basename_of(f.file)) : std::string(basename_of(f.module));
+    return pmr + " in " + (f.function.empty() ? location_label(f) : qualified_base_name(f.function)) +
+           (where.empty() ? "" : " (" + where + ")");
+  }
+  if (std::string call = heap_site_runtime_call(frames, named); !call.empty())
+    return call + " in " + label;
+  return label;
+}
+
+}  // namespace
+
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
@@ -55,14 +79,15 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     } else {
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
+    labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
   }
-  // Sites with the same frames (they differ in API or sampling only) are one place of the
-  // program: they keep one label, and only distinct places are told apart.
-  std::map<std::vector<Frame>, size_t> place;
+  // Sites with the same frames and name (they differ in API or sampling only) are one place of
+  // the program: they keep one label, and only distinct places are told apart.
+  std::map<std::pair<std::vector<Frame>, std::string>, size_t> place;
   std::vector<size_t> first(db.sites.size());
   std::vector<std::string> place_labels, place_callers;
   for (size_t s = 0; s < db.sites.size(); ++s) {
-    auto [it, fresh] = place.try_emplace(db.sites[s].frames, place_labels.size());
+    auto [it, fresh] = place.try_emplace({db.sites[s].frames, db.sites[s].name}, place_labels.size());
     if (fresh) {
       place_labels.push_back(labels[s]);
       place_callers.push_back(callers[s]);
