@@ -3,10 +3,12 @@
 // rule that keeps labels of distinct sites distinct (see heap_naming.h and docs/REPORT.md).
 #include "heap_naming.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -246,6 +248,13 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 }
 
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {
+  std::vector<std::vector<std::string>> chains(callers.size());
+  for (size_t i = 0; i < callers.size(); ++i) chains[i] = {callers[i]};
+  disambiguate_labels(labels, chains);
+}
+
+void disambiguate_labels(std::vector<std::string>& labels,
+                         const std::vector<std::vector<std::string>>& chains) {
   auto shared = [&labels] {
     std::map<std::string, std::vector<size_t>> by_label;
     for (size_t i = 0; i < labels.size(); ++i) by_label[labels[i]].push_back(i);
@@ -254,14 +263,29 @@ void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std
       if (members.size() > 1) groups.push_back(std::move(members));
     return groups;
   };
-  for (const std::vector<size_t>& group : shared()) {
-    // Only callers that tell the sites apart are worth printing.
-    std::set<std::string> distinct;
-    for (size_t i : group) distinct.insert(i < callers.size() ? callers[i] : std::string());
-    if (distinct.size() < 2) continue;
-    for (size_t i : group)
-      if (i < callers.size() && !callers[i].empty()) labels[i] += " \u2190 " + callers[i];
-  }
+  auto caller = [&chains](size_t i, size_t depth) -> const std::string& {
+    static const std::string none;
+    return i < chains.size() && depth < chains[i].size() ? chains[i][depth] : none;
+  };
+  // Split each group by its callers, one level outward at a time: where the sites part, each
+  // part is named by its caller at that level (after an ellipsis beyond the first), and a part
+  // still shared looks further out; a level where they all agree says nothing.
+  std::function<void(const std::vector<size_t>&, size_t, const std::string&)> split =
+      [&](const std::vector<size_t>& members, size_t depth, const std::string& suffix) {
+        bool deeper = false;
+        for (size_t i : members) deeper |= i < chains.size() && depth < chains[i].size();
+        if (members.size() < 2 || !deeper) {
+          for (size_t i : members) labels[i] += suffix;
+          return;
+        }
+        std::map<std::string, std::vector<size_t>> parts;
+        for (size_t i : members) parts[caller(i, depth)].push_back(i);
+        if (parts.size() == 1) return split(members, depth + 1, suffix);
+        for (const auto& [name, part] : parts)
+          split(part, depth + 1,
+                name.empty() ? suffix : (depth == 0 ? " \u2190 " : " \u2190 \u2026 \u2190 ") + name);
+      };
+  for (const std::vector<size_t>& group : shared()) split(group, 0, "");
   for (const std::vector<size_t>& group : shared())
     for (size_t k = 1; k < group.size(); ++k) labels[group[k]] += " #" + std::to_string(k + 1);
 }

@@ -103,5 +103,10 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 // " ← " and their caller's label (`callers[i]`, "" when there is none); labels still shared get
 // " #2", " #3" ... in input order (the first keeps its label).
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers);
+// The same with each site's chain of callers outward (`chains[i][0]` its caller, then that one's
+// caller ...): a site whose caller does not tell it apart gets the first caller outward that
+// does, after an ellipsis ("f (a.c:10) ← … ← solve (s.c:80)"), before numbers are used.
+void disambiguate_labels(std::vector<std::string>& labels,
+                         const std::vector<std::vector<std::string>>& chains);
 
 }  // namespace hpcl::analysis

@@ -34,6 +34,9 @@ std::string unknown_class_name(uint32_t a) {
 
 namespace {
 
+// How far outward a shared label looks for a caller that tells its sites apart.
+constexpr size_t kCallerDepth = 8;
+
 // The label of a site once its naming frame is known (`label`, heap_site_context_label): the name
 // the program knows the memory by (a mapped file's path, a shared-memory segment, a name given to
 // hpcrun_lite_name) when it has one; a pmr resource's buffer by the resource and the function
@@ -66,7 +69,8 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
   wrappers.learn(paths);
 
-  std::vector<std::string> labels(db.sites.size()), callers(db.sites.size());
+  std::vector<std::string> labels(db.sites.size());
+  std::vector<std::vector<std::string>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
   for (size_t s = 0; s < db.sites.size(); ++s) {
     std::vector<Location>& frames = paths[s];
@@ -75,7 +79,9 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
     if (named[s] < frames.size()) {
       labels[s] = heap_site_context_label(frames, named[s]);
-      if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
+      // The callers outward, for telling apart the sites that share a label.
+      for (size_t k = named[s] + 1; k < frames.size() && callers[s].size() < kCallerDepth; ++k)
+        callers[s].push_back(heap_site_label(frames[k]));
     } else {
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
@@ -85,7 +91,8 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   // the program: they keep one label, and only distinct places are told apart.
   std::map<std::pair<std::vector<Frame>, std::string>, size_t> place;
   std::vector<size_t> first(db.sites.size());
-  std::vector<std::string> place_labels, place_callers;
+  std::vector<std::string> place_labels;
+  std::vector<std::vector<std::string>> place_callers;
   for (size_t s = 0; s < db.sites.size(); ++s) {
     auto [it, fresh] = place.try_emplace({db.sites[s].frames, db.sites[s].name}, place_labels.size());
     if (fresh) {
