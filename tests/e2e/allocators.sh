@@ -15,12 +15,7 @@ prog=$2
 api=${3:-}
 [ -x "$prog" ] || skip "$(basename "$prog") was not built (its allocator is not installed): $prog"
 
-run_to native "$prog" "$mode"
-HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "$HPCL_RUN" -o meas -- "$prog" "$mode"
-cat tool.err >&2
-same_as_native native tool
-expect_profiles meas 1
-merge_and_report meas db.hpcdb report.json
+measure_timed_like_native "$prog" "$mode"
 
 checker=("$HPCL_PYTHON" "$E2E_DIR/check_alloc.py" report.json --timing timing)
 case $mode in

@@ -15,12 +15,7 @@ prog=$2
 args=()
 [ "$mode" = mappings ] && args=("$PWD")
 
-run_to native "$prog" "${args[@]}"
-HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "$HPCL_RUN" -o meas -- "$prog" "${args[@]}"
-cat tool.err >&2
-same_as_native native tool
-expect_profiles meas 1
-merge_and_report meas db.hpcdb report.json
+measure_timed_like_native "$prog" "${args[@]}"
 [ -z "$(ls /dev/shm | grep hpcl-mappings || true)" ] || fail "a shared-memory object was left in /dev/shm"
 
 check_alloc() { "$HPCL_PYTHON" "$E2E_DIR/check_alloc.py" report.json "$@"; }
