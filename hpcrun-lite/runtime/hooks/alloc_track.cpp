@@ -26,16 +26,16 @@ constexpr uint32_t kNoStateEvery = 64;
 
 }  // namespace
 
-// Whether this small allocation is tracked, and with which weight (1/p).
-bool pick_small(uint32_t* weight) {
+bool pick_small_without_state(uint32_t* weight) {
+  uint64_t every = g_config.small_every == kSmallEveryAuto ? kNoStateEvery : g_config.small_every;
+  if (every == 0) return false;
+  *weight = uint32_t(every);
+  return g_small_counter_no_state.fetch_add(1, std::memory_order_relaxed) % every == 0;
+}
+
+// The controller picked this one.
+bool pick_small_slow(uint32_t* weight) {
   ThreadState* ts = t_state;
-  if (__builtin_expect(!ts, 0)) {
-    uint64_t every = g_config.small_every == kSmallEveryAuto ? kNoStateEvery : g_config.small_every;
-    if (every == 0) return false;
-    *weight = uint32_t(every);
-    return g_small_counter_no_state.fetch_add(1, std::memory_order_relaxed) % every == 0;
-  }
-  if (__builtin_expect(!ts->track.pick(), 1)) return false;
   *weight = ts->track.weight;
   ts->track.after_tracked(g_config.track, monotonic_ns);
   return true;
@@ -91,9 +91,8 @@ __attribute__((noinline)) void rescan_after_dlopen() {
   if (guard.entered()) rescan_modules_if_dirty();
 }
 
-bool untrack(void* p, BlockInfo* out) {
+bool untrack_slow(void* p, BlockInfo* out) {
   auto a = reinterpret_cast<uint64_t>(p);
-  if (!g_heap.maybe_tracked(a)) return false;
   RuntimeGuard guard;
   BlockInfo was;
   if (!g_heap.remove(a, &was)) return false;

@@ -28,6 +28,7 @@
 #include "memory/heap_map.h"
 #include "memory/last_words_heap.h"
 #include "process/runtime.h"
+#include "process/thread_state.h"
 
 namespace hpcrun {
 
@@ -64,8 +65,19 @@ inline bool last_words() { return __builtin_expect(t_last_words, 0); }
 void track_slow(void* p, size_t size, hpcl::AllocApi api, uint32_t weight);
 void note_heap_slow(uint64_t a, uint64_t base);
 void rescan_after_dlopen();
-bool pick_small(uint32_t* weight);
+bool pick_small_slow(uint32_t* weight);
+bool pick_small_without_state(uint32_t* weight);
+bool untrack_slow(void* p, BlockInfo* out);
 extern __thread uint64_t t_arena_base __attribute__((tls_model("initial-exec")));
+
+// Whether this small allocation is tracked, and with which weight (1/p): the thread's controller
+// (track_control.h) decides; its common answer, no, costs a decrement.
+inline bool pick_small(uint32_t* weight) {
+  ThreadState* ts = t_state;
+  if (__builtin_expect(!ts, 0)) return pick_small_without_state(weight);
+  if (__builtin_expect(!ts->track.pick(), 1)) return false;
+  return pick_small_slow(weight);
+}
 
 // Every block an allocator returns: is it in a 64 MiB glibc arena heap not seen yet
 // (heap_extent.h)?
@@ -95,8 +107,11 @@ bool track_region(HeapMap& map, uint64_t lo, uint64_t len, hpcl::AllocApi api, c
                   uint32_t name_len);
 
 // Forgets a block before the real free/realloc gives its address back to the allocator, where
-// another thread could receive and track it at once.
-bool untrack(void* p, BlockInfo* out = nullptr);
+// another thread could receive and track it at once. One load for a block never tracked.
+inline bool untrack(void* p, BlockInfo* out = nullptr) {
+  if (!g_heap.maybe_tracked(reinterpret_cast<uint64_t>(p))) return false;
+  return untrack_slow(p, out);
+}
 
 // Async-signal-unsafe paths of a free: see release().
 void release_tracked(void* p, const BlockInfo& was, void (*call)(void*, void*), void* ctx);
@@ -118,8 +133,10 @@ inline void release(void* p, F&& free_fn, bool deferrable = true) {
     return;
   }
   BlockInfo was;
+  // No allocation scope on a free's fast path: what an allocator maps while it frees is found
+  // as its own by the mapping's caller (map_hooks.cpp), and the two stores cost 10% of a
+  // tcmalloc free.
   if (!untrack(p, &was)) {
-    AllocScope scope;
     free_fn(p);
     return;
   }
@@ -156,11 +173,9 @@ inline void* resize(void* old, size_t size, hpcl::AllocApi api, F&& resize_fn,
 template <typename F>
 inline void* allocate(size_t size, hpcl::AllocApi api, F&& alloc_fn) {
   if (nested_alloc()) return alloc_fn();
-  void* p;
-  {
-    AllocScope scope;
-    p = alloc_fn();
-  }
+  t_in_alloc = 1;  // the outermost call: the scope without its bookkeeping
+  void* p = alloc_fn();
+  t_in_alloc = 0;
   track(p, size, api);
   return p;
 }
