@@ -15,6 +15,13 @@
 //                                   (make_array) summed each round. Expected: the variables'
 //                                   shares add up to at most 100% (102% with the estimates'
 //                                   noise), the nodes' estimated share near the walk's time.
+//   allocators new_handler [ROUNDS] operator new of 1 PiB with a new_handler installed: the
+//                                   handler runs once (it removes itself) and bad_alloc is caught;
+//                                   the nothrow form returns null after its handler; then two
+//                                   new[] arrays (new_alpha, new_beta) are read 2:1. Expected: the
+//                                   same output under the tool (handler calls, the exception), and
+//                                   both arrays variables: a throw out of operator new must not
+//                                   leave the tool unable to track (default 1500 rounds).
 //   allocators containers [ROUNDS]  a std::vector<double> (make_vector) beside a
 //                                   std::unordered_map<long, long> (make_map) of 1M entries
 //                                   looked up at random. Expected: each container's share near
@@ -257,6 +264,38 @@ int run_containers(int rounds) {
   return 0;
 }
 
+// --- new_handler: an exception out of operator new ---
+
+int g_handler_calls = 0;
+void no_memory() {
+  ++g_handler_calls;
+  std::set_new_handler(nullptr);  // the next failure throws bad_alloc
+}
+
+int run_new_handler(int rounds) {
+  constexpr size_t kHuge = size_t(1) << 50;
+  std::set_new_handler(no_memory);
+  bool caught = false;
+  try {
+    void* p = ::operator new(kHuge);
+    ::operator delete(p);
+  } catch (const std::bad_alloc&) {
+    caught = true;
+  }
+  std::set_new_handler(no_memory);
+  void* q = ::operator new[](kHuge, std::nothrow);
+  std::printf("allocators new_handler: handler called %d times, bad_alloc %s, nothrow %s\n",
+              g_handler_calls, caught ? "caught" : "not thrown", q ? "not null" : "null");
+  double* alpha = new_alpha();
+  double* beta = new_beta();
+  const test_array arrays[] = {{"new_alpha", alpha, 2}, {"new_beta", beta, 1}};
+  double sum = run_weighted(arrays, 2, rounds);
+  std::printf("allocators new_handler: %d rounds, checksum %.12e\n", rounds, sum);
+  delete[] alpha;
+  delete[] beta;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,6 +304,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "arrays") == 0) return run_arrays(rounds ? rounds : 1000);
   if (std::strcmp(mode, "nodes") == 0) return run_nodes(rounds ? rounds : 10);
   if (std::strcmp(mode, "containers") == 0) return run_containers(rounds ? rounds : 100);
-  std::fprintf(stderr, "usage: %s arrays|nodes|containers [ROUNDS]\n", argv[0]);
+  if (std::strcmp(mode, "new_handler") == 0) return run_new_handler(rounds ? rounds : 1500);
+  std::fprintf(stderr, "usage: %s arrays|nodes|containers|new_handler [ROUNDS]\n", argv[0]);
   return 2;
 }

@@ -129,6 +129,8 @@ void resolve_real_fns_with(SymbolLookup lookup) {
   resolve(lookup, real.op_delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t", false, nullptr);
   resolve(lookup, real.op_delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t", false,
           nullptr);
+  resolve(lookup, real.cxa_throw, "__cxa_throw", false, nullptr);
+  resolve(lookup, real.cxa_rethrow, "__cxa_rethrow", false, nullptr);
   resolve(lookup, real.shmat, "shmat", true, nullptr);
   resolve(lookup, real.shmdt, "shmdt", true, nullptr);
   g_real_state.store(2, std::memory_order_release);

@@ -68,6 +68,9 @@ struct RealFns {
   void (*op_delete_array_sized_aligned)(void*, size_t, size_t);
   void (*op_delete_aligned_nothrow)(void*, size_t, const void*);
   void (*op_delete_array_aligned_nothrow)(void*, size_t, const void*);
+  // The C++ runtime's throw and rethrow (new_hooks.cpp); null without a C++ runtime.
+  void (*cxa_throw)(void*, void*, void (*)(void*));
+  void (*cxa_rethrow)();
   // System V shared memory (map_hooks.cpp).
   void* (*shmat)(int, const void*, int);
   int (*shmdt)(const void*);

@@ -12,9 +12,10 @@
 // allocator's arena, never a variable of the program. Unlike the runtime guard (guard.h), the
 // scope does not mark samples: time inside malloc is the program's.
 //
-// No exception may leave a real call made inside the scope (the runtime has no landing pads to
-// clear the flag on the way out): the C++ entry points that throw are called through their
-// nothrow forms inside the scope, and only when those fail again outside it (new_hooks.cpp).
+// An exception may leave a real call made inside the scope (operator new's bad_alloc, or what a
+// new_handler throws), and the runtime has no landing pads to clear the flag on the way out:
+// the interposed __cxa_throw and __cxa_rethrow clear it instead (new_hooks.cpp). A throw caught
+// inside the scope clears it early; the outermost interposer clears it on return all the same.
 #pragma once
 
 #include <atomic>
@@ -176,23 +177,6 @@ inline void* allocate(size_t size, hpcl::AllocApi api, F&& alloc_fn) {
   t_in_alloc = 1;  // the outermost call: the scope without its bookkeeping
   void* p = alloc_fn();
   t_in_alloc = 0;
-  track(p, size, api);
-  return p;
-}
-
-// An allocation whose API throws when memory runs out (operator new, tc_new, mi_new): `quiet()`
-// is its form that returns null instead, called inside the scope; only when it fails is `loud()`
-// called, outside the scope, to run the new_handler and throw as it would have (the header
-// comment says why no exception may leave the scope).
-template <typename Quiet, typename Loud>
-inline void* allocate_throwing(size_t size, hpcl::AllocApi api, Quiet&& quiet, Loud&& loud) {
-  if (nested_alloc()) return loud();
-  void* p;
-  {
-    AllocScope scope;
-    p = quiet();
-  }
-  if (!p) p = loud();
   track(p, size, api);
   return p;
 }

@@ -1,7 +1,7 @@
 // mimalloc's own entry points (allocator_apis.h): mi_malloc and its family, the heap-explicit
 // mi_heap_* forms, the C++ helpers mi_new*, and their frees. Blocks carry the API `mi_malloc`.
-// The throwing mi_new* are called through a form that returns null inside the allocation scope
-// and, only when that fails, again outside it, as operator new is (new_hooks.cpp).
+// The mi_new* helpers throw bad_alloc as operator new does (the allocation scope ends in
+// __cxa_throw, new_hooks.cpp).
 //
 // Not followed: mi_heap_destroy frees every block of a heap at once; tracked blocks of such a
 // heap stay in the address map until their addresses are allocated again.
@@ -92,39 +92,6 @@ void* w_heap_resize_counted(void* heap, void* p, size_t count, size_t n) {
                 [&] { return real<void* (*)(void*, void*, size_t, size_t)>(K)(heap, p, count, n); });
 }
 
-// The throwing C++ helpers (allocate_throwing: the quiet form first, inside the scope).
-void* w_new(size_t n) {
-  return allocate_throwing(
-      n, kApi, [&] { return real<void* (*)(size_t)>(kNewNothrow)(n); },
-      [&] { return real<void* (*)(size_t)>(kNew)(n); });
-}
-void* w_new_aligned(size_t n, size_t align) {
-  return allocate_throwing(
-      n, kApi, [&] { return real<void* (*)(size_t, size_t)>(kNewAlignedNothrow)(n, align); },
-      [&] { return real<void* (*)(size_t, size_t)>(kNewAligned)(n, align); });
-}
-void* w_new_n(size_t count, size_t n) {
-  return allocate_throwing(
-      count * n, kApi, [&] { return real<void* (*)(size_t, size_t)>(kMallocn)(count, n); },
-      [&] { return real<void* (*)(size_t, size_t)>(kNewN)(count, n); });
-}
-// A reallocation that throws: the old block leaves the map first; a failed quiet form leaves it
-// valid for the loud one.
-void* w_new_realloc(void* p, size_t n) {
-  if (nested_alloc()) return real<void* (*)(void*, size_t)>(kNewRealloc)(p, n);
-  return resize(p, n, kApi, [&] {
-    void* q = real<void* (*)(void*, size_t)>(kRealloc)(p, n);
-    return q ? q : real<void* (*)(void*, size_t)>(kNewRealloc)(p, n);
-  });
-}
-void* w_new_reallocn(void* p, size_t count, size_t n) {
-  if (nested_alloc()) return real<void* (*)(void*, size_t, size_t)>(kNewReallocn)(p, count, n);
-  return resize(p, count * n, kApi, [&] {
-    void* q = real<void* (*)(void*, size_t, size_t)>(kReallocn)(p, count, n);
-    return q ? q : real<void* (*)(void*, size_t, size_t)>(kNewReallocn)(p, count, n);
-  });
-}
-
 template <int K, typename... A>
 void w_free(void* p, A... a) {
   if (p) release(p, [a...](void* q) { real<void (*)(void*, A...)>(K)(q, a...); });
@@ -167,13 +134,13 @@ ApiEntry g_api[kCount] = {
     {"mi_free_size", api_fn(w_free<kFreeSize, Z>), {}},
     {"mi_free_aligned", api_fn(w_free<kFreeAligned, Z>), {}},
     {"mi_free_size_aligned", api_fn(w_free<kFreeSizeAligned, Z, Z>), {}},
-    {"mi_new", api_fn(w_new), {}},
+    {"mi_new", api_fn(w_first<kNew>), {}},
     {"mi_new_nothrow", api_fn(w_first<kNewNothrow>), {}},
-    {"mi_new_aligned", api_fn(w_new_aligned), {}},
+    {"mi_new_aligned", api_fn(w_first<kNewAligned, Z>), {}},
     {"mi_new_aligned_nothrow", api_fn(w_first<kNewAlignedNothrow, Z>), {}},
-    {"mi_new_n", api_fn(w_new_n), {}},
-    {"mi_new_realloc", api_fn(w_new_realloc), {}},
-    {"mi_new_reallocn", api_fn(w_new_reallocn), {}},
+    {"mi_new_n", api_fn(w_counted<kNewN>), {}},
+    {"mi_new_realloc", api_fn(w_resize<kNewRealloc>), {}},
+    {"mi_new_reallocn", api_fn(w_resize_counted<kNewReallocn>), {}},
     {"mi_heap_malloc", api_fn(w_heap_first<kHeapMalloc>), {}},
     {"mi_heap_zalloc", api_fn(w_heap_first<kHeapZalloc>), {}},
     {"mi_heap_malloc_small", api_fn(w_heap_first<kHeapMallocSmall>), {}},

@@ -1,7 +1,5 @@
 // tcmalloc's own entry points (allocator_apis.h): tc_malloc and its C family, tc_new and its
-// C++ family, and their frees. Blocks carry the API `tc_malloc`. A throwing tc_new* is called
-// through its nothrow form inside the allocation scope and, only when that fails, again outside
-// it, as operator new is (new_hooks.cpp).
+// C++ family, and their frees. Blocks carry the API `tc_malloc`.
 #include <cstddef>
 
 #include "hooks/alloc_track.h"
@@ -33,8 +31,6 @@ using SizeNt = void* (*)(size_t, const void*);
 using SizeAlign = void* (*)(size_t, size_t);
 using SizeAlignNt = void* (*)(size_t, size_t, const void*);
 
-const char kNothrow = 0;  // a std::nothrow_t: an empty object, only its address is passed
-
 template <int K>
 void* w_size(size_t n) {
   return allocate(n, AllocApi::Tcmalloc, [&] { return real<Size>(K)(n); });
@@ -56,22 +52,15 @@ void* w_pvalloc(size_t n) {
   return allocate((n + 4095) & ~size_t(4095), AllocApi::Tcmalloc, [&] { return real<Size>(kPvalloc)(n); });
 }
 
-// tc_new and tc_newarray throw; their nothrow forms are called inside the scope.
-template <int K, int Nothrow>
-void* w_new(size_t n) {
-  return allocate_throwing(
-      n, AllocApi::Tcmalloc, [&] { return real<SizeNt>(Nothrow)(n, &kNothrow); },
-      [&] { return real<Size>(K)(n); });
-}
+// tc_new* throw bad_alloc as operator new does (the allocation scope ends in __cxa_throw,
+// new_hooks.cpp).
 template <int K>
 void* w_new_nothrow(size_t n, const void* nt) {
   return allocate(n, AllocApi::Tcmalloc, [&] { return real<SizeNt>(K)(n, nt); });
 }
-template <int K, int Nothrow>
+template <int K>
 void* w_new_aligned(size_t n, size_t align) {
-  return allocate_throwing(
-      n, AllocApi::Tcmalloc, [&] { return real<SizeAlignNt>(Nothrow)(n, align, &kNothrow); },
-      [&] { return real<SizeAlign>(K)(n, align); });
+  return allocate(n, AllocApi::Tcmalloc, [&] { return real<SizeAlign>(K)(n, align); });
 }
 template <int K>
 void* w_new_aligned_nothrow(size_t n, size_t align, const void* nt) {
@@ -111,12 +100,12 @@ ApiEntry g_api[kCount] = {
     {"tc_free", api_fn(w_free<kFree>), {}},
     {"tc_cfree", api_fn(w_free<kCfree>), {}},
     {"tc_free_sized", api_fn(w_free_x<kFreeSized>), {}},
-    {"tc_new", api_fn(w_new<kNew, kNewNothrow>), {}},
-    {"tc_newarray", api_fn(w_new<kNewArray, kNewArrayNothrow>), {}},
+    {"tc_new", api_fn(w_size<kNew>), {}},
+    {"tc_newarray", api_fn(w_size<kNewArray>), {}},
     {"tc_new_nothrow", api_fn(w_new_nothrow<kNewNothrow>), {}},
     {"tc_newarray_nothrow", api_fn(w_new_nothrow<kNewArrayNothrow>), {}},
-    {"tc_new_aligned", api_fn(w_new_aligned<kNewAligned, kNewAlignedNothrow>), {}},
-    {"tc_newarray_aligned", api_fn(w_new_aligned<kNewArrayAligned, kNewArrayAlignedNothrow>), {}},
+    {"tc_new_aligned", api_fn(w_new_aligned<kNewAligned>), {}},
+    {"tc_newarray_aligned", api_fn(w_new_aligned<kNewArrayAligned>), {}},
     {"tc_new_aligned_nothrow", api_fn(w_new_aligned_nothrow<kNewAlignedNothrow>), {}},
     {"tc_newarray_aligned_nothrow", api_fn(w_new_aligned_nothrow<kNewArrayAlignedNothrow>), {}},
     {"tc_delete", api_fn(w_free<kDelete>), {}},

@@ -6,11 +6,8 @@
 // after the runtime (the allocator's, else libstdc++'s), so new_handler, bad_alloc and a
 // program's own replacement behave as without the tool.
 //
-// A throwing operator new is called inside the scope through its nothrow form: an exception
-// must not leave a real call made inside the scope (alloc_track.h). Only when that returns null
-// is the throwing form called again, outside the scope, to run the new_handler and throw as it
-// would have; a new_handler set by the program is then called once more than without the tool,
-// and only when memory ran out.
+// A bad_alloc (or what the program's new_handler throws) leaves the real call through the
+// interposed __cxa_throw below, which ends the allocation scope (alloc_track.h).
 //
 // When the real operators are libstdc++'s (no allocator or library replaced them), what they do
 // is known: new is malloc, then the new_handler loop and bad_alloc when malloc fails; every
@@ -61,15 +58,15 @@ bool libstdcxx_operators() {
   return all;
 }
 
-template <typename Throwing, typename Nothrow>
-void* new_impl(size_t n, size_t align, AllocApi api, Throwing throwing, Nothrow nothrow) {
+template <typename Throwing>
+void* new_impl(size_t n, size_t align, AllocApi api, Throwing throwing) {
   ensure_real_fns();
   if (last_words()) return last_words_alloc(n, align < 16 ? 16 : align);
   if (align <= 16 && !nested_alloc() && libstdcxx_operators()) {
     void* p = allocate(n, api, [n] { return real.malloc(n ? n : 1); });
-    return p ? p : allocate_throwing(n, api, nothrow, throwing);
+    if (p) return p;
   }
-  return allocate_throwing(n, api, nothrow, throwing);
+  return allocate(n, api, throwing);
 }
 
 template <typename Nothrow>
@@ -95,33 +92,23 @@ void delete_impl(void* p, F real_delete) {
     release(p, real_delete);
 }
 
-const std::nothrow_t kNothrow{};
-
 }  // namespace
 }  // namespace hpcrun
 
 using namespace hpcrun;
 
 HPCL_EXPORT void* operator new(size_t n) {
-  return new_impl(
-      n, 16, AllocApi::New, [&] { return real.op_new(n); },
-      [&] { return real.op_new_nothrow(n, &kNothrow); });
+  return new_impl(n, 16, AllocApi::New, [&] { return real.op_new(n); });
 }
 HPCL_EXPORT void* operator new[](size_t n) {
-  return new_impl(
-      n, 16, AllocApi::NewArray, [&] { return real.op_new_array(n); },
-      [&] { return real.op_new_array_nothrow(n, &kNothrow); });
+  return new_impl(n, 16, AllocApi::NewArray, [&] { return real.op_new_array(n); });
 }
 HPCL_EXPORT void* operator new(size_t n, std::align_val_t a) {
-  return new_impl(
-      n, size_t(a), AllocApi::NewAligned, [&] { return real.op_new_aligned(n, size_t(a)); },
-      [&] { return real.op_new_aligned_nothrow(n, size_t(a), &kNothrow); });
+  return new_impl(n, size_t(a), AllocApi::NewAligned, [&] { return real.op_new_aligned(n, size_t(a)); });
 }
 HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a) {
-  return new_impl(
-      n, size_t(a), AllocApi::NewArrayAligned,
-      [&] { return real.op_new_array_aligned(n, size_t(a)); },
-      [&] { return real.op_new_array_aligned_nothrow(n, size_t(a), &kNothrow); });
+  return new_impl(n, size_t(a), AllocApi::NewArrayAligned,
+                  [&] { return real.op_new_array_aligned(n, size_t(a)); });
 }
 HPCL_EXPORT void* operator new(size_t n, const std::nothrow_t& nt) noexcept {
   return new_nothrow_impl(n, 16, AllocApi::New, [&] { return real.op_new_nothrow(n, &nt); });
@@ -138,6 +125,24 @@ HPCL_EXPORT void* operator new[](size_t n, std::align_val_t a, const std::nothro
   return new_nothrow_impl(n, size_t(a), AllocApi::NewArrayAligned,
                           [&] { return real.op_new_array_aligned_nothrow(n, size_t(a), &nt); });
 }
+
+// Every C++ throw ends the allocation scope: a bad_alloc from a real operator new, or whatever
+// the program's new_handler throws, leaves the interposer's frame without returning through it.
+// The C++ runtime's own forms are the next definitions; the runtime throws nothing itself.
+extern "C" {
+HPCL_EXPORT [[noreturn]] void __cxa_throw(void* object, void* type, void (*destructor)(void*)) {
+  t_in_alloc = 0;
+  ensure_real_fns();
+  real.cxa_throw(object, type, destructor);
+  __builtin_unreachable();
+}
+HPCL_EXPORT [[noreturn]] void __cxa_rethrow() {
+  t_in_alloc = 0;
+  ensure_real_fns();
+  real.cxa_rethrow();
+  __builtin_unreachable();
+}
+}  // extern "C"
 
 HPCL_EXPORT void operator delete(void* p) noexcept {
   delete_impl(p, [](void* q) { real.op_delete(q); });
