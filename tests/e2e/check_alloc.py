@@ -19,7 +19,9 @@ its bucket array and its nodes). Checks:
     shares compared are the report's own and not a remainder;
   - [untracked heap] and [unknown data] together hold at most F (--max-untracked) of all samples;
   - the shares of all variables add up to at most S (--max-sum, default 1.02: the estimates of
-    sampled variables have noise), and no note says samples were counted twice.
+    sampled variables have noise), and no note says samples were counted twice;
+  - no variable's name contains a --forbid string (an allocator's frame, a number added to tell
+    labels apart).
   check_alloc.py selftest    the checker rejects broken reports (no tool needed)
 
 Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
@@ -77,7 +79,8 @@ def matching(report, allocator, name):
             and (allocator == "*" or v.get("allocator") == allocator)]
 
 
-def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.02, min_known=0.8):
+def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.02, min_known=0.8,
+          forbid=()):
     truth = timed_shares(timing, [s[0] for s in specs]) if timing else None
     totals = report.get("totals", {})
     total = float(totals.get("samples", 0))
@@ -118,6 +121,10 @@ def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.0
     for note in report.get("notes", []):
         if "counted twice" in note:
             errors.append(f"the report says: {note}")
+    for v in report["variables"]:
+        for bad in forbid:
+            if bad in v.get("name", ""):
+                errors.append(f"variable {v.get('name')!r} has {bad!r} in its name")
     if errors:
         raise CheckFailed("\n".join(errors) + "\nvariables in the report:\n" + listing(report))
 
@@ -161,6 +168,12 @@ def selftest():
     expect_failure("too much untracked", lambda r: r["variables"][3].update(
         metrics={"samples": 200, "samples_estimated": 200}))
     expect_failure("a note of double counting", lambda r: r["notes"].append("some samples were counted twice"))
+    try:
+        check(good, None, specs, forbid=["bet"])
+    except CheckFailed:
+        pass
+    else:
+        raise CheckFailed("selftest: a forbidden name passed")
     print("selftest: the checker rejects broken reports")
 
 
@@ -180,6 +193,7 @@ def main():
     p.add_argument("--max-untracked", type=float)
     p.add_argument("--max-sum", type=float, default=1.02)
     p.add_argument("--min-known", type=float, default=0.8)
+    p.add_argument("--forbid", action="append", default=[])
     args = p.parse_args()
     try:
         with open(args.report, encoding="utf-8") as f:
@@ -189,7 +203,7 @@ def main():
         return 2
     try:
         check(report, args.timing, [tuple(v) for v in args.var], args.tolerance, args.max_untracked,
-              args.max_sum, args.min_known)
+              args.max_sum, args.min_known, args.forbid)
     except CheckFailed as e:
         print(f"check_alloc: FAIL: {e}", file=sys.stderr)
         return 1

@@ -7,6 +7,9 @@
 #   named_memory.sh mappings PROGRAM  tests/programs/mappings.c: an anonymous, a shm_open, a file
 #                                     and a System V mapping, each a variable, none untracked
 #   named_memory.sh example PROGRAM   examples/named_pool.c: three named rows, about 3:2:1
+#   named_memory.sh pools PROGRAM     tests/programs/pools_cxx.cpp: Boost.Pool's chunks named by
+#                                     the program's function past the pool's inlined frames, the
+#                                     pmr buffer by its resource and function
 source "$(dirname "$0")/lib.sh"
 
 mode=$1
@@ -47,5 +50,9 @@ for name, weight in (("pressure", 3), ("velocity", 2), ("density", 1)):
         sys.exit(f"FAIL: {name} has {share:.3f} of the named samples, expected {weight / 6:.3f}")
 PY
     ;;
+  pools)
+    check_alloc --var cells "operator new[]" "make_cells (pools_cxx.cpp:" \
+      --var pmr "*" "std::pmr::monotonic_buffer_resource in build_tables (pools_cxx.cpp)" \
+      --forbid "boost::" --forbid " #" --min-known 0.8 ;;
   *) fail "unknown mode $mode" ;;
 esac
