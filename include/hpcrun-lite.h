@@ -13,8 +13,9 @@
  *   - A name ends by itself when the tracked block or mapping it lies in is freed or unmapped.
  *     Memory the tool did not track (a small block below --min-bytes that was not sampled, a
  *     static array, the stack) keeps its names until they are removed.
- *   - The name is copied (up to 255 bytes); the call costs about a microsecond, so name arrays
- *     when they are carved, not on every access.
+ *   - The name is copied (up to 255 bytes); the call costs 0.2-0.5 us under the tool (a call
+ *     path is captured; 100,000 names on a development VM), so name arrays when they are
+ *     carved, not on every access.
  *
  * The function is defined by the preloaded runtime. The declaration below is weak, so a program
  * built with this header links and runs unchanged without the tool, where the call does nothing
