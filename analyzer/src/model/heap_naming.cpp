@@ -162,6 +162,10 @@ std::string heap_site_runtime_call(const std::vector<Location>& path, size_t nam
   return qualified_base_name(entry.function);
 }
 
+std::string heap_site_runtime_module(const std::vector<Location>& path, size_t named) {
+  return heap_site_runtime_call(path, named).empty() ? std::string() : std::string(path[named - 1].module);
+}
+
 std::string heap_site_pmr_resource(const std::vector<Location>& path, size_t named) {
   for (size_t j = 0; j < named && j < path.size(); ++j) {
     std::string_view q = qualified_name(path[j].function);

@@ -79,6 +79,9 @@ size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* w
 // program called the allocator or the C/C++ runtime directly. Reports put it before the label:
 // "_gfortran_string_trim in qs_energy (qs_energy.F:120)".
 std::string heap_site_runtime_call(const std::vector<Location>& path, size_t named);
+// The library of that call: the module of the frame just inside `path[named]`, "" when
+// heap_site_runtime_call is "".
+std::string heap_site_runtime_module(const std::vector<Location>& path, size_t named);
 
 // A pmr memory resource whose buffer this is (std::pmr::monotonic_buffer_resource, ...), from the
 // library frames of `path` inside `path[named]`; "" when none. Such a buffer is allocated on the

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "heap_naming.h"
+#include "runtime_libs.h"
 #include "report_parts.h"
 #include "symbols/naming.h"
 
@@ -117,6 +118,14 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
     if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
+    // MPI and OpenMP allocate their own state inside the program's call (MPI_Init: 15,000 sites
+    // on LAMMPS, all "PMPI_Init in main"): named by that call, it stays in the runtime's group
+    // row, which --no-group opens. The Fortran runtime's and the numerical libraries' buffers
+    // (array temporaries, FFT plans) are the program's data and stay rows of their own.
+    if (std::string lib = heap_site_runtime_module(paths[s], named[s]);
+        site.name.empty() && !lib.empty() &&
+        (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
+      v.data_module = std::move(lib);
     v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
                              std::make_move_iterator(paths[s].end()));
     out.push_back(std::move(v));
