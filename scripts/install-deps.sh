@@ -10,7 +10,9 @@ PACKAGES=(
   libdw-dev libelf-dev  # elfutils: symbolization (libdw) and symbol-table reading (libelf)
   libunwind-dev       # unw_backtrace for allocation and sample call paths
   libzstd-dev zstd    # profile compression
-  libboost-dev        # Boost.Container (flat maps in the tree model)
+  libboost-dev        # Boost.Container (flat maps in the tree model); Boost.Pool in e2e.names_pools
+  libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev libtbb-dev
+                      # the allocators the e2e tests link (e2e.alloc_*): jemalloc, tcmalloc, mimalloc, TBB
   libgtest-dev libgmock-dev  # unit tests
   libbenchmark-dev    # micro-benchmarks
   libncurses-dev      # hpcviewer-tui

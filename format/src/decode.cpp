@@ -25,6 +25,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagOffsets: return "OFFSETS";
     case layout::kTagBalance: return "BALANCE";
     case layout::kTagFirstTouch: return "FIRST_TOUCH";
+    case layout::kTagSiteNames: return "SITE_NAMES";
     default: return nullptr;
   }
 }
@@ -303,6 +304,29 @@ void read_first_touch(Section& s, Profile& p) {
   }
 }
 
+// Each entry names one site of SITES (read before it: sections come in tag order), sorted by
+// site index, each at most once, never with an empty name.
+std::string read_site_names(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kSiteNameMin, "site names")) return {};
+  int64_t last = -1;
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    uint32_t site = s.r.u32();
+    std::string name = s.r.str();
+    if (!s.r.ok()) break;
+    if (site >= p.sites.size())
+      return strf("SITE_NAMES entry %" PRIu32 ": site index %" PRIu32 " out of range (%zu sites)",
+                  i, site, p.sites.size());
+    if (int64_t(site) <= last)
+      return strf("SITE_NAMES entry %" PRIu32 ": site %" PRIu32 " out of order (entries are "
+                  "sorted by site, each site at most once)", i, site);
+    if (name.empty()) return strf("SITE_NAMES entry %" PRIu32 ": empty name", i);
+    last = site;
+    p.sites[site].name = std::move(name);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
@@ -425,6 +449,11 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
                       "(only databases have per-thread first touches)", at);
         }
         read_first_touch(s, out);
+        break;
+      case layout::kTagSiteNames:
+        if (!(seen & (1u << layout::kTagSites)))
+          return strf("section SITE_NAMES at payload byte %zu without SITES before it", at);
+        if (std::string err = read_site_names(s, out); !err.empty()) return err;
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -1,6 +1,6 @@
 // Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
 // thread, then SYMBOLS and (only when there are any) CALLEES (1.1), OFFSETS (1.2) and
-// BALANCE (1.3), FIRST_TOUCH (1.5). Every 1.0
+// BALANCE (1.3), FIRST_TOUCH (1.5), SITE_NAMES (1.7). Every 1.0
 // section is written even when empty, so the bytes of a file depend only on the Profile and
 // golden tests stay stable.
 #include <algorithm>
@@ -67,6 +67,18 @@ uint32_t callee_count(const Profile& p) {
   uint32_t n = 0;
   for (const Symbolized& s : p.symbols) n += !s.callee.function.empty();
   return n;
+}
+
+uint32_t named_sites(const Profile& p) {
+  uint32_t n = 0;
+  for (const AllocSite& s : p.sites) n += !s.name.empty();
+  return n;
+}
+
+bool has_site_apis_of_1_7(const Profile& p) {
+  for (const AllocSite& s : p.sites)
+    if (static_cast<uint8_t>(s.api) > static_cast<uint8_t>(kLastAllocApi10)) return true;
+  return false;
 }
 
 bool has_page_faults(const Profile& p) {
@@ -195,6 +207,15 @@ std::vector<uint8_t> encode(const Profile& p) {
       w.u8(static_cast<uint8_t>(v.owner));
       w.u32(v.index);
       put_spread(w, v.threads);
+    }
+  });
+  // Only when some site has a name, so that other files keep their earlier minor.
+  if (named_sites(p) > 0) section(w, layout::kTagSiteNames, [&] {
+    w.u32(named_sites(p));
+    for (size_t i = 0; i < p.sites.size(); ++i) {
+      if (p.sites[i].name.empty()) continue;
+      w.u32(static_cast<uint32_t>(i));
+      w.str(p.sites[i].name);
     }
   });
   return out;

@@ -78,7 +78,9 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level) {
   w.u16(kMajorVersion);
   // The lowest minor that describes the file: without memory metrics, page faults, balance,
   // offset histograms or callees it is a 1.0 file byte for byte.
-  w.u16(payload::has_watch_metrics(profile) ? kMinorWatch
+  w.u16(payload::named_sites(profile) > 0 || payload::has_site_apis_of_1_7(profile)
+            ? kMinorSiteNames
+        : payload::has_watch_metrics(profile) ? kMinorWatch
         : payload::has_memory_metrics(profile) || !profile.balance.first_touch.empty()
             ? kMinorMemoryMetrics
         : payload::has_page_faults(profile)   ? kMinorPageFaults

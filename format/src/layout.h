@@ -42,8 +42,9 @@ enum Tag : uint32_t {
   kTagOffsets = 8,  // since 1.2
   kTagBalance = 9,  // since 1.3
   kTagFirstTouch = 10,  // since 1.5
+  kTagSiteNames = 11,  // since 1.7
 };
-inline constexpr uint32_t kLastKnownTag = kTagFirstTouch;
+inline constexpr uint32_t kLastKnownTag = kTagSiteNames;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -70,6 +71,9 @@ static_assert(kSpreadSize == 68 && kBalanceEntrySize == 141);
 // FIRST_TOUCH: u32 n, then n entries of u8 owner, u32 index and one spread (threads).
 inline constexpr size_t kFirstTouchEntrySize = 1 + 4 + kSpreadSize;
 static_assert(kFirstTouchEntrySize == 73);
+// SITE_NAMES: u32 n, then n entries of u32 site and str name.
+inline constexpr size_t kSiteNameMin = 4 + kStrMin;
+static_assert(kSiteNameMin == 8);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

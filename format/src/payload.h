@@ -58,5 +58,9 @@ bool has_page_faults(const Profile& profile);
 bool has_memory_metrics(const Profile& profile);
 // A node has a watchpoint metric (1.6, ids 96-151).
 bool has_watch_metrics(const Profile& profile);
+// Sites with a name: the entries of SITE_NAMES (1.7).
+uint32_t named_sites(const Profile& profile);
+// A site has an allocation API that 1.7 added (15-22).
+bool has_site_apis_of_1_7(const Profile& profile);
 
 }  // namespace hpcl::payload

@@ -24,6 +24,14 @@ const char* alloc_api_name(AllocApi api) {
     case AllocApi::NewAligned: return "operator new (aligned)";
     case AllocApi::NewArrayAligned: return "operator new[] (aligned)";
     case AllocApi::Mmap: return "mmap";
+    case AllocApi::MmapFile: return "mmap file";
+    case AllocApi::MmapShm: return "mmap shm";
+    case AllocApi::Shmat: return "shmat";
+    case AllocApi::Named: return "named";
+    case AllocApi::Jemalloc: return "mallocx";
+    case AllocApi::Mimalloc: return "mi_malloc";
+    case AllocApi::Tbbmalloc: return "scalable_malloc";
+    case AllocApi::Tcmalloc: return "tc_malloc";
   }
   // Values from a newer writer (or a damaged file) are kept in the model and shown as unknown.
   return "unknown";

@@ -111,6 +111,17 @@ measure_like_native() {
   merge_and_report meas db.hpcdb report.json
 }
 
+# measure_timed_like_native PROGRAM [ARGS...]: measure_like_native, with the program's own timing
+# of its phases (workload.h) written to timing.<pid> under the tool.
+measure_timed_like_native() {
+  run_to native "$@"
+  HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "$HPCL_RUN" -o meas -- "$@"
+  cat tool.err >&2
+  same_as_native native tool
+  expect_profiles meas 1
+  merge_and_report meas db.hpcdb report.json
+}
+
 # check_work_in_each MIN_SAMPLES PROFILE...: each profile, merged on its own, holds at least
 # MIN_SAMPLES samples in the array made by make_work_array (tests/programs/endings.c): the work
 # its process did before it ended.

@@ -125,7 +125,7 @@ void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
     for (Frame& f : frames) f.module = map_module(f.module);
     // Flags are not part of a site's identity: one process may have tracked some of a site's
     // blocks with probability < 1 (sampled) and another all of them; it is one variable.
-    SiteKey key{s.api, 0, std::move(frames)};
+    SiteKey key{s.api, 0, std::move(frames), s.name};
     auto it = site_index_.find(key);
     maps.sites[i] = it != site_index_.end()
                         ? it->second
@@ -160,9 +160,9 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
     const AllocSite& s = p.sites[i];
     const uint32_t to = maps.sites[i];
     if (to == sites_.size()) {
-      AllocSite mapped{s.api, 0, s.frames, 0, 0};
+      AllocSite mapped{s.api, 0, s.frames, 0, 0, s.name};
       for (Frame& f : mapped.frames) f.module = map_module(f.module);
-      site_index_.emplace(SiteKey{s.api, 0, mapped.frames}, to);
+      site_index_.emplace(SiteKey{s.api, 0, mapped.frames, s.name}, to);
       sites_.push_back(std::move(mapped));
     }
     sites_[to].flags |= s.flags;
@@ -395,7 +395,7 @@ Profile Accumulator::finish() {
     for (Frame& f : s.frames) f.module = map_module(f.module);
   for (StaticVar& v : statics_) v.module = map_module(v.module);
   std::vector<uint32_t> new_site = sorted_order(sites_, [](const AllocSite& x, const AllocSite& y) {
-    return std::tie(x.api, x.flags, x.frames) < std::tie(y.api, y.flags, y.frames);
+    return std::tie(x.api, x.flags, x.frames, x.name) < std::tie(y.api, y.flags, y.frames, y.name);
   });
   std::vector<uint32_t> new_static =
       sorted_order(statics_, [](const StaticVar& x, const StaticVar& y) {

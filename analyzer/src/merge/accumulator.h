@@ -68,7 +68,7 @@ class Accumulator {
   Profile finish();
 
  private:
-  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>>;
+  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>, std::string>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
   // Where the modules, sites and statics of one input go in this accumulator: indices it has,

@@ -3,13 +3,16 @@
 // rule that keeps labels of distinct sites distinct (see heap_naming.h and docs/REPORT.md).
 #include "heap_naming.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <tuple>
 
+#include "hpcl/allocator_libs.h"
 #include "model/runtime_libs.h"
 #include "symbols/naming.h"
 
@@ -43,7 +46,12 @@ bool is_allocation_function(std::string_view f) {
   return starts_with_any(f, {"operator new", "operator delete", "std::allocator<",
                              "std::__new_allocator<", "__gnu_cxx::new_allocator<",
                              "std::allocator_traits<", "__gnu_cxx::__alloc_traits<",
-                             "std::__allocated_ptr<", "std::__allocate_guarded<"});
+                             "std::__allocated_ptr<", "std::__allocate_guarded<",
+                             // Boost.Pool: the pools and their user allocators, header-only.
+                             "boost::pool<", "boost::object_pool<", "boost::singleton_pool<",
+                             "boost::simple_segregated_storage<", "boost::details::PODptr<",
+                             "boost::default_user_allocator_", "boost::pool_allocator<",
+                             "boost::fast_pool_allocator<"});
 }
 
 bool is_cxx_library_function(std::string_view f) {
@@ -54,11 +62,18 @@ bool is_cxx_library_function(std::string_view f) {
 bool is_allocator_or_runtime(const Location& loc) {
   std::string_view mod = basename_of(loc.module);
   if (starts_with_any(mod, {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
-                            "libhpcrun-lite"}))
+                            "libhpcrun-lite"}) ||
+      is_allocator_library(mod))
     return true;
-  if (loc.file.find("/usr/include/c++/") != std::string::npos) return true;
+  if (loc.file.find("/usr/include/c++/") != std::string::npos ||
+      loc.file.find("/boost/pool/") != std::string::npos)
+    return true;
   return !loc.function.empty() &&
          (is_allocation_function(loc.function) || is_cxx_library_function(loc.function));
+}
+
+bool is_library_frame(const Location& loc) {
+  return is_allocator_or_runtime(loc) || runtime_family(loc.module) != RuntimeFamily::None;
 }
 
 bool has_allocating_name(std::string_view function) {
@@ -89,12 +104,12 @@ void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
     std::map<std::string, std::set<Caller>> callers;
     for (const std::vector<Location>& path : paths) {
       size_t i = 0;
-      while (i < path.size() && (is_allocator_or_runtime(path[i]) || is_wrapper(path[i]))) ++i;
+      while (i < path.size() && (is_library_frame(path[i]) || is_wrapper(path[i]))) ++i;
       // A chain of allocating names (save_calloc_aligned -> save_malloc_aligned) is judged by the
       // callers of the chain: every link is credited with the first frame past it.
       size_t past = i;
       while (past < path.size() &&
-             (is_allocator_or_runtime(path[past]) || is_wrapper(path[past]) ||
+             (is_library_frame(path[past]) || is_wrapper(path[past]) ||
               (!path[past].function.empty() && has_allocating_name(path[past].function))))
         ++past;
       Caller caller;
@@ -103,7 +118,7 @@ void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
         caller = Caller{c.function, c.file, c.line, c.offset};
       }
       for (size_t j = i; j < past; ++j)
-        if (!path[j].function.empty() && !is_allocator_or_runtime(path[j]) && !is_wrapper(path[j]) &&
+        if (!path[j].function.empty() && !is_library_frame(path[j]) && !is_wrapper(path[j]) &&
             has_allocating_name(path[j].function))
           callers[qualified_base_name(path[j].function)].insert(caller);
     }
@@ -115,16 +130,50 @@ void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
 }
 
 size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers) {
-  size_t outermost_wrapper = path.size();
+  size_t outermost_wrapper = path.size(), first_runtime = path.size();
   for (size_t i = 0; i < path.size(); ++i) {
     if (is_allocator_or_runtime(path[i])) continue;
+    if (runtime_family(path[i].module) != RuntimeFamily::None) {
+      if (first_runtime == path.size()) first_runtime = i;
+      continue;
+    }
     if (wrappers != nullptr && wrappers->is_wrapper(path[i])) {
       outermost_wrapper = i;
       continue;
     }
     return i;
   }
-  return outermost_wrapper < path.size() ? outermost_wrapper : 0;
+  if (outermost_wrapper < path.size()) return outermost_wrapper;
+  return first_runtime < path.size() ? first_runtime : 0;
+}
+
+std::string heap_site_runtime_call(const std::vector<Location>& path, size_t named) {
+  if (named == 0 || named >= path.size() || is_library_frame(path[named])) return "";
+  const Location& entry = path[named - 1];
+  switch (runtime_family(entry.module)) {
+    case RuntimeFamily::Mpi:
+    case RuntimeFamily::OpenMp:
+    case RuntimeFamily::Fortran:
+    case RuntimeFamily::Numerics: break;
+    default: return "";
+  }
+  // A function known only by its bounds is not a name: the library's file name is.
+  if (entry.function.empty() || entry.unnamed_function) return std::string(basename_of(entry.module));
+  return qualified_base_name(entry.function);
+}
+
+std::string heap_site_runtime_module(const std::vector<Location>& path, size_t named) {
+  return heap_site_runtime_call(path, named).empty() ? std::string() : std::string(path[named - 1].module);
+}
+
+std::string heap_site_pmr_resource(const std::vector<Location>& path, size_t named) {
+  for (size_t j = 0; j < named && j < path.size(); ++j) {
+    std::string_view q = qualified_name(path[j].function);
+    for (std::string_view r : {"std::pmr::monotonic_buffer_resource", "std::pmr::unsynchronized_pool_resource",
+                               "std::pmr::synchronized_pool_resource"})
+      if (q.starts_with(r) && q.substr(r.size()).starts_with("::")) return std::string(r);
+  }
+  return "";
 }
 
 std::string heap_site_label(const Location& loc) {
@@ -177,8 +226,7 @@ std::string container_of(std::string_view function) {
 // A frame a user can name the place by: a function with a name, in neither the C/C++ runtime
 // nor the OpenMP or MPI runtime (GOMP_parallel stands between an OpenMP region and its caller).
 bool names_a_caller(const Location& loc) {
-  return !loc.function.empty() && !loc.unnamed_function && !is_allocator_or_runtime(loc) &&
-         runtime_family(loc.module) == RuntimeFamily::None;
+  return !loc.function.empty() && !loc.unnamed_function && !is_library_frame(loc);
 }
 
 }  // namespace
@@ -204,6 +252,13 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 }
 
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {
+  std::vector<std::vector<std::string>> chains(callers.size());
+  for (size_t i = 0; i < callers.size(); ++i) chains[i] = {callers[i]};
+  disambiguate_labels(labels, chains);
+}
+
+void disambiguate_labels(std::vector<std::string>& labels,
+                         const std::vector<std::vector<std::string>>& chains) {
   auto shared = [&labels] {
     std::map<std::string, std::vector<size_t>> by_label;
     for (size_t i = 0; i < labels.size(); ++i) by_label[labels[i]].push_back(i);
@@ -212,14 +267,29 @@ void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std
       if (members.size() > 1) groups.push_back(std::move(members));
     return groups;
   };
-  for (const std::vector<size_t>& group : shared()) {
-    // Only callers that tell the sites apart are worth printing.
-    std::set<std::string> distinct;
-    for (size_t i : group) distinct.insert(i < callers.size() ? callers[i] : std::string());
-    if (distinct.size() < 2) continue;
-    for (size_t i : group)
-      if (i < callers.size() && !callers[i].empty()) labels[i] += " \u2190 " + callers[i];
-  }
+  auto caller = [&chains](size_t i, size_t depth) -> const std::string& {
+    static const std::string none;
+    return i < chains.size() && depth < chains[i].size() ? chains[i][depth] : none;
+  };
+  // Split each group by its callers, one level outward at a time: where the sites part, each
+  // part is named by its caller at that level (after an ellipsis beyond the first), and a part
+  // still shared looks further out; a level where they all agree says nothing.
+  std::function<void(const std::vector<size_t>&, size_t, const std::string&)> split =
+      [&](const std::vector<size_t>& members, size_t depth, const std::string& suffix) {
+        bool deeper = false;
+        for (size_t i : members) deeper |= i < chains.size() && depth < chains[i].size();
+        if (members.size() < 2 || !deeper) {
+          for (size_t i : members) labels[i] += suffix;
+          return;
+        }
+        std::map<std::string, std::vector<size_t>> parts;
+        for (size_t i : members) parts[caller(i, depth)].push_back(i);
+        if (parts.size() == 1) return split(members, depth + 1, suffix);
+        for (const auto& [name, part] : parts)
+          split(part, depth + 1,
+                name.empty() ? suffix : (depth == 0 ? " \u2190 " : " \u2190 \u2026 \u2190 ") + name);
+      };
+  for (const std::vector<size_t>& group : shared()) split(group, 0, "");
   for (const std::vector<size_t>& group : shared())
     for (size_t k = 1; k < group.size(); ++k) labels[group[k]] += " #" + std::to_string(k + 1);
 }

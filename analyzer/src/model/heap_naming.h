@@ -23,10 +23,15 @@ bool is_allocation_function(std::string_view demangled);
 // source file: vector growth, string creation, hashtable and tree nodes, make_shared ...
 bool is_cxx_library_function(std::string_view demangled);
 
-// A frame of libc, libstdc++, libgcc_s, the dynamic loader or our runtime, a libstdc++ header
-// inlined into user code, a C++ standard-library function, or an allocation function wherever it
-// lives.
+// A frame of libc, libstdc++, libgcc_s, the dynamic loader, our runtime or a memory allocator
+// (jemalloc, tcmalloc, mimalloc, TBB), a libstdc++ or Boost.Pool header inlined into user code, a
+// C++ standard-library function, or an allocation function wherever it lives.
 bool is_allocator_or_runtime(const Location& loc);
+
+// is_allocator_or_runtime, or a frame of a runtime library (runtime_libs.h: MPI, OpenMP, the
+// Fortran runtime, FFTW, ScaLAPACK, BLAS ...): the libraries that allocate on the program's
+// behalf, whose frames never name a heap variable while a frame of the program asked for it.
+bool is_library_frame(const Location& loc);
 
 // A function name that says "I allocate": the last component of its qualified base name
 // contains "alloc" or ends in "dup", or an enclosing class/namespace contains "alloc" or is
@@ -61,10 +66,28 @@ class AllocWrappers {
 };
 
 // Index into `path` (innermost first, inline-expanded, without the API pseudo-frame) of the
-// frame that names the heap variable: the innermost one that is neither allocator/runtime nor a
-// wrapper; else the outermost wrapper (nearest the program); else 0. Returns 0 when the path
-// is empty.
+// frame that names the heap variable: the innermost one that is neither a library frame
+// (is_library_frame) nor a wrapper; else the outermost wrapper (nearest the program); else,
+// for an allocation made wholly inside runtime libraries, the innermost frame of one (its
+// module puts the variable in that library's group row); else 0. Returns 0 when the path is
+// empty.
 size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers = nullptr);
+
+// The runtime library call through which the program's frame `path[named]` allocated, when the
+// frame just inside it is an MPI, OpenMP, Fortran-runtime or numerical library's: its function
+// ("_gfortran_string_trim", "fftw_plan_dft_3d", "PMPI_Init"), else its file name; "" when the
+// program called the allocator or the C/C++ runtime directly. Reports put it before the label:
+// "_gfortran_string_trim in qs_energy (qs_energy.F:120)".
+std::string heap_site_runtime_call(const std::vector<Location>& path, size_t named);
+// The library of that call: the module of the frame just inside `path[named]`, "" when
+// heap_site_runtime_call is "".
+std::string heap_site_runtime_module(const std::vector<Location>& path, size_t named);
+
+// A pmr memory resource whose buffer this is (std::pmr::monotonic_buffer_resource, ...), from the
+// library frames of `path` inside `path[named]`; "" when none. Such a buffer is allocated on the
+// resource's first use, for all its users: it is labelled by the resource and the function, not
+// the line of its first user.
+std::string heap_site_pmr_resource(const std::vector<Location>& path, size_t named);
 
 // The label of a heap variable's naming frame: "function (file:line)" with line information;
 // "function (module+0xOFFSET)" without (the link-time offset, so two sites in one function
@@ -83,5 +106,10 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 // " ← " and their caller's label (`callers[i]`, "" when there is none); labels still shared get
 // " #2", " #3" ... in input order (the first keeps its label).
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers);
+// The same with each site's chain of callers outward (`chains[i][0]` its caller, then that one's
+// caller ...): a site whose caller does not tell it apart gets the first caller outward that
+// does, after an ellipsis ("f (a.c:10) ← … ← solve (s.c:80)"), before numbers are used.
+void disambiguate_labels(std::vector<std::string>& labels,
+                         const std::vector<std::vector<std::string>>& chains);
 
 }  // namespace hpcl::analysis

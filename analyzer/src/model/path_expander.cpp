@@ -45,6 +45,9 @@ PathExpander::Slot PathExpander::slot(const Frame& f) const {
     Location loc{callee.name, s->callee.file, s->callee.line, module, 0, false};
     loc.omp_region = callee.omp_region;
     loc.tail_call = true;
+    // A callee known only by its bounds (stripped code: "cp2k.psmp!0x3f100") is an address, not
+    // a name: it must not be shown as a caller one can recognise (heap_naming.cpp).
+    loc.unnamed_function = unnamed_function_start(s->callee.function, &loc.function_start);
     arena_.push_back(loc);
   }
   return e;

@@ -5,6 +5,7 @@
 #include "report_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <iterator>
 #include <map>
@@ -48,7 +49,9 @@ bool has_counter(const Node& node) {
 // The samples the heap estimates add beyond their raw counts fell, as raw samples, in the
 // untracked blocks of their sites: in [untracked heap] when the heap's extent was known, else in
 // [unknown data]. Those classes give them up, [untracked heap] first, neither below zero; the
-// variance of what they give up is the matching share of the estimates' variance.
+// variance of what they give up is the matching share of the estimates' variance. What they
+// cannot give (an estimate above its truth, by its noise or by a bug) is taken back from the
+// estimates, each scaled by one factor, so that the shares never add up to more than 100%.
 void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, size_t>& unknown_var) {
   double claimed = 0, claimed_var = 0;
   for (const Variable& v : m.variables) {
@@ -65,6 +68,15 @@ void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, s
     v.samples_estimated -= taken;
     v.samples_estimated_var += claimed_var * (taken / total_claim);
     claimed -= taken;
+  }
+  if (claimed <= 1e-9 || total_claim <= 0) return;
+  m.estimates_excess = claimed;
+  m.estimates_excess_noise = 4 * std::sqrt(claimed_var);
+  const double keep = (total_claim - claimed) / total_claim;
+  for (Variable& v : m.variables) {
+    if (v.kind != VariableKind::Heap) continue;
+    const double extra = v.samples_estimated - static_cast<double>(v.samples);
+    v.samples_estimated = static_cast<double>(v.samples) + extra * keep;
   }
 }
 
@@ -373,6 +385,7 @@ void finish(const Profile& db, const PathExpander& expand, const ReportModelOpti
   for (Variable& v : m.variables) {
     m.estimated_data_samples += v.samples_estimated;
     set_interval(v, m.total_samples);
+    m.share_sum += v.share;
     // Ties keep tree order (the leaves were appended in node order), so output is deterministic.
     for (std::vector<AccessPath>* list : {&v.accesses, &v.first_touches}) {
       std::stable_sort(list->begin(), list->end(), [](const AccessPath& x, const AccessPath& y) {

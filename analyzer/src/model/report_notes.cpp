@@ -2,6 +2,7 @@
 // sampled allocations, samples the runtime lost, modules without debug information). The prose
 // lives here, apart from the arithmetic of the model (see report_parts.h).
 #include <algorithm>
+#include <cmath>
 
 #include "merge/runs.h"
 #include "words.h"
@@ -45,6 +46,23 @@ void add_notes(ReportModel& m, const Profile& db) {
                       "; their samples, bytes and allocations cover only the tracked blocks, "
                       "samples_estimated all of them, taken from [untracked heap]): " +
                       sampled + ".");
+  if (m.estimates_excess > 0) {
+    const long excess = std::lround(m.estimates_excess);
+    if (m.estimates_excess > m.estimates_excess_noise)
+      m.notes.push_back("The estimates of sampled heap variables claimed " + std::to_string(excess) +
+                        " samples more than fell outside the tracked blocks, beyond their noise: "
+                        "some samples were counted twice. The estimates were scaled down to fit; "
+                        "please report this with the database.");
+    else if (excess > 0)
+      m.notes.push_back("The estimates of sampled heap variables claimed " + std::to_string(excess) +
+                        " samples more than fell outside the tracked blocks (within their noise); "
+                        "they were scaled down to fit.");
+  }
+  // Every sample is attributed once, so the shares add up to 100% at most; more is a bug.
+  if (m.share_sum > 1.0 + 1e-6)
+    m.notes.push_back("The variables' shares add up to " + std::to_string(std::lround(m.share_sum * 100)) +
+                      "%, more than 100%: some samples were counted twice; please report this "
+                      "with the database.");
   if (m.samples_in_runtime > 0)
     m.notes.push_back(count_of(m.samples_in_runtime, "sample") +
                       " interrupted the profiler's own allocation tracking; " +

@@ -84,7 +84,7 @@ void group_runtime_variables(ReportModel& m) {
   if (m.grouped_variables > 0)
     m.notes.push_back(std::to_string(m.grouped_variables) +
                       (m.grouped_variables == 1 ? " variable" : " variables") +
-                      " of runtime libraries (MPI, OpenMP, C/C++) " +
+                      " of runtime libraries (MPI, OpenMP, C/C++, Fortran, numerical libraries, allocators) " +
                       (m.grouped_variables == 1 ? "is" : "are") +
                       " shown as one row per library family; --no-group lists them one by one.");
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "heap_naming.h"
+#include "runtime_libs.h"
 #include "report_parts.h"
 #include "symbols/naming.h"
 
@@ -32,6 +33,33 @@ std::string unknown_class_name(uint32_t a) {
   return "[unknown data class " + std::to_string(a) + "]";
 }
 
+namespace {
+
+// How far outward a shared label looks for a caller that tells its sites apart.
+constexpr size_t kCallerDepth = 8;
+
+// The label of a site once its naming frame is known (`label`, heap_site_context_label): the name
+// the program knows the memory by (a mapped file's path, a shared-memory segment, a name given to
+// hpcrun_lite_name) when it has one; a pmr resource's buffer by the resource and the function
+// (not the line of its first user); the runtime library call that allocated for the program
+// ("_gfortran_string_trim in ...").
+std::string site_label(const AllocSite& site, const std::vector<Location>& frames, size_t named,
+                       std::string label) {
+  if (!site.name.empty()) return site.name;
+  if (named >= frames.size()) return label;
+  if (std::string pmr = heap_site_pmr_resource(frames, named); !pmr.empty()) {
+    const Location& f = frames[named];
+    std::string where = !f.file.empty() ? std::string(basename_of(f.file)) : std::string(basename_of(f.module));
+    return pmr + " in " + (f.function.empty() ? location_label(f) : qualified_base_name(f.function)) +
+           (where.empty() ? "" : " (" + where + ")");
+  }
+  if (std::string call = heap_site_runtime_call(frames, named); !call.empty())
+    return call + " in " + label;
+  return label;
+}
+
+}  // namespace
+
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
@@ -42,7 +70,8 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
   wrappers.learn(paths);
 
-  std::vector<std::string> labels(db.sites.size()), callers(db.sites.size());
+  std::vector<std::string> labels(db.sites.size());
+  std::vector<std::vector<std::string>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
   for (size_t s = 0; s < db.sites.size(); ++s) {
     std::vector<Location>& frames = paths[s];
@@ -51,18 +80,22 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
     if (named[s] < frames.size()) {
       labels[s] = heap_site_context_label(frames, named[s]);
-      if (named[s] + 1 < frames.size()) callers[s] = heap_site_label(frames[named[s] + 1]);
+      // The callers outward, for telling apart the sites that share a label.
+      for (size_t k = named[s] + 1; k < frames.size() && callers[s].size() < kCallerDepth; ++k)
+        callers[s].push_back(heap_site_label(frames[k]));
     } else {
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
+    labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
   }
-  // Sites with the same frames (they differ in API or sampling only) are one place of the
-  // program: they keep one label, and only distinct places are told apart.
-  std::map<std::vector<Frame>, size_t> place;
+  // Sites with the same frames and name (they differ in API or sampling only) are one place of
+  // the program: they keep one label, and only distinct places are told apart.
+  std::map<std::pair<std::vector<Frame>, std::string>, size_t> place;
   std::vector<size_t> first(db.sites.size());
-  std::vector<std::string> place_labels, place_callers;
+  std::vector<std::string> place_labels;
+  std::vector<std::vector<std::string>> place_callers;
   for (size_t s = 0; s < db.sites.size(); ++s) {
-    auto [it, fresh] = place.try_emplace(db.sites[s].frames, place_labels.size());
+    auto [it, fresh] = place.try_emplace({db.sites[s].frames, db.sites[s].name}, place_labels.size());
     if (fresh) {
       place_labels.push_back(labels[s]);
       place_callers.push_back(callers[s]);
@@ -87,6 +120,14 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
     if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
+    // MPI and OpenMP allocate their own state inside the program's call (MPI_Init: 15,000 sites
+    // on LAMMPS, all "PMPI_Init in main"): named by that call, it stays in the runtime's group
+    // row, which --no-group opens. The Fortran runtime's and the numerical libraries' buffers
+    // (array temporaries, FFT plans) are the program's data and stay rows of their own.
+    if (std::string lib = heap_site_runtime_module(paths[s], named[s]);
+        site.name.empty() && !lib.empty() &&
+        (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
+      v.data_module = std::move(lib);
     v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
                              std::make_move_iterator(paths[s].end()));
     out.push_back(std::move(v));

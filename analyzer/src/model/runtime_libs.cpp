@@ -1,6 +1,7 @@
 // Runtime library families (see runtime_libs.h).
 #include "runtime_libs.h"
 
+#include "hpcl/allocator_libs.h"
 #include "symbols/location.h"
 
 namespace hpcl::analysis {
@@ -30,6 +31,13 @@ constexpr Prefix kPrefixes[] = {
     {"libdl-", RuntimeFamily::Cxx},       {"librt.so", RuntimeFamily::Cxx},
     {"librt-", RuntimeFamily::Cxx},       {"[vdso]", RuntimeFamily::Cxx},
     {"[vvar]", RuntimeFamily::Cxx},       {"linux-vdso", RuntimeFamily::Cxx},
+    {"libgfortran", RuntimeFamily::Fortran},
+    {"libquadmath", RuntimeFamily::Fortran}, {"libifcore", RuntimeFamily::Fortran},
+    {"libifport", RuntimeFamily::Fortran}, {"libflang", RuntimeFamily::Fortran},
+    {"libfftw3", RuntimeFamily::Numerics}, {"libscalapack", RuntimeFamily::Numerics},
+    {"libblacs", RuntimeFamily::Numerics}, {"libopenblas", RuntimeFamily::Numerics},
+    {"libblas", RuntimeFamily::Numerics},  {"libcblas", RuntimeFamily::Numerics},
+    {"liblapack", RuntimeFamily::Numerics}, {"libmkl_", RuntimeFamily::Numerics},
 };
 
 }  // namespace
@@ -39,7 +47,7 @@ RuntimeFamily runtime_family(std::string_view module_path) {
   std::string_view base = basename_of(module_path);
   for (const Prefix& p : kPrefixes)
     if (!base.empty() && base.starts_with(p.prefix)) return p.family;
-  return RuntimeFamily::None;
+  return is_allocator_library(base) ? RuntimeFamily::Allocator : RuntimeFamily::None;
 }
 
 std::string runtime_family_row(RuntimeFamily family) {
@@ -47,6 +55,9 @@ std::string runtime_family_row(RuntimeFamily family) {
     case RuntimeFamily::Mpi: return "[MPI runtime data]";
     case RuntimeFamily::OpenMp: return "[OpenMP runtime data]";
     case RuntimeFamily::Cxx: return "[C/C++ runtime data]";
+    case RuntimeFamily::Fortran: return "[Fortran runtime data]";
+    case RuntimeFamily::Numerics: return "[numerical library data]";
+    case RuntimeFamily::Allocator: return "[allocator data]";
     case RuntimeFamily::Profiler: return "[profiler's own data]";
     case RuntimeFamily::None: break;
   }

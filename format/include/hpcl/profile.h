@@ -20,14 +20,16 @@ inline constexpr uint16_t kMajorVersion = 1;
 // 1.5 added memory metrics (TLB, lock, HITM, DC miss, NUMA; latency and data source were named
 // in 1.0), counters, first touch by node and the FIRST_TOUCH section, 1.4 page_faults, 1.3 BALANCE, 1.2 OFFSETS, 1.1 CALLEES. A writer stamps the lowest minor that describes its file, so a
 // file without the newer parts stays a file of the earlier minor byte for byte.
-// 1.6 added the watchpoint metrics (ids 96-151).
-inline constexpr uint16_t kMinorVersion = 6;
+// 1.6 added the watchpoint metrics (ids 96-151). 1.7 added the allocation APIs 15-22 (mappings
+// of files and shared memory, named ranges, the allocators' own entry points) and SITE_NAMES.
+inline constexpr uint16_t kMinorVersion = 7;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
 inline constexpr uint16_t kMinorPageFaults = 4;
 inline constexpr uint16_t kMinorMemoryMetrics = 5;
 inline constexpr uint16_t kMinorWatch = 6;
+inline constexpr uint16_t kMinorSiteNames = 7;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -49,11 +51,16 @@ struct Module {
   uint64_t load_bias = 0;
 };
 
-// Which API allocated a heap variable.
+// Which API allocated a heap variable. Since 1.7: a mapping of a file (named by its path) or of
+// shared memory (/dev/shm, named by its path; System V, named by its key), a range the program
+// named with hpcrun_lite_name, and the allocators' own entry points, each family one value
+// (jemalloc's *allocx, mimalloc's mi_*, TBB's scalable_*, tcmalloc's tc_*).
 enum class AllocApi : uint8_t {
   Malloc = 1, Calloc, Realloc, ReallocArray, Memalign, PosixMemalign, AlignedAlloc, Valloc, Pvalloc,
   New, NewArray, NewAligned, NewArrayAligned, Mmap,
+  MmapFile, MmapShm, Shmat, Named, Jemalloc, Mimalloc, Tbbmalloc, Tcmalloc,
 };
+inline constexpr AllocApi kLastAllocApi10 = AllocApi::Mmap;  // the last value of 1.0-1.6
 const char* alloc_api_name(AllocApi api);  // "malloc", "operator new[]", "mmap", ...
 
 enum AllocSiteFlags : uint8_t {
@@ -67,6 +74,9 @@ struct AllocSite {
   std::vector<Frame> frames;  // innermost first; the allocator's own frames are already removed
   uint64_t allocations = 0;   // tracked blocks
   uint64_t bytes = 0;         // bytes in tracked blocks
+  // Since 1.7 (SITE_NAMES): what the program calls the memory, part of the site's identity: a
+  // mapped file's path, a shared-memory segment's name, the name given to hpcrun_lite_name.
+  std::string name = {};
 };
 
 enum StaticVarFlags : uint8_t {

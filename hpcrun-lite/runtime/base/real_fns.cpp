@@ -116,6 +116,23 @@ void resolve_real_fns_with(SymbolLookup lookup) {
   resolve(lookup, real.op_new_array_aligned, "_ZnamSt11align_val_t", false, nullptr);
   resolve(lookup, real.op_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t", false, nullptr);
   resolve(lookup, real.op_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_delete, "_ZdlPv", false, nullptr);
+  resolve(lookup, real.op_delete_array, "_ZdaPv", false, nullptr);
+  resolve(lookup, real.op_delete_sized, "_ZdlPvm", false, nullptr);
+  resolve(lookup, real.op_delete_array_sized, "_ZdaPvm", false, nullptr);
+  resolve(lookup, real.op_delete_nothrow, "_ZdlPvRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_delete_array_nothrow, "_ZdaPvRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_delete_aligned, "_ZdlPvSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_delete_array_aligned, "_ZdaPvSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_delete_sized_aligned, "_ZdlPvmSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_delete_array_sized_aligned, "_ZdaPvmSt11align_val_t", false, nullptr);
+  resolve(lookup, real.op_delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t", false, nullptr);
+  resolve(lookup, real.op_delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t", false,
+          nullptr);
+  resolve(lookup, real.cxa_throw, "__cxa_throw", false, nullptr);
+  resolve(lookup, real.cxa_rethrow, "__cxa_rethrow", false, nullptr);
+  resolve(lookup, real.shmat, "shmat", true, nullptr);
+  resolve(lookup, real.shmdt, "shmdt", true, nullptr);
   g_real_state.store(2, std::memory_order_release);
   t_resolving = false;
 }

@@ -45,7 +45,8 @@ struct RealFns {
   int (*execvp)(const char*, char* const[]);
   int (*execvpe)(const char*, char* const[], char* const[]);
   int (*fexecve)(int, char* const[], char* const[]);
-  // C++ operator new variants from libstdc++ (null when the program has no libstdc++).
+  // C++ operator new variants from libstdc++ or the allocator that replaces them (null when the
+  // program has no C++ runtime).
   void* (*op_new)(size_t);
   void* (*op_new_array)(size_t);
   void* (*op_new_nothrow)(size_t, const void*);
@@ -54,6 +55,25 @@ struct RealFns {
   void* (*op_new_array_aligned)(size_t, size_t);
   void* (*op_new_aligned_nothrow)(size_t, size_t, const void*);
   void* (*op_new_array_aligned_nothrow)(size_t, size_t, const void*);
+  // Its operator delete variants: plain, sized, nothrow, aligned, sized aligned, aligned nothrow.
+  void (*op_delete)(void*);
+  void (*op_delete_array)(void*);
+  void (*op_delete_sized)(void*, size_t);
+  void (*op_delete_array_sized)(void*, size_t);
+  void (*op_delete_nothrow)(void*, const void*);
+  void (*op_delete_array_nothrow)(void*, const void*);
+  void (*op_delete_aligned)(void*, size_t);
+  void (*op_delete_array_aligned)(void*, size_t);
+  void (*op_delete_sized_aligned)(void*, size_t, size_t);
+  void (*op_delete_array_sized_aligned)(void*, size_t, size_t);
+  void (*op_delete_aligned_nothrow)(void*, size_t, const void*);
+  void (*op_delete_array_aligned_nothrow)(void*, size_t, const void*);
+  // The C++ runtime's throw and rethrow (new_hooks.cpp); null without a C++ runtime.
+  void (*cxa_throw)(void*, void*, void (*)(void*));
+  void (*cxa_rethrow)();
+  // System V shared memory (map_hooks.cpp).
+  void* (*shmat)(int, const void*, int);
+  int (*shmdt)(const void*);
 };
 
 extern RealFns real;

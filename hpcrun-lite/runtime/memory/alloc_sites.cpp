@@ -11,13 +11,15 @@ static void* map_zeroed(size_t bytes) {
   return raw_mmap(bytes);
 }
 
-uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n) {
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n, const char* name,
+                     uint32_t name_len) {
   uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t(api) << 8);
   for (uint32_t i = 0; i < n; ++i) {
     h ^= frames[i];
     h *= 0x100000001b3ull;
     h ^= h >> 29;
   }
+  for (uint32_t i = 0; i < name_len; ++i) h = (h ^ uint8_t(name[i])) * 0x100000001b3ull;
   return h ^ n;
 }
 
@@ -35,25 +37,31 @@ bool AllocSites::ensure_storage() {
   return slots != nullptr;
 }
 
-const uint64_t* AllocSites::store_frames(const uint64_t* frames, uint32_t n) {
-  size_t bytes = sizeof(uint64_t) * n;
-  if (frame_used_ + bytes > kFrameChunk) {
+// Frames and names share the chunks; each piece starts 8-byte aligned.
+void* AllocSites::store(const void* bytes, size_t n) {
+  size_t rounded = (n + 7) & ~size_t(7);
+  if (frame_used_ + rounded > kFrameChunk) {
     frame_chunk_ = static_cast<uint8_t*>(map_zeroed(kFrameChunk));
     if (!frame_chunk_) return nullptr;
     frame_used_ = 0;
   }
-  auto* dst = reinterpret_cast<uint64_t*>(frame_chunk_ + frame_used_);
-  memcpy(dst, frames, bytes);
-  frame_used_ += bytes;
+  void* dst = frame_chunk_ + frame_used_;
+  if (n) memcpy(dst, bytes, n);
+  frame_used_ += rounded;
   return dst;
 }
 
-uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes) {
-  uint64_t h = hash_frames(api, frames, nframes);
+uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes,
+                            const char* name, uint32_t name_len) {
+  if (name_len > kMaxSiteName) name_len = kMaxSiteName;
+  if (!name) name_len = 0;
+  uint64_t h = hash_frames(api, frames, nframes, name, name_len);
   auto matches = [&](uint32_t id) {
     SiteRecord* r = get(id);
     if (!(r && r->hash == h && r->api == api && r->nframes == nframes &&
-          memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0))
+          r->name_len == name_len &&
+          memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0 &&
+          (name_len == 0 || memcmp(r->name, name, name_len) == 0)))
       return false;
     if ((__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & flags) != flags)
       __atomic_fetch_or(&r->flags, flags, __ATOMIC_RELAXED);
@@ -86,14 +94,17 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
         if (!mem) break;
         chunks_[c].store(mem, std::memory_order_release);
       }
-      const uint64_t* stored = store_frames(frames, nframes);
-      if (!stored) break;
+      auto* stored = static_cast<const uint64_t*>(store(frames, sizeof(uint64_t) * nframes));
+      const char* stored_name = name_len ? static_cast<const char*>(store(name, name_len)) : nullptr;
+      if (!stored || (name_len && !stored_name)) break;
       SiteRecord* r = &chunks_[c].load(std::memory_order_relaxed)[id & ((1u << kChunkBits) - 1)];
       r->hash = h;
       r->frames = stored;
       r->nframes = nframes;
       r->api = api;
       r->flags = flags;
+      r->name = stored_name;
+      r->name_len = name_len;
       count_.store(id + 1, std::memory_order_release);
       slot.store(id + 1, std::memory_order_release);
       result = id;

@@ -1,5 +1,7 @@
-// Allocation sites: every distinct (allocation API, call path) gets a small integer id,
-// the identity of a heap variable. The address map stores the id with each tracked block, and
+// Allocation sites: every distinct (allocation API, call path, name) gets a small integer id,
+// the identity of a heap variable. The name is what the program calls the memory (a mapped
+// file's path, a shared-memory segment's name, a name given to hpcrun_lite_name); most sites
+// have none. The address map stores the id with each tracked block, and
 // the signal handler puts it in the tree (HeapVar node); the writer turns the table into the
 // profile's SITES section.
 //
@@ -19,6 +21,8 @@ namespace hpcrun {
 // Deeper allocation paths are cut at the outer end: unw_backtrace costs ~8 ns a frame and the
 // site hash and compare grow with depth; 32 frames keep a tracked allocation near 300 ns.
 inline constexpr int kMaxAllocFrames = 32;
+// Longer names are cut: a path or a pool's label, not a document.
+inline constexpr uint32_t kMaxSiteName = 255;
 
 struct SiteRecord {
   uint64_t hash;
@@ -26,6 +30,8 @@ struct SiteRecord {
   uint32_t nframes;
   uint8_t api;   // hpcl::AllocApi
   uint8_t flags; // hpcl::AllocSiteFlags, OR-ed in by every intern (not part of the identity)
+  const char* name;  // name_len bytes, not NUL-terminated; null when the site has none
+  uint32_t name_len;
   std::atomic<uint64_t> allocations;
   std::atomic<uint64_t> bytes;
 };
@@ -39,7 +45,8 @@ class AllocSites {
   // not tracked). `flags` are added to the site's flags: a site whose blocks were tracked with
   // weight 1 at start-up and one in k later is one variable, flagged sampled. Never called from
   // a signal handler.
-  uint32_t intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes);
+  uint32_t intern(uint8_t api, uint8_t flags, const uint64_t* frames, uint32_t nframes,
+                  const char* name = nullptr, uint32_t name_len = 0);
   void count(uint32_t id, uint64_t bytes) {
     SiteRecord* r = get(id);
     if (!r) return;
@@ -58,7 +65,7 @@ class AllocSites {
   static constexpr size_t kFrameChunk = 1u << 20;  // bytes per frame-storage chunk
 
   bool ensure_storage();
-  const uint64_t* store_frames(const uint64_t* frames, uint32_t n);
+  void* store(const void* bytes, size_t n);
 
   std::atomic<SiteRecord*> chunks_[kMaxSites >> kChunkBits] = {};
   // Site id + 1, 0 = empty. Published with release: the lock-free probe reads it unlocked.
@@ -69,6 +76,7 @@ class AllocSites {
   size_t frame_used_ = kFrameChunk;
 };
 
-uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n);
+uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n, const char* name = nullptr,
+                     uint32_t name_len = 0);
 
 }  // namespace hpcrun

@@ -19,6 +19,7 @@ namespace {
 constinit ModuleEntry g_modules[kMaxModules];
 constinit std::atomic<uint32_t> g_count{0};
 bool g_initial_scan_done = false;
+NewModuleHook g_on_new = nullptr;
 
 // 1 + the index of the live entry with this bias and first segment, or 0.
 uint32_t already_known(uint64_t bias, uint64_t first_seg) {
@@ -97,10 +98,13 @@ int on_object(dl_phdr_info* info, size_t, void*) {
   if (m.nsegs == 0) m.lo = m.hi = 0;
   if (m.path[0]) read_data_symbols(m.path, &m.symbols);
   g_count.store(n + 1, std::memory_order_release);
+  if (g_on_new) g_on_new(info);
   return 0;
 }
 
 }  // namespace
+
+void modules_set_on_new(NewModuleHook hook) { g_on_new = hook; }
 
 uint32_t modules_scan() {
   uint32_t before = g_count.load(std::memory_order_relaxed);

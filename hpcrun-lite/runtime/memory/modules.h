@@ -14,6 +14,8 @@
 // a module mapped later at its address is registered as new.
 #pragma once
 
+#include <link.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -46,6 +48,12 @@ struct StaticHit {
   uint32_t module;
   int64_t symbol;  // index into the module's symbols, or -1: the module's data without a symbol
 };
+
+// Called by modules_scan for each object it registers, once the entry is published (the
+// allocator API interposition of hooks/ patches the object's calls there). Set once, before the
+// first scan.
+using NewModuleHook = void (*)(const dl_phdr_info* info);
+void modules_set_on_new(NewModuleHook hook);
 
 // Scans dl_iterate_phdr for modules not yet registered. Not signal-safe; callers hold the
 // runtime guard. Returns the number of new modules.

@@ -45,6 +45,8 @@
 #include "sources/source_verdict.h"
 #include "process/thread_state.h"
 #include "trees/unwind.h"
+#include "hooks/allocator_apis.h"
+#include "memory/regions.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -282,14 +284,17 @@ void prefork() {
   g_sites.lock();
   g_heap.lock();
   g_heap_extent.lock();
+  regions_fork_prepare();
 }
 void postfork_parent() {
+  regions_fork_parent();
   g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
   unwind_after_fork(false);
 }
 void postfork_child() {
+  regions_fork_child();
   g_heap_extent.unlock();
   g_heap.unlock();
   g_sites.unlock();
@@ -342,6 +347,7 @@ __attribute__((constructor)) void runtime_init() {
   g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
   unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   g_scan_lock.lock();
+  modules_set_on_new(allocator_apis_on_object);
   modules_scan();
   g_scan_lock.unlock();
   bool hw = g_config.sampling && hw_source_for(g_kind);

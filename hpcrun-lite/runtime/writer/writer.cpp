@@ -138,6 +138,7 @@ class ProfileBuilder {
       s.bytes = r->bytes.load(std::memory_order_relaxed);
       s.frames.reserve(r->nframes);
       for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
+      if (r->name_len) s.name.assign(r->name, r->name_len);
       profile.sites.push_back(std::move(s));
     }
   }

@@ -238,7 +238,10 @@ TEST(Balance, MeanIsOverEveryRankOfTheRun) {
 // The estimated samples count, as in the share; a process without a rank is a group of its own
 // named by its pid.
 TEST(Balance, EstimatesCountAndRanklessProcessesAreGroups) {
-  Profile db = finish({process(-1, 20, {{10}}, /*estimated_extra=*/90), process(-1, 21, {{50}})});
+  // The 90 samples the estimate adds fell, as raw samples, in the site's untracked blocks.
+  Profile p20 = process(-1, 20, {{10}}, /*estimated_extra=*/90);
+  unknown_sample(p20.trees[0], UnknownClass::UntrackedHeap, {{0, 0x940}}, 90);
+  Profile db = finish({p20, process(-1, 21, {{50}})});
   ReportModel m = build_report_model(db);
   const Variable* v = find_site(m, 0x100);
   ASSERT_TRUE(v);

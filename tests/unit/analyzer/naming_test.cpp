@@ -295,8 +295,26 @@ TEST(Naming, SharedLabelsGetTheirCallerThenANumber) {
                         "h (a.c:30) \u2190 k (k.c:4) #2", "h (a.c:30)"}));
   // Callers that are all the same say nothing: numbers only.
   std::vector<std::string> same = {"f (a.c:10)", "f (a.c:10)"};
-  disambiguate_labels(same, {"main (m.c:1)", "main (m.c:1)"});
+  disambiguate_labels(same, std::vector<std::string>{"main (m.c:1)", "main (m.c:1)"});
   EXPECT_EQ(same, (std::vector<std::string>{"f (a.c:10)", "f (a.c:10) #2"}));
+}
+
+// The sites of a shared label with the same caller are told apart by the first caller outward
+// that differs, shown after an ellipsis; numbers only for what no caller tells apart (CP2K: 202,152
+// of 218,842 heap rows carried a number when only the first caller was looked at).
+TEST(Naming, SharedLabelsLookFurtherOutBeforeNumbers) {
+  std::vector<std::string> labels = {"f (a.c:10)", "f (a.c:10)", "f (a.c:10)", "f (a.c:10)"};
+  std::vector<std::vector<std::string>> chains = {
+      {"g (g.c:1)", "solve (s.c:80)", "main (m.c:1)"},
+      {"g (g.c:1)", "setup (s.c:20)", "main (m.c:1)"},
+      {"h (h.c:5)", "setup (s.c:20)", "main (m.c:1)"},
+      {"g (g.c:1)", "setup (s.c:20)", "main (m.c:1)"}};
+  disambiguate_labels(labels, chains);
+  EXPECT_EQ(labels, (std::vector<std::string>{
+                        "f (a.c:10) \u2190 \u2026 \u2190 solve (s.c:80)",
+                        "f (a.c:10) \u2190 \u2026 \u2190 setup (s.c:20)",
+                        "f (a.c:10) \u2190 h (h.c:5)",
+                        "f (a.c:10) \u2190 \u2026 \u2190 setup (s.c:20) #2"}));
 }
 
 TEST(Naming, FortranNames) {

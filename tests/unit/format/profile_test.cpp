@@ -20,7 +20,7 @@ TEST(AllocApiName, NamesEveryApiOfTheSpec) {
 
 TEST(AllocApiName, UnknownValues) {
   EXPECT_STREQ(alloc_api_name(static_cast<AllocApi>(0)), "unknown");
-  EXPECT_STREQ(alloc_api_name(static_cast<AllocApi>(15)), "unknown");
+  EXPECT_STREQ(alloc_api_name(static_cast<AllocApi>(23)), "unknown");
   EXPECT_STREQ(alloc_api_name(static_cast<AllocApi>(255)), "unknown");
 }
 

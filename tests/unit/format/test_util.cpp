@@ -218,6 +218,7 @@ std::string dump(const Profile& p) {
   for (const AllocSite& site : p.sites) {
     line("site api %u flags %u allocs %" PRIu64 " bytes %" PRIu64, static_cast<unsigned>(site.api),
          site.flags, site.allocations, site.bytes);
+    if (!site.name.empty()) line("  name %s", site.name.c_str());
     for (const Frame& f : site.frames) line("  frame %u:%" PRIx64, f.module, f.offset);
   }
   for (const StaticVar& v : p.statics) {

@@ -40,7 +40,7 @@ TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   watched.trees[0].nodes.back().add_metric(kMetricWpFalse, 3);
   b = encode_profile(watched, 0);
   EXPECT_EQ(b[10] | b[11] << 8, kMinorWatch) << "watchpoint metrics are 1.6";
-  EXPECT_EQ(kMinorVersion, 6);
+  EXPECT_EQ(kMinorWatch, 6);
 }
 
 // 1.5: the memory metrics have stable names, and nothing else counts as one.

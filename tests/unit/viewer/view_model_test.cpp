@@ -205,6 +205,8 @@ TEST(ViewColumns, RawSamplesBesideTheEstimateWhereTheyDiffer) {
   Profile db = make_viewer_database();
   db.sites[1].flags = kSiteSampled;
   heap_sample_estimated(db.trees[0], 1, {{0, 0x300}, {0, 0x400}}, 2, 30, 2 * 240);  // 2 raw, 32 est.
+  // The untracked samples the estimate's 30 come from (an estimate is scaled to what they hold).
+  unknown_sample(db.trees[0], UnknownClass::UntrackedHeap, {{0, 0x300}}, 40);
   ViewModel vm(std::move(db));
   ASSERT_EQ(vm.columns().size(), 2u);
   EXPECT_EQ(vm.columns()[1].name, "raw samples");

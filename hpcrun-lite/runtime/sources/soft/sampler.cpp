@@ -19,6 +19,7 @@
 #include "sources/soft/access_decode.h"
 #include "base/guard.h"
 #include "memory/heap_map.h"
+#include "memory/regions.h"
 #include "hpcl/profile.h"
 #include "base/log.h"
 #include "memory/modules.h"
@@ -296,7 +297,7 @@ uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEsti
   // The block, its chunk header (malloc and free of its neighbours read and write it), or the
   // block this thread is freeing right now (free() reads its header and writes its first bytes
   // after the wrapper took it out of the map).
-  if (find_heap_block(g_heap, t_freeing, ea, &blk)) {
+  if (find_variable_block(g_heap, t_freeing, ea, &blk)) {
     if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
       return static_node();
     if (est && blk.weight > 1)
@@ -312,7 +313,7 @@ uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEsti
   if (stack)
     cls = hpcl::UnknownClass::Stack;
   // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
-  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))))
+  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))) || in_allocator_arena(ea))
     cls = hpcl::UnknownClass::UntrackedHeap;
   return c.child(kCctUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
 }

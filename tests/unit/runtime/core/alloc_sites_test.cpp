@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,26 @@ TEST(AllocSites, SamePathSameId) {
   ASSERT_NE(s->get(x), nullptr);
   EXPECT_EQ(s->get(x)->nframes, 3u);
   EXPECT_EQ(s->get(x)->frames[2], 0x3000u);
+}
+
+// A site's name is part of its identity (two files mapped from one call path are two variables),
+// stored with the site, cut at kMaxSiteName bytes.
+TEST(AllocSites, NamesAreIdentity) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t a[] = {0x1000, 0x2000};
+  uint32_t plain = s->intern(15, 0, a, 2);
+  uint32_t wfn = s->intern(15, 0, a, 2, "/run/wfn.bin", 12);
+  uint32_t rho = s->intern(15, 0, a, 2, "/run/rho.bin", 12);
+  EXPECT_NE(plain, wfn);
+  EXPECT_NE(wfn, rho);
+  EXPECT_EQ(s->intern(15, 0, a, 2, "/run/wfn.bin", 12), wfn);
+  ASSERT_NE(s->get(wfn), nullptr);
+  EXPECT_EQ(std::string(s->get(wfn)->name, s->get(wfn)->name_len), "/run/wfn.bin");
+  EXPECT_EQ(s->get(plain)->name_len, 0u);
+  std::string long_name(400, 'x');
+  uint32_t cut = s->intern(18, 0, a, 2, long_name.c_str(), uint32_t(long_name.size()));
+  EXPECT_EQ(s->get(cut)->name_len, hpcrun::kMaxSiteName);
+  EXPECT_EQ(s->intern(18, 0, a, 2, long_name.c_str(), hpcrun::kMaxSiteName), cut);
 }
 
 // Blocks of one path tracked first for certain and later one in k are one variable, sampled.

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Checks an hpcprof-lite JSON report against what a program of issue 21 measured itself.
+
+The programs (tests/programs/allocators.cpp, named_pool.c, mappings.c) time each phase that reads
+one of their variables and write one line per phase (workload.h, write_timing) to PREFIX.<pid>:
+the truth that time-weighted samples must match, whatever allocator, pool or mapping holds the
+data.
+
+  check_alloc.py REPORT --timing PREFIX --var LABEL ALLOCATOR NAME [--var ...]
+                 [--tolerance T] [--max-untracked F] [--max-sum S] [--min-known F]
+
+Each --var is a timed phase (LABEL, its timing line) and the variables that hold its data: those
+whose allocator is ALLOCATOR (`*`: any) and whose name starts with NAME, summed (a hash map is
+its bucket array and its nodes). Checks:
+  - every --var matches at least one variable;
+  - each one's share of the samples on all the --var variables is within T (default 0.05) of the
+    phase's share of the timed time (estimated samples for variables tracked one in k);
+  - the --var variables hold at least F (--min-known, default 0.80) of all data samples, so the
+    shares compared are the report's own and not a remainder;
+  - [untracked heap] and [unknown data] together hold at most F (--max-untracked) of all samples;
+  - the shares of all variables add up to at most S (--max-sum, default 1.02: the estimates of
+    sampled variables have noise), and no note says samples were counted twice;
+  - no variable's name contains a --forbid string (an allocator's frame, a number added to tell
+    labels apart).
+  check_alloc.py selftest    the checker rejects broken reports (no tool needed)
+
+Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
+"""
+
+import argparse
+import copy
+import glob
+import json
+import re
+import sys
+
+TIMING_LINE = re.compile(r"timing: (?P<label>.*?)\s+weight\s+\d+\s+[\d.]+ us/call\s+"
+                         r"(?P<seconds>[\d.]+) s total")
+MIN_SAMPLES = 300
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def estimated(var):
+    m = var.get("metrics", {})
+    return float(m.get("samples_estimated", m.get("samples", 0)))
+
+
+def timed_shares(prefix, labels):
+    """Each label's share of the time of all the labelled phases, summed over the PREFIX.* files."""
+    files = sorted(glob.glob(glob.escape(prefix) + ".*"))
+    if not files:
+        raise CheckFailed(f"no timing files {prefix}.*: the program did not write its timing")
+    seconds = dict.fromkeys(labels, 0.0)
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                m = TIMING_LINE.match(line.strip())
+                if m and m["label"].strip() in seconds:
+                    seconds[m["label"].strip()] += float(m["seconds"])
+    total = sum(seconds.values())
+    missing = [k for k, v in seconds.items() if v <= 0]
+    if missing or total <= 0:
+        raise CheckFailed(f"{prefix}.*: no time measured for {', '.join(missing) or 'any phase'}")
+    return {k: v / total for k, v in seconds.items()}
+
+
+def listing(report, limit=20):
+    rows = [f"  {v.get('name')!r:70} {v.get('kind'):7} {v.get('allocator', '-'):16} "
+            f"{estimated(v):8.1f}" for v in report["variables"][:limit]]
+    return "\n".join(rows)
+
+
+def matching(report, allocator, name):
+    return [v for v in report["variables"]
+            if v.get("kind") in ("heap", "static") and v.get("name", "").startswith(name)
+            and (allocator == "*" or v.get("allocator") == allocator)]
+
+
+def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.02, min_known=0.8,
+          forbid=()):
+    truth = timed_shares(timing, [s[0] for s in specs]) if timing else None
+    totals = report.get("totals", {})
+    total = float(totals.get("samples", 0))
+    data = float(totals.get("estimated_data_samples", totals.get("data_samples", 0)))
+    errors = []
+    found = {}
+    for label, allocator, name in specs:
+        vs = matching(report, allocator, name)
+        if not vs:
+            errors.append(f"{label}: no variable with allocator {allocator!r} named {name!r}...")
+        found[label] = vs
+    if errors:
+        raise CheckFailed("\n".join(errors) + "\nvariables in the report:\n" + listing(report))
+    known = sum(estimated(v) for vs in found.values() for v in vs)
+    if known < MIN_SAMPLES:
+        raise CheckFailed(f"only {known:.0f} samples on the checked variables (need {MIN_SAMPLES})")
+    print(f"{'phase':<14} {'variables':>9} {'samples':>8} {'share':>6} {'truth':>6}")
+    for label, _, _ in specs:
+        got = sum(estimated(v) for v in found[label]) / known
+        want = truth[label] if truth else None
+        print(f"{label:<14} {len(found[label]):>9} {sum(estimated(v) for v in found[label]):8.0f} "
+              f"{got:6.3f} " + (f"{want:6.3f}" if want is not None else "     -"))
+        if want is not None and abs(got - want) > tolerance:
+            errors.append(f"{label}: share {got:.3f} of the checked variables, the program measured "
+                          f"{want:.3f} (tolerance {tolerance})")
+    if data > 0 and known < min_known * data:
+        errors.append(f"the checked variables hold {known / data:.3f} of the data samples, under {min_known}")
+    untracked = sum(estimated(v) for v in report["variables"]
+                    if v.get("name") in ("[untracked heap]", "[unknown data]"))
+    print(f"untracked and unknown: {untracked:.0f} of {total:.0f} samples")
+    if max_untracked is not None and untracked > max_untracked * total:
+        errors.append(f"[untracked heap] and [unknown data] hold {untracked / total:.3f} of all "
+                      f"samples, over {max_untracked}")
+    share_sum = sum(float(v.get("share", 0)) for v in report["variables"])
+    print(f"sum of the variables' shares: {share_sum:.3f} (at most {max_sum})")
+    if share_sum > max_sum:
+        errors.append(f"the variables' shares add up to {share_sum:.3f}, over {max_sum}")
+    for note in report.get("notes", []):
+        if "counted twice" in note:
+            errors.append(f"the report says: {note}")
+    for v in report["variables"]:
+        for bad in forbid:
+            if bad in v.get("name", ""):
+                errors.append(f"variable {v.get('name')!r} has {bad!r} in its name")
+    if errors:
+        raise CheckFailed("\n".join(errors) + "\nvariables in the report:\n" + listing(report))
+
+
+def selftest():
+    """A good hand-made report passes; each broken copy fails."""
+    def var(name, allocator, est, share, kind="heap"):
+        return {"name": name, "kind": kind, "allocator": allocator, "share": share,
+                "metrics": {"samples": int(est), "samples_estimated": est}}
+    good = {"totals": {"samples": 1000, "data_samples": 1000, "estimated_data_samples": 1000},
+            "notes": [],
+            "variables": [var("alpha", "named", 500, 0.5), var("beta", "named", 330, 0.33),
+                          var("gamma", "named", 160, 0.16), var("[untracked heap]", "-", 10, 0.01, "unknown")]}
+    specs = [("alpha", "named", "alpha"), ("beta", "named", "beta"), ("gamma", "named", "gamma")]
+    truth = {"alpha": 0.5, "beta": 1 / 3, "gamma": 1 / 6}
+
+    def run(report):
+        global timed_shares
+        saved = timed_shares
+        timed_shares = lambda prefix, labels: truth  # noqa: E731
+        try:
+            check(report, "T", specs, max_untracked=0.1)
+        finally:
+            timed_shares = saved
+
+    run(good)
+
+    def expect_failure(what, mutate):
+        broken = copy.deepcopy(good)
+        mutate(broken)
+        try:
+            run(broken)
+        except CheckFailed:
+            return
+        raise CheckFailed(f"selftest: a report with {what} passed")
+
+    expect_failure("a variable missing", lambda r: r["variables"].pop(1))
+    expect_failure("a wrong allocator", lambda r: r["variables"][0].update(allocator="malloc"))
+    expect_failure("shares off by 10 points", lambda r: r["variables"][0]["metrics"].update(samples_estimated=700))
+    expect_failure("shares over 102%", lambda r: r["variables"].append(var("x", "mmap", 0, 0.05)))
+    expect_failure("too much untracked", lambda r: r["variables"][3].update(
+        metrics={"samples": 200, "samples_estimated": 200}))
+    expect_failure("a note of double counting", lambda r: r["notes"].append("some samples were counted twice"))
+    try:
+        check(good, None, specs, forbid=["bet"])
+    except CheckFailed:
+        pass
+    else:
+        raise CheckFailed("selftest: a forbidden name passed")
+    print("selftest: the checker rejects broken reports")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "selftest":
+        try:
+            selftest()
+        except CheckFailed as e:
+            print(f"check_alloc: FAIL: {e}", file=sys.stderr)
+            return 1
+        return 0
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("report")
+    p.add_argument("--timing")
+    p.add_argument("--var", nargs=3, action="append", required=True, metavar=("LABEL", "ALLOCATOR", "NAME"))
+    p.add_argument("--tolerance", type=float, default=0.05)
+    p.add_argument("--max-untracked", type=float)
+    p.add_argument("--max-sum", type=float, default=1.02)
+    p.add_argument("--min-known", type=float, default=0.8)
+    p.add_argument("--forbid", action="append", default=[])
+    args = p.parse_args()
+    try:
+        with open(args.report, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"check_alloc: cannot read {args.report}: {e}", file=sys.stderr)
+        return 2
+    try:
+        check(report, args.timing, [tuple(v) for v in args.var], args.tolerance, args.max_untracked,
+              args.max_sum, args.min_known, args.forbid)
+    except CheckFailed as e:
+        print(f"check_alloc: FAIL: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Memory the program names or maps (issue 21), each run natively and under the tool (the output
+# must not change), then checked with check_alloc.py against the program's own timing:
+#   named_memory.sh pool PROGRAM      tests/programs/named_pool.c: a pool carved into alpha, beta
+#                                     and gamma with hpcrun_lite_name, then reused as "reused"
+#   named_memory.sh fortran PROGRAM   the same through the Fortran binding (alpha, beta, gamma)
+#   named_memory.sh mappings PROGRAM  tests/programs/mappings.c: an anonymous, a shm_open, a file
+#                                     and a System V mapping, each a variable, none untracked
+#   named_memory.sh example PROGRAM   examples/named_pool.c: three named rows, about 3:2:1
+#   named_memory.sh pools PROGRAM     tests/programs/pools_cxx.cpp: Boost.Pool's chunks named by
+#                                     the program's function past the pool's inlined frames, the
+#                                     pmr buffer by its resource and function
+source "$(dirname "$0")/lib.sh"
+
+mode=$1
+prog=$2
+[ -x "$prog" ] || skip "$(basename "$prog") was not built: $prog"
+args=()
+[ "$mode" = mappings ] && args=("$PWD")
+
+measure_timed_like_native "$prog" "${args[@]}"
+[ -z "$(ls /dev/shm | grep hpcl-mappings || true)" ] || fail "a shared-memory object was left in /dev/shm"
+
+check_alloc() { "$HPCL_PYTHON" "$E2E_DIR/check_alloc.py" report.json "$@"; }
+case $mode in
+  pool)
+    check_alloc --timing timing --var alpha named alpha --var beta named beta \
+      --var gamma named gamma --var reused named reused --max-untracked 0.05 ;;
+  fortran)
+    check_alloc --timing timing --var alpha named alpha --var beta named beta \
+      --var gamma named gamma --max-untracked 0.05 ;;
+  mappings)
+    check_alloc --timing timing --var anonymous mmap map_anon \
+      --var shm_open "mmap shm" /dev/shm/hpcl-mappings- --var file "mmap file" "$PWD/mapped.bin" \
+      --var sysv shmat "SysV shm" --max-untracked 0.05 ;;
+  example)
+    # No timing: the example is plain C. Its loop reads the three arrays 3:2:1 through one
+    # function, so the shares follow the weights; 10 points of slack for the caches.
+    check_alloc --var pressure named pressure --var velocity named velocity \
+      --var density named density --min-known 0.8
+    "$HPCL_PYTHON" - report.json <<'PY'
+import json, sys
+v = {x["name"]: x for x in json.load(open(sys.argv[1]))["variables"]}
+s = {k: v[k]["metrics"]["samples"] for k in ("pressure", "velocity", "density")}
+total = sum(s.values())
+for name, weight in (("pressure", 3), ("velocity", 2), ("density", 1)):
+    share = s[name] / total
+    print(f"{name}: {share:.3f} (weight {weight / 6:.3f})")
+    if abs(share - weight / 6) > 0.10:
+        sys.exit(f"FAIL: {name} has {share:.3f} of the named samples, expected {weight / 6:.3f}")
+PY
+    ;;
+  pools)
+    check_alloc --var cells "operator new[]" "make_cells (pools_cxx.cpp:" \
+      --var pmr "*" "std::pmr::monotonic_buffer_resource in build_tables (pools_cxx.cpp)" \
+      --forbid "boost::" --forbid " #" --min-known 0.8 ;;
+  *) fail "unknown mode $mode" ;;
+esac
