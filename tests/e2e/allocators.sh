@@ -21,8 +21,13 @@ api=${3:-}
 # run to run; the new_handler mode makes one on purpose.
 export TCMALLOC_LARGE_ALLOC_REPORT_THRESHOLD=$((1 << 62))
 if [ "$mode" = new_handler ] && ! "$prog" new_handler 1 2>/dev/null | grep -q "bad_alloc caught"; then
-  # mimalloc's operator new aborts when memory runs out and no handler is left, by design.
-  skip "$(basename "$prog"): operator new does not throw bad_alloc natively"
+  # mimalloc's operator new aborts when memory runs out and no handler is left, by design: then
+  # the tool must abort it the same way (status, output), not throw for it nor keep it alive.
+  run_to native "$prog" new_handler 1
+  run_to tool "$HPCL_RUN" -o meas -- "$prog" new_handler 1
+  same_as_native native tool
+  echo "$(basename "$prog"): operator new ends the program natively (status $(cat native.status)); so it does under the tool" >&2
+  exit 0
 fi
 measure_timed_like_native "$prog" "$mode"
 
