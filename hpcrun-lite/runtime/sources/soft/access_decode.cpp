@@ -100,7 +100,7 @@ bool register_value(ZydisRegister r, const SavedRegs& regs, uint64_t* v) {
 }
 
 // An access that cannot have taken the time of the instruction before it, because it has not run
-// yet and hits L1 when it does (rule N): a store (the store buffer hides its latency), a stack
+// yet and hits L1 when it does (Compute): a store (the store buffer hides its latency), a stack
 // access (spills, reloads, locals: stack_only), or a RIP-relative load (a constant of .rodata).
 bool cheap_access(const ZydisDecodedOperand& m) {
   if ((m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) return true;
@@ -108,12 +108,13 @@ bool cheap_access(const ZydisDecodedOperand& m) {
   return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
 }
 
-// The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
+// The previous instruction's access `m` could not have stalled on memory (Compute or LoadFeeds,
+// after a cheap access): a stack
 // access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
 // bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
 // prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all, see access_operand).
 // Narrower RIP-relative loads
-// stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
+// stay Previous: a global scalar can miss (written by another thread), unlike a spill slot.
 bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
   if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
   if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
@@ -128,104 +129,116 @@ std::atomic<uint64_t> g_scan_insns{0}, g_scan_insns_max{0};
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
-// The decision rules (decide_from_code), in order; the first that applies wins.
-//   U1. pc outside [func_start, func_start + len)                                  -> Unknown
-//   U2. decoding forward from func_start does not land exactly on pc (pc inside an instruction,
-//       or an undecodable byte (data in code) before pc), or reaching pc needs 64 KiB of code or
-//       more, or 4096 instructions or more (kMaxScanBytes / kMaxScanInsns)         -> Unknown
-//   C1. pc == func_start (no previous instruction in the function)                 -> UseCurrent
-//   C2. the previous instruction transfers control (jcc, jmp, call, ret, loop, syscall, int;
-//       direct or indirect)                                                        -> UseCurrent
-//   C3. a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in the scanned part of
-//       the function targets the middle of the previous instruction (e.g. a jump over a lock
-//       prefix)                                                                    -> UseCurrent
-//       "Targets" are found by one scan that continues past pc to the end of the function (loop
-//       back-edges come after their head); it stops at the end of the function, at 64 KiB from its
-//       start or after 4096 instructions in all, whichever comes first (a branch from beyond that
-//       is not seen). A backward branch spanning more than 2 KiB (kMaxBackSpan: from b to t with
-//       b - t > 2048) is not counted, so the scan needs to go only that far past pc. Bytes that do not decode are skipped one at a time (this can only add
-//       targets, i.e. make the rules that refuse a target more likely).
-//   Let "prev is an access" mean: the previous instruction has a memory operand that is a data
-//   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
-//   prefetch, clflush and string instructions are), and "chases" mean that it also writes a
-//   general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8]; movs/lods).
-//   B.  pc is a branch target, prev is an access and does not chase, the instruction at pc has no
-//       data access or only a stack one (base rsp or rbp, no index), and the edge prev -> pc is
-//       not a loop entry: either no backward jump targets pc, or some backward jump at b to t
-//       spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as often as the
-//       loop). A store or load that stalled before an if/else join or a latch is then not
-//       silently charged to the next instruction's stack counter -> UsePrevious (rule
-//       BranchJoin). Refused at a loop head entered from a preheader load (`mov rcx,[rsi]; L:
-//       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
-//       The sample may also have come through the branch; that path's stall is not looked for
-//       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
-//   Let "cheap" mean that the data access of the instruction at pc is a store (or read-modify-
-//   write), a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a
-//   .rodata constant): it has not run yet at the sample, and when it runs it hits L1 or the
-//   store buffer.
-//   N'. pc is a branch target, prev is not an access, and the instruction at pc is cheap
-//       -> NoData (rule Compute; see N for why)
-//   C4. pc is a branch target (otherwise)                                          -> UseCurrent
-//   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
-//       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
-//       not atomic (no lock prefix, not xchg; `lock orq $0,(%rsp)` is a fence, no access): a
-//       spill store waits for its data, a reload or a literal hits L1, so the time is the
-//       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
-//       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc
-//       stay P (a global scalar can miss when another thread writes it).
-//   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
-//   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
-//       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
-//       conditional jump is taken as a loop back-edge, a forward one falls through; any other
-//       transfer stops the search) an access is found whose address uses a register the chasing
-//       load wrote, and neither of its address registers is written between pc and it: that
-//       access, with the registers as saved (rule ChasedNext). Its address is in the node the
-//       chasing load just reached, so a linked structure allocated from one site is charged
-//       correctly; a structure whose nodes come from several sites gets the next node's site.
-//   D'. prev is not an access, the instruction at pc is one: the load that feeds prev, as in D
-//       with prev as the waiting instruction (prev is the instruction that took the time; it
-//       waited for that load)                                 -> UseOther(load), rule LoadFeeds
-//   N.  otherwise, when the instruction at pc is cheap        -> NoData, rule Compute
-//       The time went to prev's computation (or to an input D could not trace); the access at
-//       pc did not take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples
-//       sat on SSE spills and reloads, 68.1% after an arithmetic instruction without a memory
-//       operand (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made
-//       [stack] the top row with 40.7% of the data samples; .rodata SIMD constants
-//       (`addps 0xb2af3b(%rip)`) went the same way to the module's data row.
-//   C6. otherwise (a load or read through a general pointer at pc after compute) -> UseCurrent
+// The attribution rules (decide_from_code). Seven rules decide, the values of `Rule`
+// (pc_decision.h); these names are the ones docs/DESIGN.md and the tests use:
+//   Unknown     no decision: the instruction at pc is used, if it can be decoded at all;
+//   Current     the instruction at pc;
+//   Previous    the instruction just before pc (the usual case: the PC is after the stall);
+//   BranchJoin  the memory access just before a branch target whose own instruction touches only
+//               the stack;
+//   LoadFeeds   the load that produced an input of the instruction that waited;
+//   ChasedNext  the next access through the pointer a chasing load just wrote;
+//   Compute     no data: the time went to computation before an access that had not run yet.
+// Terms used below. "prev" is the instruction just before pc. "prev is an access": it has a
+// memory operand that is a data access (access_operand: lea, nops, MPX bound-table forms and
+// implicit stack operands are not; prefetch, clflush and string instructions are). "prev chases":
+// it also writes a general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8];
+// movs/lods). "cheap": the data access of the instruction at pc is a store (or read-modify-write),
+// a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a .rodata
+// constant): it has not run yet at the sample, and when it runs it hits L1 or the store buffer.
+// "Targets" are found by one scan that continues past pc to the end of the function (loop
+// back-edges come after their head); it stops at the end of the function, at 64 KiB from its
+// start or after 4096 instructions in all, whichever comes first (a branch from beyond that is not
+// seen). A backward branch spanning more than 2 KiB (kMaxBackSpan: from b to t with b - t > 2048)
+// is not counted, so the scan needs to go only that far past pc. Bytes that do not decode are
+// skipped one at a time (this can only add targets, i.e. make the cases that refuse a target more
+// likely).
+//
+// The cases, in order; the first that applies decides, by the rule it names.
+//   Unknown, outside: pc outside [func_start, func_start + len).
+//   Unknown, not an instruction: decoding forward from func_start does not land exactly on pc
+//       (pc inside an instruction, or an undecodable byte (data in code) before pc), or reaching
+//       pc needs 64 KiB of code or more, or 4096 instructions or more (kMaxScanBytes /
+//       kMaxScanInsns).
+//   Current, at the function start: pc == func_start (no previous instruction in the function).
+//   Current, after a transfer: prev transfers control (jcc, jmp, call, ret, loop, syscall, int;
+//       direct or indirect).
+//   Current, into prev: a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in
+//       the scanned part of the function targets the middle of prev (e.g. a jump over a lock
+//       prefix).
+//   Compute, at a target: pc is a branch target, prev is not an access, and the instruction at pc
+//       is cheap (see "Compute, after compute" for why).
+//   Current, at a target: pc is a branch target, and prev is not an access or chases.
+//   Compute or LoadFeeds, after a cheap access: prev is an access, does not chase, pc is not a
+//       branch target, and prev's access is a stack access (stack_only) or a RIP-relative load
+//       of 16 bytes or more (a SIMD literal), not atomic (no lock prefix, not xchg; `lock orq
+//       $0,(%rsp)` is a fence, no access): a spill store waits for its data, a reload or a
+//       literal hits L1, so the time is the computation's. The load feeding prev's non-address
+//       inputs (LoadFeeds, prev the waiter), else no data (Compute). Narrower RIP-relative
+//       accesses before pc stay Previous (a global scalar can miss when another thread writes it).
+//   Previous: prev is an access, does not chase, and pc is not a branch target.
+//   BranchJoin: pc is a branch target, prev is an access and does not chase, the instruction at
+//       pc has no data access or only a stack one (base rsp or rbp, no index), and the edge
+//       prev -> pc is not a loop entry: either no backward jump targets pc, or some backward jump
+//       at b to t spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as
+//       often as the loop). A store or load that stalled before an if/else join or a latch is
+//       then not silently charged to the next instruction's stack counter. Refused at a loop
+//       head entered from a preheader load (`mov rcx,[rsi]; L: add rax,rcx; ...; jne L`): that
+//       load runs once, the samples at L come from the loop. The sample may also have come
+//       through the branch; that path's stall is not looked for (limit), and "one loop's code" is
+//       judged by addresses, not by a control-flow graph.
+//   Current, at a target after an access: pc is a branch target and BranchJoin refused.
+//   Current, both access: prev chases and the instruction at pc has a data access too.
+//   ChasedNext: prev chases, the instruction at pc has no data access, and on the straight path
+//       from pc (at most kFollowInsns instructions; an unconditional direct jump is followed, a
+//       backward conditional jump is taken as a loop back-edge, a forward one falls through; any
+//       other transfer stops the search) an access is found whose address uses a register the
+//       chasing load wrote, and neither of its address registers is written between pc and it:
+//       that access, with the registers as saved. Its address is in the node the chasing load
+//       just reached, so a linked structure allocated from one site is charged correctly; a
+//       structure whose nodes come from several sites gets the next node's site. Without such
+//       an access: Current.
+//   LoadFeeds, prev waited: prev is not an access, the instruction at pc is one: the load that
+//       feeds prev, prev being the waiting instruction (it took the time; it waited for that
+//       load).
+//   Compute, after compute: otherwise, when the instruction at pc is cheap. The time went to
+//       prev's computation (or to an input LoadFeeds could not trace); the access at pc did not
+//       take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples sat on SSE
+//       spills and reloads, 68.1% after an arithmetic instruction without a memory operand
+//       (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made [stack]
+//       the top row with 40.7% of the data samples; .rodata SIMD constants (`addps
+//       0xb2af3b(%rip)`) went the same way to the module's data row.
+//   Current, a load after compute: otherwise (a load or read through a general pointer at pc).
 //       Kept: such a load is usually the next element of the stream the loop reads, so the
 //       variable is right although the instruction is not. Measured both ways: no e2e program
-//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays
-//       the kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
-//   D.  prev is not an access and neither is the instruction at pc: the waiting instruction is
-//       the one at pc, else the previous one. Going back from it within the block (no branch
-//       target at or after the instruction reached, no control transfer, at most kDepInsns
-//       instructions and kLookBack bytes before pc), the nearest instruction that writes a
-//       register the waiter reads must be a load (an access that reads memory, does not chase);
-//       its address registers may have been changed since only by add/sub imm, inc/dec or
-//       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
-//       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
-//       LoadFeeds. A writer that is not such a load, or any other update of an address register,
-//       gives up (rule Current: the instruction at pc, usually no data). When the load found is
-//       cheap (a stack reload or a RIP-relative constant, see N) the waiter was not waiting for
-//       memory                                               -> NoData, rule Compute.
-//       (This applies wherever D is used: D, D' and N''.)
-//   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
+//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays the
+//       kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
+//   LoadFeeds, no access: neither prev nor the instruction at pc is an access: the waiting
+//       instruction is the one at pc, else prev. Without a feeding load: Current.
+// How LoadFeeds finds the load, wherever it is tried: going back from the waiting instruction
+// within the block (no branch target at or after the instruction reached, no control transfer, at
+// most kDepInsns instructions and kLookBack bytes before pc), the nearest instruction that writes
+// a register the waiter reads must be a load (an access that reads memory, does not chase); its
+// address registers may have been changed since only by add/sub imm, inc/dec or lea r,[r+disp] on
+// the full 64-bit register, which are undone (at most one correction per address register, each
+// within +-32 KiB) -> UseOther(load, corrections). A writer that is not such a load, or any other
+// update of an address register, gives up. When the load found is cheap (a stack reload or a
+// RIP-relative constant) the waiter was not waiting for memory: Compute.
 //
 // One linear pass over the function gives the instruction starts and the branch targets in a
 // window of addresses; every instruction start in the window can then be decided without another
 // pass. resolve_sample uses that on a miss to also cache the decisions of the instructions around
 // the sampled pc (a hot loop is then decoded once, not once per sampled pc); the result for each
-// pc is exactly what decide_from_code gives for it alone (rule D looks back at most kLookBack
-// bytes, which every window covers; rule F decodes forward from pc and needs no window).
+// pc is exactly what decide_from_code gives for it alone (LoadFeeds looks back at most
+// kLookBack bytes, which every window covers; ChasedNext decodes forward from pc and needs no window).
 namespace {
 
 constexpr unsigned kWindowWords = 5;                // 320 bits of instruction starts / targets
 constexpr uint64_t kBatchBefore = 128, kBatchAfter = 128;  // decided around a missed pc
-constexpr uint64_t kWindowSlack = 64;               // room for looking back (rule D)
-constexpr uint64_t kLookBack = 64;                  // rule D: bytes before pc
-constexpr unsigned kDepInsns = 8;                   // rule D: instructions back from the waiter
-constexpr unsigned kFollowInsns = 8;                // rule F: instructions forward from pc
+constexpr uint64_t kWindowSlack = 64;               // room for looking back (LoadFeeds)
+constexpr uint64_t kLookBack = 64;                  // LoadFeeds: bytes before pc
+constexpr unsigned kDepInsns = 8;                   // LoadFeeds: instructions back from the waiter
+constexpr unsigned kFollowInsns = 8;                // ChasedNext: instructions forward from pc
 static_assert(kWindowSlack + kBatchBefore + kBatchAfter <= 64 * kWindowWords);
 static_assert(kLookBack <= kWindowSlack);
 
@@ -233,7 +246,7 @@ struct Window {
   uint64_t base = 0;  // runtime address of bit 0
   uint64_t starts[kWindowWords] = {};
   uint64_t targets[kWindowWords] = {};
-  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (rule B)
+  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (BranchJoin)
   uint64_t in_loop[kWindowWords] = {};     // a: some backward jump at b to t has t < a <= b
 
   static void set(uint64_t* bits, uint64_t base, uint64_t addr) {
@@ -315,7 +328,7 @@ uint64_t start_before(const Window& w, uint64_t func_start, uint64_t a) {
   return 0;
 }
 
-// Rule D's corrections: the address registers of the load at `load` (operand `m`) as they were
+// LoadFeeds' corrections: the address registers of the load at `load` (operand `m`) as they were
 // when it ran, given their values at pc. Every instruction in (load, pc) that writes one of them
 // must be a constant update. Reuses `in` / `ops` as scratch.
 bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, const ZydisDecodedOperand& m,
@@ -349,7 +362,7 @@ bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, 
   return true;
 }
 
-// Rule D for one waiting instruction at `waiter`, which reads `needs`.
+// LoadFeeds for one waiting instruction at `waiter`, which reads `needs`.
 bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, RegSet needs, PcDecision* d) {
   if (needs == 0) return false;
   ZydisDecodedInstruction in;
@@ -367,7 +380,7 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
       if (overwrites_address_register(in, ops, ops[m])) return false;
       if (cheap_access(ops[m])) {
         // A reload of a spill slot or a constant hits L1: the waiter was waiting for its own
-        // computation's inputs, not for memory (rule N).
+        // computation's inputs, not for memory (Compute).
         *d = PcDecision{};
         d->choice = Choice::NoData;
         d->rule = Rule::Compute;
@@ -386,7 +399,7 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
   return false;
 }
 
-// Rule F: the next access on the path from pc through a register in `chased`.
+// ChasedNext: the next access on the path from pc through a register in `chased`.
 bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* d) {
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -425,21 +438,21 @@ bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* 
   return false;
 }
 
-// The rules for an instruction start `pc` of the window (U1/U2 already checked).
+// The rules for an instruction start `pc` of the window (the Unknown cases already checked).
 PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   PcDecision cur;
   cur.choice = Choice::UseCurrent;
   cur.rule = Rule::Current;
-  if (pc == c.start) return cur;  // C1
+  if (pc == c.start) return cur;  // Current, at the function start
   const uint64_t prev = start_before(w, c.start, pc);
   PcDecision unknown;
   if (prev == 0) return unknown;  // cannot happen for a recorded start after the first
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   if (!c.decode(prev, &in, ops) || in.length != pc - prev) return unknown;
-  if (is_control_transfer(in)) return cur;  // C2
+  if (is_control_transfer(in)) return cur;  // Current, after a transfer
   for (uint64_t a = prev + 1; a < pc; ++a) {
-    if (w.is_target(a)) return cur;  // C3
+    if (w.is_target(a)) return cur;  // Current, into prev
   }
   const bool pc_is_target = w.is_target(pc);
   const int m = access_operand(in, ops);
@@ -457,39 +470,39 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   compute.choice = Choice::NoData;
   compute.rule = Rule::Compute;
   const bool pc_cheap = pm >= 0 && cheap_access(at_ops[pm]);
-  if (pc_is_target && m < 0 && pc_cheap) return compute;  // N, at a branch target
-  if (pc_is_target && (m < 0 || chases)) return cur;     // C4
+  if (pc_is_target && m < 0 && pc_cheap) return compute;  // Compute, at a target
+  if (pc_is_target && (m < 0 || chases)) return cur;     // Current, at a target
 
   PcDecision other;
   if (m >= 0 && !chases) {
     if (!pc_is_target) {
-      if (!cheap_previous(in, ops[m])) return p;  // P
+      if (!cheap_previous(in, ops[m])) return p;  // Previous
       const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
-      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // D'', waiter prev
-      return compute;                                                  // N''
+      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // LoadFeeds, after a cheap access
+      return compute;                                                  // Compute, after a cheap access
     }
     const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
     if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
       p.rule = Rule::BranchJoin;
-      return p;  // B
+      return p;  // BranchJoin
     }
-    return cur;  // C4
+    return cur;  // Current, at a target after an access
   }
-  if (!pc_ok || (pm >= 0 && chases)) return cur;
+  if (!pc_ok || (pm >= 0 && chases)) return cur;  // Current, both access
   if (chases) {
     const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
-    if (next_access_through(c, pc, chased, &other)) return other;  // F
-    return cur;  // C5
+    if (next_access_through(c, pc, chased, &other)) return other;  // ChasedNext
+    return cur;  // Current: no access through the chased pointer
   }
   const RegSet prev_reads = reads_of(in, ops);
   if (pm >= 0) {
-    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // D, waiter prev
-    if (pc_cheap) return compute;                                        // N
-    return cur;                                                          // C6
+    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // LoadFeeds, prev waited
+    if (pc_cheap) return compute;                                        // Compute, after compute
+    return cur;                                                          // Current, a load after compute
   }
-  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // D, waiter at pc
-  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // D, waiter prev
-  return cur;                                                                       // C5
+  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // LoadFeeds, no access
+  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // LoadFeeds, no access
+  return cur;                                                                       // Current: no feeding load
 }
 
 bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
@@ -500,13 +513,13 @@ bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
 
 PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc) {
   PcDecision unknown;
-  if (pc < func_start || pc - func_start >= len) return unknown;  // U1
+  if (pc < func_start || pc - func_start >= len) return unknown;  // Unknown, outside
   ZydisDecoder local[2];
   const Decoders dec = get_decoders(local);
   Window w;
   w.base = pc >= kWindowSlack ? pc - kWindowSlack : 0;
   scan_function(dec.scan, code, len, func_start, &w);
-  if (!decidable(len, func_start, pc, w)) return unknown;  // U2
+  if (!decidable(len, func_start, pc, w)) return unknown;  // Unknown, not an instruction
   return decide_in_window(Code{dec.full, code, len, func_start}, pc, w);
 }
 

@@ -5,13 +5,16 @@
 // the load; the instruction at the PC has a memory operand in under 1% of samples, the one before
 // it in 99.2-99.8%). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
-// find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
-// in between, no memory operand, pointer chasing) three further rules look for the access from
-// the code: the load that produced the input of the waiting instruction (with simple pointer
-// increments since undone), the next access through a chased pointer, and a memory access before
-// a branch target whose own instruction touches only the stack. Compute followed by a spill, a
-// store or a constant load is charged to no data rather than to that access (rule N). The rules are listed before
-// decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table.
+// find_object, which is async-signal-safe): rule Previous. When it cannot be used (a branch, a
+// branch target in between, no memory operand, pointer chasing) three further rules look for the
+// access from the code: LoadFeeds (the load that produced the input of the waiting instruction,
+// with simple pointer increments since undone), ChasedNext (the next access through a chased
+// pointer) and BranchJoin (a memory access before a branch target whose own instruction touches
+// only the stack). Compute followed by a spill, a store or a constant load is charged to no data
+// rather than to that access (rule Compute); otherwise the instruction at the PC is used (rule
+// Current). The rules (pc_decision.h, `Rule`) and the cases in which each applies are listed
+// before decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table
+// (pc_cache.h).
 //
 // Everything here is called from a signal handler: it allocates nothing, takes no lock, and does
 // not touch errno. Stack use: about 4 KiB per call (see access_decode.cpp).

@@ -13,20 +13,21 @@ namespace hpcrun {
 //   UseOther     the instruction at pc + offset (a load earlier in the block, or the next access
 //                through a chased pointer), with the address registers corrected by `fixes`;
 //   Unknown      no decision (pc not an instruction start of a known function);
-//   NoData       the time went to computation: no instruction's access is charged (rule N).
+//   NoData       the time went to computation: no instruction's access is charged (rule Compute).
 // With UsePrevious / UseOther, an instruction that turns out to have no memory operand falls back
 // to the instruction at pc (access_for).
 enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown, UseOther, NoData };
 
-// Which rule made the decision (for tests and the rules' documentation; not cached).
+// Which rule made the decision (for tests and the rules' documentation; cached with it). The rules
+// and the cases in which each applies are listed before decide_from_code in access_decode.cpp.
 enum class Rule : uint8_t {
-  None,        // Unknown
-  Current,     // C1..C5: the instruction at pc
-  Previous,    // P: the previous instruction
-  BranchJoin,  // B: previous memory access before a branch target that touches only the stack
-  LoadFeeds,   // D: the load that produced the waiting instruction's input
-  ChasedNext,  // F: the next access through the pointer a chasing load wrote
-  Compute,     // N: compute before an access that did not run yet (spill, store, constant): no data
+  Unknown,     // no decision: pc is not an instruction start of a function the decoder can read
+  Current,     // the instruction at pc
+  Previous,    // the instruction just before pc
+  BranchJoin,  // the memory access before a branch target whose instruction touches only the stack
+  LoadFeeds,   // the load that produced the waiting instruction's input
+  ChasedNext,  // the next access through the pointer a chasing load wrote
+  Compute,     // compute before an access that did not run yet (spill, store, constant): no data
 };
 
 // A register correction: the chosen instruction ran with gpr[reg] == saved gpr[reg] - delta.
@@ -41,7 +42,7 @@ struct PcDecision {
   int16_t offset = 0;    // UseOther: the chosen instruction is at pc + offset
   uint8_t nfixes = 0;    // UseOther: corrections of its address registers (at most 2)
   RegFix fixes[2];
-  Rule rule = Rule::None;
+  Rule rule = Rule::Unknown;
 };
 
 }  // namespace hpcrun
