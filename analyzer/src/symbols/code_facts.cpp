@@ -1,0 +1,231 @@
+// See code_facts.h.
+#include "code_facts.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include <cstdio>
+
+#include "call_sites.h"
+#include "code_cfg.h"
+#include "location.h"
+#include "reg_values.h"
+#include "symbolize.h"
+
+namespace hpcl::analysis {
+namespace {
+
+// A function larger than this is not decoded (a report must stay cheap; generated code of that
+// size is rarely one loop nest anyone reads).
+constexpr uint64_t kMaxFunctionBytes = 512 * 1024;
+
+// Replaces the register names of a stride expression ("8 x rsi") by the parameters' names.
+std::string name_registers(std::string text, const std::vector<std::pair<std::string, std::string>>& names) {
+  for (const auto& [reg, name] : names) {
+    for (size_t at = 0; (at = text.find(reg, at)) != std::string::npos;) {
+      const bool left = at == 0 || text[at - 1] == ' ' || text[at - 1] == '[';
+      const size_t end = at + reg.size();
+      const bool right = end == text.size() || text[end] == ' ' || text[end] == ']';
+      if (!left || !right) {
+        at = end;
+        continue;
+      }
+      text.replace(at, reg.size(), name);
+      at += name.size();
+    }
+  }
+  return text;
+}
+
+int64_t floor_mod(int64_t a, int64_t m) {
+  const int64_t r = a % m;
+  return r < 0 ? r + m : r;
+}
+
+}  // namespace
+
+struct CodeFacts::ModuleState {
+  std::unique_ptr<ModuleSymbols> syms;
+  std::unique_ptr<ModuleTypes> types;
+  std::string error;  // why the module cannot be read
+  std::map<uint64_t, std::unique_ptr<FunctionCode>> functions;  // by start
+};
+
+CodeFacts::CodeFacts(const std::vector<Module>& modules) : modules_(modules) {}
+CodeFacts::~CodeFacts() = default;
+
+CodeFacts::ModuleState* CodeFacts::module(uint32_t m) {
+  auto it = states_.find(m);
+  if (it != states_.end()) return it->second.get();
+  auto st = std::make_unique<ModuleState>();
+  if (m >= modules_.size() || modules_[m].path.empty() || modules_[m].path[0] == '[') {
+    st->error = "its code is in no module file";
+  } else {
+    st->syms = std::make_unique<ModuleSymbols>(modules_[m].path, modules_[m].build_id);
+    if (!st->syms->ok()) {
+      st->error = std::string(basename_of(modules_[m].path)) + ": " + st->syms->error();
+      st->syms.reset();
+    } else {
+      st->types = std::make_unique<ModuleTypes>(st->syms->dwfl_module(), st->syms->bias());
+    }
+  }
+  return states_.emplace(m, std::move(st)).first->second.get();
+}
+
+std::string CodeFacts::line_of(uint32_t m, uint64_t offset) {
+  ModuleState* st = module(m);
+  if (st->syms == nullptr) return {};
+  const std::vector<SourceLoc> locs = st->syms->lookup(offset);
+  if (locs.empty() || locs.front().file.empty() || locs.front().line == 0) return {};
+  return std::string(basename_of(locs.front().file)) + ":" + std::to_string(locs.front().line);
+}
+
+std::optional<DataType> CodeFacts::static_type(uint32_t m, uint64_t offset, std::string* why) {
+  ModuleState* st = module(m);
+  if (st->types == nullptr) {
+    *why = st->error;
+    return std::nullopt;
+  }
+  if (!st->types->has_dwarf()) {
+    *why = "no DWARF for " + std::string(basename_of(modules_[m].path));
+    return std::nullopt;
+  }
+  return st->types->static_type(offset, why);
+}
+
+const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
+  auto key = std::make_pair(m, offset);
+  auto it = facts_.find(key);
+  if (it != facts_.end()) return it->second;
+  InstructionFacts& x = facts_[key];
+  ModuleState* st = module(m);
+  if (st->syms == nullptr) {
+    x.pattern.why = x.why = "its module could not be read (" + st->error + ")";
+    x.type_why = x.why;
+    return x;
+  }
+  // The function around the instruction, decoded once.
+  uint64_t start = 0, end = 0;
+  Dwfl_Module* mod = st->syms->dwfl_module();
+  const uint64_t bias = st->syms->bias();
+  if (!st->syms->function_bounds(offset, &start, &end)) {
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    if (dwfl_module_addrinfo(mod, offset + bias, &off, &sym, nullptr, nullptr, nullptr) != nullptr && sym.st_size > 0) {
+      start = offset - off;
+      end = start + sym.st_size;
+    }
+  }
+  const FunctionCode* f = nullptr;
+  if (end > start && end - start <= kMaxFunctionBytes) {
+    auto fit = st->functions.find(start);
+    if (fit == st->functions.end()) {
+      std::vector<unsigned char> bytes(end - start);
+      std::unique_ptr<FunctionCode> fc;
+      if (code_bytes(mod, start + bias, bytes.size(), bytes.data(), nullptr, nullptr))
+        fc = std::make_unique<FunctionCode>(bytes.data(), bytes.size(), start);
+      fit = st->functions.emplace(start, std::move(fc)).first;
+    }
+    f = fit->second.get();
+  }
+  if (f == nullptr) {
+    x.pattern.why = x.why = end > start ? "its function is too large to analyse"
+                                        : "its function's bounds are unknown (no unwind table or symbol)";
+    x.type_why = x.why;
+    return x;
+  }
+  x.pattern = analyze_access(*f, offset);
+  const AccessPattern& p = x.pattern;
+  // The reason in the user's words.
+  x.why = p.why;
+  if (!p.stride_params.empty()) {
+    std::vector<std::pair<std::string, std::string>> names;
+    for (uint8_t r : p.stride_params) {
+      const std::string n = st->types->parameter_name(start, r);
+      names.emplace_back(reg_name(r), n.empty() ? std::string("%") + reg_name(r)
+                                                : n + " (the parameter in %" + reg_name(r) + ")");
+    }
+    x.why = name_registers(x.why, names);
+  }
+  if (p.why_at != 0) {
+    const std::string line = line_of(m, p.why_at);
+    if (!line.empty()) x.why += " (" + line + ")";
+  }
+  // The type of the data, from the pointer the address starts from.
+  const AddressOrigin& o = p.origin;
+  ModuleTypes& types = *st->types;
+  std::optional<TypedPointer> tp;
+  int64_t off_from_pointer = o.offset;
+  switch (o.kind) {
+    case AddressOrigin::Kind::Register: tp = types.pointee_of_parameter(start, o.reg); break;
+    case AddressOrigin::Kind::Loaded:
+      tp = o.from == AddressOrigin::Kind::Register
+               ? types.pointee_of_member(start, o.from_reg, static_cast<uint64_t>(o.from_offset))
+               : types.pointee_of_static(static_cast<uint64_t>(o.from_address));
+      break;
+    case AddressOrigin::Kind::Returned: {
+      const int ci = f->insn_at(o.load_insn);
+      if (ci >= 0) {
+        const CodeInsn& call = f->insns()[static_cast<size_t>(ci)];
+        tp = types.pointee_in_register(call.addr + call.len, 0);
+      }
+      break;
+    }
+    case AddressOrigin::Kind::Absolute: {
+      GElf_Off symoff = 0;
+      GElf_Sym sym;
+      if (dwfl_module_addrinfo(mod, static_cast<uint64_t>(o.offset) + bias, &symoff, &sym, nullptr, nullptr,
+                               nullptr) != nullptr) {
+        x.in_static = true;
+        x.static_offset = symoff;
+        x.static_start = static_cast<uint64_t>(o.offset) - symoff;
+        std::string why;
+        std::optional<DataType> t = static_type(m, x.static_start, &why);
+        if (t) tp = TypedPointer{*t, ""};
+        else x.type_why = why;
+        off_from_pointer = static_cast<int64_t>(symoff);
+      }
+      break;
+    }
+    case AddressOrigin::Kind::None: break;
+  }
+  // The pointer in the base register at the access itself, named by DWARF there (a pointer a
+  // call returned lives in a callee-saved register by the time the loop runs).
+  for (int r = 0; r < 16 && !tp; ++r)
+    if ((p.origin_regs >> r) & 1) tp = types.pointee_in_register(offset, r);
+  for (size_t k = 0; k < p.origin_slots.size() && !tp; ++k) tp = types.pointee_in_frame(offset, p.origin_slots[k]);
+  bool from_origin = tp.has_value();
+  if (!tp && p.base_reg >= 0 && o.kind != AddressOrigin::Kind::Absolute) {
+    // perf's way: a variable holding the base register at this very instruction.
+    ZydisDecodedInstruction in;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    const int i = f->insn_at(offset);
+    bool indexed = true;
+    if (i >= 0 && f->decode(i, &in, ops))
+      for (int k = 0; k < in.operand_count; ++k)
+        if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.type == ZYDIS_MEMOP_TYPE_MEM)
+          indexed = ops[k].mem.index != ZYDIS_REGISTER_NONE;
+    if (!indexed) tp = types.pointee_in_register(offset, p.base_reg);
+    off_from_pointer = p.disp;
+  }
+  if (tp) {
+    x.element = tp->pointee;
+    x.holder = tp->holder;
+    const int64_t E = static_cast<int64_t>(x.element->size);
+    const bool folds = !from_origin || o.step_divisor == 0 || (E > 0 && o.step_divisor % E == 0);
+    if (E > 0 && folds) {
+      x.offset_known = true;
+      x.offset_in_element = static_cast<uint64_t>(floor_mod(off_from_pointer, E));
+    } else if (E > 0) {
+      x.type_why = "the loop moves the pointer by steps that are not a multiple of the element (" +
+                   std::to_string(E) + " bytes)";
+    }
+  } else if (x.type_why.empty()) {
+    if (!types.has_dwarf()) x.type_why = "no DWARF for " + std::string(basename_of(modules_[m].path));
+    else if (o.kind == AddressOrigin::Kind::None) x.type_why = "the analysis could not trace its address to a pointer";
+    else x.type_why = "no DWARF variable or parameter holds the pointer it starts from";
+  }
+  return x;
+}
+
+}  // namespace hpcl::analysis
