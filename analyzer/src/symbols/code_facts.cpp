@@ -63,13 +63,21 @@ CodeFacts::ModuleState* CodeFacts::module(uint32_t m) {
   } else {
     st->syms = std::make_unique<ModuleSymbols>(modules_[m].path, modules_[m].build_id);
     if (!st->syms->ok()) {
-      st->error = std::string(basename_of(modules_[m].path)) + ": " + st->syms->error();
+      st->error = std::string(basename_of(modules_[m].path)) + " (" + st->syms->error() + ")";
       st->syms.reset();
     } else {
       st->types = std::make_unique<ModuleTypes>(st->syms->dwfl_module(), st->syms->bias());
     }
   }
   return states_.emplace(m, std::move(st)).first->second.get();
+}
+
+std::vector<std::string> CodeFacts::unreadable() const {
+  std::vector<std::string> out;
+  for (const auto& [m, st] : states_)
+    if (st->syms == nullptr && m < modules_.size() && !modules_[m].path.empty() && modules_[m].path[0] != '[')
+      out.push_back(st->error);
+  return out;
 }
 
 std::string CodeFacts::line_of(uint32_t m, uint64_t offset) {
@@ -100,8 +108,9 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
   InstructionFacts& x = facts_[key];
   ModuleState* st = module(m);
   if (st->syms == nullptr) {
-    x.pattern.why = x.why = "its module could not be read (" + st->error + ")";
+    x.pattern.why = x.why = "its module was not read: " + st->error;
     x.type_why = x.why;
+    x.unreadable = true;
     return x;
   }
   // The function around the instruction, decoded once.

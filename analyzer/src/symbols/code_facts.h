@@ -24,6 +24,7 @@ namespace hpcl::analysis {
 
 struct InstructionFacts {
   AccessPattern pattern;
+  bool unreadable = false;  // its module's file could not be read (not found, another build)
   std::string why;  // pattern.why in the user's words: lines instead of addresses, parameters named
   // The data the access reads: its element type, and the bytes of one element it reads.
   std::optional<DataType> element;
@@ -50,6 +51,8 @@ class CodeFacts {
   std::optional<DataType> static_type(uint32_t module, uint64_t offset, std::string* why);
   // "file.c:12" for a code address, or "" without line information.
   std::string line_of(uint32_t module, uint64_t offset);
+  // The modules met that could not be read: "stencil: not found", in module order.
+  std::vector<std::string> unreadable() const;
 
  private:
   struct ModuleState;

@@ -220,31 +220,68 @@ namespace {
 
 // Every die in scope at `pc` (link-time) that is a variable or parameter, innermost scope
 // first, up to the function; `fn` receives f(die, cu-relative pc) and stops the walk with true.
-template <typename F>
-bool each_variable_at(Dwfl_Module* mod, uint64_t bias, uint64_t pc, F fn) {
+// The scopes around `at` (CU-relative) in the CU, innermost first, up to the function. libdw's
+// dwarf_getscopes does not descend into DIEs without code ranges, and GCC nests an OpenMP
+// region's outlined function (`f._omp_fn.0`) inside the abstract instance of `f`: such a
+// function is then found by walking the tree.
+bool find_scopes(Dwarf_Die* die, Dwarf_Addr at, std::vector<Dwarf_Die>& chain, int depth) {
+  Dwarf_Die child;
+  if (depth > 12 || dwarf_child(die, &child) != 0) return false;
+  do {
+    const int tag = dwarf_tag(&child);
+    const bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine;
+    if (scope && dwarf_haspc(&child, at) == 1) {
+      chain.push_back(child);
+      find_scopes(&child, at, chain, depth + 1);
+      return true;
+    }
+    if ((tag == DW_TAG_subprogram || tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+         tag == DW_TAG_structure_type || tag == DW_TAG_module) && dwarf_haschildren(&child) &&
+        find_scopes(&child, at, chain, depth + 1))
+      return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+std::vector<Dwarf_Die> scopes_at(Dwfl_Module* mod, uint64_t bias, uint64_t pc, Dwarf_Addr* at) {
+  std::vector<Dwarf_Die> out;
   Dwarf_Addr cubias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod, pc + bias, &cubias);
-  if (cudie == nullptr) return false;
-  const Dwarf_Addr at = pc + bias - cubias;
+  if (cudie == nullptr) return out;
+  *at = pc + bias - cubias;
   Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cudie, at, &scopes);
-  bool found = false;
-  for (int i = 0; i < n && !found; ++i) {
-    Dwarf_Die child;
-    if (dwarf_child(&scopes[i], &child) == 0) {
-      do {
-        const int tag = dwarf_tag(&child);
-        if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && fn(&child, at)) {
-          found = true;
-          break;
-        }
-      } while (dwarf_siblingof(&child, &child) == 0);
-    }
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram) break;
+  const int n = dwarf_getscopes(cudie, *at, &scopes);
+  for (int i = 0; i < n; ++i) {
+    out.push_back(scopes[i]);
+    if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) break;
   }
   std::free(scopes);
-  return found;
+  if (out.empty() || dwarf_tag(&out.back()) != DW_TAG_subprogram) {
+    std::vector<Dwarf_Die> chain;
+    find_scopes(cudie, *at, chain, 0);
+    out.clear();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      out.push_back(*it);
+      if (dwarf_tag(&*it) == DW_TAG_subprogram) break;
+    }
+  }
+  return out;
+}
+
+// Every die in scope at `pc` (link-time) that is a variable or parameter, innermost scope
+// first, up to the function; `fn` receives f(die, cu-relative pc) and stops the walk with true.
+template <typename F>
+bool each_variable_at(Dwfl_Module* mod, uint64_t bias, uint64_t pc, F fn) {
+  Dwarf_Addr at = 0;
+  for (Dwarf_Die& scope : scopes_at(mod, bias, pc, &at)) {
+    Dwarf_Die child;
+    if (dwarf_child(&scope, &child) != 0) continue;
+    do {
+      const int tag = dwarf_tag(&child);
+      if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && fn(&child, at)) return true;
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  return false;
 }
 
 }  // namespace
@@ -305,7 +342,8 @@ std::optional<TypedPointer> ModuleTypes::pointee_of_member(uint64_t pc, int reg,
       if (!t) return false;
       const char* v = die_name(die);
       const char* m = die_name(&child);
-      out = TypedPointer{*t, std::string(v != nullptr ? v : "?") + "->" + (m != nullptr ? m : "?")};
+      // An unnamed parameter (an OpenMP region's data block) is left out: the member names it.
+      out = TypedPointer{*t, (v != nullptr ? std::string(v) + "->" : std::string()) + (m != nullptr ? m : "?")};
       return true;
     } while (dwarf_siblingof(&child, &child) == 0);
     return false;
@@ -334,46 +372,36 @@ std::optional<bool> in_general_register(Dwarf_Die* param) {
 
 bool ModuleTypes::parameter_in(uint64_t pc, int reg, Dwarf_Die* out) {
   if (dwarf_ == nullptr || reg < 0 || reg >= 16) return false;
-  Dwarf_Addr cubias = 0;
-  Dwarf_Die* cudie = dwfl_module_addrdie(mod_, pc + bias_, &cubias);
-  if (cudie == nullptr) return false;
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cudie, pc + bias_ - cubias, &scopes);
-  bool found = false;
-  for (int i = 0; i < n && !found; ++i) {
-    if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram) continue;
-    Dwarf_Addr entry = 0;
-    const bool has_entry = dwarf_entrypc(&scopes[i], &entry) == 0;
-    // By the location at the entry; else by the ABI's order (rdi rsi rdx rcx r8 r9), as code
-    // built without optimisation keeps every parameter in the stack frame.
-    static const int kAbiOrder[6] = {7, 6, 2, 1, 8, 9};
-    int abi_index = -1;
-    for (int k = 0; k < 6; ++k)
-      if (kAbiOrder[k] == reg) abi_index = k;
-    int general = 0;
-    bool order_known = true;
-    Dwarf_Die child;
-    if (dwarf_child(&scopes[i], &child) == 0) {
-      do {
-        if (dwarf_tag(&child) != DW_TAG_formal_parameter) continue;
-        if (has_entry && located_in(&child, entry, kDwarfReg[reg])) {
-          *out = child;
-          found = true;
-          break;
-        }
-        const std::optional<bool> g = in_general_register(&child);
-        if (!g) order_known = false;
-        if (order_known && *g && general++ == abi_index) {
-          *out = child;
-          found = true;
-          break;
-        }
-      } while (dwarf_siblingof(&child, &child) == 0);
+  Dwarf_Addr at = 0;
+  std::vector<Dwarf_Die> scopes = scopes_at(mod_, bias_, pc, &at);
+  if (scopes.empty() || dwarf_tag(&scopes.back()) != DW_TAG_subprogram) return false;
+  Dwarf_Die& fn = scopes.back();
+  Dwarf_Addr entry = 0;
+  const bool has_entry = dwarf_entrypc(&fn, &entry) == 0;
+  // By the location at the entry; else by the ABI's order (rdi rsi rdx rcx r8 r9), as code built
+  // without optimisation keeps every parameter in the stack frame.
+  static const int kAbiOrder[6] = {7, 6, 2, 1, 8, 9};
+  int abi_index = -1;
+  for (int k = 0; k < 6; ++k)
+    if (kAbiOrder[k] == reg) abi_index = k;
+  int general = 0;
+  bool order_known = true;
+  Dwarf_Die child;
+  if (dwarf_child(&fn, &child) != 0) return false;
+  do {
+    if (dwarf_tag(&child) != DW_TAG_formal_parameter) continue;
+    if (has_entry && located_in(&child, entry, kDwarfReg[reg])) {
+      *out = child;
+      return true;
     }
-    break;
-  }
-  std::free(scopes);
-  return found;
+    const std::optional<bool> g = in_general_register(&child);
+    if (!g) order_known = false;
+    if (order_known && *g && general++ == abi_index) {
+      *out = child;
+      return true;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
 }
 
 std::string ModuleTypes::parameter_name(uint64_t pc, int reg) {

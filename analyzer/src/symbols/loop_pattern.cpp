@@ -127,7 +127,7 @@ void Analysis::kill_inner(RegState& s, int loop, const Pass& p) {
     const Lin addr = s.reg[base] + Lin::constant(off);
     for (size_t c = 0; c < p.syms.cells().size(); ++c) {
       const StackCell& cell = p.syms.cells()[c];
-      if (addr.known && addr.n == 1 && addr.t[0] == std::pair<SymId, int64_t>{cell.base, 1} && addr.c == cell.offset) {
+      if (addr.is_exact() && addr.n == 1 && addr.t[0] == std::pair<SymId, int64_t>{cell.base, 1} && addr.c == cell.offset) {
         bool found = false;
         for (auto& [k, v] : s.cells)
           if (k == c) v = Lin::unknown(Unknowable::InnerLoop, at), found = true;
@@ -246,7 +246,7 @@ Step Analysis::step_of(Pass& p, SymId s, int depth) {
     // compiler reloads); a load from a moving address is data (indirect), not a step.
     const LoadSym& l = p.syms.load(s);
     st.end = Lin::symbol(s);
-    if (l.call || !l.address.known || depth > 3) return st;
+    if (l.call || !l.address.is_exact() || depth > 3) return st;
     for (unsigned i = 0; i < l.address.n; ++i)
       if (step_of(p, l.address.t[i].first, depth + 1).kind != StepKind::Invariant) return st;
     st.kind = StepKind::Invariant;
@@ -270,7 +270,7 @@ Step Analysis::step_of(Pass& p, SymId s, int depth) {
     st.kind = StepKind::Invariant;
     return st;
   }
-  if (!e.known || depth > 3) return st;
+  if (!e.is_exact() || depth > 3) return st;
   if (e.coef(s) == 1) {
     const Lin d = e - Lin::symbol(s);
     for (unsigned i = 0; i < d.n; ++i)
@@ -285,11 +285,11 @@ Step Analysis::step_of(Pass& p, SymId s, int depth) {
   if (e.n == 1 && e.t[0].second == 1 && e.t[0].first != s && e.t[0].first < kLoadSymBase) {
     const SymId t = e.t[0].first;
     const Step other = step_of(p, t, depth + 1);
-    auto up = passes_.find(parent(p.loop));
-    if (other.kind == StepKind::Induction && other.delta.is_constant() && up != passes_.end()) {
-      auto entry = up->second->child_entry.find(p.loop);
-      if (entry != up->second->child_entry.end()) {
-        RegionSymbols& ups = up->second->syms;
+    if (other.kind == StepKind::Induction && other.delta.is_constant()) {
+      Pass& up = pass(parent(p.loop));
+      auto entry = up.child_entry.find(p.loop);
+      if (entry != up.child_entry.end()) {
+        RegionSymbols& ups = up.syms;
         const Lin gap = ups.lift(p.syms, t, entry->second) + Lin::constant(e.c) - ups.lift(p.syms, s, entry->second);
         if (gap.is_constant() && gap.c == other.delta.c) {
           st.kind = StepKind::Induction;
@@ -324,7 +324,7 @@ Motion Analysis::motion(Pass& p, SymId t, Lin* why, int depth) {
     return Motion::Varying;
   }
   const LoadSym& l = p.syms.load(t);
-  if (l.call || !l.address.known || depth > 3) {
+  if (l.call || !l.address.is_exact() || depth > 3) {
     if (why != nullptr) *why = l.call ? Lin::unknown(Unknowable::Call, l.insn) : l.address;
     return p.loop < 0 ? Motion::Invariant : Motion::Varying;
   }
@@ -365,7 +365,7 @@ Lin Analysis::resolve_up(Lin x, int loop) {
 // instruction to blame (0: none), which the caller names by its source line.
 std::string why_text(const Lin& v, const char* what, const FunctionCode& f, uint64_t* at) {
   *at = 0;
-  if (v.known) return std::string(what) + " changes by an amount that is not constant from one iteration to the next";
+  if (v.is_exact()) return std::string(what) + " changes by an amount that is not constant from one iteration to the next";
   *at = v.why_at;
   switch (v.why) {
     case Unknowable::Call: return std::string("a call in the loop overwrites ") + what;
@@ -465,7 +465,7 @@ std::vector<std::pair<int64_t, uint32_t>> group_ranges(const FunctionCode& f, Pa
 }
 
 int64_t gcd_of(const Lin& v) {
-  int64_t g = std::llabs(v.c);
+  int64_t g = std::gcd(std::llabs(v.c), v.unk);
   for (unsigned i = 0; i < v.n; ++i) g = std::gcd(g, std::llabs(v.t[i].second));
   return g;
 }
@@ -478,75 +478,108 @@ AddressOrigin origin_of(Analysis& a, const Lin& A, int loop) {
   AddressOrigin o;
   Lin cur = A;
   int level = loop;
-  for (;;) {
+  bool failed = false;
+  // Records the origin of a loaded or returned pointer `t` of pass `lp` at `level`.
+  auto take_load = [&](Pass& lp, SymId t) {
+    const LoadSym& l = lp.syms.load(t);
+    o.load_insn = l.insn;
+    if (l.call) {
+      o.kind = AddressOrigin::Kind::Returned;
+      return true;
+    }
+    const Lin from = level >= 0 ? a.resolve_up(l.address, level) : l.address;
+    o.kind = AddressOrigin::Kind::Loaded;
+    if (from.is_constant()) {
+      o.from = AddressOrigin::Kind::Absolute;
+      o.from_address = from.c;
+      return true;
+    }
+    if (from.is_exact() && from.n == 1 && from.t[0].second == 1 && from.t[0].first < kRegSyms) {
+      o.from = AddressOrigin::Kind::Register;
+      o.from_reg = static_cast<uint8_t>(from.t[0].first);
+      o.from_offset = from.c;
+      return true;
+    }
+    return false;
+  };
+  while (!failed) {
     Pass& lp = a.pass(level);
     const int up = a.parent(level);
+    // How this level moves the address per iteration. A register that does not step regularly
+    // still names the pointer by its first value, but the offsets from it are unknown; a chased
+    // pointer (p = p->next) always points at the start of a node, so they stay exact.
+    if (level >= 0) {
+      Lin level_step = Lin::constant(0);
+      bool irregular = false;
+      for (unsigned k = 0; k < cur.n; ++k) {
+        const auto [t, coef] = cur.t[k];
+        if (lp.syms.is_load(t)) continue;
+        const Step stp = a.step_of(lp, t);
+        if (stp.kind == StepKind::Varying) irregular = true;
+        if (stp.kind == StepKind::Induction) level_step = level_step + stp.delta.scaled(coef);
+      }
+      const Lin v = level_step.is_constant() ? level_step : a.resolve_up(level_step, level);
+      o.steps.push_back(v.is_constant() && !irregular ? v.c : 0);
+      o.steps_exact.push_back(v.is_constant() && !irregular);
+      // A symbolic step is still a multiple of its coefficients' divisor ("8 x n": of 8).
+      o.step_divisor = v.known && !irregular ? std::gcd(o.step_divisor, gcd_of(v)) : 1;
+    }
+    // The address in the enclosing level's symbols (the values it enters this loop with); the
+    // pointer loaded or returned on the way is the origin.
     const RegState* entry = nullptr;
     if (level >= 0) {
       auto it = a.pass(up).child_entry.find(level);
-      if (it == a.pass(up).child_entry.end()) return AddressOrigin{};
+      if (it == a.pass(up).child_entry.end()) break;
       entry = &it->second;
     }
     Lin next = Lin::constant(cur.c);
-    Lin level_step = Lin::constant(0);
-    bool irregular = false;
-    for (unsigned k = 0; k < cur.n; ++k) {
+    for (unsigned k = 0; k < cur.n && !failed; ++k) {
       const auto [t, coef] = cur.t[k];
       if (lp.syms.is_load(t)) {
-        const LoadSym& l = lp.syms.load(t);
-        if (coef != 1 || o.kind != AddressOrigin::Kind::None) return AddressOrigin{};
-        o.load_insn = l.insn;
-        if (l.call) {
-          o.kind = AddressOrigin::Kind::Returned;
-          continue;
-        }
-        const Lin from = level >= 0 ? a.resolve_up(l.address, level) : l.address;
-        o.kind = AddressOrigin::Kind::Loaded;
-        if (from.is_constant()) {
-          o.from = AddressOrigin::Kind::Absolute;
-          o.from_address = from.c;
-        } else if (from.known && from.n == 1 && from.t[0].second == 1 && from.t[0].first < kRegSyms) {
-          o.from = AddressOrigin::Kind::Register;
-          o.from_reg = static_cast<uint8_t>(from.t[0].first);
-          o.from_offset = from.c;
-        } else {
-          return AddressOrigin{};
-        }
+        if (coef == 1 && o.kind == AddressOrigin::Kind::None && take_load(lp, t)) continue;
+        // Another loaded value: an integer (an index, a count) scaled by coef.
+        if (coef == 1) failed = true;
+        o.step_divisor = std::gcd(o.step_divisor, std::llabs(coef));
         continue;
       }
-      const Step stp = a.step_of(lp, t);
-      // A register that does not step regularly still names the pointer by its first value;
-      // the offsets from it are then unknown.
-      // A chased pointer (p = p->next) always points at the start of a node: the offset from it
-      // stays exact.
-      if (stp.kind == StepKind::Varying) irregular = true;
-      if (stp.kind == StepKind::Induction) level_step = level_step + stp.delta.scaled(coef);
       next = next + (entry != nullptr ? a.pass(up).syms.lift(lp.syms, t, *entry) : Lin::symbol(t)).scaled(coef);
-      if (!next.known) return AddressOrigin{};
     }
-    if (level >= 0) {
-      const Lin v = level_step.is_constant() ? level_step : a.resolve_up(level_step, level);
-      o.steps.push_back(v.is_constant() ? v.c : 0);
-      o.steps_exact.push_back(v.is_constant());
-      // A symbolic step is still a multiple of its coefficients' divisor ("8 x n": of 8).
-      o.step_divisor = v.known && !irregular ? std::gcd(o.step_divisor, gcd_of(v)) : 1;
-      if (irregular) o.steps_exact.back() = false;
+    if (!next.known) failed = true;
+    if (failed || level < 0) {
+      cur = next;
+      break;
     }
-    cur = next;  // in the parent's symbols; the function level takes one more round
-    if (level < 0) break;
+    cur = next;
     level = up;
   }
-  if (o.kind != AddressOrigin::Kind::None) {
-    if (cur.n != 0) return AddressOrigin{};
-    o.offset = cur.c;
-  } else if (cur.n == 0) {
-    o.kind = AddressOrigin::Kind::Absolute;
-    o.offset = cur.c;
-  } else if (cur.n == 1 && cur.t[0].second == 1 && cur.t[0].first < kRegSyms) {
-    o.kind = AddressOrigin::Kind::Register;
-    o.reg = static_cast<uint8_t>(cur.t[0].first);
-    o.offset = cur.c;
+  if (failed) {
+    o.kind = AddressOrigin::Kind::None;
+    return o;
   }
+  o.step_divisor = std::gcd(o.step_divisor, cur.unk);
+  // At the function's entry: the pointer is the origin found on the way, else the one register
+  // with coefficient 1, else none (a constant address); other registers are integers scaled by
+  // their coefficients, which only make the offset a multiple of less.
+  int pointer = -1;
+  for (unsigned k = 0; k < cur.n; ++k) {
+    const auto [t, coef] = cur.t[k];
+    if (coef == 1 && t < kRegSyms && o.kind == AddressOrigin::Kind::None && pointer < 0) {
+      pointer = t;
+      continue;
+    }
+    if (coef == 1) {
+      o.kind = AddressOrigin::Kind::None;
+      return o;
+    }
+    o.step_divisor = std::gcd(o.step_divisor, std::llabs(coef));
+  }
+  if (o.kind == AddressOrigin::Kind::None && pointer >= 0) {
+    o.kind = AddressOrigin::Kind::Register;
+    o.reg = static_cast<uint8_t>(pointer);
+  } else if (o.kind == AddressOrigin::Kind::None) {
+    o.kind = AddressOrigin::Kind::Absolute;  // a static address, plus integers times their coefficients
+  }
+  o.offset = cur.c;
   return o;
 }
 
@@ -616,7 +649,7 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
   Pass& p = a.pass(loop);
   const RegState s = a.state_before(p, i);
   const Lin A = p.syms.address_of(s, in, mem, insn);
-  if (!A.known) {
+  if (!A.is_exact()) {
     out.why = why_text(A, "its address", f, &out.why_at);
     return out;
   }
@@ -647,7 +680,7 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
   if (out.kind == PatternKind::Unknown && unknown.empty()) {
     // The stride, as a number when the loop's invariants resolve to constants.
     const Lin st = stride.is_constant() ? stride : a.resolve_up(stride, loop);
-    if (!st.known) {
+    if (!st.is_exact()) {
       out.why = "its stride is a value the analysis cannot follow";
     } else if (!st.is_constant()) {
       out.why = "its stride is a run-time value: " + describe(st, a.pass(-1).syms) + " bytes";

@@ -2,6 +2,7 @@
 #include "reg_values.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "sources/soft/operands.h"
 
@@ -58,6 +59,11 @@ Lin operator+(const Lin& a, const Lin& b) {
   if (!a.known) return a;
   if (!b.known) return b;
   Lin r = Lin::constant(a.c + b.c);
+  r.unk = std::gcd(a.unk, b.unk);
+  if (r.unk != 0) {  // keep the reason of the unknown part
+    r.why = a.unk != 0 ? a.why : b.why;
+    r.why_at = a.unk != 0 ? a.why_at : b.why_at;
+  }
   unsigned i = 0, j = 0;
   while (i < a.n || j < b.n) {
     std::pair<SymId, int64_t> next;
@@ -80,11 +86,23 @@ Lin Lin::scaled(int64_t k) const {
   if (k == 0) return constant(0);
   Lin r = *this;
   r.c *= k;
+  r.unk *= k < 0 ? -k : k;
   for (unsigned i = 0; i < n; ++i) r.t[i].second *= k;
   return r;
 }
 
 Lin operator-(const Lin& a, const Lin& b) { return a + b.scaled(-1); }
+
+Lin Lin::times(const Lin& v, int64_t k) {
+  if (v.known) return v.scaled(k);
+  const int64_t a = k < 0 ? -k : k;
+  if (a < 2) return v;
+  Lin r = constant(0);
+  r.unk = a;
+  r.why = v.why;
+  r.why_at = v.why_at;
+  return r;
+}
 
 Lin Lin::substituted(SymId s, const Lin& v) const {
   const int64_t k = coef(s);
@@ -96,7 +114,7 @@ Lin Lin::substituted(SymId s, const Lin& v) const {
 bool operator==(const Lin& a, const Lin& b) {
   if (a.known != b.known) return false;
   if (!a.known) return true;
-  if (a.c != b.c || a.n != b.n) return false;
+  if (a.c != b.c || a.n != b.n || a.unk != b.unk) return false;
   for (unsigned i = 0; i < a.n; ++i)
     if (a.t[i] != b.t[i]) return false;
   return true;
@@ -109,7 +127,7 @@ RegState RegionSymbols::entry_state() const {
 }
 
 int RegionSymbols::cell_of(const Lin& address, bool create) {
-  if (!address.known || address.n != 1 || address.t[0].second != 1) return -1;
+  if (!address.is_exact() || address.n != 1 || address.t[0].second != 1) return -1;
   const SymId base = address.t[0].first;
   if (base != kRsp && base != kRbp) return -1;
   for (size_t i = 0; i < cells_.size(); ++i)
@@ -162,7 +180,7 @@ Lin RegionSymbols::address_of(const RegState& s, const ZydisDecodedInstruction& 
   if (m.mem.index != ZYDIS_REGISTER_NONE) {
     const int x = gpr_index(m.mem.index);
     if (x < 0) return Lin::unknown(Unknowable::Operation, addr);  // a vector index (VSIB)
-    a = a + s.reg[static_cast<size_t>(x)].scaled(m.mem.scale == 0 ? 1 : m.mem.scale);
+    a = a + Lin::times(s.reg[static_cast<size_t>(x)], m.mem.scale == 0 ? 1 : m.mem.scale);
   }
   return a;
 }
@@ -325,20 +343,21 @@ void RegionSymbols::apply(RegState& s, const ZydisDecodedInstruction& in, const 
     case ZYDIS_MNEMONIC_INC: v = cur + Lin::constant(1); break;
     case ZYDIS_MNEMONIC_DEC: v = cur - Lin::constant(1); break;
     case ZYDIS_MNEMONIC_NEG: v = cur.scaled(-1); break;
+    case ZYDIS_MNEMONIC_NOT: v = cur.scaled(-1) - Lin::constant(1); break;
     case ZYDIS_MNEMONIC_SHL:
       if (nvis == 2) {
         const Lin k = operand_value(s, in, ops[1], addr);
-        if (k.is_constant() && k.c >= 0 && k.c < 32) v = cur.scaled(int64_t{1} << k.c);
+        if (k.is_constant() && k.c >= 0 && k.c < 32) v = Lin::times(cur, int64_t{1} << k.c);
       }
       break;
     case ZYDIS_MNEMONIC_IMUL:
       if (nvis == 3) {
         const Lin a = operand_value(s, in, ops[1], addr), k = operand_value(s, in, ops[2], addr);
-        if (k.is_constant()) v = a.scaled(k.c);
+        if (k.is_constant()) v = Lin::times(a, k.c);
       } else if (nvis == 2) {
         const Lin b = operand_value(s, in, ops[1], addr);
-        if (b.is_constant()) v = cur.scaled(b.c);
-        else if (cur.is_constant()) v = b.scaled(cur.c);
+        if (b.is_constant()) v = Lin::times(cur, b.c);
+        else if (cur.is_constant()) v = Lin::times(b, cur.c);
       }
       break;
     case ZYDIS_MNEMONIC_XCHG:

@@ -41,6 +41,10 @@ struct Lin {
   static constexpr unsigned kMaxTerms = 4;
   bool known = false;
   int64_t c = 0;
+  // The value also holds an unknown multiple of `unk` (0: none): an unknown integer scaled by an
+  // index's scale or a shift. A pointer is never scaled, so such a part is an integer, and the
+  // value's symbols stay meaningful (a pointer plus 8 x an unknown index).
+  int64_t unk = 0;
   uint8_t n = 0;
   std::array<std::pair<SymId, int64_t>, kMaxTerms> t{};  // sorted by symbol, coefficients != 0
   Unknowable why = Unknowable::Operation;
@@ -49,11 +53,15 @@ struct Lin {
   static Lin constant(int64_t v);
   static Lin symbol(SymId s);
   static Lin unknown(Unknowable why, uint64_t at);
-  bool is_constant() const { return known && n == 0; }
+  bool is_constant() const { return known && n == 0 && unk == 0; }
+  bool is_exact() const { return known && unk == 0; }  // no unknown part
   int64_t coef(SymId s) const;
   friend Lin operator+(const Lin& a, const Lin& b);
   friend Lin operator-(const Lin& a, const Lin& b);
   Lin scaled(int64_t k) const;
+  // An integer scaled by k: exact when the value is known, else (|k| >= 2) an unknown multiple of
+  // k, else unknown.
+  static Lin times(const Lin& v, int64_t k);
   // Replaces symbol s by v (v must be known, else the result is unknown).
   Lin substituted(SymId s, const Lin& v) const;
   friend bool operator==(const Lin& a, const Lin& b);
