@@ -10,6 +10,7 @@
 
 #include "output/format_common.h"
 #include "keys.h"
+#include "view/view_evidence.h"
 
 namespace hpcl::viewer {
 
@@ -133,7 +134,7 @@ std::string row_text(UiState& ui, const ViewNode& n, const Layout& l) {
   }
   for (size_t c : l.cols) {
     const double v = c < n.values.size() ? n.values[c] : analysis::kNoValue;
-    s += " " + analysis::format_cell(ui.model->columns()[c], v);
+    s += " " + analysis::row_cell(ui.model->columns()[c], n, v);
   }
   return s;
 }
@@ -202,6 +203,20 @@ void draw_source(UiState& ui, int y, int rows, int w) {
   }
 }
 
+// The why pane (key d), in place of the source: the selected row's access evidence.
+void draw_why(UiState& ui, int y, int rows, int w) {
+  const ViewNode* n = ui.tree().selected();
+  const char* bar = ui.utf8 ? "\xe2\x94\x80" : "-";
+  std::string sep = std::string(bar) + std::string(bar) + " why: " + (n != nullptr ? n->label : std::string()) + " ";
+  sep = cut(sep, static_cast<size_t>(w) > 4 ? static_cast<size_t>(w) - 4 : 1) + " ";
+  while (display_width(sep) < static_cast<size_t>(w)) sep += bar;
+  put(ui, y, 0, fit_right(sep, static_cast<size_t>(w)), A_NORMAL, kDim);
+  if (n == nullptr) return;
+  const std::vector<std::string> lines = analysis::why_lines(*ui.model, *n, static_cast<size_t>(std::max(w - 1, 40)));
+  for (size_t i = 0; i < lines.size() && static_cast<int>(i) < rows - 1; ++i)
+    put(ui, y + 1 + static_cast<int>(i), 0, fit_right(lines[i], static_cast<size_t>(w)));
+}
+
 void draw_status(UiState& ui, int y, int w) {
   std::string s;
   if (ui.mode == Mode::Search) {
@@ -211,7 +226,7 @@ void draw_status(UiState& ui, int y, int w) {
   } else {
     auto& t = ui.tree();
     s = "row " + std::to_string(t.rows().empty() ? 0 : t.cursor() + 1) + "/" + std::to_string(t.rows().size()) +
-        "   Enter open  h hot  / search  n N  s sort  m metrics  Tab view  ? help  q quit";
+        "   Enter open  h hot  / search  n N  s sort  m metrics  d why/source  Tab view  ? help  q quit";
   }
   put(ui, y, 0, fit_right(analysis::printable_for_terminal(s), static_cast<size_t>(w)));
   if (ui.mode == Mode::Search) {
@@ -265,7 +280,10 @@ void draw(UiState& ui) {
   draw_header(ui, l);
   const int rows = tree_rows();
   draw_rows(ui, l, 2, rows);
-  if (const int src = source_rows(h); src > 0) draw_source(ui, 2 + rows, src, w);
+  if (const int src = source_rows(h); src > 0) {
+    if (ui.why) draw_why(ui, 2 + rows, src, w);
+    else draw_source(ui, 2 + rows, src, w);
+  }
   if (ui.mode == Mode::Help) {
     std::vector<std::string> lines;
     for (const char* const* k = kKeyHelp; *k != nullptr; ++k) lines.emplace_back(*k);

@@ -201,6 +201,7 @@ void add_access_evidence(const Profile& db, ReportModel& m) {
     }
     std::stable_sort(e.lines.begin(), e.lines.end(), [](const LinePattern& a, const LinePattern& b) { return a.samples > b.samples; });
     e.unreadable = std::all_of(insns.begin(), insns.end(), [](const auto& x) { return x.first->unreadable; });
+    e.instruction_patterns.assign(views.begin(), views.end());
     for (AccessPath& a : v.accesses) {
       if (a.leaf >= tree.nodes.size()) continue;
       const Node& n = tree.nodes[a.leaf];

@@ -75,6 +75,8 @@ struct AccessEvidence {
   uint64_t static_offset = 0;
 
   std::vector<LinePattern> lines;  // samples descending
+  // The pattern of each of its sampled instructions, by frame (the viewer's frame rows).
+  std::vector<std::pair<Frame, PatternView>> instruction_patterns;
   // The element type its accesses read (the most sampled one when they differ).
   bool has_element = false;
   std::string element_type;
