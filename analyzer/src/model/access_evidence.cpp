@@ -39,24 +39,34 @@ std::string percent0(double share) {
   return buf;
 }
 
-// The fields of `e`'s element that the typed instructions cover, their samples split by bytes.
+// The fields of `e`'s element that the typed instructions' loops read, their samples spread over
+// the bytes each loop reads per iteration through the sampled access's address (its group): a
+// timer sample lands on one of the loop's accesses, often not the one that missed (the soft
+// source charges the instruction that waited, docs/DESIGN.md), while the line the loop fetches
+// serves them all.
 void add_fields(const DataType& t, const std::vector<std::pair<const InstructionFacts*, uint64_t>>& typed,
                 double variable_samples, AccessEvidence& e) {
   std::map<uint64_t, FieldShare> by_offset;
   for (const auto& [f, samples] : typed) {
-    const uint64_t size = std::max<uint64_t>(f->pattern.size, 1);
-    const uint64_t lo = f->offset_in_element;
     e.typed_samples += static_cast<double>(samples);
-    // An access may run past the element's end (a vector load of the next one): wrap it.
+    // Byte spans of one element, the group folded into it (an access may run past the element's
+    // end, a vector load into the next one: wrapped).
     std::vector<std::pair<uint64_t, uint64_t>> spans;
-    for (uint64_t at = lo, left = size; left > 0;) {
-      const uint64_t in_elem = at % t.size;
-      const uint64_t n = std::min(left, t.size - in_elem);
-      spans.emplace_back(in_elem, n);
-      left -= n;
-      at += n;
-      if (spans.size() >= 16) break;
+    std::vector<std::pair<int64_t, uint32_t>> group = f->pattern.group;
+    if (group.empty()) group.emplace_back(0, f->pattern.size);
+    const int64_t E = static_cast<int64_t>(t.size);
+    for (const auto& [rel, bytes] : group) {
+      int64_t at = (static_cast<int64_t>(f->offset_in_element) + rel) % E;
+      if (at < 0) at += E;
+      for (uint64_t left = std::max<uint32_t>(bytes, 1); left > 0 && spans.size() < 64;) {
+        const uint64_t n = std::min<uint64_t>(left, static_cast<uint64_t>(E - at));
+        spans.emplace_back(static_cast<uint64_t>(at), n);
+        left -= n;
+        at = 0;
+      }
     }
+    uint64_t total = 0;
+    for (const auto& [off, n] : spans) total += n;
     for (const auto& [off, n] : spans)
       for (const DataMember* m : t.members_at(off, n)) {
         const uint64_t from = std::max(off, m->offset), to = std::min(off + n, m->offset + std::max<uint64_t>(m->size, 1));
@@ -64,7 +74,7 @@ void add_fields(const DataType& t, const std::vector<std::pair<const Instruction
         fs.name = m->name;
         fs.offset = m->offset;
         fs.size = m->size;
-        fs.samples += static_cast<double>(samples) * static_cast<double>(to - from) / static_cast<double>(size);
+        fs.samples += static_cast<double>(samples) * static_cast<double>(to - from) / static_cast<double>(total);
       }
   }
   for (auto& [off, fs] : by_offset) e.fields.push_back(fs);
@@ -126,6 +136,7 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
   e.element_size = type->size;
   e.dims = type->dims;
   e.pitches = type->pitches;
+  e.column_major = type->column_major;
   if (type->members.empty()) {
     e.fields_note = "no fields: its elements are " + type->name + " (" + std::to_string(type->size) + " bytes)";
     for (const auto& [f, samples] : typed) e.typed_samples += static_cast<double>(samples);

@@ -82,6 +82,7 @@ struct AccessEvidence {
   std::string element_type;
   uint64_t element_size = 0;
   std::vector<uint64_t> dims, pitches;  // a static array's dimensions and their pitches
+  bool column_major = false;            // its first index is the contiguous one (Fortran)
   std::vector<FieldShare> fields;       // by offset; only fields with samples
   double typed_samples = 0;             // samples whose bytes in the element are known
   // The fewest fields (hottest first) holding 90% of the typed samples: their bytes, and their

@@ -72,13 +72,21 @@ void storage_order(const Variable& v, std::vector<Advice>& out) {
     if (!e.fields.empty() && e.element_size > 0 && S % static_cast<int64_t>(e.element_size) == 0) continue;
     std::string text = l.label + " walks it with a constant stride of " + grouped(static_cast<uint64_t>(S)) + " bytes";
     bool dims = false;
-    for (size_t k = 0; k + 1 < e.pitches.size(); ++k)
-      if (static_cast<int64_t>(e.pitches[k]) == S) {
-        text += ", the pitch of its dimension " + std::to_string(k + 1) + " of " + std::to_string(e.dims.size()) +
-                " (" + e.element_type + ")";
-        dims = true;
-        break;
-      }
+    for (size_t k = 0; k < e.pitches.size(); ++k) {
+      const bool contiguous = e.column_major ? k == 0 : k + 1 == e.pitches.size();
+      if (contiguous || static_cast<int64_t>(e.pitches[k]) != S) continue;
+      static const char* const kOrdinal[] = {"first", "second", "third", "fourth"};
+      std::string shape;
+      for (size_t d = 0; d < e.dims.size(); ++d)
+        shape += e.column_major ? (d ? "," : "(") + std::to_string(e.dims[d]) : "[" + std::to_string(e.dims[d]) + "]";
+      if (e.column_major) shape += ")";
+      text += ", the pitch of its " + (k < 4 ? std::string(kOrdinal[k]) : "index " + std::to_string(k + 1)) +
+              " index (" + e.element_type + " " + shape;
+      if (e.dims.size() == 2) text += e.column_major ? ": a column" : ": a row";
+      text += ")";
+      dims = true;
+      break;
+    }
     if (p.has_line_use) {
       char used[32];
       std::snprintf(used, sizeof used, "%.0f", p.line_use * 64.0);
@@ -86,7 +94,12 @@ void storage_order(const Variable& v, std::vector<Advice>& out) {
     }
     text += " (" + pct(share) + " of its samples)";
     const bool nest = p.has_outer_stride && p.outer_stride != 0 && std::llabs(p.outer_stride) < S;
-    if (nest) text += "; the enclosing loop moves it by " + grouped(static_cast<uint64_t>(std::llabs(p.outer_stride))) + " bytes";
+    if (nest) {
+      const int64_t step = std::llabs(p.outer_stride);
+      text += "; the enclosing loop moves it by " + grouped(static_cast<uint64_t>(step)) + " bytes";
+      if (!dims && S % step == 0)
+        text += ", so the stride is a row of " + grouped(static_cast<uint64_t>(S / step)) + " elements of that size";
+    }
     text += ". Traverse it in storage order (the loop over the contiguous index innermost)";
     if (nest || dims) text += ", or interchange the two loops";
     out.push_back(Advice{"storage_order", text + "."});
@@ -100,7 +113,8 @@ void split_structure(const Variable& v, std::vector<Advice>& out) {
   if (2 * e.hot_bytes > e.element_size || e.hot_share < 0.5) return;
   std::string text = std::string(e.hot_fields.size() == 1 ? "Field " : "Fields ") + names(e.hot_fields) + " (" +
                      std::to_string(e.hot_bytes) + " of the " + std::to_string(e.element_size) + " bytes of " +
-                     e.element_type + ") take " + pct(e.hot_share) + " of its samples";
+                     e.element_type + ") " + (e.hot_fields.size() == 1 ? "takes " : "take ") + pct(e.hot_share) +
+                     " of its samples";
   for (const LinePattern& l : e.lines)
     if (l.pattern.kind == PatternKind::Strided && l.pattern.has_stride &&
         static_cast<uint64_t>(std::llabs(l.pattern.stride)) == e.element_size) {

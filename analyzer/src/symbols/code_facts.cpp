@@ -181,18 +181,25 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
       break;
     }
     case AddressOrigin::Kind::Absolute: {
-      GElf_Off symoff = 0;
-      GElf_Sym sym;
-      if (dwfl_module_addrinfo(mod, static_cast<uint64_t>(o.offset) + bias, &symoff, &sym, nullptr, nullptr,
-                               nullptr) != nullptr) {
+      // The static symbol holding the address. Fortran's 1-based arrays start the address one
+      // element before the array: a few whole steps further on is tried too.
+      const int64_t step = o.step_divisor > 0 ? o.step_divisor : 0;
+      for (int k = 0; k <= 8 && (k == 0 || (step > 0 && step * k <= 64)); ++k) {
+        const uint64_t at = static_cast<uint64_t>(o.offset + step * k);
+        GElf_Off symoff = 0;
+        GElf_Sym sym;
+        if (dwfl_module_addrinfo(mod, at + bias, &symoff, &sym, nullptr, nullptr, nullptr) == nullptr ||
+            symoff >= sym.st_size)
+          continue;
         x.in_static = true;
-        x.static_offset = symoff;
-        x.static_start = static_cast<uint64_t>(o.offset) - symoff;
+        x.static_start = at - symoff;
+        x.static_offset = static_cast<uint64_t>(o.offset) - x.static_start;  // may wrap: floor_mod folds it
         std::string why;
         std::optional<DataType> t = static_type(m, x.static_start, &why);
         if (t) tp = TypedPointer{*t, ""};
         else x.type_why = why;
-        off_from_pointer = static_cast<int64_t>(symoff);
+        off_from_pointer = o.offset - static_cast<int64_t>(x.static_start);
+        break;
       }
       break;
     }

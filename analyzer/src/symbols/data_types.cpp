@@ -38,9 +38,12 @@ bool is_aggregate(int tag) {
   return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
+bool fortran_cu(Dwarf_Die* die);
+
 std::string type_name(Dwarf_Die* type) {
   const int tag = dwarf_tag(type);
   const char* name = die_name(type);
+  if (tag == DW_TAG_structure_type && name != nullptr && fortran_cu(type)) return std::string("type(") + name + ")";
   const char* kind = tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_class_type ? "class "
                    : tag == DW_TAG_union_type     ? "union "
                                                   : "";
@@ -131,6 +134,7 @@ bool describe_array(Dwarf_Die* array, DataType* out) {
   Dwarf_Word order = fortran ? DW_ORD_col_major : DW_ORD_row_major;
   if (dwarf_attr(array, DW_AT_ordering, &ord) != nullptr) dwarf_formudata(&ord, &order);
   const size_t n = out->dims.size();
+  out->column_major = order == DW_ORD_col_major;
   out->pitches.assign(n, out->size);
   for (size_t k = 0; k < n; ++k)
     for (size_t j = 0; j < n; ++j)

@@ -32,6 +32,7 @@ struct DataType {
   // pitch in bytes (the distance between consecutive indices), in declaration order.
   std::vector<uint64_t> dims;
   std::vector<uint64_t> pitches;
+  bool column_major = false;  // Fortran: the first index is the contiguous one
   // The members covering bytes [offset, offset + size) of one element.
   std::vector<const DataMember*> members_at(uint64_t offset, uint64_t size) const;
 };

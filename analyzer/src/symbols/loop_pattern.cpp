@@ -670,6 +670,8 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
         break;
     }
   }
+  // The loop's other accesses through the same address, at fixed offsets from this one.
+  out.group = group_ranges(f, p, loop, A);
   if (dependent) {
     out.kind = PatternKind::Dependent;
     out.why = "the address is loaded through itself in the loop (pointer chasing)";
@@ -689,7 +691,7 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
     } else {
       out.has_stride = true;
       out.stride = st.c;
-      const Coverage c = coverage(group_ranges(f, p, loop, A), out.stride);
+      const Coverage c = coverage(out.group, out.stride);
       out.kind = c.covers ? PatternKind::Sequential : PatternKind::Strided;
       out.has_line_use = true;
       out.line_use = c.line_use;

@@ -67,6 +67,9 @@ struct AccessPattern {
   uint32_t size = 0;          // bytes of the access (full vector width); 0 unknown
   bool write = false;
   uint64_t loop_head = 0;     // the innermost loop's first instruction (its header), 0 without
+  // The accesses of the loop (this one included) through the same moving address, as (offset
+  // from this access, bytes): what one iteration reads or writes of the data this access is in.
+  std::vector<std::pair<int64_t, uint32_t>> group;
   // The enclosing loop's step of this access's address (a 2-D walk), when known.
   bool has_outer_stride = false;
   int64_t outer_stride = 0;
