@@ -49,7 +49,38 @@ struct CodeFacts::ModuleState {
   std::unique_ptr<ModuleTypes> types;
   std::string error;  // why the module cannot be read
   std::map<uint64_t, std::unique_ptr<FunctionCode>> functions;  // by start
+  // Global offset table slots -> the address of the symbol the loader puts there (a shared
+  // object reaches its own globals through them); built on first use.
+  bool got_read = false;
+  std::map<uint64_t, uint64_t> got;
 };
+
+namespace {
+
+// The GOT slots of `elf` that hold the address of a symbol defined in it (R_X86_64_GLOB_DAT and
+// R_X86_64_64 relocations of .rela.dyn against a defined symbol): slot -> symbol value.
+void read_got(Elf* elf, std::map<uint64_t, uint64_t>& out) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_RELA || shdr.sh_entsize == 0) continue;
+    Elf_Scn* symscn = elf_getscn(elf, shdr.sh_link);
+    Elf_Data* rel = elf_getdata(scn, nullptr);
+    Elf_Data* syms = symscn != nullptr ? elf_getdata(symscn, nullptr) : nullptr;
+    if (rel == nullptr || syms == nullptr) continue;
+    for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; ++i) {
+      GElf_Rela r;
+      GElf_Sym sym;
+      if (gelf_getrela(rel, static_cast<int>(i), &r) == nullptr) continue;
+      const uint32_t type = GELF_R_TYPE(r.r_info);
+      if (type != R_X86_64_GLOB_DAT && type != R_X86_64_64) continue;
+      if (gelf_getsym(syms, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr || sym.st_shndx == SHN_UNDEF)
+        continue;
+      out[r.r_offset] = sym.st_value + static_cast<uint64_t>(r.r_addend);
+    }
+  }
+}
+
+}  // namespace
 
 CodeFacts::CodeFacts(const std::vector<Module>& modules) : modules_(modules) {}
 CodeFacts::~CodeFacts() = default;
@@ -165,12 +196,26 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
   ModuleTypes& types = *st->types;
   std::optional<TypedPointer> tp;
   int64_t off_from_pointer = o.offset;
+  std::optional<int64_t> absolute;  // the access's static address, when it has one
+  if (o.kind == AddressOrigin::Kind::Absolute) absolute = o.offset;
   switch (o.kind) {
     case AddressOrigin::Kind::Register: tp = types.pointee_of_parameter(start, o.reg); break;
     case AddressOrigin::Kind::Loaded:
-      tp = o.from == AddressOrigin::Kind::Register
-               ? types.pointee_of_member(start, o.from_reg, static_cast<uint64_t>(o.from_offset))
-               : types.pointee_of_static(static_cast<uint64_t>(o.from_address));
+      if (o.from == AddressOrigin::Kind::Register) {
+        tp = types.pointee_of_member(start, o.from_reg, static_cast<uint64_t>(o.from_offset));
+        break;
+      }
+      tp = types.pointee_of_static(static_cast<uint64_t>(o.from_address));
+      if (!tp) {
+        // A GOT slot: the address of a static of this module, as if the code had taken it itself.
+        if (!st->got_read) {
+          Dwarf_Addr elf_bias = 0;
+          if (Elf* elf = dwfl_module_getelf(mod, &elf_bias)) read_got(elf, st->got);
+          st->got_read = true;
+        }
+        auto slot = st->got.find(static_cast<uint64_t>(o.from_address));
+        if (slot != st->got.end()) absolute = static_cast<int64_t>(slot->second) + o.offset;
+      }
       break;
     case AddressOrigin::Kind::Returned: {
       const int ci = f->insn_at(o.load_insn);
@@ -180,30 +225,30 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
       }
       break;
     }
-    case AddressOrigin::Kind::Absolute: {
-      // The static symbol holding the address. Fortran's 1-based arrays start the address one
-      // element before the array: a few whole steps further on is tried too.
-      const int64_t step = o.step_divisor > 0 ? o.step_divisor : 0;
-      for (int k = 0; k <= 8 && (k == 0 || (step > 0 && step * k <= 64)); ++k) {
-        const uint64_t at = static_cast<uint64_t>(o.offset + step * k);
-        GElf_Off symoff = 0;
-        GElf_Sym sym;
-        if (dwfl_module_addrinfo(mod, at + bias, &symoff, &sym, nullptr, nullptr, nullptr) == nullptr ||
-            symoff >= sym.st_size)
-          continue;
-        x.in_static = true;
-        x.static_start = at - symoff;
-        x.static_offset = static_cast<uint64_t>(o.offset) - x.static_start;  // may wrap: floor_mod folds it
-        std::string why;
-        std::optional<DataType> t = static_type(m, x.static_start, &why);
-        if (t) tp = TypedPointer{*t, ""};
-        else x.type_why = why;
-        off_from_pointer = o.offset - static_cast<int64_t>(x.static_start);
-        break;
-      }
+    case AddressOrigin::Kind::Absolute:
+    case AddressOrigin::Kind::None: break;
+  }
+  if (absolute) {
+    // The static symbol holding the address. Fortran's 1-based arrays start the address one
+    // element before the array: a few whole steps further on is tried too.
+    const int64_t step = o.step_divisor > 0 ? o.step_divisor : 0;
+    for (int k = 0; k <= 8 && (k == 0 || (step > 0 && step * k <= 64)); ++k) {
+      const uint64_t at = static_cast<uint64_t>(*absolute + step * k);
+      GElf_Off symoff = 0;
+      GElf_Sym sym;
+      if (dwfl_module_addrinfo(mod, at + bias, &symoff, &sym, nullptr, nullptr, nullptr) == nullptr ||
+          symoff >= sym.st_size)
+        continue;
+      x.in_static = true;
+      x.static_start = at - symoff;
+      x.static_offset = static_cast<uint64_t>(*absolute) - x.static_start;  // may wrap: floor_mod folds it
+      std::string why;
+      std::optional<DataType> t = static_type(m, x.static_start, &why);
+      if (t) tp = TypedPointer{*t, ""};
+      else x.type_why = why;
+      off_from_pointer = *absolute - static_cast<int64_t>(x.static_start);
       break;
     }
-    case AddressOrigin::Kind::None: break;
   }
   // The pointer in the base register at the access itself, named by DWARF there (a pointer a
   // call returned lives in a callee-saved register by the time the loop runs).

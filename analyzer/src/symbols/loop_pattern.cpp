@@ -633,7 +633,10 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
   const int block = f.block_of(i);
   const int loop = f.innermost_loop(block);
   if (loop < 0) {
-    out.why = "it is in no loop of its function";
+    const bool computed = std::any_of(f.insns().begin(), f.insns().end(),
+                                      [](const CodeInsn& c) { return c.flow == CodeInsn::Flow::IndirectJump; });
+    out.why = computed ? "no loop around it is seen: a computed jump (a switch) in its function hides paths"
+                       : "it is in no loop of its function";
     return out;
   }
   const CodeLoop& L = f.loops()[static_cast<size_t>(loop)];
