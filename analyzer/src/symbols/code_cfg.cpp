@@ -126,9 +126,18 @@ void FunctionCode::build_dominators() {
     }
   };
   std::vector<int> roots;
-  for (int b = 0; b < n; ++b)
-    if (b == 0 || blocks_[static_cast<size_t>(b)].pred.empty()) roots.push_back(b);
-  for (int r : roots) dfs(r);
+  if (n > 0) {
+    roots.push_back(0);
+    dfs(0);
+  }
+  // What the entry reaches; dead code such as the padding after a jump (nops falling into the
+  // next block) must not count as a way into it, or no block there dominates its loops.
+  reachable_.assign(seen.begin(), seen.end());
+  for (int b = 1; b < n; ++b)
+    if (blocks_[static_cast<size_t>(b)].pred.empty()) {
+      roots.push_back(b);
+      dfs(b);
+    }
   for (int b = 0; b < n; ++b)
     if (!seen[static_cast<size_t>(b)]) {  // a cycle no root reaches: its first block is a root
       roots.push_back(b);
@@ -156,7 +165,7 @@ void FunctionCode::build_dominators() {
       if (idom[static_cast<size_t>(b)] == virt && std::find(roots.begin(), roots.end(), b) != roots.end()) continue;
       int pick = -2;
       for (int p : blocks_[static_cast<size_t>(b)].pred) {
-        if (idom[static_cast<size_t>(p)] == -2) continue;
+        if (idom[static_cast<size_t>(p)] == -2 || !joins(p, b)) continue;
         pick = pick == -2 ? p : intersect(p, pick);
       }
       if (pick != -2 && idom[static_cast<size_t>(b)] != pick) {
@@ -200,7 +209,7 @@ void FunctionCode::build_loops() {
         const int x = work.back();
         work.pop_back();
         for (int p : blocks_[static_cast<size_t>(x)].pred) {
-          if (in[static_cast<size_t>(p)]) continue;
+          if (in[static_cast<size_t>(p)] || !joins(p, x)) continue;
           in[static_cast<size_t>(p)] = 1;
           loop.blocks.push_back(p);
           work.push_back(p);

@@ -57,6 +57,11 @@ class FunctionCode {
   // The innermost loop holding `block`, or -1.
   int innermost_loop(int block) const;
   bool dominates(int a, int b) const;
+  // Edge p -> b counts as a way into b: always, unless b is reachable from the entry and p is
+  // not (dead code falling into live code).
+  bool joins(int p, int b) const {
+    return !reachable_[static_cast<size_t>(b)] || reachable_[static_cast<size_t>(p)];
+  }
   // Some byte did not decode (data in the code, or an instruction Zydis does not know): the
   // instructions after it may be misaligned.
   bool undecodable() const { return undecodable_; }
@@ -77,6 +82,7 @@ class FunctionCode {
   std::vector<CodeBlock> blocks_;
   std::vector<int> order_;  // reverse postorder
   std::vector<int> idom_;   // -1: a root
+  std::vector<char> reachable_;  // from the entry
   std::vector<int> rpo_index_;
   std::vector<CodeLoop> loops_;
   std::vector<int> block_loop_;  // innermost loop per block, -1

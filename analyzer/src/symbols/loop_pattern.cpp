@@ -199,7 +199,7 @@ Pass& Analysis::pass(int loop) {
     } else {
       bool any = false;
       for (int q : blk.pred) {
-        if (!in_region(q) || !p->done[static_cast<size_t>(q)] || f_.dominates(b, q)) continue;
+        if (!in_region(q) || !p->done[static_cast<size_t>(q)] || f_.dominates(b, q) || !f_.joins(q, b)) continue;
         const RegState e = edge_state(*p, q, b);
         s = any ? RegionSymbols::meet(s, e, at) : e;
         any = true;
@@ -324,6 +324,14 @@ Motion Analysis::motion(Pass& p, SymId t, Lin* why, int depth) {
     return Motion::Varying;
   }
   const LoadSym& l = p.syms.load(t);
+  if (!l.call && !l.address.is_exact() && depth <= 3) {
+    // A load through a computed address: moves like the loads it was computed from.
+    for (unsigned k = 0; k < l.address.ntaint; ++k) {
+      const Motion mo = motion(p, l.address.taint[k], nullptr, depth + 1);
+      if (mo == Motion::Chased) return Motion::Chased;
+      if (mo == Motion::Induction || mo == Motion::Indirect) return Motion::Indirect;
+    }
+  }
   if (l.call || !l.address.is_exact() || depth > 3) {
     if (why != nullptr) *why = l.call ? Lin::unknown(Unknowable::Call, l.insn) : l.address;
     return p.loop < 0 ? Motion::Invariant : Motion::Varying;
@@ -653,6 +661,21 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
   const RegState s = a.state_before(p, i);
   const Lin A = p.syms.address_of(s, in, mem, insn);
   if (!A.is_exact()) {
+    // Computed from loads (an index masked with `and`, a pointer tagged): how those move says
+    // how the address does.
+    bool moving = false, chased = false;
+    for (unsigned k = 0; k < A.ntaint; ++k) {
+      const Motion mo = a.motion(p, A.taint[k], nullptr);
+      chased |= mo == Motion::Chased;
+      moving |= mo == Motion::Induction || mo == Motion::Indirect;
+    }
+    if (chased || moving) {
+      out.kind = chased ? PatternKind::Dependent : PatternKind::Indirect;
+      out.why = chased ? "the address is computed from a pointer loaded through itself (pointer chasing)"
+                       : "the address is computed from values loaded from memory that the loop walks (an index "
+                         "or pointer array)";
+      return out;
+    }
     out.why = why_text(A, "its address", f, &out.why_at);
     return out;
   }

@@ -49,6 +49,19 @@ Lin Lin::unknown(Unknowable why, uint64_t at) {
   return x;
 }
 
+void Lin::add_taint(SymId load) {
+  for (unsigned i = 0; i < ntaint; ++i)
+    if (taint[i] == load) return;
+  if (ntaint < taint.size()) taint[ntaint++] = load;
+}
+
+void Lin::add_taint_of(const Lin& v) {
+  for (unsigned i = 0; i < v.ntaint; ++i) add_taint(v.taint[i]);
+  if (v.known)
+    for (unsigned i = 0; i < v.n; ++i)
+      if (v.t[i].first >= kLoadSymBase) add_taint(v.t[i].first);
+}
+
 int64_t Lin::coef(SymId s) const {
   for (unsigned i = 0; i < n; ++i)
     if (t[i].first == s) return t[i].second;
@@ -56,13 +69,20 @@ int64_t Lin::coef(SymId s) const {
 }
 
 Lin operator+(const Lin& a, const Lin& b) {
-  if (!a.known) return a;
-  if (!b.known) return b;
+  if (!a.known || !b.known) {
+    Lin r = !a.known ? a : b;
+    r.add_taint_of(!a.known ? b : a);
+    return r;
+  }
   Lin r = Lin::constant(a.c + b.c);
   r.unk = std::gcd(a.unk, b.unk);
   if (r.unk != 0) {  // keep the reason of the unknown part
     r.why = a.unk != 0 ? a.why : b.why;
     r.why_at = a.unk != 0 ? a.why_at : b.why_at;
+    r.add_taint_of(a);  // only the loads of its unknown parts: the known terms are not taint
+    r.ntaint = 0;
+    for (const Lin* x : {&a, &b})
+      for (unsigned i = 0; i < x->ntaint; ++i) r.add_taint(x->taint[i]);
   }
   unsigned i = 0, j = 0;
   while (i < a.n || j < b.n) {
@@ -101,6 +121,7 @@ Lin Lin::times(const Lin& v, int64_t k) {
   r.unk = a;
   r.why = v.why;
   r.why_at = v.why_at;
+  r.add_taint_of(v);
   return r;
 }
 
@@ -252,10 +273,19 @@ void RegionSymbols::apply(RegState& s, const ZydisDecodedInstruction& in, const 
                           uint64_t addr) {
   const ZydisDecodedOperand* dst = in.operand_count_visible > 0 ? &ops[0] : nullptr;
   const unsigned nvis = in.operand_count_visible;
+  // An operation's unknown result, tainted by the loads its register inputs came from.
+  auto computed = [&]() {
+    Lin v = Lin::unknown(Unknowable::Operation, addr);
+    const hpcrun::RegSet r = hpcrun::reads_of(in, ops);
+    for (unsigned k = 0; k < 16; ++k)
+      if ((r >> k) & 1) v.add_taint_of(s.reg[k]);
+    return v;
+  };
   auto unknown_writes = [&](Unknowable why) {
     const hpcrun::RegSet w = hpcrun::writes_of(in, ops);
+    const Lin v = why == Unknowable::Operation ? computed() : Lin::unknown(why, addr);
     for (unsigned r = 0; r < 16; ++r)
-      if ((w >> r) & 1) s.reg[r] = Lin::unknown(why, addr);
+      if ((w >> r) & 1) s.reg[r] = v;
   };
   // Stores into stack slots (and read-modify-writes of them); other memory is not tracked.
   const int m = hpcrun::access_operand(in, ops);
@@ -373,6 +403,13 @@ void RegionSymbols::apply(RegState& s, const ZydisDecodedInstruction& in, const 
       }
       break;
     default: break;
+  }
+  if (!v.known && v.why == Unknowable::Operation && v.ntaint == 0) {
+    // Its operands' loads (a memory operand's value is a load of its own).
+    Lin t = computed();
+    if (m >= 0 && (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_READ) != 0 && ops[m].size >= 32)
+      t.add_taint_of(operand_value(s, in, ops[m], addr));
+    v = t;
   }
   unknown_writes(Unknowable::Operation);  // implicit writes (rdx of mul, ...) first
   set(v);

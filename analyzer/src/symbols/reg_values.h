@@ -49,6 +49,12 @@ struct Lin {
   std::array<std::pair<SymId, int64_t>, kMaxTerms> t{};  // sorted by symbol, coefficients != 0
   Unknowable why = Unknowable::Operation;
   uint64_t why_at = 0;  // the instruction that made it unknown
+  // The loads an unknown value (or part) was computed from, at most two (`and $mask` of a loaded
+  // index is still the loaded index, as far as how the address moves is concerned).
+  uint8_t ntaint = 0;
+  std::array<SymId, 2> taint{};
+  void add_taint(SymId load);
+  void add_taint_of(const Lin& v);  // v's load symbols and its own taint
 
   static Lin constant(int64_t v);
   static Lin symbol(SymId s);

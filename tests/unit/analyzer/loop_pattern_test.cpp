@@ -275,3 +275,43 @@ TEST(LoopPattern, NotAnInstructionStartSaysSo) {
   EXPECT_EQ(p.kind, PatternKind::Unknown);
   EXPECT_NE(p.why.find("not an instruction"), std::string::npos) << p.why;
 }
+
+namespace {
+
+// LAMMPS's neighbour loop: the index is masked (`j &= NEIGHMASK`) before it is used.
+const std::vector<uint8_t> kMaskedGather = {
+    0x8b, 0x06,                    // 00: mov    (%rsi),%eax
+    0x48, 0x83, 0xc6, 0x04,        // 02: add    $0x4,%rsi
+    0x25, 0xff, 0xff, 0xff, 0x3f,  // 06: and    $0x3fffffff,%eax
+    0xf2, 0x0f, 0x58, 0x04, 0xc7,  // 0b: addsd  (%rdi,%rax,8),%xmm0
+    0x48, 0x39, 0xf2,              // 10: cmp    %rsi,%rdx
+    0x75, 0xeb,                    // 13: jne    00
+    0xc3,                          // 15: ret
+};
+
+// Alignment padding after a jump falls into the loop's latch: dead code, no way into the loop
+// (LAMMPS's PairLJCut::compute had no loop at all before it was left out of the dominators).
+const std::vector<uint8_t> kPadded = {
+    0x48, 0x89, 0xfb,        // 00: mov    %rdi,%rbx
+    0xeb, 0x0a,              // 03: jmp    0f
+    0x90,                    // 05: nop
+    0x48, 0x83, 0xc3, 0x08,  // 06: add    $0x8,%rbx
+    0x48, 0x39, 0xf3,        // 0a: cmp    %rsi,%rbx
+    0x74, 0x06,              // 0d: je     15
+    0xf2, 0x0f, 0x58, 0x03,  // 0f: addsd  (%rbx),%xmm0
+    0xeb, 0xf1,              // 13: jmp    06
+    0xc3,                    // 15: ret
+};
+
+}  // namespace
+
+TEST(LoopPattern, MaskedIndexIsStillIndirect) {
+  const AccessPattern p = at(kMaskedGather, 0x0b);
+  EXPECT_EQ(p.kind, PatternKind::Indirect) << p.why;
+}
+
+TEST(LoopPattern, DeadPaddingDoesNotHideTheLoop) {
+  const AccessPattern p = at(kPadded, 0x0f);
+  EXPECT_EQ(p.kind, PatternKind::Sequential) << p.why;
+  EXPECT_EQ(p.stride, 8);
+}
