@@ -18,7 +18,12 @@ a shuffle among others, reads some of them otherwise): at least 90% of those sam
 the expected pattern. Each variable needs MIN_SAMPLES samples (default 30) for a verdict, the
 index 4: read in order beside the gather's misses, it takes few (7-12 in a run here).
 
-Usage: check_patterns.py REPORT --lang c|fortran [--min-samples N]
+With --heat2d bad|fixed, the bundled example instead (examples/heat2d.c, as the README tells it):
+the field's accesses from column_means_bad are strided with the field's row pitch (2048 doubles:
+16384 bytes) and line_use at most 1/8, with the storage_order advice; from column_means_fixed
+(heat2d --fixed) sequential, and no such advice.
+
+Usage: check_patterns.py REPORT (--lang c|fortran | --heat2d bad|fixed) [--min-samples N]
 Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
 """
 
@@ -113,12 +118,24 @@ def check_variable(v, spec, min_samples, errors):
             errors.append(f"{label}: element_size {v.get('element_size')}, expected {spec['element_size']}")
     if "advice" in spec and spec["advice"] not in [a["kind"] for a in v["advice"]]:
         errors.append(f"{label}: no {spec['advice']} advice; advice: {v['advice']}")
+    if "no_advice" in spec and spec["no_advice"] in [a["kind"] for a in v["advice"]]:
+        errors.append(f"{label}: {spec['no_advice']} advice given: {v['advice']}")
+
+
+HEAT2D = {
+    "bad": {"label": "field", "kind": "heap", "site": "alloc_field", "kernel": "column_means_bad [omp region 0]",
+            "pattern": "strided", "stride": PITCH, "max_line_use": 0.125, "advice": "storage_order"},
+    "fixed": {"label": "field", "kind": "heap", "site": "alloc_field", "kernel": "column_means_fixed [omp region 0]",
+              "pattern": "sequential", "no_advice": "storage_order"},
+}
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("report")
-    parser.add_argument("--lang", choices=sorted(SPECS), required=True)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--lang", choices=sorted(SPECS))
+    mode.add_argument("--heat2d", choices=sorted(HEAT2D))
     parser.add_argument("--min-samples", type=int, default=30)
     args = parser.parse_args()
     try:
@@ -128,7 +145,7 @@ def main():
         print(f"cannot read {args.report}: {e}", file=sys.stderr)
         return 2
     errors = []
-    for spec in SPECS[args.lang]:
+    for spec in SPECS[args.lang] if args.lang else [HEAT2D[args.heat2d]]:
         found = find(report, spec)
         if len(found) != 1:
             names = [v["name"] for v in report["variables"][:20]]
@@ -138,7 +155,7 @@ def main():
     for e in errors:
         print("FAIL: " + e, file=sys.stderr)
     if not errors:
-        print(f"access patterns, fields and advice as the {args.lang} program's code says")
+        print(f"access patterns, fields and advice as the {args.lang or 'heat2d ' + args.heat2d} code says")
     return 1 if errors else 0
 
 

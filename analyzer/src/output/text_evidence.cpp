@@ -37,8 +37,8 @@ void print_patterns(const std::vector<const Variable*>& listed, size_t width, st
                                  pad_left(pct0(share), 4) + "  ";
       const std::string indent(display_width(prefix) + 2, ' ');
       std::string pattern = pattern_text(l.pattern, false);
-      const bool unknown = l.pattern.kind != PatternKind::Sequential && l.pattern.kind != PatternKind::Strided;
-      if (unknown && !l.pattern.why.empty()) pattern += ": " + l.pattern.why;
+      // The kinds speak for themselves; an unknown one says why (JSON has every reason).
+      if (l.pattern.kind == PatternKind::Unknown && !l.pattern.why.empty()) pattern += ": " + l.pattern.why;
       // One line when it fits, else the pattern under its label.
       const std::string label = shorten_label(l.label, limit > display_width(prefix) ? limit - display_width(prefix) : 24);
       if (display_width(prefix) + display_width(label) + 2 + display_width(pattern) <= limit) {
