@@ -174,13 +174,15 @@ std::string hot_bytes_text(const AccessEvidence& e) {
          percent0(e.hot_share) + " of the samples";
 }
 
-void add_access_evidence(const Profile& db, ReportModel& m) {
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows) {
   if (db.trees.empty()) return;
   const Tree& tree = db.trees[0];
   CodeFacts facts(db.modules);
-  for (Variable& v : m.variables) {
+  for (size_t row = 0; row < m.variables.size(); ++row) {
+    Variable& v = m.variables[row];
     AccessEvidence& e = v.evidence;
-    if ((v.kind != VariableKind::Heap && v.kind != VariableKind::Static) || v.samples == 0 || e.instructions.empty()) {
+    if ((v.kind != VariableKind::Heap && v.kind != VariableKind::Static) || v.samples == 0 || e.instructions.empty() ||
+        row >= rows) {
       std::vector<AccessEvidence::Instruction>().swap(e.instructions);
       continue;
     }

@@ -9,6 +9,7 @@
 // docs/REPORT.md ("Access patterns, fields and what to try") documents what the reports print.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,8 +100,9 @@ std::string hot_bytes_text(const AccessEvidence& e);
 
 struct ReportModel;
 struct ReportModelOptions;
-// Fills Variable::evidence of the heap and static variables with samples, and the pattern of
-// each of their access paths, reading the binaries the database names.
-void add_access_evidence(const Profile& db, ReportModel& m);
+// Fills Variable::evidence of the heap and static variables with samples among the first `rows`
+// variables of the model, and the pattern of each of their access paths, reading the binaries
+// the database names.
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows = SIZE_MAX);
 
 }  // namespace hpcl::analysis

@@ -403,7 +403,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Attribution at = attribute_nodes(db, tree, m);
   collect_accesses(tree, at, expand, options, options.access_evidence ? db.sites.size() + db.statics.size() : 0, m);
   finish(db, expand, options, m);
-  if (options.access_evidence) add_access_evidence(db, m);
+  if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows);
   return m;
 }
 

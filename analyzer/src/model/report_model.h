@@ -216,8 +216,10 @@ struct ReportModelOptions {
   // Fold the variables of runtime libraries into one Group row per family (--no-group: false).
   bool group_runtime = true;
   // Read the binaries for the access patterns, fields and advice of the heap and static
-  // variables (access_evidence.h); the diff and tests of other parts leave it off.
+  // variables (access_evidence.h); the diff, the code view and tests of other parts leave it off.
   bool access_evidence = true;
+  // Of those, only the first this many variables (hottest first): a text report prints 20 rows.
+  size_t evidence_rows = SIZE_MAX;
 };
 
 // Builds both views. The database must have passed validate_profile and be a database.
