@@ -2,7 +2,10 @@
 // variable's samples (a tenth for a stride, which one hot diagnostic loop can make the whole
 // story; 30% for indirect and dependent accesses, which are often a minor path through a table);
 // a stride is "large" beyond one 64-byte line; a structure is "large" from 32 bytes, and its hot
-// fields "few" when they hold at most half its bytes and at least half the variable's samples.
+// fields "few" when they hold at most half its bytes and at least half the variable's samples. The
+// order of the accesses matters only for data larger than a core's first-level cache: a variable
+// under 64 KiB gets no advice on its traversal, its layout or its index (LAMMPS's 64-byte pair
+// coefficient tables, read through the neighbour list's atom types, got "sort the index").
 #include "advice.h"
 
 #include <cstdio>
@@ -19,6 +22,7 @@ constexpr int64_t kLine = 64;
 constexpr uint64_t kLargeElement = 32;
 constexpr uint64_t kManyBlocks = 64;
 constexpr uint64_t kSmallBlock = 1024;
+constexpr uint64_t kCacheResident = 64 * 1024;
 
 std::string grouped(uint64_t n) {
   const std::string digits = std::to_string(n);
@@ -62,6 +66,7 @@ double share_of(const AccessEvidence& e, PatternKind kind, uint64_t total, const
 
 void storage_order(const Variable& v, std::vector<Advice>& out) {
   const AccessEvidence& e = v.evidence;
+  if (v.bytes < kCacheResident) return;
   for (const LinePattern& l : e.lines) {
     const PatternView& p = l.pattern;
     if (p.kind != PatternKind::Strided || !p.has_stride) continue;
@@ -109,7 +114,7 @@ void storage_order(const Variable& v, std::vector<Advice>& out) {
 
 void split_structure(const Variable& v, std::vector<Advice>& out) {
   const AccessEvidence& e = v.evidence;
-  if (e.fields.empty() || e.element_size < kLargeElement || e.hot_fields.empty()) return;
+  if (e.fields.empty() || e.element_size < kLargeElement || e.hot_fields.empty() || v.bytes < kCacheResident) return;
   if (2 * e.hot_bytes > e.element_size || e.hot_share < 0.5) return;
   std::string text = std::string(e.hot_fields.size() == 1 ? "Field " : "Fields ") + names(e.hot_fields) + " (" +
                      std::to_string(e.hot_bytes) + " of the " + std::to_string(e.element_size) + " bytes of " +
@@ -140,6 +145,7 @@ void contiguous_allocation(const Variable& v, std::vector<Advice>& out) {
 }
 
 void sort_index(const Variable& v, std::vector<Advice>& out) {
+  if (v.bytes < kCacheResident) return;
   const LinePattern* l = nullptr;
   const double share = share_of(v.evidence, PatternKind::Indirect, v.samples, &l);
   if (share < kIrregularMinShare || l == nullptr) return;

@@ -14,7 +14,8 @@
 //                          writes;
 //   parallel_first_touch   one thread first-touched every page of data many threads use:
 //                          initialise it in parallel.
-// The thresholds are written where they are used; docs/REPORT.md lists them.
+// The first three need data larger than a first-level cache (64 KiB). The thresholds are written
+// where they are used; docs/REPORT.md lists them.
 #pragma once
 
 #include <vector>

@@ -389,7 +389,7 @@ std::string why_text(const Lin& v, const char* what, const FunctionCode& f, uint
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   if (i >= 0 && f.decode(i, &in, ops)) op = std::string("`") + ZydisMnemonicGetString(in.mnemonic) + "`";
-  return std::string(what) + " comes from " + op + ", which the analysis does not follow";
+  return std::string(what) + " is computed by " + op + ", an operation whose steps the analysis does not follow";
 }
 
 std::string reg_text(SymId s, const RegionSymbols& syms) {

@@ -32,6 +32,7 @@ Variable heap(uint64_t samples) {
   v.kind = VariableKind::Heap;
   v.name = "alloc_field";
   v.samples = samples;
+  v.bytes = 64 << 20;
   v.evidence.analysed = true;
   return v;
 }
@@ -71,6 +72,17 @@ TEST(Advice, StrideWithoutANestDoesNotSayInterchange) {
   const std::string t = text(v);
   EXPECT_NE(t.find("Traverse it in storage order"), std::string::npos) << t;
   EXPECT_EQ(t.find("interchange"), std::string::npos) << t;
+}
+
+TEST(Advice, DataThatStaysInCacheGetsNoTraversalAdvice) {
+  Variable v = heap(100);
+  v.bytes = 64;  // LAMMPS's pair coefficient tables, read through the atoms' types
+  v.evidence.lines = {line("compute", 100, PatternKind::Indirect)};
+  EXPECT_TRUE(kinds(v).empty());
+  v.evidence.lines = {line("f", 80, PatternKind::Strided, 16384, 0.125)};
+  EXPECT_TRUE(kinds(v).empty());
+  v.bytes = 64 * 1024;
+  EXPECT_EQ(kinds(v), std::vector<std::string>{"storage_order"});
 }
 
 TEST(Advice, StrideBelowItsThresholdsSaysNothing) {
