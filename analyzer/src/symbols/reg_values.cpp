@@ -433,7 +433,8 @@ std::string sym_text(SymId s, const RegionSymbols& syms, int depth) {
     std::snprintf(buf, sizeof buf, "[%s%+lld]", reg_name(c.base), static_cast<long long>(c.offset));
     return buf;
   }
-  if (depth > 2) return "[...]";
+  if (syms.load(s).call) return "a value a call returned";
+  if (depth > 2 || !syms.load(s).address.known) return "a value loaded from memory";
   return "[" + describe_depth(syms.load(s).address, syms, depth + 1) + "]";
 }
 

@@ -67,6 +67,19 @@ const std::vector<uint8_t> kCallInLoop = {
     0xc3,                    // 14: ret
 };
 
+const std::vector<uint8_t> kStrideFromCall = {
+    0x53,                    // 00: push   %rbx
+    0x48, 0x89, 0xfb,        // 01: mov    %rdi,%rbx
+    0xff, 0xd2,              // 04: call   *%rdx
+    0x48, 0x89, 0xc1,        // 06: mov    %rax,%rcx
+    0xf2, 0x0f, 0x58, 0x03,  // 09: addsd  (%rbx),%xmm0
+    0x48, 0x01, 0xcb,        // 0d: add    %rcx,%rbx
+    0x48, 0x39, 0xf3,        // 10: cmp    %rsi,%rbx
+    0x75, 0xf4,              // 13: jne    09
+    0x5b,                    // 15: pop    %rbx
+    0xc3,                    // 16: ret
+};
+
 const std::vector<uint8_t> kNoLoop = {
     0xf2, 0x0f, 0x10, 0x47, 0x08,  // 00: movsd  0x8(%rdi),%xmm0
     0xc3,                          // 05: ret
@@ -194,6 +207,13 @@ TEST(LoopPattern, CallClobberingTheAddressIsUnknownAndSaysWhy) {
   const AccessPattern p = at(kCallInLoop, 0x06);
   EXPECT_EQ(p.kind, PatternKind::Unknown);
   EXPECT_NE(p.why.find("call"), std::string::npos) << p.why;
+}
+
+TEST(LoopPattern, StrideACallReturnedIsUnknownAndSaysSo) {
+  const AccessPattern p = at(kStrideFromCall, 0x09);
+  EXPECT_EQ(p.kind, PatternKind::Unknown);
+  EXPECT_FALSE(p.has_stride);
+  EXPECT_NE(p.why.find("a value a call returned"), std::string::npos) << p.why;
 }
 
 TEST(LoopPattern, NoLoopIsUnknown) {
