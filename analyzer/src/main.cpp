@@ -176,6 +176,10 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (format == "text" || (format == "csv" && options.view != View::Accesses))
     model_options.max_access_paths = 1;
   model_options.group_runtime = !a.no_group;
+  // Why each variable is slow (its access evidence): for the data view's printed rows only. The
+  // folded export shows none of it; a sort other than by samples may print any variable.
+  model_options.access_evidence = options.view != View::Code && format != "folded";
+  if (order == VariableOrder::Samples && options.top > 0) model_options.evidence_rows = options.top;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);
   if (format == "text") write_text(model, options, std::cout);

@@ -113,8 +113,8 @@ PROGRAMS["short_threads"] = {
     "array_bytes": 4 << 20,
 }
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
-# Programs of the decoder's rules (hpcrun-lite/runtime/sources/soft/access_decode.cpp): vectorized loads (rule D),
-# the same in Fortran, and a linked list walked by pointer chasing (rule F). A static array may be
+# Programs of the decoder's rules (hpcrun-lite/runtime/sources/soft/access_decode.cpp): vectorized loads (LoadFeeds),
+# the same in Fortran, and a linked list walked by pointer chasing (ChasedNext). A static array may be
 # matched by several names: the raw symbol or a demangled Fortran form (fields::mod_table, /legacy/).
 PROGRAMS["vector_loads"] = {
     "arrays": [
@@ -372,7 +372,7 @@ def check_store_join(report):
 
 
 def check_compute_spills(report, timing):
-    """Spilling compute beside an array pass (compute_spills.c, decoder rule N): [stack] under 10%
+    """Spilling compute beside an array pass (compute_spills.c, decoder rule Compute): [stack] under 10%
     of the data samples, and the array's share of all samples within 5 points of the time share
     of its passes the program measured (its timing lines: compute, then alloc_stream)."""
     check_totals(report, 1)

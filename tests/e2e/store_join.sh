@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A cache-missing store followed by a branch target whose instruction reads the stack
-# (tests/programs/store_join.c, decoder rule B): the table gets the samples, not the stack.
+# (tests/programs/store_join.c, decoder rule BranchJoin): the table gets the samples, not the stack.
 # Usage: store_join.sh PROGRAM
 source "$(dirname "$0")/lib.sh"
 prog=$1

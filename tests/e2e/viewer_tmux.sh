@@ -165,7 +165,7 @@ for size in "100 30" "80 24" "200 50"; do
   lines=$(wc -l <screen.txt)
   [ "$lines" -eq "$2" ] || fail "the screen has $lines lines at $1x$2"
   grep -qF "static_array" screen.txt || fail "static_array not shown at $1x$2"
-  grep -F "static_array" screen.txt | grep -qE "[0-9.]+% +[0-9]+ *$" \
+  grep -F "static_array" screen.txt | grep -qE "[0-9.]+% +[0-9]+( |$)" \
     || fail "the samples column is cut at $1x$2: $(grep -F static_array screen.txt)"
 done
 

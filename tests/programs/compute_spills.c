@@ -1,9 +1,9 @@
-/* Compute that spills to the stack, beside a pass over a heap array (decoder rule N in
+/* Compute that spills to the stack, beside a pass over a heap array (decoder rule Compute in
  * hpcrun-lite/runtime/sources/soft/access_decode.cpp). The compute kernel keeps 24 vectors of two doubles
  * live through a loop of multiplies and adds: with 16 xmm registers (baseline x86-64, SSE2) GCC
  * spills some of them to the stack, and the spills and reloads sit right after the arithmetic
  * (`mulpd`/`addpd` then `movaps %xmm..,0x..(%rsp)`), where the timer sample lands. Those samples
- * are compute time: before rule N they were charged to [stack].
+ * are compute time: before rule Compute they were charged to [stack].
  *
  * Per round: the compute kernel, then one sum over a 4 MiB malloc'd array (site alloc_stream).
  * Expected: [stack] gets under 10% of the data samples, and the array's share of ALL samples

@@ -1,5 +1,5 @@
 ! Fortran data the sampler must find: a module array, an allocatable array and a COMMON block,
-! read by one OpenMP kernel in known proportions (decoder rule D).
+! read by one OpenMP kernel in known proportions (decoder rule LoadFeeds).
 !
 ! Built with gfortran -O3 -fopenmp and no -march: the reduction over integer(8) is vectorized for
 ! baseline x86-64 as `movdqu (%rdx),%xmm2; add $0x10,%rdx; paddq %xmm2,%xmm0`, so the timer

@@ -1,5 +1,5 @@
 /* A linked list of small nodes walked by pointer chasing, beside a large array read in a loop
- * (decoder rule F).
+ * (decoder rule ChasedNext).
  *
  * 2M nodes of 48 bytes, each from its own malloc in alloc_node, linked in a shuffled order, are
  * counted by `while (n) { len++; n = n->next; }`, which GCC -O2 compiles to

@@ -1,4 +1,4 @@
-/* A cache-missing store followed by a branch target (decoder rule B).
+/* A cache-missing store followed by a branch target (decoder rule BranchJoin).
  *
  * The loop is hpcc RandomAccess's update, `table[ran & mask] ^= ran` on a 64 MiB table allocated
  * by alloc_table, made conditional, with an else branch and a counter kept on the stack. At -O2 GCC

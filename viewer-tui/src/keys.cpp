@@ -22,6 +22,7 @@ const char* const kKeyHelp[] = {
     "/ TEXT Enter      search names, functions and files;  n / N   next / previous",
     "s                 sort by the next column (then by name)",
     "m                 choose the metric columns",
+    "d                 bottom pane: why (access pattern, fields, what to try) / source",
     "?                 this help;  q   quit",
     nullptr,
 };
@@ -139,6 +140,7 @@ void handle_key(UiState& ui, int key) {
     case 'N': search(ui, false); break;
     case 's': cycle_sort(ui); break;
     case 'm': ui.mode = Mode::Metrics; ui.metric_cursor = 0; break;
+    case 'd': ui.why = !ui.why; break;
     case '?': ui.mode = Mode::Help; break;
     default: break;
   }

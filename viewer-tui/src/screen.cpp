@@ -13,6 +13,7 @@
 #include "output/format_common.h"
 #include "output/table_names.h"
 #include "keys.h"
+#include "view/view_evidence.h"
 #include "view/view_status.h"
 
 namespace hpcl::viewer {
@@ -148,7 +149,7 @@ std::string row_text(UiState& ui, const ViewNode& n, const Layout& l, const std:
   if (l.bytes) s += " " + pad_left(n.bytes > 0 ? analysis::human_bytes(n.bytes) : "", kBytesWidth);
   for (size_t c : l.cols) {
     const double v = c < n.values.size() ? n.values[c] : analysis::kNoValue;
-    s += " " + analysis::format_cell(ui.model->columns()[c], v);
+    s += " " + analysis::row_cell(ui.model->columns()[c], n, v);
   }
   return s;
 }
@@ -241,6 +242,20 @@ void draw_source(UiState& ui, int y, int rows, int w) {
   }
 }
 
+// The why pane (key d), in place of the source: the selected row's access evidence.
+void draw_why(UiState& ui, int y, int rows, int w) {
+  const ViewNode* n = ui.tree().selected();
+  const char* bar = ui.utf8 ? "\xe2\x94\x80" : "-";
+  std::string sep = std::string(bar) + std::string(bar) + " why: " + (n != nullptr ? n->label : std::string()) + " ";
+  sep = cut(sep, static_cast<size_t>(w) > 4 ? static_cast<size_t>(w) - 4 : 1) + " ";
+  while (display_width(sep) < static_cast<size_t>(w)) sep += bar;
+  put(ui, y, 0, fit_right(sep, static_cast<size_t>(w)), A_NORMAL, kDim);
+  if (n == nullptr) return;
+  const std::vector<std::string> lines = analysis::why_lines(*ui.model, *n, static_cast<size_t>(std::max(w - 1, 40)));
+  for (size_t i = 0; i < lines.size() && static_cast<int>(i) < rows - 1; ++i)
+    put(ui, y + 1 + static_cast<int>(i), 0, fit_right(lines[i], static_cast<size_t>(w)));
+}
+
 void draw_status(UiState& ui, int y, int w) {
   std::string s;
   if (ui.mode == Mode::Search) {
@@ -303,7 +318,10 @@ void draw(UiState& ui) {
   draw_header(ui, l);
   const int rows = tree_rows();
   draw_rows(ui, l, 2, rows);
-  if (const int src = source_rows(h); src > 0) draw_source(ui, 2 + rows, src, w);
+  if (const int src = source_rows(h); src > 0) {
+    if (ui.why) draw_why(ui, 2 + rows, src, w);
+    else draw_source(ui, 2 + rows, src, w);
+  }
   if (ui.mode == Mode::Help) {
     std::vector<std::string> lines;
     for (const char* const* k = kKeyHelp; *k != nullptr; ++k) lines.emplace_back(*k);

@@ -26,6 +26,7 @@ struct UiState {
   bool colour = false;
   bool utf8 = true;        // the terminal's locale is UTF-8; else non-ASCII is drawn as '?'
   bool quit = false;
+  bool why = false;        // the bottom pane shows the selected row's access evidence, not its source
   analysis::SourceFiles sources;
 
   analysis::ViewTree& tree() { return model->view(view); }

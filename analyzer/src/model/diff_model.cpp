@@ -186,7 +186,9 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
   RunTotals* totals[2] = {&m.before, &m.after};
   const Profile* dbs[2] = {&before_db, &after_db};
   for (int k = 0; k < 2; ++k) {
-    sides[k].model = build_report_model(*dbs[k]);
+    ReportModelOptions plain;
+    plain.access_evidence = false;  // a diff compares samples, not what the binaries say
+    sides[k].model = build_report_model(*dbs[k], plain);
     const ReportModel& r = sides[k].model;
     RunTotals& t = *totals[k];
     t.raw_samples = r.total_samples;

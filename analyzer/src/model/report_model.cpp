@@ -173,6 +173,12 @@ void add_rows(const Profile& db, const PathExpander& expand, const ReportModelOp
               ReportModel& m) {
   add_heap_variables(db, expand, options, m.variables);
   add_static_variables(db, m.variables);
+  for (size_t k = 0; k < db.statics.size() && db.sites.size() + k < m.variables.size(); ++k) {
+    AccessEvidence& e = m.variables[db.sites.size() + k].evidence;
+    e.is_static = true;
+    e.static_module = db.statics[k].module;
+    e.static_offset = db.statics[k].offset;
+  }
   for (const OffsetHistogram& h : db.offsets) {
     size_t i = h.owner == OffsetOwner::Site ? h.index : db.sites.size() + h.index;
     if (i >= m.variables.size()) continue;
@@ -272,7 +278,7 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, ReportModel& m)
 // The code view's locations and each variable's access leaves (paths are expanded later, and
 // only as many as the report asks for).
 void collect_accesses(const Tree& tree, const Attribution& at, const PathExpander& expand,
-                      const ReportModelOptions& options, ReportModel& m) {
+                      const ReportModelOptions& options, size_t db_rows, ReportModel& m) {
   const size_t n = tree.nodes.size();
   const std::vector<NodeKind>& category = at.category;
   const std::vector<size_t>& var = at.var;
@@ -351,7 +357,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
     for (size_t i = 1; i < n; ++i) {
       const Node& node = tree.nodes[i];
       if (uint64_t f = node.metric(kMetricPageFaults); f > 0 && var[i] != kNone)
-        keep(m.variables[var[i]].first_touches, AccessPath{{}, f, static_cast<uint32_t>(i), false});
+        keep(m.variables[var[i]].first_touches, AccessPath{{}, f, static_cast<uint32_t>(i), false, {}});
       uint64_t samples = node.metric(kMetricSamples);
       if (!listed(node, samples)) continue;
       const bool data = is_data_root(category[i]);
@@ -368,6 +374,9 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       if (samples == 0) continue;
 
       if (var[i] == kNone) continue;
+      // Every sampled instruction of a heap or static variable, for its access evidence.
+      if (node.kind == NodeKind::Frame && var[i] < db_rows)
+        m.variables[var[i]].evidence.instructions.push_back({Frame{node.a, node.b}, samples, static_cast<uint32_t>(i)});
       // Only the leaf and its samples for now: paths are expanded after sorting, and only as
       // many as the report asks for.
       AccessPath path;
@@ -438,8 +447,9 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Tree& tree = db.trees[0];
   m.counters = counters_of(db);
   const Attribution at = attribute_nodes(db, tree, m);
-  collect_accesses(tree, at, expand, options, m);
+  collect_accesses(tree, at, expand, options, options.access_evidence ? db.sites.size() + db.statics.size() : 0, m);
   finish(db, expand, options, m);
+  if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows);
   return m;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "access_evidence.h"
 #include "merge/balance.h"
 #include "hpcl/profile.h"
 #include "symbols/location.h"
@@ -32,6 +33,7 @@ struct AccessPath {
   uint64_t samples = 0;
   uint32_t leaf = 0;           // the leaf's node in the database tree
   bool expanded = false;       // `path` holds the frames
+  PatternView pattern;         // of the sampled instruction (heap and static variables)
 };
 
 // One library's part of a Group row.
@@ -118,6 +120,9 @@ struct Variable {
 
   // Watchpoint analyses (-e wp-sharing, -e wp-reuse): sharing traps and reuse times.
   WatchSummary watch;
+
+  // What the binaries say about its accesses: patterns, fields, advice (access_evidence.h).
+  AccessEvidence evidence;
 };
 
 // A source location of sampled instructions (code view).
@@ -234,6 +239,11 @@ struct ReportModelOptions {
   bool detect_alloc_wrappers = true;
   // Fold the variables of runtime libraries into one Group row per family (--no-group: false).
   bool group_runtime = true;
+  // Read the binaries for the access patterns, fields and advice of the heap and static
+  // variables (access_evidence.h); the diff, the code view and tests of other parts leave it off.
+  bool access_evidence = true;
+  // Of those, only the first this many variables (hottest first): a text report prints 20 rows.
+  size_t evidence_rows = SIZE_MAX;
 };
 
 // Builds both views. The database must have passed validate_profile and be a database.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 namespace hpcl::analysis {
 namespace {
@@ -165,6 +166,21 @@ std::string printable_for_terminal(std::string_view s) {
     }
   }
   return out;
+}
+
+void print_wrapped(const std::string& prefix, const std::string& text, size_t limit, std::ostream& out) {
+  const size_t kWidth = limit == 0 ? 100 : std::clamp<size_t>(limit, 40, 100);
+  const std::string indent(display_width(prefix), ' ');
+  std::istringstream words(text);
+  std::string word, line = prefix;
+  while (words >> word) {
+    if (display_width(line) + 1 + display_width(word) > kWidth && line.size() > prefix.size() + 1) {
+      out << line << '\n';
+      line = indent;
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  out << line << '\n';
 }
 
 }  // namespace hpcl::analysis

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -36,5 +37,8 @@ std::string shorten_label(std::string_view s, size_t width);
 // Adds spaces on the left (numbers) or the right (text) up to `width` columns.
 std::string pad_left(std::string_view s, size_t width);
 std::string pad_right(std::string_view s, size_t width);
+// Word-wraps `text` after `prefix` to the report's width (at most 100 columns), continuation
+// lines indented as far as the prefix.
+void print_wrapped(const std::string& prefix, const std::string& text, size_t limit, std::ostream& out);
 
 }  // namespace hpcl::analysis

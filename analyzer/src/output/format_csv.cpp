@@ -1,6 +1,7 @@
 // CSV report: a header row and one row per variable (data view) or source location (code view),
 // with the text table's columns but raw numbers. Fields are quoted as RFC 4180 says: only when
 // they contain a comma, a quote or a line break, with quotes doubled. Lines end with "\n".
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -58,6 +59,33 @@ std::vector<std::string> memory_cells(const MemoryStats& p, const MemoryStats& v
   return out;
 }
 
+// The access evidence of a variable (docs/REPORT.md): the hottest access's pattern, the element
+// and its fields ("name:offset:size:samples" joined by ';'), and the kinds of advice.
+const std::vector<std::string> kEvidenceHeaders = {"pattern", "stride_bytes", "line_use", "element_type",
+                                                   "element_size", "fields", "hot_bytes", "hot_share", "advice"};
+
+std::vector<std::string> pattern_cells(const PatternView& p) {
+  if (!p.analysed) return {"", "", ""};
+  return {pattern_kind_name(p.kind), p.has_stride ? std::to_string(p.stride) : "", p.has_line_use ? fixed(p.line_use) : ""};
+}
+
+std::vector<std::string> evidence_cells(const Variable& v) {
+  const AccessEvidence& e = v.evidence;
+  std::vector<std::string> out = pattern_cells(v.accesses.empty() ? PatternView{} : v.accesses.front().pattern);
+  out.push_back(e.has_element ? e.element_type : "");
+  out.push_back(e.has_element ? std::to_string(e.element_size) : "");
+  std::string fields, advice;
+  for (const FieldShare& f : e.fields)
+    fields += (fields.empty() ? "" : ";") + f.name + ":" + std::to_string(f.offset) + ":" + std::to_string(f.size) + ":" +
+              std::to_string(std::llround(f.samples));
+  for (const Advice& a : e.advice) advice += (advice.empty() ? "" : ";") + a.kind;
+  out.push_back(fields);
+  out.push_back(e.fields.empty() ? "" : std::to_string(e.hot_bytes));
+  out.push_back(e.fields.empty() ? "" : fixed(e.hot_share));
+  out.push_back(advice);
+  return out;
+}
+
 void row(std::ostream& out, const std::vector<std::string>& cells) {
   bool first = true;
   for (const std::string& c : cells) {
@@ -80,6 +108,7 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
         "threads_imbalance"};
     std::vector<std::string> memory = memory_headers(m.memory);
     headers.insert(headers.end(), memory.begin(), memory.end());
+    headers.insert(headers.end(), kEvidenceHeaders.begin(), kEvidenceHeaders.end());
     row(out, headers);
     size_t n = rows_to_print(m.variables.size(), options.top);
     for (size_t i = 0; i < n; ++i) {
@@ -93,6 +122,8 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
       cells.insert(cells.end(), balance.begin(), balance.end());
       std::vector<std::string> mem = memory_cells(m.memory, v.memory);
       cells.insert(cells.end(), mem.begin(), mem.end());
+      std::vector<std::string> evidence = evidence_cells(v);
+      cells.insert(cells.end(), evidence.begin(), evidence.end());
       row(out, cells);
     }
   } else {
@@ -119,31 +150,33 @@ void write_csv(const ReportModel& m, const ReportOptions& options, std::ostream&
 void write_csv_accesses(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
   row(out, {"rank", "variable", "kind", "variable_samples", "access", "samples", "share",
             "variable_share", "leaf", "function", "file", "line", "module", "path",
-            "allocation_site"});
+            "allocation_site", "pattern", "stride_bytes", "line_use"});
   const double total = static_cast<double>(m.total_samples);
   size_t n = rows_to_print(m.variables.size(), options.top);
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = m.variables[i];
-    auto access_row = [&](size_t k, uint64_t samples, const std::vector<Location>& path) {
+    auto access_row = [&](size_t k, uint64_t samples, const std::vector<Location>& path, const PatternView& pattern) {
       std::string joined;
       for (auto it = path.rbegin(); it != path.rend(); ++it)
         joined += (joined.empty() ? "" : " > ") + location_label(*it);
       const Location none;
       const Location& leaf = path.empty() ? none : path.front();
-      row(out, {std::to_string(i + 1), v.name, kind_name(v.kind), std::to_string(v.samples),
+      std::vector<std::string> cells = {std::to_string(i + 1), v.name, kind_name(v.kind), std::to_string(v.samples),
                 std::to_string(k), std::to_string(samples),
                 fixed(total > 0 ? static_cast<double>(samples) / total : 0),
                 fixed(v.samples > 0 ? static_cast<double>(samples) / static_cast<double>(v.samples) : 0),
                 path.empty() ? "" : location_label(leaf), leaf.function, leaf.file,
                 path.empty() ? "" : std::to_string(leaf.line), leaf.module, joined,
-                v.allocation_site});
+                v.allocation_site};
+      for (std::string& c : pattern_cells(pattern)) cells.push_back(std::move(c));
+      row(out, cells);
     };
     uint64_t held = 0;
     for (size_t k = 0; k < v.accesses.size(); ++k) {
-      access_row(k + 1, v.accesses[k].samples, v.accesses[k].path);
+      access_row(k + 1, v.accesses[k].samples, v.accesses[k].path, v.accesses[k].pattern);
       held += v.accesses[k].samples;
     }
-    if (held < v.samples) access_row(0, v.samples - held, {});
+    if (held < v.samples) access_row(0, v.samples - held, {}, PatternView{});
   }
 }
 

@@ -10,6 +10,7 @@
 #include "exports.h"
 #include "format_common.h"
 #include "words.h"
+#include "text_evidence.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -110,7 +111,7 @@ void write_node(const Node& n, uint64_t min_value, std::ostream& out) {
 
 const char kStyle[] = R"CSS(
 body{font:14px system-ui,sans-serif;margin:16px;color:#222}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}h3{font-size:14px;margin:12px 0 2px}
 .note{color:#555;margin:2px 0}
 #flame{position:relative;width:100%;overflow:hidden;border:1px solid #ddd;background:#fafafa}
 #flame div{position:absolute;height:17px;line-height:17px;font-size:12px;overflow:hidden;
@@ -165,6 +166,32 @@ Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,col){th.oncli
 })();
 )JS";
 
+// "Why, and what to try": for each listed variable the binaries were read for, its hottest source
+// lines with their access patterns, the fields that carry its samples, and the advice
+// (docs/REPORT.md).
+void write_evidence(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
+  const size_t n = rows_to_print(m.variables.size(), options.top);
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    const Variable& v = m.variables[i];
+    const AccessEvidence& e = v.evidence;
+    if (!e.analysed || e.unreadable || v.samples == 0) continue;
+    if (!any) out << "<h2>Why, and what to try</h2>\n";
+    any = true;
+    out << "<h3>" << i + 1 << ". " << html(v.name) << "</h3>\n<ul>\n";
+    for (size_t k = 0; k < e.lines.size() && k < 5; ++k) {
+      const LinePattern& l = e.lines[k];
+      if (l.pattern.unreadable) continue;
+      out << "<li>" << percent(static_cast<double>(l.samples) / static_cast<double>(v.samples)) << " "
+          << html(l.label) << ": <b>" << html(pattern_text(l.pattern, true)) << "</b></li>\n";
+    }
+    out << "</ul>\n";
+    const std::string fields = fields_text(v);
+    if (!fields.empty()) out << "<p class=\"note\">Fields: " << html(fields) << "</p>\n";
+    for (const Advice& a : e.advice) out << "<p><b>What to try</b> (" << html(a.kind) << "): " << html(a.text) << "</p>\n";
+  }
+}
+
 }  // namespace
 
 void write_html(const ReportModel& m, const ReportOptions& options, std::ostream& out) {
@@ -197,7 +224,7 @@ void write_html(const ReportModel& m, const ReportOptions& options, std::ostream
   out << "<h2>Variables</h2>\n<table id=\"vars\"><thead><tr><th class=\"n\">#</th><th>variable</th>"
          "<th>kind</th><th class=\"n\">samples</th><th class=\"n\">share</th><th class=\"n\">bytes</th>"
          "<th class=\"n\">allocations</th><th>allocated at / module</th><th>hottest access</th>"
-         "</tr></thead>\n<tbody>\n";
+         "<th>its pattern</th></tr></thead>\n<tbody>\n";
   const size_t n = rows_to_print(m.variables.size(), options.top);
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = m.variables[i];
@@ -208,9 +235,15 @@ void write_html(const ReportModel& m, const ReportOptions& options, std::ostream
         << fixed(v.share, 6) << "\">" << percent(v.share) << "</td><td class=\"n\" data-v=\"" << v.bytes
         << "\">" << (v.bytes ? human_bytes(v.bytes) : "") << "</td><td class=\"n\">"
         << (v.kind == VariableKind::Heap ? std::to_string(v.allocations) : "") << "</td><td>"
-        << html(where) << "</td><td>" << html(v.hottest_access) << "</td></tr>\n";
+        << html(where) << "</td><td>" << html(v.hottest_access) << "</td><td>"
+        << (v.accesses.empty() || !v.accesses.front().pattern.analysed || v.accesses.front().pattern.unreadable
+                ? std::string()
+                : html(pattern_text(v.accesses.front().pattern, false)))
+        << "</td></tr>\n";
   }
-  out << "</tbody></table>\n<script>\nvar TREE=";
+  out << "</tbody></table>\n";
+  write_evidence(m, options, out);
+  out << "<script>\nvar TREE=";
   // A frame narrower than 1/2000 of the samples is under a pixel on a wide screen.
   write_node(root, root.value / 2000 + 1, out);
   out << ";\n" << kScript << "</script>\n</body></html>\n";

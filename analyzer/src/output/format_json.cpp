@@ -1,5 +1,7 @@
 // The JSON report. The schema is documented in docs/REPORT.md; field names and nesting are a
 // contract with scripts, so change them only together with that document and its version.
+#include <cmath>
+
 #include "format_common.h"
 #include "formatters.h"
 #include "json_writer.h"
@@ -204,6 +206,65 @@ void write_watch(JsonWriter& w, const WatchSummary& s) {
   }
 }
 
+// "pattern" of an access path: the loop pattern of its sampled instruction (docs/REPORT.md).
+void write_pattern(JsonWriter& w, const PatternView& p) {
+  w.key("pattern");
+  w.begin_object(true);
+  w.field("kind", pattern_kind_name(p.kind));
+  w.key("stride_bytes");
+  if (p.has_stride) w.value(p.stride);
+  else w.null_value();
+  w.key("line_use");
+  if (p.has_line_use) w.value_fixed(p.line_use, kShareDecimals);
+  else w.null_value();
+  if (p.size > 0) w.field("access_bytes", static_cast<uint64_t>(p.size));
+  if (p.has_outer_stride) w.field("outer_stride_bytes", p.outer_stride);
+  w.field("why", p.analysed ? p.why : std::string("only the accesses of heap and static variables are analysed"));
+  w.end_object();
+}
+
+// "fields", "element_size", "advice" and their companions: what the binaries say about the
+// variable's data and what to try (docs/REPORT.md).
+void write_evidence(JsonWriter& w, const Variable& v) {
+  const AccessEvidence& e = v.evidence;
+  if (e.has_element) {
+    w.field("element_type", e.element_type);
+    w.field("element_size", e.element_size);
+    if (!e.dims.empty()) {
+      w.key("dims");
+      w.begin_array(true);
+      for (uint64_t d : e.dims) w.value(d);
+      w.end_array();
+    }
+  }
+  w.key("fields");
+  w.begin_array();
+  for (const FieldShare& f : e.fields) {
+    w.begin_object(true);
+    w.field("name", f.name);
+    w.field("offset", f.offset);
+    w.field("size", f.size);
+    w.field("samples", static_cast<uint64_t>(std::llround(f.samples)));
+    w.field_fixed("share", v.samples > 0 ? f.samples / static_cast<double>(v.samples) : 0, kShareDecimals);
+    w.end_object();
+  }
+  w.end_array();
+  if (!e.fields.empty()) {
+    w.field("hot_bytes", e.hot_bytes);
+    w.field_fixed("hot_share", e.hot_share, kShareDecimals);
+  }
+  if (e.analysed && e.fields.empty()) w.field("fields_note", e.fields_note);
+  w.key("advice");
+  w.begin_array();
+  for (const Advice& a : e.advice) {
+    w.begin_object(true);
+    w.field("kind", a.kind);
+    w.field("text", a.text);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std::vector<Location>& scratch) {
   const bool page_faults = m.has_page_faults;
   w.begin_object();
@@ -247,6 +308,7 @@ void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std:
   write_watch(w, v.watch);
   if (page_faults && v.page_faults > 0 && v.kind != VariableKind::Group) write_first_touch(w, v);
   if (v.kind == VariableKind::Group) write_libraries(w, v);
+  write_evidence(w, v);
   w.field("hottest_access", v.hottest_access);
   w.key("accesses");
   w.begin_array();
@@ -255,6 +317,7 @@ void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std:
     w.key("path");
     write_path(w, m.access_path(a, scratch));
     write_samples(w, a.samples);
+    write_pattern(w, a.pattern);
     w.end_object();
   }
   w.end_array();

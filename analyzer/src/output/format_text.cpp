@@ -10,6 +10,7 @@
 #include "cxx_names.h"
 #include "format_common.h"
 #include "formatters.h"
+#include "text_evidence.h"
 #include "model/stats.h"
 #include "table_names.h"
 #include "words.h"
@@ -135,23 +136,6 @@ std::string hidden_columns_note(const std::vector<Column>& cols, const std::vect
   }
   if (hidden == 0) return "";
   return "(hidden at this width: " + names + "; --wide shows " + (hidden == 1 ? "it" : "them") + ")\n";
-}
-
-// Word-wraps `text` after `prefix` to the report's width (at most 100 columns), continuation
-// lines indented as far as the prefix.
-void print_wrapped(const std::string& prefix, const std::string& text, size_t limit, std::ostream& out) {
-  const size_t kWidth = limit == 0 ? 100 : std::clamp<size_t>(limit, 40, 100);
-  const std::string indent(display_width(prefix), ' ');
-  std::istringstream words(text);
-  std::string word, line = prefix;
-  while (words >> word) {
-    if (display_width(line) + 1 + display_width(word) > kWidth && line.size() > prefix.size() + 1) {
-      out << line << '\n';
-      line = indent;
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  out << line << '\n';
 }
 
 void print_note(const std::string& note, size_t limit, std::ostream& out) {
@@ -520,6 +504,8 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     for (const auto& [row, text] : watched)
       print_wrapped(pad_left(std::to_string(row), 3) + " ", text, o.width, out);
   }
+  print_access_evidence(std::vector<const Variable*>(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(n)),
+                        names, o.width, out);
   print_memory_table(m, listed, names, o.width, out);
 }
 

@@ -33,7 +33,8 @@ bool find_call_site(Dwarf_Die* scope, Dwarf_Addr pc, Dwarf_Die* out) {
   return false;
 }
 
-// The bytes of the module file at Dwfl address [addr, addr + n), from the section holding them.
+}  // namespace
+
 bool code_bytes(Dwfl_Module* mod, Dwarf_Addr addr, size_t n, unsigned char* out, GElf_Shdr* which,
                 const char** section_name) {
   Dwarf_Addr bias = 0;
@@ -58,7 +59,6 @@ bool code_bytes(Dwfl_Module* mod, Dwarf_Addr addr, size_t n, unsigned char* out,
   return false;
 }
 
-}  // namespace
 
 std::string die_function(Dwarf_Die* die) {
   Dwarf_Attribute attr;

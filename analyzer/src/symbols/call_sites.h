@@ -7,6 +7,7 @@
 #pragma once
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include <cstdint>
 #include <string>
@@ -23,6 +24,11 @@ std::string die_function(Dwarf_Die* die);
 // may live in another module, which the instruction decoder can tell apart (a PLT stub).
 // Returns "" when there is no such entry.
 std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc);
+
+// The bytes of the module file at Dwfl address [addr, addr + n), from the executable section
+// holding them; `which` and `section_name` (may be null) get that section.
+bool code_bytes(Dwfl_Module* mod, Dwarf_Addr addr, size_t n, unsigned char* out, GElf_Shdr* which,
+                const char** section_name);
 
 struct DirectCall {
   Dwarf_Addr target = 0;  // Dwfl address of the called code

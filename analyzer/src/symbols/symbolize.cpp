@@ -157,6 +157,10 @@ SourceLoc ModuleSymbols::callee(uint64_t offset) const {
 
 ModuleSymbols::~ModuleSymbols() = default;
 
+Dwfl_Module* ModuleSymbols::dwfl_module() const { return session_->mod; }
+
+uint64_t ModuleSymbols::bias() const { return session_->bias; }
+
 bool ModuleSymbols::ok() const { return session_ != nullptr; }
 
 std::vector<SourceLoc> ModuleSymbols::lookup(uint64_t offset) const {

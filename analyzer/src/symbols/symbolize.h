@@ -11,6 +11,8 @@
 
 #include "hpcl/profile.h"
 
+struct Dwfl_Module;
+
 namespace hpcl::analysis {
 
 // One module file opened for lookups.
@@ -38,6 +40,10 @@ class ModuleSymbols {
   bool function_bounds(uint64_t offset, uint64_t* start, uint64_t* end) const;
   // DWARF was found, in the file or in a separate debug file (build-id, .gnu_debuglink).
   bool has_debug_info() const { return has_debug_info_; }
+  // For the analyses of the module's code and types (code_facts.h): libdw's module, and the
+  // bias of its addresses (Dwfl address = link-time address + bias). Call only when ok().
+  ::Dwfl_Module* dwfl_module() const;
+  uint64_t bias() const;
 
  private:
   struct Session;

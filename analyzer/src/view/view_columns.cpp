@@ -1,12 +1,14 @@
 // The viewer's metric columns (see view_columns.h).
 #include "view_columns.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "output/format_common.h"
 #include "model/memory_model.h"
 #include "model/watch_summary.h"
+#include "view_tree.h"
 
 namespace hpcl::analysis {
 
@@ -36,6 +38,10 @@ std::vector<Column> available_columns(const ReportModel& m) {
   }
   if (sharing) cols.push_back({"false shar", ColumnKind::FalseSharing, 0, 0, true});
   if (reuse) cols.push_back({"reuse med", ColumnKind::ReuseMedian, 0, 0, true});
+  // The access pattern, when the report read the binaries of some variable's accesses.
+  if (std::any_of(m.variables.begin(), m.variables.end(),
+                  [](const Variable& v) { return v.evidence.analysed && !v.evidence.unreadable; }))
+    cols.push_back({"pattern", ColumnKind::Pattern, 0, 0, true});
   if (m.balance_ranks > 1) {
     cols.push_back({"rank min", ColumnKind::RankMin, 0, 0, false});
     cols.push_back({"rank mean", ColumnKind::RankMean, 0, 0, false});
@@ -49,7 +55,8 @@ std::vector<Column> available_columns(const ReportModel& m) {
 // narrow enough that a diff's four columns and a 24-column name fit 80 columns.
 size_t cell_width(const Column& c) {
   switch (c.kind) {
-    case ColumnKind::Metric: return 13;
+    case ColumnKind::Metric:
+    case ColumnKind::Pattern: return 13;  // "sequential", "strided 100%"
     case ColumnKind::Delta:
     case ColumnKind::Ratio: return 8;
     case ColumnKind::RawSamples: return 11;  // its header
@@ -99,8 +106,35 @@ std::string format_cell(const Column& c, double value) {
       return pad_left((value > 0 ? "+" : value < 0 ? "-" : "") + count_text(value < 0 ? -value : value), w);
     case ColumnKind::RawSamples:
       return pad_left(count_text(value), w);
+    case ColumnKind::Pattern:
+      break;  // row_cell: the text is the row's pattern
   }
   return std::string(w, ' ');
+}
+
+double pattern_value(const PatternView& p) {
+  if (!p.analysed || p.unreadable) return kNoValue;
+  switch (p.kind) {
+    case PatternKind::Sequential:
+    case PatternKind::Strided: return p.has_line_use ? 1.0 - p.line_use : kNoValue;
+    case PatternKind::Indirect:
+    case PatternKind::Dependent: return 1.0;
+    case PatternKind::Unknown: break;
+  }
+  return kNoValue;
+}
+
+std::string row_cell(const Column& c, const ViewNode& row, double value) {
+  if (c.kind != ColumnKind::Pattern) return format_cell(c, value);
+  const PatternView& p = row.pattern;
+  if (!p.analysed || p.unreadable) return std::string(cell_width(c), ' ');
+  std::string text = pattern_kind_name(p.kind);
+  if (p.kind == PatternKind::Strided && p.has_line_use) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, " %.0f%%", p.line_use * 100.0);
+    text += buf;
+  }
+  return pad_left(text, cell_width(c));
 }
 
 std::string format_header(const Column& c, bool sorted) {
@@ -129,6 +163,8 @@ double variable_value(const Variable& v, const Column& c) {
     case ColumnKind::ReuseMedian:
       return v.watch.reuse.samples > 0 ? v.watch.reuse.median_ns : kNoValue;
     case ColumnKind::RawSamples: return static_cast<double>(v.samples);
+    case ColumnKind::Pattern:
+      return v.accesses.empty() ? kNoValue : pattern_value(v.accesses.front().pattern);
     case ColumnKind::Delta:
     case ColumnKind::Ratio: return kNoValue;
   }

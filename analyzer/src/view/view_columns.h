@@ -26,6 +26,8 @@ enum class ColumnKind {
   Ratio,          // diff: after / before
   RawSamples,     // the samples counted, where some variable's estimate (the samples column,
                   // which orders the rows) differs from them: the report's samples column
+  Pattern,        // the access pattern (model/access_evidence.h): of a variable's hottest access, of
+                  // a frame row's sampled instruction; its value sorts the wasteful ones first
 };
 
 struct Column {
@@ -56,5 +58,13 @@ std::string format_header(const Column& c, bool sorted);
 // A Variable's value in a column: as the report counts it (samples as the share counts them,
 // i.e. with the heap estimates; memory sums and balance from the model).
 double variable_value(const Variable& v, const Column& c);
+
+// A pattern's value in the Pattern column: the share of each line its loop leaves unused (1 -
+// line use), 1 for indirect and dependent accesses, none for an unknown or unanalysed one.
+double pattern_value(const PatternView& p);
+
+struct ViewNode;
+// The cell of a row: format_cell of its value, or its pattern's short text ("strided 13%").
+std::string row_cell(const Column& c, const ViewNode& row, double value);
 
 }  // namespace hpcl::analysis

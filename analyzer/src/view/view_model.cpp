@@ -46,6 +46,8 @@ void set_location(ViewNode& row, const Location& loc) {
 ViewModel::ViewModel(Profile db, const ReportModelOptions& options)
     : db_(std::move(db)), report_(build_report_model(db_, viewer_options(options))), index_(db_) {
   columns_ = available_columns(report_);
+  for (const Variable& v : report_.variables)
+    for (const auto& [frame, pattern] : v.evidence.instruction_patterns) patterns_.emplace(frame, pattern);
   variable_node_.assign(report_.variables.size(), kNoParent);
   for (size_t i = 0; i < report_.variables.size(); ++i) {
     const Variable& v = report_.variables[i];
@@ -103,6 +105,9 @@ void ViewModel::set_bundle_values(ViewNode& row) const {
         }
         row.values[c] = div > 0 ? static_cast<double>(sum) / static_cast<double>(div) : kNoValue;
         break;
+      case ColumnKind::Pattern:
+        row.values[c] = pattern_value(row.pattern);
+        break;
       default:
         break;  // per-rank statistics are kept per variable only
     }
@@ -115,6 +120,17 @@ std::unique_ptr<ViewNode> ViewModel::frame_row(const std::vector<uint32_t>& bund
   set_location(*row, loc);
   row->db_nodes = bundle;
   for (uint32_t n : bundle) row->expandable |= index_.has_children(n);
+  // A sampled instruction: its access pattern (the instruction with the most samples of the row).
+  uint64_t most = 0;
+  for (uint32_t n : bundle) {
+    const Node& node = index_.node(n);
+    const uint64_t samples = node.metric(kMetricSamples);
+    if (samples <= most) continue;
+    auto it = patterns_.find(Frame{node.a, node.b});
+    if (it == patterns_.end()) continue;
+    row->pattern = it->second;
+    most = samples;
+  }
   set_bundle_values(*row);
   return row;
 }
@@ -185,6 +201,7 @@ std::unique_ptr<ViewNode> ViewModel::variable_row(size_t i) const {
   if (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) row->bytes = v.bytes;
   if (v.kind == VariableKind::Heap && v.label_frame < v.allocation_path.size())
     set_location(*row, v.allocation_path[v.label_frame]);
+  if (!v.accesses.empty()) row->pattern = v.accesses.front().pattern;
   for (size_t c = 0; c < columns_.size(); ++c) row->values[c] = variable_value(v, columns_[c]);
   const uint32_t node = variable_node_[i];
   if (node != kNoParent) row->db_nodes = {node};

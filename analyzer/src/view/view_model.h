@@ -10,6 +10,7 @@
 // A diff of two databases is shown by the same class as one flat view (view_diff.cpp).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,7 @@ class ViewModel {
   DbIndex index_;
   std::vector<Column> columns_;
   std::vector<uint32_t> variable_node_;  // per report variable: its database node, or kNoParent
+  std::map<Frame, PatternView> patterns_;  // the sampled instructions' access patterns
   std::vector<std::vector<size_t>> function_lines_;  // flat: report locations per function
   std::unique_ptr<ViewTree> views_[kViewCount];
   size_t view_count_ = kViewCount;

@@ -11,7 +11,7 @@ std::string status_line(size_t cursor, size_t rows, size_t width) {
     int keep;  // the larger, the later it is left out
   };
   static const Hint kHints[] = {{"Enter open", 5}, {"h hot", 2},   {"/ search", 4}, {"n N", 0},
-                                {"s sort", 3},     {"m metrics", 1}, {"Tab view", 6}, {"? help", 9},
+                                {"s sort", 3},     {"m metrics", 1}, {"d why/source", 2}, {"Tab view", 6}, {"? help", 9},
                                 {"q quit", 9}};
   const std::string counter = "row " + std::to_string(rows == 0 ? 0 : cursor + 1) + "/" + std::to_string(rows);
   std::vector<bool> shown(std::size(kHints), true);

@@ -36,6 +36,7 @@ struct ViewNode {
   std::string function, file;  // for search and the source pane ("" when unknown)
   uint32_t line = 0;
   std::vector<double> values;  // one per column of the model (kNoValue: none)
+  PatternView pattern;         // the access pattern of the row's instruction, or its variable's hottest
   std::vector<uint32_t> db_nodes;  // the database nodes the row stands for
   size_t ref = 0;                  // builder-specific: variable or function index
 

@@ -311,12 +311,14 @@ TEST(ReportCsv, QuotesFieldsPerRfc4180) {
   EXPECT_EQ(header, "rank,variable,kind,share,share_low,share_high,samples,bytes,allocations,sampled,"
                     "allocation_site,module,hottest_access,ranks,ranks_min,ranks_mean,ranks_max,"
                     "ranks_max_rank,ranks_imbalance,threads,threads_min,threads_mean,threads_max,"
-                    "threads_max_thread,threads_imbalance");
-  // A database without a BALANCE section leaves the balance columns empty.
+                    "threads_max_thread,threads_imbalance,pattern,stride_bytes,line_use,element_type,"
+                    "element_size,fields,hot_bytes,hot_share,advice");
+  // A database without a BALANCE section leaves the balance columns empty; its binaries do not
+  // exist, so the pattern is unknown and the evidence columns are empty.
   EXPECT_EQ(row1, "1,Grid::Grid(int) (grid.cpp:41),heap,0.500000,0.392974,0.607026,40,16000,2,0,"
-                  "operator new in Grid::Grid(int) (grid.cpp:41),,axpy (kernel.h:5),,,,,,,,,,,,");
+                  "operator new in Grid::Grid(int) (grid.cpp:41),,axpy (kernel.h:5),,,,,,,,,,,,,unknown,,,,,,,,");
   EXPECT_EQ(row3, "3,\"fill(std::map<int, int>&) (solver+0x3000)\",heap,0.062500,0.026989,0.138101,5,96,3,1,"
-                  "\"malloc in fill(std::map<int, int>&) (solver+0x3000)\",,update (kernel.cpp:30),,,,,,,,,,,,");
+                  "\"malloc in fill(std::map<int, int>&) (solver+0x3000)\",,update (kernel.cpp:30),,,,,,,,,,,,,unknown,,,,,,,,");
   std::ostringstream code;
   write_csv(m, ReportOptions{View::Code, 0}, code);
   EXPECT_NE(code.str().find("\"odd\"\"name\\with tab?\",\"/src/we,ird.c\""), std::string::npos)

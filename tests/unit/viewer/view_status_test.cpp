@@ -9,7 +9,7 @@ namespace {
 
 TEST(ViewStatus, HelpAndQuitAlwaysStay) {
   const std::string wide = status_line(2, 120, 200);
-  EXPECT_EQ(wide, "row 3/120    Enter open  h hot  / search  n N  s sort  m metrics  Tab view  ? help  q quit");
+  EXPECT_EQ(wide, "row 3/120    Enter open  h hot  / search  n N  s sort  m metrics  d why/source  Tab view  ? help  q quit");
   for (size_t w : {100u, 80u, 60u, 40u}) {
     const std::string s = status_line(2, 120, w);
     EXPECT_LE(s.size(), w) << s;

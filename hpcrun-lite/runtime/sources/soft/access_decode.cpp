@@ -3,7 +3,7 @@
 // Everything in this file may run inside a signal handler of the measured program:
 //   - no allocation, no locks, no stdio, no errno changes (nothing here makes a system call;
 //     find_object is async-signal-safe and keeps errno),
-//   - only static storage (the PC cache is a fixed table of 64-bit atomic words),
+//   - only static storage (the PC cache, pc_cache.cpp, is a fixed table of 64-bit atomic words),
 //   - bounded work per call (forward decoding is capped, see kMaxScanBytes / kMaxScanInsns),
 //   - stack use per call is about 4 KiB: a miss decides with up to three decoded instructions
 //     and their operands (1.1 KiB each) live at once, access_at needs one plus a
@@ -11,7 +11,7 @@
 //
 // Memory reads: only code bytes are read (never data at the computed address), and only where
 // they are known to be mapped: [function start, pc] was executed or lies in the same FDE-covered
-// text; bytes after pc up to the bound from bounds_impl (FDE end or next FDE start); at
+// text; bytes after pc up to the bound from function_bounds (FDE end or next FDE start); at
 // a single instruction, at most to the end of its page unless the instruction spans into the
 // next page (then that page is mapped too, because the instruction was fetched).
 #include "sources/soft/access_decode.h"
@@ -22,13 +22,12 @@
 #include <atomic>
 #include <cstring>
 
-#include "memory/find_object.h"
+#include "sources/soft/operands.h"
 
 namespace hpcrun {
 namespace {
 
 constexpr uint64_t kPageSize = 4096;
-constexpr size_t kMaxInsnLen = 15;
 
 // Bound on the forward decoding of one pass over a function (see the rules before
 // decide_from_code): a decoded instruction costs 60-80 ns here, and a miss is decided inside the
@@ -67,109 +66,9 @@ Decoders get_decoders(ZydisDecoder (&local)[2]) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Classification helpers shared by decide_from_code and access_at, so that the decision and the
-// address computation agree on what "an access" is.
-
-bool is_control_transfer(const ZydisDecodedInstruction& in) {
-  if (in.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) return true;
-  switch (in.meta.category) {
-    case ZYDIS_CATEGORY_COND_BR:
-    case ZYDIS_CATEGORY_UNCOND_BR:
-    case ZYDIS_CATEGORY_CALL:
-    case ZYDIS_CATEGORY_RET:
-    case ZYDIS_CATEGORY_SYSCALL:
-    case ZYDIS_CATEGORY_SYSRET:
-    case ZYDIS_CATEGORY_INTERRUPT:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Target of a direct (relative-immediate) branch: jcc, jmp rel, call rel, loop, jrcxz, xbegin.
-bool direct_branch_target(const ZydisDecodedInstruction& in, uint64_t runtime_address,
-                          uint64_t* target) {
-  for (const auto& imm : in.raw.imm) {
-    if (imm.size != 0 && imm.is_relative) {
-      *target = runtime_address + in.length + static_cast<uint64_t>(imm.value.s);
-      return true;
-    }
-  }
-  return false;
-}
-
-// `lock or $0,(%rsp)` / `lock add $0,(%rsp)` (any operand size): a full memory fence.
-bool is_fence_idiom(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
-  if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) == 0) return false;
-  if (in.mnemonic != ZYDIS_MNEMONIC_OR && in.mnemonic != ZYDIS_MNEMONIC_ADD) return false;
-  if (in.operand_count_visible != 2) return false;
-  const ZydisDecodedOperand& m = ops[0];
-  const ZydisDecodedOperand& imm = ops[1];
-  return m.type == ZYDIS_OPERAND_TYPE_MEMORY && m.mem.base == ZYDIS_REGISTER_RSP &&
-         m.mem.index == ZYDIS_REGISTER_NONE && imm.type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-         imm.imm.value.u == 0;
-}
-
-// The memory operand that is a data access, or -1.
-//   - operand type MEMORY with memory type MEM or VSIB (AGEN = lea-style address generation and
-//     MIB = MPX bound tables are not accesses) and a non-empty read/write action;
-//   - explicit operands only, except for string instructions (movs, cmps, stos, lods, scas and
-//     their rep forms), whose memory operands Zydis reports as hidden; implicit stack operands of
-//     push/pop/call/ret are not counted;
-//   - lea and nops with memory operands (nop dword [rax+rax], reserved-nop hints) are not
-//     accesses; prefetches and clflush are (they touch the line);
-//   - with two memory operands (movs, cmps) the source [rsi] is preferred;
-//   - the full-fence idiom `lock or/add $0,(%rsp)` (Open MPI, GCC's __atomic_thread_fence on
-//     some targets) is not an access: it changes nothing, and its time is the fence's (the store
-//     buffer draining), like mfence's. In HPCC's MPI progress loop it made [stack] a top row.
-int access_operand(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
-  if (in.mnemonic == ZYDIS_MNEMONIC_LEA || in.mnemonic == ZYDIS_MNEMONIC_NOP ||
-      in.meta.category == ZYDIS_CATEGORY_NOP || in.meta.category == ZYDIS_CATEGORY_WIDENOP ||
-      is_fence_idiom(in, ops)) {
-    return -1;
-  }
-  const bool string_op = in.meta.category == ZYDIS_CATEGORY_STRINGOP;
-  int found = -1;
-  for (int i = 0; i < in.operand_count; ++i) {
-    const ZydisDecodedOperand& op = ops[i];
-    if (op.type != ZYDIS_OPERAND_TYPE_MEMORY) continue;
-    if (op.mem.type != ZYDIS_MEMOP_TYPE_MEM && op.mem.type != ZYDIS_MEMOP_TYPE_VSIB) continue;
-    if (op.actions == 0) continue;
-    if (op.visibility != ZYDIS_OPERAND_VISIBILITY_EXPLICIT && !string_op) continue;
-    if (!string_op) return i;
-    if (found < 0) found = i;
-    if (op.mem.base == ZYDIS_REGISTER_RSI || op.mem.base == ZYDIS_REGISTER_ESI ||
-        op.mem.base == ZYDIS_REGISTER_SI) {
-      return i;
-    }
-  }
-  return found;
-}
-
-// General-purpose register -> its 64-bit register (RAX..R15), or NONE for anything else.
-ZydisRegister gpr64(ZydisRegister r) {
-  if (r == ZYDIS_REGISTER_NONE) return ZYDIS_REGISTER_NONE;
-  const ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
-  if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15) return big;
-  return ZYDIS_REGISTER_NONE;
-}
-
-// True when the instruction writes (or may write) a general-purpose register that the address of
-// operand `m` uses: its base or index. Implicit and hidden writes count (movs advances rsi/rdi).
-bool overwrites_address_register(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops,
-                                 const ZydisDecodedOperand& m) {
-  const ZydisRegister base = gpr64(m.mem.base);
-  const ZydisRegister index = gpr64(m.mem.index);
-  if (base == ZYDIS_REGISTER_NONE && index == ZYDIS_REGISTER_NONE) return false;
-  for (int i = 0; i < in.operand_count; ++i) {
-    const ZydisDecodedOperand& op = ops[i];
-    if (op.type != ZYDIS_OPERAND_TYPE_REGISTER) continue;
-    if ((op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0) continue;
-    const ZydisRegister w = gpr64(op.reg.value);
-    if (w != ZYDIS_REGISTER_NONE && (w == base || w == index)) return true;
-  }
-  return false;
-}
+// Reading live code and registers (access_at): the operand helpers themselves are in operands.h,
+// shared with the rules below so that the decision and the address computation agree on what
+// "an access" is.
 
 // Decodes one instruction at runtime address `addr` without reading past its page unless the
 // instruction really continues into the next one.
@@ -200,62 +99,8 @@ bool register_value(ZydisRegister r, const SavedRegs& regs, uint64_t* v) {
   return true;
 }
 
-// Register sets for the dependence rules: bit i for general-purpose register i (encoding order,
-// any width), bit 16 + n for vector register n (xmm, ymm or zmm). Flags, x87, mask and segment
-// registers have no bit: a dependence through them is not followed.
-using RegSet = uint64_t;
-
-RegSet reg_bit(ZydisRegister r) {
-  const ZydisRegister g = gpr64(r);
-  if (g != ZYDIS_REGISTER_NONE) return RegSet{1} << (g - ZYDIS_REGISTER_RAX);
-  switch (ZydisRegisterGetClass(r)) {
-    case ZYDIS_REGCLASS_XMM:
-    case ZYDIS_REGCLASS_YMM:
-    case ZYDIS_REGCLASS_ZMM: {
-      const int id = ZydisRegisterGetId(r);
-      return id >= 0 && id < 32 ? RegSet{1} << (16 + id) : 0;
-    }
-    default: return 0;
-  }
-}
-
-// Registers of the register operands (explicit or implicit) with an action in `actions`; with
-// `with_addresses`, also the base and index of the memory operands (which are read).
-RegSet registers_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, unsigned actions,
-                    bool with_addresses) {
-  RegSet m = 0;
-  for (int i = 0; i < in.operand_count; ++i) {
-    const ZydisDecodedOperand& op = ops[i];
-    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER && (op.actions & actions) != 0) {
-      m |= reg_bit(op.reg.value);
-    } else if (with_addresses && op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
-      m |= reg_bit(op.mem.base) | reg_bit(op.mem.index);
-    }
-  }
-  return m;
-}
-
-RegSet reads_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
-  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_READ, true);
-}
-
-// Possibly conditionally, explicitly or implicitly.
-RegSet writes_of(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops) {
-  return registers_of(in, ops, ZYDIS_OPERAND_ACTION_MASK_WRITE, false);
-}
-
-RegSet address_regs(const ZydisDecodedOperand& m) { return reg_bit(m.mem.base) | reg_bit(m.mem.index); }
-
-// A memory operand addressed from the stack pointer or the frame pointer alone (locals, spills).
-// rbp is also a general register without frame pointers; such an access is then taken as stack.
-bool stack_only(const ZydisDecodedOperand& m) {
-  const ZydisRegister b = gpr64(m.mem.base);
-  return (b == ZYDIS_REGISTER_RSP || b == ZYDIS_REGISTER_RBP) && m.mem.index == ZYDIS_REGISTER_NONE &&
-         m.mem.segment != ZYDIS_REGISTER_FS && m.mem.segment != ZYDIS_REGISTER_GS;
-}
-
 // An access that cannot have taken the time of the instruction before it, because it has not run
-// yet and hits L1 when it does (rule N): a store (the store buffer hides its latency), a stack
+// yet and hits L1 when it does (Compute): a store (the store buffer hides its latency), a stack
 // access (spills, reloads, locals: stack_only), or a RIP-relative load (a constant of .rodata).
 bool cheap_access(const ZydisDecodedOperand& m) {
   if ((m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) return true;
@@ -263,12 +108,13 @@ bool cheap_access(const ZydisDecodedOperand& m) {
   return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
 }
 
-// The previous instruction's access `m` could not have stalled on memory (rule N''): a stack
+// The previous instruction's access `m` could not have stalled on memory (Compute or LoadFeeds,
+// after a cheap access): a stack
 // access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
 // bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
 // prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all, see access_operand).
 // Narrower RIP-relative loads
-// stay rule P: a global scalar can miss (written by another thread), unlike a spill slot.
+// stay Previous: a global scalar can miss (written by another thread), unlike a spill slot.
 bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
   if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
   if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
@@ -276,458 +122,123 @@ bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand
   return m.mem.base == ZYDIS_REGISTER_RIP && (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0 && m.size >= 128;
 }
 
-// A simple update of the 64-bit register `r` by a constant: add/sub r, imm; inc/dec r;
-// lea r, [r + disp]. Sets *delta to the amount added.
-bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
-                     int64_t* delta) {
-  if (in.operand_count_visible < 1) return false;
-  const ZydisDecodedOperand& dst = ops[0];
-  if (dst.type != ZYDIS_OPERAND_TYPE_REGISTER || dst.reg.value != r) return false;
-  switch (in.mnemonic) {
-    case ZYDIS_MNEMONIC_ADD:
-    case ZYDIS_MNEMONIC_SUB:
-      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) return false;
-      *delta = in.mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
-      return true;
-    case ZYDIS_MNEMONIC_INC: *delta = 1; return true;
-    case ZYDIS_MNEMONIC_DEC: *delta = -1; return true;
-    case ZYDIS_MNEMONIC_LEA:
-      if (in.operand_count_visible != 2 || ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY) return false;
-      if (ops[1].mem.base != r || ops[1].mem.index != ZYDIS_REGISTER_NONE) return false;
-      if (ops[1].mem.segment != ZYDIS_REGISTER_DS && ops[1].mem.segment != ZYDIS_REGISTER_NONE) return false;
-      if (in.address_width != 64) return false;
-      *delta = ops[1].mem.disp.has_displacement ? ops[1].mem.disp.value : 0;
-      return true;
-    default: return false;
-  }
-}
 
-// ------------------------------------------------------------------------------------------------
-// PC cache: 64K slots of two atomic words, key and value.
-//   key   = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
-//   value = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
-//           fix1 reg << 40 | fix1 delta << 44.
-// A writer claims a slot by a CAS of the key from what it saw (0 = empty, or a ready entry it
-// evicts) to pc << 16 (not ready), stores the value, then publishes the key with the ready bit
-// (release). A reader that finds the pc not yet ready treats it as a miss (and decides again
-// itself); a reader re-reads the key after the value and takes the value only if the key did
-// not change, so an entry evicted or invalidated under it is a miss, never a mixed decision. No
-// one waits for anyone: a handler that interrupts a writer between claim and publish only
-// decides once more (and the slot stays claimed, unready, until an eviction takes it over).
-// Open addressing within a window of kProbe slots from the hash. The table is bounded: when the
-// window is full, a put evicts one ready entry of it, chosen round robin from a global cursor
-// (random replacement: no per-entry age to maintain from handlers). Entries of an unmapped
-// library are cleared (decode_cache_invalidate), so a lookup reads the whole window rather than
-// stopping at the first empty slot.
-
-constexpr unsigned kCacheBits = 16;
-constexpr uint64_t kCacheSlots = uint64_t{1} << kCacheBits;
-constexpr unsigned kProbe = 16;
-
-struct alignas(16) CacheSlot {
-  std::atomic<uint64_t> key;
-  std::atomic<uint64_t> value;
-};
-CacheSlot g_cache[kCacheSlots];
-std::atomic<uint64_t> g_lookups{0}, g_hits{0}, g_inserts{0}, g_full{0}, g_invalidate_scans{0};
+std::atomic<uint64_t> g_lookups{0}, g_hits{0};
 std::atomic<uint64_t> g_scan_insns{0}, g_scan_insns_max{0};
-
-// Which 1 MiB regions of code ever had a decision cached, hashed into 4096 bits (a set bit may
-// stand for several regions; bits are never cleared). An unloaded library none of whose code was
-// ever sampled, as most of the components an MPI library opens and closes at start-up, then
-// costs a few bit tests instead of a scan of the whole table (1 MiB; 0.9% of a LAMMPS run's
-// samples went to those scans).
-constexpr unsigned kRegionShift = 20;
-constexpr uint64_t kRegionBits = 4096;  // region_bit_of keeps 12 bits
-std::atomic<uint64_t> g_regions[kRegionBits / 64];
-
-uint64_t region_bit_of(uint64_t region) { return (region * 0x9E3779B97F4A7C15ull) >> 52; }  // 12 bits
-uint64_t region_bit(uint64_t pc) { return region_bit_of(pc >> kRegionShift); }
-
-void note_region(uint64_t pc) {
-  const uint64_t b = region_bit(pc), mask = uint64_t{1} << (b % 64);
-  if ((g_regions[b / 64].load(std::memory_order_relaxed) & mask) == 0)
-    g_regions[b / 64].fetch_or(mask, std::memory_order_seq_cst);
-}
-
-bool any_region_cached(uint64_t lo, uint64_t hi) {
-  if (hi <= lo) return false;
-  const uint64_t first = lo >> kRegionShift, last = (hi - 1) >> kRegionShift;
-  if (last - first >= kRegionBits) return true;  // a range this large covers every bit
-  for (uint64_t r = first; r <= last; ++r) {
-    const uint64_t b = region_bit_of(r);
-    if (g_regions[b / 64].load(std::memory_order_seq_cst) & (uint64_t{1} << (b % 64))) return true;
-  }
-  return false;
-}
-
-static_assert(std::atomic<uint64_t>::is_always_lock_free);
-
-uint64_t cache_hash(uint64_t pc) { return (pc * 0x9E3779B97F4A7C15ull) >> (64 - kCacheBits); }
-
-uint64_t pack_key(uint64_t pc, PcDecision d) {
-  return (pc << 16) | (uint64_t{static_cast<uint8_t>(d.rule)} << 8) | ((static_cast<uint64_t>(d.choice) + 1) << 1) | 1;
-}
-
-uint64_t pack_value(PcDecision d) {
-  const uint16_t off = d.choice == Choice::UsePrevious ? d.prev_len : static_cast<uint16_t>(d.offset);
-  uint64_t v = off | (uint64_t{d.nfixes} << 16);
-  for (unsigned i = 0; i < 2; ++i) {
-    v |= uint64_t{d.fixes[i].reg & 0xfu} << (20 + 20 * i);
-    v |= uint64_t{static_cast<uint16_t>(d.fixes[i].delta)} << (24 + 20 * i);
-  }
-  return v;
-}
-
-PcDecision unpack(uint64_t key, uint64_t v) {
-  PcDecision d;
-  d.choice = static_cast<Choice>(((key >> 1) & 0x7f) - 1);
-  d.rule = static_cast<Rule>((key >> 8) & 0xff);
-  if (d.choice == Choice::UsePrevious) d.prev_len = static_cast<uint8_t>(v & 0xff);
-  if (d.choice == Choice::UseOther) d.offset = static_cast<int16_t>(v & 0xffff);
-  d.nfixes = static_cast<uint8_t>((v >> 16) & 0x3);
-  for (unsigned i = 0; i < 2; ++i) {
-    d.fixes[i].reg = static_cast<uint8_t>((v >> (20 + 20 * i)) & 0xf);
-    d.fixes[i].delta = static_cast<int16_t>((v >> (24 + 20 * i)) & 0xffff);
-  }
-  return d;
-}
-
-bool cache_lookup(uint64_t pc, PcDecision* d) {
-  const uint64_t h = cache_hash(pc);
-  for (unsigned i = 0; i < kProbe; ++i) {
-    const CacheSlot& slot = g_cache[(h + i) & (kCacheSlots - 1)];
-    const uint64_t k = slot.key.load(std::memory_order_acquire);
-    if ((k >> 16) != pc || k == 0) continue;
-    if ((k & 1) == 0) return false;  // being written: decide again
-    const uint64_t v = slot.value.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (slot.key.load(std::memory_order_relaxed) != k) return false;  // evicted under us
-    *d = unpack(k, v);
-    return true;
-  }
-  return false;
-}
-
-std::atomic<uint32_t> g_evict_cursor{0};
-std::atomic<uint64_t> g_evictions{0};
-
-void cache_insert(uint64_t pc, PcDecision d) {
-  if (pc == 0 || (pc >> 48) != 0) return;  // not representable (never happens in user space)
-  note_region(pc);  // before any slot holds it: an invalidation that skips saw no slot of it
-  const uint64_t h = cache_hash(pc);
-  for (unsigned i = 0; i < kProbe; ++i) {
-    const uint64_t k = g_cache[(h + i) & (kCacheSlots - 1)].key.load(std::memory_order_relaxed);
-    if ((k >> 16) == pc && k != 0) return;  // another thread inserted the same pc (same decision)
-  }
-  // Two threads that missed the same pc at once can both get past this scan and claim two slots:
-  // the same decision twice, one slot spent. Rare and harmless; a lock would not be signal-safe.
-  auto claim = [&](CacheSlot& slot, uint64_t seen) {
-    if (!slot.key.compare_exchange_strong(seen, pc << 16, std::memory_order_relaxed)) return false;
-    // The claim must be visible before the new value: a reader re-checks the key after the value.
-    std::atomic_thread_fence(std::memory_order_release);
-    slot.value.store(pack_value(d), std::memory_order_relaxed);
-    // Publish only if nobody invalidated the claim meanwhile (a dlclose of this code).
-    uint64_t claimed = pc << 16;
-    if (slot.key.compare_exchange_strong(claimed, pack_key(pc, d), std::memory_order_release,
-                                         std::memory_order_relaxed))
-      g_inserts.fetch_add(1, std::memory_order_relaxed);
-    return true;
-  };
-  for (unsigned i = 0; i < kProbe; ++i)
-    if (claim(g_cache[(h + i) & (kCacheSlots - 1)], 0)) return;
-  // Window full: evict one ready entry, trying each slot once from the cursor's position.
-  const uint32_t first = g_evict_cursor.fetch_add(1, std::memory_order_relaxed);
-  for (unsigned i = 0; i < kProbe; ++i) {
-    CacheSlot& slot = g_cache[(h + (first + i) % kProbe) & (kCacheSlots - 1)];
-    const uint64_t k = slot.key.load(std::memory_order_relaxed);
-    if (k == 0 || (k & 1) == 0) continue;  // emptied or claimed meanwhile: leave it to its writer
-    if (claim(slot, k)) {
-      g_evictions.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-  }
-  g_full.fetch_add(1, std::memory_order_relaxed);
-}
-
-// ------------------------------------------------------------------------------------------------
-// .eh_frame_hdr / .eh_frame reading (DWARF pointer encodings, as used by the LSB for .eh_frame).
-
-constexpr uint8_t DW_EH_PE_omit = 0xff;
-constexpr uint8_t DW_EH_PE_absptr = 0x00;
-constexpr uint8_t DW_EH_PE_uleb128 = 0x01;
-constexpr uint8_t DW_EH_PE_udata2 = 0x02;
-constexpr uint8_t DW_EH_PE_udata4 = 0x03;
-constexpr uint8_t DW_EH_PE_udata8 = 0x04;
-constexpr uint8_t DW_EH_PE_sleb128 = 0x09;
-constexpr uint8_t DW_EH_PE_sdata2 = 0x0a;
-constexpr uint8_t DW_EH_PE_sdata4 = 0x0b;
-constexpr uint8_t DW_EH_PE_sdata8 = 0x0c;
-constexpr uint8_t DW_EH_PE_pcrel = 0x10;
-constexpr uint8_t DW_EH_PE_datarel = 0x30;
-constexpr uint8_t DW_EH_PE_indirect = 0x80;
-
-template <typename T>
-T load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-uint64_t read_uleb(const uint8_t*& p) {
-  uint64_t v = 0;
-  unsigned shift = 0;
-  for (int i = 0; i < 10; ++i) {
-    const uint8_t b = *p++;
-    if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
-    shift += 7;
-    if ((b & 0x80) == 0) break;
-  }
-  return v;
-}
-
-int64_t read_sleb(const uint8_t*& p) {
-  int64_t v = 0;
-  unsigned shift = 0;
-  uint8_t b = 0;
-  for (int i = 0; i < 10; ++i) {
-    b = *p++;
-    if (shift < 64) v |= static_cast<int64_t>(uint64_t{b & 0x7fu} << shift);
-    shift += 7;
-    if ((b & 0x80) == 0) break;
-  }
-  if (shift < 64 && (b & 0x40) != 0) v |= -(int64_t{1} << shift);
-  return v;
-}
-
-// Reads the value part of an encoded pointer (low nibble: format); advances p.
-bool read_format(const uint8_t*& p, uint8_t enc, uint64_t* out) {
-  switch (enc & 0x0f) {
-    case DW_EH_PE_absptr:
-    case DW_EH_PE_udata8: *out = load<uint64_t>(p); p += 8; return true;
-    case DW_EH_PE_sdata8: *out = static_cast<uint64_t>(load<int64_t>(p)); p += 8; return true;
-    case DW_EH_PE_udata4: *out = load<uint32_t>(p); p += 4; return true;
-    case DW_EH_PE_sdata4: *out = static_cast<uint64_t>(int64_t{load<int32_t>(p)}); p += 4; return true;
-    case DW_EH_PE_udata2: *out = load<uint16_t>(p); p += 2; return true;
-    case DW_EH_PE_sdata2: *out = static_cast<uint64_t>(int64_t{load<int16_t>(p)}); p += 2; return true;
-    case DW_EH_PE_uleb128: *out = read_uleb(p); return true;
-    case DW_EH_PE_sleb128: *out = static_cast<uint64_t>(read_sleb(p)); return true;
-    default: return false;
-  }
-}
-
-// Full encoded pointer: absolute, pc-relative or data-relative (datarel base given); no indirect.
-bool read_encoded(const uint8_t*& p, uint8_t enc, uint64_t datarel_base, uint64_t* out) {
-  if (enc == DW_EH_PE_omit || (enc & DW_EH_PE_indirect) != 0) return false;
-  const uint64_t field = reinterpret_cast<uint64_t>(p);
-  uint64_t v;
-  if (!read_format(p, enc, &v)) return false;
-  switch (enc & 0x70) {
-    case 0x00: break;
-    case DW_EH_PE_pcrel: v += field; break;
-    case DW_EH_PE_datarel: v += datarel_base; break;
-    default: return false;
-  }
-  *out = v;
-  return true;
-}
-
-// pc_range of the FDE at `fde` (address range it covers), using its CIE's 'R' encoding.
-bool fde_pc_range(const uint8_t* fde, uint64_t* range) {
-  if (load<uint32_t>(fde) == 0xffffffffu || load<uint32_t>(fde) == 0) return false;
-  const uint8_t* cie_field = fde + 4;
-  const uint32_t cie_off = load<uint32_t>(cie_field);
-  if (cie_off == 0) return false;  // this is a CIE, not an FDE
-  const uint8_t* cie = cie_field - cie_off;
-  if (load<uint32_t>(cie) == 0xffffffffu || load<uint32_t>(cie + 4) != 0) return false;
-  const uint8_t* p = cie + 8;
-  const uint8_t version = *p++;
-  if (version != 1 && version != 3) return false;
-  const char* aug = reinterpret_cast<const char*>(p);
-  size_t aug_len = 0;
-  while (aug_len < 16 && aug[aug_len] != '\0') ++aug_len;
-  if (aug_len == 16) return false;
-  p += aug_len + 1;
-  (void)read_uleb(p);  // code alignment factor
-  (void)read_sleb(p);  // data alignment factor
-  if (version == 1) {
-    ++p;  // return address register
-  } else {
-    (void)read_uleb(p);
-  }
-  uint8_t fde_enc = DW_EH_PE_absptr;
-  if (aug_len > 0) {
-    if (aug[0] != 'z') return false;
-    (void)read_uleb(p);  // augmentation data length
-    for (size_t i = 1; i < aug_len; ++i) {
-      switch (aug[i]) {
-        case 'R': fde_enc = *p++; break;
-        case 'L': ++p; break;
-        case 'P': {
-          const uint8_t penc = *p++;
-          uint64_t ignored;
-          if (!read_format(p, penc, &ignored)) return false;
-          break;
-        }
-        case 'S':
-        case 'B':
-        case 'G': break;
-        default: return false;  // unknown augmentation: cannot find the FDE fields safely
-      }
-    }
-  }
-  const uint8_t* q = fde + 8;
-  uint64_t ignored;
-  if ((fde_enc & 0x0f) == DW_EH_PE_uleb128 || (fde_enc & 0x0f) == DW_EH_PE_sleb128) return false;
-  if (!read_format(q, fde_enc, &ignored)) return false;   // pc_begin
-  if (!read_format(q, fde_enc & 0x0f, range)) return false;  // pc_range: format only, unsigned
-  return true;
-}
-
-// function_bounds: the FDE covering pc; `end` is the FDE end (or the next FDE start when the FDE
-// cannot be parsed), so [start, end) is mapped code.
-bool bounds_impl(uint64_t pc, uint64_t* start, uint64_t* end) {
-  CodeObject r;
-  if (!find_object(reinterpret_cast<const void*>(pc), &r)) return false;
-  if (r.eh_frame_hdr == nullptr) return false;
-  const uint8_t* hdr = static_cast<const uint8_t*>(r.eh_frame_hdr);
-  const uint64_t base = reinterpret_cast<uint64_t>(hdr);
-  if (hdr[0] != 1) return false;
-  const uint8_t eh_frame_ptr_enc = hdr[1], fde_count_enc = hdr[2], table_enc = hdr[3];
-  if (table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4)) return false;
-  const uint8_t* p = hdr + 4;
-  uint64_t v;
-  if (!read_encoded(p, eh_frame_ptr_enc, base, &v)) return false;
-  uint64_t count;
-  if (!read_encoded(p, fde_count_enc, base, &count) || count == 0) return false;
-  const uint8_t* table = p;  // count pairs of (int32 initial_location, int32 fde), datarel
-  auto loc = [&](uint64_t i) { return base + static_cast<uint64_t>(int64_t{load<int32_t>(table + 8 * i)}); };
-  if (pc < loc(0)) return false;
-  uint64_t lo = 0, hi = count;  // invariant: loc(lo) <= pc, and loc(hi) > pc or hi == count
-  while (hi - lo > 1) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (loc(mid) <= pc) lo = mid; else hi = mid;
-  }
-  const uint64_t s = loc(lo);
-  const bool last = lo + 1 == count;
-  uint64_t e = last ? r.map_end : loc(lo + 1);
-  const uint8_t* fde =
-      reinterpret_cast<const uint8_t*>(base + static_cast<uint64_t>(int64_t{load<int32_t>(table + 8 * lo + 4)}));
-  uint64_t range;
-  if (fde_pc_range(fde, &range)) {
-    if (pc - s >= range) return false;  // pc lies after the function (padding, code without FDE)
-    if (s + range < e) e = s + range;
-  } else if (last) {
-    // Without the FDE's length the mapping end could lie past holes between segments; do not
-    // guess for the last FDE (after it come the non-code sections).
-    return false;
-  }
-  *start = s;
-  *end = e;
-  return true;
-}
 
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
-// The decision rules (decide_from_code), in order; the first that applies wins.
-//   U1. pc outside [func_start, func_start + len)                                  -> Unknown
-//   U2. decoding forward from func_start does not land exactly on pc (pc inside an instruction,
-//       or an undecodable byte (data in code) before pc), or reaching pc needs 64 KiB of code or
-//       more, or 4096 instructions or more (kMaxScanBytes / kMaxScanInsns)         -> Unknown
-//   C1. pc == func_start (no previous instruction in the function)                 -> UseCurrent
-//   C2. the previous instruction transfers control (jcc, jmp, call, ret, loop, syscall, int;
-//       direct or indirect)                                                        -> UseCurrent
-//   C3. a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in the scanned part of
-//       the function targets the middle of the previous instruction (e.g. a jump over a lock
-//       prefix)                                                                    -> UseCurrent
-//       "Targets" are found by one scan that continues past pc to the end of the function (loop
-//       back-edges come after their head); it stops at the end of the function, at 64 KiB from its
-//       start or after 4096 instructions in all, whichever comes first (a branch from beyond that
-//       is not seen). A backward branch spanning more than 2 KiB (kMaxBackSpan: from b to t with
-//       b - t > 2048) is not counted, so the scan needs to go only that far past pc. Bytes that do not decode are skipped one at a time (this can only add
-//       targets, i.e. make the rules that refuse a target more likely).
-//   Let "prev is an access" mean: the previous instruction has a memory operand that is a data
-//   access (access_operand: lea, nops, MPX bound-table forms and implicit stack operands are not;
-//   prefetch, clflush and string instructions are), and "chases" mean that it also writes a
-//   general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8]; movs/lods).
-//   B.  pc is a branch target, prev is an access and does not chase, the instruction at pc has no
-//       data access or only a stack one (base rsp or rbp, no index), and the edge prev -> pc is
-//       not a loop entry: either no backward jump targets pc, or some backward jump at b to t
-//       spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as often as the
-//       loop). A store or load that stalled before an if/else join or a latch is then not
-//       silently charged to the next instruction's stack counter -> UsePrevious (rule
-//       BranchJoin). Refused at a loop head entered from a preheader load (`mov rcx,[rsi]; L:
-//       add rax,rcx; ...; jne L`): that load runs once, the samples at L come from the loop.
-//       The sample may also have come through the branch; that path's stall is not looked for
-//       (limit), and "one loop's code" is judged by addresses, not by a control-flow graph.
-//   Let "cheap" mean that the data access of the instruction at pc is a store (or read-modify-
-//   write), a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a
-//   .rodata constant): it has not run yet at the sample, and when it runs it hits L1 or the
-//   store buffer.
-//   N'. pc is a branch target, prev is not an access, and the instruction at pc is cheap
-//       -> NoData (rule Compute; see N for why)
-//   C4. pc is a branch target (otherwise)                                          -> UseCurrent
-//   N''. prev is an access, does not chase, pc is not a branch target, and prev's access is a
-//       stack access (stack_only) or a RIP-relative load of 16 bytes or more (a SIMD literal),
-//       not atomic (no lock prefix, not xchg; `lock orq $0,(%rsp)` is a fence, no access): a
-//       spill store waits for its data, a reload or a literal hits L1, so the time is the
-//       computation's -> the load feeding prev's non-address inputs (as in D, prev the waiter;
-//       rule LoadFeeds), else NoData (rule Compute). Narrower RIP-relative accesses before pc
-//       stay P (a global scalar can miss when another thread writes it).
-//   P.  prev is an access and does not chase                  -> UsePrevious(prev length)
-//   F.  prev chases, the instruction at pc has no data access, and on the straight path from pc
-//       (at most kFollowInsns instructions; an unconditional direct jump is followed, a backward
-//       conditional jump is taken as a loop back-edge, a forward one falls through; any other
-//       transfer stops the search) an access is found whose address uses a register the chasing
-//       load wrote, and neither of its address registers is written between pc and it: that
-//       access, with the registers as saved (rule ChasedNext). Its address is in the node the
-//       chasing load just reached, so a linked structure allocated from one site is charged
-//       correctly; a structure whose nodes come from several sites gets the next node's site.
-//   D'. prev is not an access, the instruction at pc is one: the load that feeds prev, as in D
-//       with prev as the waiting instruction (prev is the instruction that took the time; it
-//       waited for that load)                                 -> UseOther(load), rule LoadFeeds
-//   N.  otherwise, when the instruction at pc is cheap        -> NoData, rule Compute
-//       The time went to prev's computation (or to an input D could not trace); the access at
-//       pc did not take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples
-//       sat on SSE spills and reloads, 68.1% after an arithmetic instruction without a memory
-//       operand (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made
-//       [stack] the top row with 40.7% of the data samples; .rodata SIMD constants
-//       (`addps 0xb2af3b(%rip)`) went the same way to the module's data row.
-//   C6. otherwise (a load or read through a general pointer at pc after compute) -> UseCurrent
+// The attribution rules (decide_from_code). Seven rules decide, the values of `Rule`
+// (pc_decision.h); these names are the ones docs/DESIGN.md and the tests use:
+//   Unknown     no decision: the instruction at pc is used, if it can be decoded at all;
+//   Current     the instruction at pc;
+//   Previous    the instruction just before pc (the usual case: the PC is after the stall);
+//   BranchJoin  the memory access just before a branch target whose own instruction touches only
+//               the stack;
+//   LoadFeeds   the load that produced an input of the instruction that waited;
+//   ChasedNext  the next access through the pointer a chasing load just wrote;
+//   Compute     no data: the time went to computation before an access that had not run yet.
+// Terms used below. "prev" is the instruction just before pc. "prev is an access": it has a
+// memory operand that is a data access (access_operand: lea, nops, MPX bound-table forms and
+// implicit stack operands are not; prefetch, clflush and string instructions are). "prev chases":
+// it also writes a general-purpose register its address uses (mov rax,[rax]; mov rbx,[rax+rbx*8];
+// movs/lods). "cheap": the data access of the instruction at pc is a store (or read-modify-write),
+// a stack access (stack_only: base rsp or rbp, no index) or a RIP-relative load (a .rodata
+// constant): it has not run yet at the sample, and when it runs it hits L1 or the store buffer.
+// "Targets" are found by one scan that continues past pc to the end of the function (loop
+// back-edges come after their head); it stops at the end of the function, at 64 KiB from its
+// start or after 4096 instructions in all, whichever comes first (a branch from beyond that is not
+// seen). A backward branch spanning more than 2 KiB (kMaxBackSpan: from b to t with b - t > 2048)
+// is not counted, so the scan needs to go only that far past pc. Bytes that do not decode are
+// skipped one at a time (this can only add targets, i.e. make the cases that refuse a target more
+// likely).
+//
+// The cases, in order; the first that applies decides, by the rule it names.
+//   Unknown, outside: pc outside [func_start, func_start + len).
+//   Unknown, not an instruction: decoding forward from func_start does not land exactly on pc
+//       (pc inside an instruction, or an undecodable byte (data in code) before pc), or reaching
+//       pc needs 64 KiB of code or more, or 4096 instructions or more (kMaxScanBytes /
+//       kMaxScanInsns).
+//   Current, at the function start: pc == func_start (no previous instruction in the function).
+//   Current, after a transfer: prev transfers control (jcc, jmp, call, ret, loop, syscall, int;
+//       direct or indirect).
+//   Current, into prev: a direct branch (relative jcc/jmp/call/loop/jrcxz/xbegin) anywhere in
+//       the scanned part of the function targets the middle of prev (e.g. a jump over a lock
+//       prefix).
+//   Compute, at a target: pc is a branch target, prev is not an access, and the instruction at pc
+//       is cheap (see "Compute, after compute" for why).
+//   Current, at a target: pc is a branch target, and prev is not an access or chases.
+//   Compute or LoadFeeds, after a cheap access: prev is an access, does not chase, pc is not a
+//       branch target, and prev's access is a stack access (stack_only) or a RIP-relative load
+//       of 16 bytes or more (a SIMD literal), not atomic (no lock prefix, not xchg; `lock orq
+//       $0,(%rsp)` is a fence, no access): a spill store waits for its data, a reload or a
+//       literal hits L1, so the time is the computation's. The load feeding prev's non-address
+//       inputs (LoadFeeds, prev the waiter), else no data (Compute). Narrower RIP-relative
+//       accesses before pc stay Previous (a global scalar can miss when another thread writes it).
+//   Previous: prev is an access, does not chase, and pc is not a branch target.
+//   BranchJoin: pc is a branch target, prev is an access and does not chase, the instruction at
+//       pc has no data access or only a stack one (base rsp or rbp, no index), and the edge
+//       prev -> pc is not a loop entry: either no backward jump targets pc, or some backward jump
+//       at b to t spans it (t < pc <= b: prev and pc lie in one loop's code, so prev runs as
+//       often as the loop). A store or load that stalled before an if/else join or a latch is
+//       then not silently charged to the next instruction's stack counter. Refused at a loop
+//       head entered from a preheader load (`mov rcx,[rsi]; L: add rax,rcx; ...; jne L`): that
+//       load runs once, the samples at L come from the loop. The sample may also have come
+//       through the branch; that path's stall is not looked for (limit), and "one loop's code" is
+//       judged by addresses, not by a control-flow graph.
+//   Current, at a target after an access: pc is a branch target and BranchJoin refused.
+//   Current, both access: prev chases and the instruction at pc has a data access too.
+//   ChasedNext: prev chases, the instruction at pc has no data access, and on the straight path
+//       from pc (at most kFollowInsns instructions; an unconditional direct jump is followed, a
+//       backward conditional jump is taken as a loop back-edge, a forward one falls through; any
+//       other transfer stops the search) an access is found whose address uses a register the
+//       chasing load wrote, and neither of its address registers is written between pc and it:
+//       that access, with the registers as saved. Its address is in the node the chasing load
+//       just reached, so a linked structure allocated from one site is charged correctly; a
+//       structure whose nodes come from several sites gets the next node's site. Without such
+//       an access: Current.
+//   LoadFeeds, prev waited: prev is not an access, the instruction at pc is one: the load that
+//       feeds prev, prev being the waiting instruction (it took the time; it waited for that
+//       load).
+//   Compute, after compute: otherwise, when the instruction at pc is cheap. The time went to
+//       prev's computation (or to an input LoadFeeds could not trace); the access at pc did not
+//       take it. Measured on GROMACS (docs/CASES.md): 88.6% of the `[stack]` samples sat on SSE
+//       spills and reloads, 68.1% after an arithmetic instruction without a memory operand
+//       (`roundps` then `movaps %xmm14,0x318(%rsp)`), so "the instruction at pc" made [stack]
+//       the top row with 40.7% of the data samples; .rodata SIMD constants (`addps
+//       0xb2af3b(%rip)`) went the same way to the module's data row.
+//   Current, a load after compute: otherwise (a load or read through a general pointer at pc).
 //       Kept: such a load is usually the next element of the stream the loop reads, so the
 //       variable is right although the instruction is not. Measured both ways: no e2e program
-//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays
-//       the kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
-//   D.  prev is not an access and neither is the instruction at pc: the waiting instruction is
-//       the one at pc, else the previous one. Going back from it within the block (no branch
-//       target at or after the instruction reached, no control transfer, at most kDepInsns
-//       instructions and kLookBack bytes before pc), the nearest instruction that writes a
-//       register the waiter reads must be a load (an access that reads memory, does not chase);
-//       its address registers may have been changed since only by add/sub imm, inc/dec or
-//       lea r,[r+disp] on the full 64-bit register, which are undone (at most one correction
-//       per address register, each within +-32 KiB) -> UseOther(load, corrections), rule
-//       LoadFeeds. A writer that is not such a load, or any other update of an address register,
-//       gives up (rule Current: the instruction at pc, usually no data). When the load found is
-//       cheap (a stack reload or a RIP-relative constant, see N) the waiter was not waiting for
-//       memory                                               -> NoData, rule Compute.
-//       (This applies wherever D is used: D, D' and N''.)
-//   C5. otherwise (prev chases with no F access, or D gives up)                    -> UseCurrent
+//       changed; on GROMACS and HPCC "no data" here only removed heap samples of the arrays the
+//       kernels read (GROMACS kernel 1,846 -> 1,379), moving none elsewhere (docs/DESIGN.md).
+//   LoadFeeds, no access: neither prev nor the instruction at pc is an access: the waiting
+//       instruction is the one at pc, else prev. Without a feeding load: Current.
+// How LoadFeeds finds the load, wherever it is tried: going back from the waiting instruction
+// within the block (no branch target at or after the instruction reached, no control transfer, at
+// most kDepInsns instructions and kLookBack bytes before pc), the nearest instruction that writes
+// a register the waiter reads must be a load (an access that reads memory, does not chase); its
+// address registers may have been changed since only by add/sub imm, inc/dec or lea r,[r+disp] on
+// the full 64-bit register, which are undone (at most one correction per address register, each
+// within +-32 KiB) -> UseOther(load, corrections). A writer that is not such a load, or any other
+// update of an address register, gives up. When the load found is cheap (a stack reload or a
+// RIP-relative constant) the waiter was not waiting for memory: Compute.
 //
 // One linear pass over the function gives the instruction starts and the branch targets in a
 // window of addresses; every instruction start in the window can then be decided without another
 // pass. resolve_sample uses that on a miss to also cache the decisions of the instructions around
 // the sampled pc (a hot loop is then decoded once, not once per sampled pc); the result for each
-// pc is exactly what decide_from_code gives for it alone (rule D looks back at most kLookBack
-// bytes, which every window covers; rule F decodes forward from pc and needs no window).
+// pc is exactly what decide_from_code gives for it alone (LoadFeeds looks back at most
+// kLookBack bytes, which every window covers; ChasedNext decodes forward from pc and needs no window).
 namespace {
 
 constexpr unsigned kWindowWords = 5;                // 320 bits of instruction starts / targets
 constexpr uint64_t kBatchBefore = 128, kBatchAfter = 128;  // decided around a missed pc
-constexpr uint64_t kWindowSlack = 64;               // room for looking back (rule D)
-constexpr uint64_t kLookBack = 64;                  // rule D: bytes before pc
-constexpr unsigned kDepInsns = 8;                   // rule D: instructions back from the waiter
-constexpr unsigned kFollowInsns = 8;                // rule F: instructions forward from pc
+constexpr uint64_t kWindowSlack = 64;               // room for looking back (LoadFeeds)
+constexpr uint64_t kLookBack = 64;                  // LoadFeeds: bytes before pc
+constexpr unsigned kDepInsns = 8;                   // LoadFeeds: instructions back from the waiter
+constexpr unsigned kFollowInsns = 8;                // ChasedNext: instructions forward from pc
 static_assert(kWindowSlack + kBatchBefore + kBatchAfter <= 64 * kWindowWords);
 static_assert(kLookBack <= kWindowSlack);
 
@@ -735,7 +246,7 @@ struct Window {
   uint64_t base = 0;  // runtime address of bit 0
   uint64_t starts[kWindowWords] = {};
   uint64_t targets[kWindowWords] = {};
-  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (rule B)
+  uint64_t loop_heads[kWindowWords] = {};  // targets of backward jumps (BranchJoin)
   uint64_t in_loop[kWindowWords] = {};     // a: some backward jump at b to t has t < a <= b
 
   static void set(uint64_t* bits, uint64_t base, uint64_t addr) {
@@ -817,7 +328,7 @@ uint64_t start_before(const Window& w, uint64_t func_start, uint64_t a) {
   return 0;
 }
 
-// Rule D's corrections: the address registers of the load at `load` (operand `m`) as they were
+// LoadFeeds' corrections: the address registers of the load at `load` (operand `m`) as they were
 // when it ran, given their values at pc. Every instruction in (load, pc) that writes one of them
 // must be a constant update. Reuses `in` / `ops` as scratch.
 bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, const ZydisDecodedOperand& m,
@@ -851,7 +362,7 @@ bool undo_updates(const Code& c, uint64_t load, uint64_t load_len, uint64_t pc, 
   return true;
 }
 
-// Rule D for one waiting instruction at `waiter`, which reads `needs`.
+// LoadFeeds for one waiting instruction at `waiter`, which reads `needs`.
 bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, RegSet needs, PcDecision* d) {
   if (needs == 0) return false;
   ZydisDecodedInstruction in;
@@ -869,7 +380,7 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
       if (overwrites_address_register(in, ops, ops[m])) return false;
       if (cheap_access(ops[m])) {
         // A reload of a spill slot or a constant hits L1: the waiter was waiting for its own
-        // computation's inputs, not for memory (rule N).
+        // computation's inputs, not for memory (Compute).
         *d = PcDecision{};
         d->choice = Choice::NoData;
         d->rule = Rule::Compute;
@@ -888,7 +399,7 @@ bool load_feeding(const Code& c, const Window& w, uint64_t pc, uint64_t waiter, 
   return false;
 }
 
-// Rule F: the next access on the path from pc through a register in `chased`.
+// ChasedNext: the next access on the path from pc through a register in `chased`.
 bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* d) {
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -927,21 +438,21 @@ bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* 
   return false;
 }
 
-// The rules for an instruction start `pc` of the window (U1/U2 already checked).
+// The rules for an instruction start `pc` of the window (the Unknown cases already checked).
 PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   PcDecision cur;
   cur.choice = Choice::UseCurrent;
   cur.rule = Rule::Current;
-  if (pc == c.start) return cur;  // C1
+  if (pc == c.start) return cur;  // Current, at the function start
   const uint64_t prev = start_before(w, c.start, pc);
   PcDecision unknown;
   if (prev == 0) return unknown;  // cannot happen for a recorded start after the first
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   if (!c.decode(prev, &in, ops) || in.length != pc - prev) return unknown;
-  if (is_control_transfer(in)) return cur;  // C2
+  if (is_control_transfer(in)) return cur;  // Current, after a transfer
   for (uint64_t a = prev + 1; a < pc; ++a) {
-    if (w.is_target(a)) return cur;  // C3
+    if (w.is_target(a)) return cur;  // Current, into prev
   }
   const bool pc_is_target = w.is_target(pc);
   const int m = access_operand(in, ops);
@@ -959,39 +470,39 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   compute.choice = Choice::NoData;
   compute.rule = Rule::Compute;
   const bool pc_cheap = pm >= 0 && cheap_access(at_ops[pm]);
-  if (pc_is_target && m < 0 && pc_cheap) return compute;  // N, at a branch target
-  if (pc_is_target && (m < 0 || chases)) return cur;     // C4
+  if (pc_is_target && m < 0 && pc_cheap) return compute;  // Compute, at a target
+  if (pc_is_target && (m < 0 || chases)) return cur;     // Current, at a target
 
   PcDecision other;
   if (m >= 0 && !chases) {
     if (!pc_is_target) {
-      if (!cheap_previous(in, ops[m])) return p;  // P
+      if (!cheap_previous(in, ops[m])) return p;  // Previous
       const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
-      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // D'', waiter prev
-      return compute;                                                  // N''
+      if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // LoadFeeds, after a cheap access
+      return compute;                                                  // Compute, after a cheap access
     }
     const bool enters_loop = w.is_loop_head(pc) && !w.is_in_loop(pc);
     if (pc_ok && (pm < 0 || stack_only(at_ops[pm])) && !enters_loop) {
       p.rule = Rule::BranchJoin;
-      return p;  // B
+      return p;  // BranchJoin
     }
-    return cur;  // C4
+    return cur;  // Current, at a target after an access
   }
-  if (!pc_ok || (pm >= 0 && chases)) return cur;
+  if (!pc_ok || (pm >= 0 && chases)) return cur;  // Current, both access
   if (chases) {
     const RegSet chased = writes_of(in, ops) & address_regs(ops[m]);
-    if (next_access_through(c, pc, chased, &other)) return other;  // F
-    return cur;  // C5
+    if (next_access_through(c, pc, chased, &other)) return other;  // ChasedNext
+    return cur;  // Current: no access through the chased pointer
   }
   const RegSet prev_reads = reads_of(in, ops);
   if (pm >= 0) {
-    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // D, waiter prev
-    if (pc_cheap) return compute;                                        // N
-    return cur;                                                          // C6
+    if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;  // LoadFeeds, prev waited
+    if (pc_cheap) return compute;                                        // Compute, after compute
+    return cur;                                                          // Current, a load after compute
   }
-  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // D, waiter at pc
-  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // D, waiter prev
-  return cur;                                                                       // C5
+  if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // LoadFeeds, no access
+  if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // LoadFeeds, no access
+  return cur;                                                                       // Current: no feeding load
 }
 
 bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
@@ -1002,17 +513,16 @@ bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
 
 PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc) {
   PcDecision unknown;
-  if (pc < func_start || pc - func_start >= len) return unknown;  // U1
+  if (pc < func_start || pc - func_start >= len) return unknown;  // Unknown, outside
   ZydisDecoder local[2];
   const Decoders dec = get_decoders(local);
   Window w;
   w.base = pc >= kWindowSlack ? pc - kWindowSlack : 0;
   scan_function(dec.scan, code, len, func_start, &w);
-  if (!decidable(len, func_start, pc, w)) return unknown;  // U2
+  if (!decidable(len, func_start, pc, w)) return unknown;  // Unknown, not an instruction
   return decide_in_window(Code{dec.full, code, len, func_start}, pc, w);
 }
 
-bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end) { return bounds_impl(pc, start, end); }
 
 Access access_at(uint64_t insn, const SavedRegs& regs) {
   Access a;
@@ -1073,12 +583,12 @@ PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
   const Code c{dec.full, code, len, start};
   PcDecision d;
   if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
-  cache_insert(pc, d);
+  decode_cache_put(pc, d);
   for (uint64_t a = first; a < pc + kBatchAfter; ++a) {
     if (a == pc || !decidable(len, start, a, w)) continue;
     PcDecision other;
-    if (cache_lookup(a, &other)) continue;
-    cache_insert(a, decide_in_window(c, a, w));
+    if (decode_cache_get(a, &other)) continue;
+    decode_cache_put(a, decide_in_window(c, a, w));
   }
   return d;
 }
@@ -1089,14 +599,14 @@ Access resolve_sample(const SavedRegs& regs) {
   const uint64_t pc = regs.rip;
   g_lookups.fetch_add(1, std::memory_order_relaxed);
   PcDecision d;
-  if (cache_lookup(pc, &d)) {
+  if (decode_cache_get(pc, &d)) {
     g_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
     uint64_t start, end;
-    if (bounds_impl(pc, &start, &end)) {
+    if (function_bounds(pc, &start, &end)) {
       d = decide_and_cache_around(start, end, pc);
     } else {
-      cache_insert(pc, d);
+      decode_cache_put(pc, d);
     }
   }
   return access_for(d, regs);
@@ -1122,27 +632,11 @@ Access access_for(const PcDecision& d, const SavedRegs& regs) {
 }
 
 DecodeStats decode_stats() {
+  const PcCacheCounts c = pc_cache_counts();
   return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
-                     g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed),
-                     g_evictions.load(std::memory_order_relaxed),
-                     g_invalidate_scans.load(std::memory_order_relaxed),
+                     c.inserts, c.full, c.evictions, c.invalidate_scans,
                      g_scan_insns.load(std::memory_order_relaxed),
                      g_scan_insns_max.load(std::memory_order_relaxed)};
-}
-
-bool decode_cache_get(uint64_t pc, PcDecision* d) { return cache_lookup(pc, d); }
-
-void decode_cache_put(uint64_t pc, const PcDecision& d) { cache_insert(pc, d); }
-
-void decode_cache_invalidate(uint64_t lo, uint64_t hi) {
-  if (!any_region_cached(lo, hi)) return;
-  g_invalidate_scans.fetch_add(1, std::memory_order_relaxed);
-  for (CacheSlot& slot : g_cache) {
-    uint64_t k = slot.key.load(std::memory_order_relaxed);
-    // A claimed (unready) slot is cleared too: its writer's publishing CAS then fails.
-    if (k != 0 && (k >> 16) >= lo && (k >> 16) < hi)
-      slot.key.compare_exchange_strong(k, 0, std::memory_order_relaxed);
-  }
 }
 
 void decode_init() {
@@ -1162,7 +656,7 @@ void decode_init() {
     (void)access_at(reinterpret_cast<uint64_t>(kWarm), regs);
   }
   uint64_t s, e;
-  (void)bounds_impl(reinterpret_cast<uint64_t>(&decode_init), &s, &e);
+  (void)function_bounds(reinterpret_cast<uint64_t>(&decode_init), &s, &e);
 }
 
 }  // namespace hpcrun

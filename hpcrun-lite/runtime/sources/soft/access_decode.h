@@ -5,13 +5,16 @@
 // the load; the instruction at the PC has a memory operand in under 1% of samples, the one before
 // it in 99.2-99.8%). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
-// find_object, which is async-signal-safe). When it cannot be used (a branch, a branch target
-// in between, no memory operand, pointer chasing) three further rules look for the access from
-// the code: the load that produced the input of the waiting instruction (with simple pointer
-// increments since undone), the next access through a chased pointer, and a memory access before
-// a branch target whose own instruction touches only the stack. Compute followed by a spill, a
-// store or a constant load is charged to no data rather than to that access (rule N). The rules are listed before
-// decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table.
+// find_object, which is async-signal-safe): rule Previous. When it cannot be used (a branch, a
+// branch target in between, no memory operand, pointer chasing) three further rules look for the
+// access from the code: LoadFeeds (the load that produced the input of the waiting instruction,
+// with simple pointer increments since undone), ChasedNext (the next access through a chased
+// pointer) and BranchJoin (a memory access before a branch target whose own instruction touches
+// only the stack). Compute followed by a spill, a store or a constant load is charged to no data
+// rather than to that access (rule Compute); otherwise the instruction at the PC is used (rule
+// Current). The rules (pc_decision.h, `Rule`) and the cases in which each applies are listed
+// before decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table
+// (pc_cache.h).
 //
 // Everything here is called from a signal handler: it allocates nothing, takes no lock, and does
 // not touch errno. Stack use: about 4 KiB per call (see access_decode.cpp).
@@ -19,6 +22,10 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "sources/soft/eh_frame_bounds.h"
+#include "sources/soft/pc_cache.h"
+#include "sources/soft/pc_decision.h"
 
 namespace hpcrun {
 
@@ -50,52 +57,10 @@ struct Access {
   bool is_write = false;
 };
 
-// The decision for one PC, computed from code bytes alone (no registers), cacheable.
-//   UsePrevious  the instruction just before pc (prev_len bytes long);
-//   UseCurrent   the instruction at pc;
-//   UseOther     the instruction at pc + offset (a load earlier in the block, or the next access
-//                through a chased pointer), with the address registers corrected by `fixes`;
-//   Unknown      no decision (pc not an instruction start of a known function);
-//   NoData       the time went to computation: no instruction's access is charged (rule N).
-// With UsePrevious / UseOther, an instruction that turns out to have no memory operand falls back
-// to the instruction at pc (access_for).
-enum class Choice : uint8_t { UsePrevious, UseCurrent, Unknown, UseOther, NoData };
-
-// Which rule made the decision (for tests and the rules' documentation; not cached).
-enum class Rule : uint8_t {
-  None,        // Unknown
-  Current,     // C1..C5: the instruction at pc
-  Previous,    // P: the previous instruction
-  BranchJoin,  // B: previous memory access before a branch target that touches only the stack
-  LoadFeeds,   // D: the load that produced the waiting instruction's input
-  ChasedNext,  // F: the next access through the pointer a chasing load wrote
-  Compute,     // N: compute before an access that did not run yet (spill, store, constant): no data
-};
-
-// A register correction: the chosen instruction ran with gpr[reg] == saved gpr[reg] - delta.
-struct RegFix {
-  uint8_t reg = 0;    // x86-64 encoding order, 0 = rax .. 15 = r15
-  int16_t delta = 0;
-};
-
-struct PcDecision {
-  Choice choice = Choice::Unknown;
-  uint8_t prev_len = 0;  // length of the previous instruction when choice == UsePrevious
-  int16_t offset = 0;    // UseOther: the chosen instruction is at pc + offset
-  uint8_t nfixes = 0;    // UseOther: corrections of its address registers (at most 2)
-  RegFix fixes[2];
-  Rule rule = Rule::None;
-};
-
 // Pure decision on a code buffer: `code` holds the bytes of a function starting at runtime address
 // `func_start`, `len` bytes long; `pc` lies inside. Decodes forward from the start. Used directly
 // by unit tests on hand-assembled byte sequences.
 PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc);
-
-// Start address of the function containing `pc`, from the module's .eh_frame_hdr search table.
-// Returns false when pc is in no module or no FDE covers it. `end` is an upper bound (the next
-// FDE's start, or the end of the module mapping).
-bool function_bounds(uint64_t pc, uint64_t* start, uint64_t* end);
 
 // Decodes one instruction at `insn` and computes its memory access using `regs` (RIP-relative and
 // fs: segments handled). Returns NoMemoryOperand when it has no explicit memory operand (lea and
@@ -118,15 +83,6 @@ struct DecodeStats {
   uint64_t scan_insns_max;    // the most instructions one miss decoded forward (the bound's witness)
 };
 DecodeStats decode_stats();
-
-// The per-PC cache itself (signal-safe, lock-free). The table is bounded: when a PC's probe
-// window is full, a put evicts one entry of the window (round robin over a global cursor).
-bool decode_cache_get(uint64_t pc, PcDecision* d);
-void decode_cache_put(uint64_t pc, const PcDecision& d);
-// Forgets the decisions of every PC in [lo, hi): the code there was unmapped (dlclose) and
-// other code may be mapped at the same addresses later. Scans the whole table (1 MiB) when a PC
-// of the range may be cached, else returns at once: call it on dlclose, not per sample.
-void decode_cache_invalidate(uint64_t lo, uint64_t hi);
 
 // Must be called once before the first resolve_sample (not from a signal handler): initialises
 // the Zydis decoder state. Idempotent.

@@ -328,7 +328,7 @@ TEST_F(AccessAt, ResolveSamplePointerChaseFallsBack) {
   EXPECT_EQ(a.kind, AccessKind::NoMemoryOperand);
   EXPECT_EQ(a.insn, addr(hpcl_t_chase_after));
   // pc on the load itself: its predecessor `add rcx, rax` waited for `mov rax, [rdi]`, which is
-  // charged (rule D' with the previous instruction as the waiter), not the chasing load at pc.
+  // charged (LoadFeeds with the previous instruction as the waiter), not the chasing load at pc.
   r.rip = addr(hpcl_t_chase);
   r.gpr[RDI] = 0x6000;
   const Access b = hpcrun::resolve_sample(r);

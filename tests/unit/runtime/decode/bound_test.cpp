@@ -55,7 +55,7 @@ TEST(DecodeBound, MissNearTheStartStopsPastItsWindow) {
   // The window reaches 128 bytes past pc; the scan goes kDecodeMaxBackSpan bytes further.
   EXPECT_LE(n, 2 + 128 + hpcrun::kDecodeMaxBackSpan);
   EXPECT_GT(n, hpcrun::kDecodeMaxBackSpan);  // it did look for back edges that far
-  EXPECT_EQ(a.insn, addr(hpcl_t_big_load));  // rule P still found the load before pc
+  EXPECT_EQ(a.insn, addr(hpcl_t_big_load));  // rule Previous still found the load before pc
 }
 
 TEST(DecodeBound, MissDeepInAFunctionDecodesAtMostTheBudget) {

@@ -38,7 +38,7 @@ TEST(DecideFromCode, LoadThenAddUsesPrevious) {
   };
   expect_previous(decide(code, 3), 3);
   // At the ret the previous instruction (add rcx, rax) has no memory operand; it waits for the
-  // load's rax, so rule D designates the load (rules_test.cpp has that rule's cases).
+  // load's rax, so LoadFeeds designates the load (rules_test.cpp has that rule's cases).
   const PcDecision at_ret = decide(code, 6);
   EXPECT_EQ(at_ret.choice, Choice::UseOther);
   EXPECT_EQ(at_ret.offset, -6);
@@ -89,7 +89,7 @@ TEST(DecideFromCode, ForwardBranchTargetsPc) {
       0xc3,              // 8: ret
   };
   EXPECT_EQ(decide(code, 5).choice, Choice::UseCurrent);
-  // With no data access at the target, the load before it is preferred (rule B).
+  // With no data access at the target, the load before it is preferred (BranchJoin).
   std::vector<uint8_t> no_access = code;
   no_access[6] = 0x01;
   no_access[7] = 0xc1;  // add rcx, rax
@@ -197,9 +197,9 @@ TEST(DecideFromCode, LongBackEdgeIsNotATarget) {
     return code;
   };
   // pc is a loop head reached by the back edge: the load before it is not what the loop waits
-  // for (C4, the instruction at pc).
+  // for (Current, at a target).
   EXPECT_EQ(decide(loop_with_body(1000), 3).choice, Choice::UseCurrent);
-  // A back edge of more than 2 KiB is not seen: pc is not a target, and rule P applies.
+  // A back edge of more than 2 KiB is not seen: pc is not a target, and rule Previous applies.
   expect_previous(decide(loop_with_body(3000), 3), 3);
 }
 

@@ -1,4 +1,4 @@
-// The decoder's rules beyond "the previous instruction" (access_decode.cpp, rules B, D, F and N), on
+// The decoder's rules beyond "the previous instruction" (access_decode.cpp: BranchJoin, LoadFeeds, ChasedNext and Compute), on
 // hand-assembled byte sequences (bytes checked with GNU as + objdump), with their refusals.
 #include <gtest/gtest.h>
 
@@ -133,7 +133,7 @@ TEST(RuleLoadFeeds, Sse2StreamingLoop) {
   const PcDecision c = f.at_insn(3);
   expect_other(c, Rule::LoadFeeds, f.off(3, 0));
   expect_fixes(c, {{RAX, 16}});
-  // At the add right after the load: the previous instruction itself (rule P).
+  // At the add right after the load: the previous instruction itself (rule Previous).
   EXPECT_EQ(f.at_insn(1).choice, Choice::UsePrevious);
 }
 
@@ -197,7 +197,7 @@ TEST(RuleLoadFeeds, RefusesTooFarBack) {
 
 TEST(RuleLoadFeeds, RefusesChasingLoad) {
   // mov rax,[rax+8] then add rcx,rax... the add's input is a load that overwrote its base: the
-  // corrections cannot recover the old rax (this is rule F's case when it is the previous one).
+  // corrections cannot recover the old rax (this is ChasedNext's case when it is the previous one).
   Fn f{kMovRaxRax8, kAddRcx1, {0x48, 0x01, 0xc1}, kRet};  // add rcx, rax
   expect_current(f.at_insn(2));
 }
@@ -235,7 +235,7 @@ TEST(RuleChasedNext, Refusals) {
   const int32_t rel = -static_cast<int32_t>(call.at[3]);
   std::memcpy(&call.code[call.at[2] + 1], &rel, 4);
   expect_current(call.at_insn(1));
-  // The instruction at pc accesses memory itself: it is used (rule C5 as before).
+  // The instruction at pc accesses memory itself: it is used (rule Current, as before).
   expect_current(Fn({kMovRaxRax8, kAddRcxMemRsi, kAddRdxMemRax, kRet}).at_insn(1));
 }
 
@@ -299,7 +299,7 @@ TEST(RuleBranchJoin, Refusals) {
   const Fn f = join_layout(kXorStore, kAddRcxMemRsi);
   expect_current(f.at_insn(1));
   // The previous instruction has no memory operand: the target's stack access did not take the
-  // time either (rule N at a branch target); or it chases: the target's instruction.
+  // time either (Compute at a target); or it chases: the target's instruction.
   const Fn g = join_layout(kAddRcx1, kAddStack);
   EXPECT_EQ(g.at_insn(1).choice, Choice::NoData);
   EXPECT_EQ(g.at_insn(1).rule, Rule::Compute);
@@ -320,18 +320,18 @@ TEST(RuleCompute, SpillAfterComputeIsNoData) {
   expect_no_data(Fn({kXorpsXmm14, kRoundps, kSpillXmm14, kRet}).at_insn(2));
   // A reload through rbp after compute: a stack access too.
   expect_no_data(Fn({kXorpsXmm14, kRoundps, kReloadRbp, kRet}).at_insn(2));
-  // At the start of the function there is no previous instruction: the spill itself (C1).
+  // At the start of the function there is no previous instruction: the spill itself (Current, at the function start).
   expect_current(Fn({kSpillXmm14, kRet}).at_insn(0));
 }
 
 TEST(RuleCompute, ComputeFedByALoadGoesToTheLoad) {
   // movups xmm3,[rdi]; mulps xmm3,xmm4; movaps [rsp+0x20],xmm3 <- pc: the mulps waited for the
-  // load, which is charged (rule D with the previous instruction as the waiter).
+  // load, which is charged (LoadFeeds with the previous instruction as the waiter).
   Fn f{kMovupsXmm3Rdi, kMulps, kSpillXmm3, kRet};
   const PcDecision d = f.at_insn(2);
   expect_other(d, Rule::LoadFeeds, f.off(2, 0));
   EXPECT_EQ(d.nfixes, 0);
-  // The same with a pointer increment in between: corrected as in rule D.
+  // The same with a pointer increment in between: corrected as LoadFeeds does.
   Fn g{kMovupsXmm3Rdi, {0x48, 0x83, 0xc7, 0x10}, kMulps, kSpillXmm3, kRet};  // add rdi, 16
   const PcDecision e = g.at_insn(3);
   expect_other(e, Rule::LoadFeeds, g.off(3, 0));
@@ -349,7 +349,7 @@ TEST(RuleCompute, StoreAfterComputeIsNoData) {
 
 TEST(RuleCompute, GeneralLoadAfterComputeKeepsTheInstructionAtPc) {
   // inc rcx; mov rax,[rsi+rcx*8] <- pc: a load through a general pointer (the next element of a
-  // stream, in the loops measured) stays charged (rule C6).
+  // stream, in the loops measured) stays charged (Current, a load after compute).
   expect_current(Fn({kIncRcx, kMovRaxRsiRcx, kRet}).at_insn(1));
   // ... unless the previous instruction waited for a load (D first).
   Fn f{kMovupsXmm3Rdi, kMulps, kMovRaxRsiRcx, kRet};
@@ -363,7 +363,7 @@ TEST(RuleCompute, AtABranchTarget) {
   f.jump(kJne, 1);
   f.add(kRet);
   expect_no_data(f.at_insn(1));
-  // A general load at the target stays the instruction at pc (C4); D is not tried across it.
+  // A general load at the target stays the instruction at pc (Current, at a target); LoadFeeds is not tried across it.
   Fn g{kMovupsXmm3Rdi, kMulps, kMovRaxRsiRcx, kIncRcx};
   g.jump(kJne, 2);
   g.add(kRet);
@@ -372,11 +372,11 @@ TEST(RuleCompute, AtABranchTarget) {
 
 TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
   // The spill store is the previous instruction: it waited for the mulps, which is charged to no
-  // data (rule N''), not to [rsp+0x20].
+  // data (Compute, after a cheap access), not to [rsp+0x20].
   expect_no_data(Fn({kMulps, kSpillXmm3, kIncRcx, kRet}).at_insn(2));
   // A reload before pc: an L1 hit, no data.
   expect_no_data(Fn({kReloadRbp, kIncRcx, kRet}).at_insn(1));
-  // A spill of a value just loaded: the load that feeds it (rule D with the spill as waiter).
+  // A spill of a value just loaded: the load that feeds it (LoadFeeds with the spill as waiter).
   Fn f{kMovupsXmm3Rdi, kSpillXmm3, kIncRcx, kRet};
   expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
   // Arithmetic on a SIMD literal (GROMACS: `mulps c(%rip),%xmm2; addps c(%rip),%xmm3`): no data.
@@ -394,11 +394,11 @@ TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
 }
 
 TEST(RuleCompute, CheapFeedingLoadIsNoData) {
-  // The load that feeds the waiting mulps is a reload from the stack: no data, at a spill (D')
+  // The load that feeds the waiting mulps is a reload from the stack: no data, at a spill (LoadFeeds finds a cheap load: Compute)
   // and at an instruction without data access (D).
   expect_no_data(Fn({kReloadXmm3, kMulps, kSpillXmm3, kRet}).at_insn(2));
   expect_no_data(Fn({kReloadXmm3, kMulps, kIncRcx, kRet}).at_insn(2));
-  // The same through a general pointer is charged (rule D).
+  // The same through a general pointer is charged (LoadFeeds).
   Fn f{kMovupsXmm3Rdi, kMulps, kIncRcx, kRet};
   expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
 }

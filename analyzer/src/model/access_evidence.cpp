@@ -1,0 +1,236 @@
+// See access_evidence.h.
+#include "access_evidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "advice.h"
+#include "report_model.h"
+#include "symbols/code_facts.h"
+
+namespace hpcl::analysis {
+namespace {
+
+PatternView view_of(const InstructionFacts& f) {
+  const AccessPattern& p = f.pattern;
+  PatternView v;
+  v.analysed = true;
+  v.unreadable = f.unreadable;
+  v.kind = p.kind;
+  v.has_stride = p.has_stride;
+  v.stride = p.stride;
+  v.has_line_use = p.has_line_use;
+  v.line_use = p.line_use;
+  v.size = p.size;
+  v.has_outer_stride = p.has_outer_stride;
+  v.outer_stride = p.outer_stride;
+  v.why = f.why;
+  return v;
+}
+
+std::string element_key(const DataType& t) { return t.name + "/" + std::to_string(t.size); }
+
+std::string percent0(double share) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100.0);
+  return buf;
+}
+
+// The fields of `e`'s element that the typed instructions' loops read, their samples spread over
+// the bytes each loop reads per iteration through the sampled access's address (its group): a
+// timer sample lands on one of the loop's accesses, often not the one that missed (the soft
+// source charges the instruction that waited, docs/DESIGN.md), while the line the loop fetches
+// serves them all.
+void add_fields(const DataType& t, const std::vector<std::pair<const InstructionFacts*, uint64_t>>& typed,
+                double variable_samples, AccessEvidence& e) {
+  std::map<uint64_t, FieldShare> by_offset;
+  for (const auto& [f, samples] : typed) {
+    e.typed_samples += static_cast<double>(samples);
+    // Byte spans of one element, the group folded into it (an access may run past the element's
+    // end, a vector load into the next one: wrapped).
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    std::vector<std::pair<int64_t, uint32_t>> group = f->pattern.group;
+    if (group.empty()) group.emplace_back(0, f->pattern.size);
+    const int64_t E = static_cast<int64_t>(t.size);
+    for (const auto& [rel, bytes] : group) {
+      int64_t at = (static_cast<int64_t>(f->offset_in_element) + rel) % E;
+      if (at < 0) at += E;
+      for (uint64_t left = std::max<uint32_t>(bytes, 1); left > 0 && spans.size() < 64;) {
+        const uint64_t n = std::min<uint64_t>(left, static_cast<uint64_t>(E - at));
+        spans.emplace_back(static_cast<uint64_t>(at), n);
+        left -= n;
+        at = 0;
+      }
+    }
+    uint64_t total = 0;
+    for (const auto& [off, n] : spans) total += n;
+    for (const auto& [off, n] : spans)
+      for (const DataMember* m : t.members_at(off, n)) {
+        const uint64_t from = std::max(off, m->offset), to = std::min(off + n, m->offset + std::max<uint64_t>(m->size, 1));
+        FieldShare& fs = by_offset[m->offset];
+        fs.name = m->name;
+        fs.offset = m->offset;
+        fs.size = m->size;
+        fs.samples += static_cast<double>(samples) * static_cast<double>(to - from) / static_cast<double>(total);
+      }
+  }
+  for (auto& [off, fs] : by_offset) e.fields.push_back(fs);
+  // The hot fields: the fewest, hottest first, that hold 90% of the typed samples.
+  std::vector<const FieldShare*> order;
+  for (const FieldShare& f : e.fields) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(), [](const FieldShare* a, const FieldShare* b) { return a->samples > b->samples; });
+  double held = 0;
+  for (const FieldShare* f : order) {
+    if (held >= 0.9 * e.typed_samples) break;
+    held += f->samples;
+    e.hot_bytes += f->size;
+    e.hot_fields.push_back(f->name);
+  }
+  e.hot_share = variable_samples > 0 ? held / variable_samples : 0;
+}
+
+// Its element type and fields from the instructions' facts.
+void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pair<const InstructionFacts*, uint64_t>>& insns,
+                 AccessEvidence& e) {
+  std::optional<DataType> type;
+  std::string why;
+  if (e.is_static) type = facts.static_type(e.static_module, e.static_offset, &why);
+  std::vector<std::pair<const InstructionFacts*, uint64_t>> typed;
+  if (e.is_static) {
+    for (const auto& [f, samples] : insns)
+      if (type && f->in_static && f->static_start == e.static_offset && f->offset_known &&
+          f->element && element_key(*f->element) == element_key(*type))
+        typed.emplace_back(f, samples);
+  } else {
+    // The element type most samples read; instructions reading another one are not counted.
+    std::map<std::string, std::pair<uint64_t, const DataType*>> votes;
+    for (const auto& [f, samples] : insns)
+      if (f->element && f->offset_known) {
+        auto& vote = votes[element_key(*f->element)];
+        vote.first += samples;
+        vote.second = &*f->element;
+      }
+    const DataType* best = nullptr;
+    uint64_t most = 0;
+    for (const auto& [key, vote] : votes)
+      if (vote.first > most) most = vote.first, best = vote.second;
+    if (best != nullptr) {
+      type = *best;
+      for (const auto& [f, samples] : insns)
+        if (f->element && f->offset_known && element_key(*f->element) == element_key(*best)) typed.emplace_back(f, samples);
+    }
+  }
+  if (!type) {
+    // Why not, as the most sampled instruction without a type says.
+    uint64_t most = 0;
+    for (const auto& [f, samples] : insns)
+      if (!f->type_why.empty() && samples > most) most = samples, why = f->type_why;
+    e.fields_note = "no fields known: " + (why.empty() ? std::string("no DWARF type found for its accesses") : why);
+    return;
+  }
+  e.has_element = true;
+  e.element_type = type->name;
+  e.element_size = type->size;
+  e.dims = type->dims;
+  e.pitches = type->pitches;
+  e.column_major = type->column_major;
+  if (type->members.empty()) {
+    e.fields_note = "no fields: its elements are " + type->name + " (" + std::to_string(type->size) + " bytes)";
+    for (const auto& [f, samples] : typed) e.typed_samples += static_cast<double>(samples);
+    return;
+  }
+  if (typed.empty()) {
+    e.fields_note = "no fields known: no sampled access's offset into its " + type->name + " is known";
+    return;
+  }
+  add_fields(*type, typed, static_cast<double>(v.samples), e);
+}
+
+}  // namespace
+
+std::string pattern_text(const PatternView& p, bool with_why) {
+  if (!p.analysed) return "-";
+  std::string s = pattern_kind_name(p.kind);
+  if (p.kind == PatternKind::Strided && p.has_stride) {
+    s += " " + std::to_string(p.stride) + " B";
+    if (p.has_line_use) {
+      const double used = p.line_use * 64.0;
+      char buf[48];
+      std::snprintf(buf, sizeof buf, ", %.0f of 64 B per line", used);
+      s += buf;
+    }
+  }
+  if (with_why && !p.why.empty() && p.kind != PatternKind::Sequential && p.kind != PatternKind::Strided)
+    s += ": " + p.why;
+  return s;
+}
+
+std::string hot_bytes_text(const AccessEvidence& e) {
+  if (e.fields.empty() || e.element_size == 0) return {};
+  return std::to_string(e.hot_bytes) + " of " + std::to_string(e.element_size) + " bytes take " +
+         percent0(e.hot_share) + " of the samples";
+}
+
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows) {
+  if (db.trees.empty()) return;
+  const Tree& tree = db.trees[0];
+  CodeFacts facts(db.modules);
+  for (size_t row = 0; row < m.variables.size(); ++row) {
+    Variable& v = m.variables[row];
+    AccessEvidence& e = v.evidence;
+    if ((v.kind != VariableKind::Heap && v.kind != VariableKind::Static) || v.samples == 0 || e.instructions.empty() ||
+        row >= rows) {
+      std::vector<AccessEvidence::Instruction>().swap(e.instructions);
+      continue;
+    }
+    // One entry per instruction, hottest first (ties by address, for a stable output).
+    std::sort(e.instructions.begin(), e.instructions.end(),
+              [](const auto& a, const auto& b) { return a.frame < b.frame; });
+    std::vector<AccessEvidence::Instruction> merged;
+    for (const auto& x : e.instructions) {
+      if (!merged.empty() && merged.back().frame == x.frame) merged.back().samples += x.samples;
+      else merged.push_back(x);
+    }
+    std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+    e.instructions = std::move(merged);
+    e.analysed = true;
+    std::vector<std::pair<const InstructionFacts*, uint64_t>> insns;
+    std::map<Frame, PatternView> views;
+    std::map<std::tuple<std::string, int, int64_t>, size_t> line_index;
+    for (const auto& x : e.instructions) {
+      const InstructionFacts& f = facts.at(x.frame.module, x.frame.offset);
+      insns.emplace_back(&f, x.samples);
+      const PatternView pv = view_of(f);
+      views[x.frame] = pv;
+      const Location* leaf = m.expander->access_leaf(x.leaf);
+      const std::string label = leaf != nullptr ? location_label(*leaf) : "?";
+      auto key = std::make_tuple(label, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
+      auto [it, fresh] = line_index.try_emplace(key, e.lines.size());
+      if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, 0, pv});
+      e.lines[it->second].samples += x.samples;
+    }
+    std::stable_sort(e.lines.begin(), e.lines.end(), [](const LinePattern& a, const LinePattern& b) { return a.samples > b.samples; });
+    e.unreadable = std::all_of(insns.begin(), insns.end(), [](const auto& x) { return x.first->unreadable; });
+    e.instruction_patterns.assign(views.begin(), views.end());
+    for (AccessPath& a : v.accesses) {
+      if (a.leaf >= tree.nodes.size()) continue;
+      const Node& n = tree.nodes[a.leaf];
+      auto it = views.find(Frame{n.a, n.b});
+      if (it != views.end()) a.pattern = it->second;
+    }
+    add_element(v, facts, insns, e);
+    e.advice = advise(v, m);
+    std::vector<AccessEvidence::Instruction>().swap(e.instructions);
+  }
+  const std::vector<std::string> unreadable = facts.unreadable();
+  if (!unreadable.empty()) {
+    std::string note = "Access patterns and fields come from the program's binaries, read at report time; not read:";
+    for (size_t i = 0; i < unreadable.size(); ++i) note += (i == 0 ? " " : ", ") + unreadable[i];
+    m.notes.push_back(note + ".");
+  }
+}
+
+}  // namespace hpcl::analysis

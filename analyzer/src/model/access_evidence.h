@@ -1,0 +1,108 @@
+// From which variable to why: per variable, the evidence the binaries give about its sampled
+// accesses (read at report time through symbols/code_facts.h) and the changes it supports.
+//   - the access pattern of each sampled instruction in its innermost loop (sequential, strided
+//     with its stride and the share of each cache line used, indirect, dependent, unknown and
+//     why), attached to every access path and summarised per source line;
+//   - the fields of its element type that carry its samples (DWARF), and how few bytes of the
+//     element take most of them;
+//   - the advice (advice.h): a few lines, each naming its evidence.
+// docs/REPORT.md ("Access patterns, fields and what to try") documents what the reports print.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hpcl/profile.h"
+#include "symbols/location.h"
+#include "symbols/loop_pattern.h"
+
+namespace hpcl::analysis {
+
+// The pattern of one sampled instruction, as the reports show it.
+struct PatternView {
+  bool analysed = false;  // the model looked at it (heap and static variables)
+  bool unreadable = false;  // its module's file could not be read (a note of the model says so)
+  PatternKind kind = PatternKind::Unknown;
+  bool has_stride = false;
+  int64_t stride = 0;
+  bool has_line_use = false;
+  double line_use = 0;
+  uint32_t size = 0;  // bytes per access
+  bool has_outer_stride = false;
+  int64_t outer_stride = 0;
+  std::string why;    // unknown: the reason; else a detail or ""
+};
+
+// "strided 16384 B, 8 of 64 B per line", "sequential", "unknown: it is in no loop ...".
+std::string pattern_text(const PatternView& p, bool with_why);
+
+// One source line's accesses of a variable (its instructions there with one pattern).
+struct LinePattern {
+  Location where;      // the leaf location of its hottest instruction
+  std::string label;   // location_label(where)
+  uint64_t samples = 0;
+  PatternView pattern;
+};
+
+struct FieldShare {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  double samples = 0;  // a vector access covering several fields splits its samples by bytes
+};
+
+struct Advice {
+  std::string kind;  // storage_order, split_structure, contiguous_allocation, sort_index,
+                     // pad_shared_fields, parallel_first_touch
+  std::string text;
+};
+
+struct AccessEvidence {
+  bool analysed = false;
+  bool unreadable = false;  // no module of its accesses could be read
+  // Its sampled instructions: (frame, samples, a leaf node of the tree holding it), filled while
+  // the model reads the tree.
+  struct Instruction {
+    Frame frame;
+    uint64_t samples = 0;
+    uint32_t leaf = 0;
+  };
+  std::vector<Instruction> instructions;
+  // A static variable: where its symbol is (for its DWARF type).
+  bool is_static = false;
+  uint32_t static_module = kNoModule;
+  uint64_t static_offset = 0;
+
+  std::vector<LinePattern> lines;  // samples descending
+  // The pattern of each of its sampled instructions, by frame (the viewer's frame rows).
+  std::vector<std::pair<Frame, PatternView>> instruction_patterns;
+  // The element type its accesses read (the most sampled one when they differ).
+  bool has_element = false;
+  std::string element_type;
+  uint64_t element_size = 0;
+  std::vector<uint64_t> dims, pitches;  // a static array's dimensions and their pitches
+  bool column_major = false;            // its first index is the contiguous one (Fortran)
+  std::vector<FieldShare> fields;       // by offset; only fields with samples
+  double typed_samples = 0;             // samples whose bytes in the element are known
+  // The fewest fields (hottest first) holding 90% of the typed samples: their bytes, and their
+  // share of all the variable's samples.
+  uint64_t hot_bytes = 0;
+  double hot_share = 0;
+  std::vector<std::string> hot_fields;
+  std::string fields_note;  // without fields: why ("no DWARF for ...", "an array of double")
+  std::vector<Advice> advice;
+};
+
+// "16 of 64 bytes take 93% of the samples"; "" without fields.
+std::string hot_bytes_text(const AccessEvidence& e);
+
+struct ReportModel;
+struct ReportModelOptions;
+// Fills Variable::evidence of the heap and static variables with samples among the first `rows`
+// variables of the model, and the pattern of each of their access paths, reading the binaries
+// the database names.
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows = SIZE_MAX);
+
+}  // namespace hpcl::analysis

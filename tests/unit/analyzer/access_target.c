@@ -1,0 +1,68 @@
+/* The code and DWARF types the access evidence reads (code_facts_test.cpp), built -O2 -g into a
+ * shared object the test opens: records read two fields at a time, a static 2-D array walked by
+ * columns, a static array of records, a linked list, a pointer in a structure, a block from
+ * malloc, and a column walk whose row length is a parameter. */
+#include <stdlib.h>
+
+struct rec {
+  double x, a, b, c, d, e, f, y;
+};
+
+struct node {
+  long val;
+  struct node *next;
+  long pad[4];
+};
+
+struct wrap {
+  int n;
+  double *data;
+};
+
+double grid[512][512];
+struct rec table[1024];
+
+double sum_records(const struct rec *r, long n) {
+  double s = 0;
+  for (long i = 0; i < n; i++) s += r[i].x * r[i].y;
+  return s;
+}
+
+double sum_grid_columns(void) {
+  double s = 0;
+  for (int j = 0; j < 512; j++)
+    for (int i = 0; i < 512; i++) s += grid[i][j];
+  return s;
+}
+
+double sum_table(void) {
+  double s = 0;
+  for (int i = 0; i < 1024; i++) s += table[i].a;
+  return s;
+}
+
+long walk(const struct node *p) {
+  long s = 0;
+  for (; p; p = p->next) s += p->val;
+  return s;
+}
+
+double sum_wrapped(const struct wrap *w) {
+  double s = 0;
+  for (int i = 0; i < w->n; i++) s += w->data[i];
+  return s;
+}
+
+double *make_ramp(long n) {
+  double *p = malloc(sizeof(double) * (size_t)n);
+  if (!p) return p;
+  for (long i = 0; i < n; i++) p[i] = (double)i;
+  return p;
+}
+
+double sum_columns_of(const double *a, long n) {
+  double s = 0;
+  for (long j = 0; j < n; j++)
+    for (long i = 0; i < n; i++) s += a[i * n + j];
+  return s;
+}
