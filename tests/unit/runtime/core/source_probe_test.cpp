@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,9 +28,19 @@ namespace {
 
 using Files = std::vector<std::pair<const char*, std::string>>;
 
+// The roots made by the tests of this file, removed when the test program ends.
+struct Roots {
+  std::vector<std::string> made;
+  ~Roots() {
+    std::error_code ignored;
+    for (const std::string& r : made) std::filesystem::remove_all(r, ignored);
+  }
+} g_roots;
+
 std::string make_root(const Files& files) {
   char tmpl[] = "/tmp/hpcl-root-XXXXXX";
   std::string root = mkdtemp(tmpl);
+  g_roots.made.push_back(root);
   for (const auto& [rel, text] : files) {
     std::string path = root + "/" + rel;
     for (size_t i = root.size() + 1; i < path.size(); ++i)
