@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Offset histograms end to end: quarter_read touches only the first quarter of a heap array and of
 # a static array. The JSON report must put every sample of each in bins 0-7 of 32 with the
-# highest offset below a quarter of the size, and the text report must say "hot: 0-N%" with
-# N <= 25 for both. Usage: quarter_read.sh PROGRAM
+# highest offset below a quarter of the size, and the text report must say "hot: M-N%" with
+# N <= 25 for both (the smallest part holding 80% of samples spread over the first quarter may
+# start a few percent in: 3-22% was seen). Usage: quarter_read.sh PROGRAM
 source "$(dirname "$0")/lib.sh"
 prog=$1
 [ -x "$prog" ] || skip "quarter_read was not built: $prog"
@@ -42,7 +43,7 @@ def check(var, extent, size):
     assert row in hot, f"{name}: row {row} has no 'hot:' line"
     lo, hi, what = hot[row]
     print(f"{name}: text says hot: {lo}-{hi}% of {what}")
-    assert lo == 0 and 0 < hi <= 25 and what == extent, hot[row]
+    assert 0 <= lo < hi <= 25 and what == extent, hot[row]
 
 # The compiler turns `return malloc(n)` into a tail jump, so the site is named after main: the
 # one 16 MiB malloc of the program is the array.
