@@ -150,8 +150,10 @@ void sort_index(const Variable& v, std::vector<Advice>& out) {
   const double share = share_of(v.evidence, PatternKind::Indirect, v.samples, &l);
   if (share < kIrregularMinShare || l == nullptr) return;
   out.push_back(Advice{"sort_index", l->label + " reads it through indices or pointers loaded in the loop (indirect, " +
-                                         pct(share) + " of its samples). Sort the index (or the data in the index's "
-                                         "order), or block the loop so that each block's accesses stay in cache."});
+                                         pct(share) + " of its samples). Where the indices do not follow the data's "
+                                         "storage order, sort them (or the data in their order), or block the loop so "
+                                         "that each block's accesses stay in cache; a table of row pointers walked in "
+                                         "order needs no change."});
 }
 
 void pad_shared_fields(const Variable& v, std::vector<Advice>& out) {
