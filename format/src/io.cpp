@@ -168,25 +168,28 @@ ReadResult read_profile_bytes(const uint8_t* data, size_t size, const std::strin
   return r;
 }
 
+namespace {
+
+// An error of container::read_file, which already names the file.
+ReadResult read_failed(std::string error) {
+  ReadResult r;
+  r.error = std::move(error);
+  return r;
+}
+
+}  // namespace
+
 ReadResult read_profile_file(const std::string& path) {
   container::Buffer bytes;
   size_t size = 0;
-  if (std::string err = container::read_file(path, bytes, &size); !err.empty()) {
-    ReadResult r;
-    r.error = err;
-    return r;
-  }
+  if (std::string err = container::read_file(path, bytes, &size); !err.empty()) return read_failed(err);
   return read_profile_bytes(bytes.data.get(), size, path);
 }
 
 ReadResult read_profile_meta(const std::string& path) {
   container::Buffer file;
   size_t file_size = 0;
-  if (std::string err = container::read_file(path, file, &file_size); !err.empty()) {
-    ReadResult r;
-    r.error = err;
-    return r;
-  }
+  if (std::string err = container::read_file(path, file, &file_size); !err.empty()) return read_failed(err);
   using namespace layout;
   const uint8_t* bytes = file.data.get();
   const std::string& name = path;
