@@ -1,7 +1,8 @@
 /* Two matrices from one allocation function, called from two lines of main: their sites differ
  * only by the caller's line ("make_matrix ← main (colsum.c:N)" and ":N+1"), the case where a
  * table cut to 80 columns used to show "make_matrix" twice. `across` is summed column by column
- * (a stride of a whole row: the locality bug), `down` row by row; the program times both phases
+ * (a stride of a whole row: the locality bug, 4 times), `down` row by row (32 times, so that it
+ * has samples of its own at N = 1536 too: it once had 1 of 16); the program times both phases
  * and prints the times, so a report can be held against them.
  * usage: colsum [N]   (N x N doubles each, default 2048: 32 MiB per matrix)
  */
@@ -43,7 +44,7 @@ int main(int argc, char **argv) {
   double t0 = now(), s = 0;
   for (int r = 0; r < 4; r++) s += sum_columns(across, n);
   double t1 = now();
-  for (int r = 0; r < 4; r++) s += sum_rows(down, n);
+  for (int r = 0; r < 32; r++) s += sum_rows(down, n);
   double t2 = now();
   printf("sum %.0f; columns of across %.3f s, rows of down %.3f s\n", s, t1 - t0, t2 - t1);
   free(across);

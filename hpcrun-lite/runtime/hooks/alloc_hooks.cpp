@@ -16,23 +16,6 @@
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
-namespace hpcrun {
-namespace {
-
-void* last_words_realloc(void* old, size_t size) {
-  void* p = last_words_alloc(size);
-  if (p && old && last_words_owns(old)) {
-    size_t n = last_words_size(old);
-    memcpy(p, old, n < size ? n : size);
-  }
-  // A block of the real allocator is left where it is (see last_words_heap.h): its bytes
-  // cannot be copied without its size, and no runtime code reallocates one at exit.
-  return p;
-}
-
-}  // namespace
-}  // namespace hpcrun
-
 using namespace hpcrun;
 using hpcl::AllocApi;
 
@@ -80,7 +63,8 @@ HPCL_EXPORT void* malloc(size_t size) {
 HPCL_EXPORT void free(void* p) {
   if (!p || in_bootstrap_arena(p)) return;
   if (__builtin_expect(early(), 0)) return;  // cannot happen for a real block: it came after
-  if (last_words() || last_words_owns(p)) return;
+  if (last_words_owns(p)) return last_words_free(p);
+  if (last_words()) return;
   release(p, [](void* q) { real.free(q); });
 }
 
@@ -93,7 +77,9 @@ HPCL_EXPORT void* calloc(size_t n, size_t size) {
   if (last_words()) {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) return nullptr;
-    return last_words_alloc(total);  // fresh mmap'd pages: already zero
+    void* p = last_words_alloc(total);
+    if (p) memset(p, 0, total);  // a block may come back from a free list
+    return p;
   }
   return allocate(n * size, AllocApi::Calloc, [&] { return real.calloc(n, size); });
 }

@@ -85,7 +85,8 @@ template <typename F>
 void delete_impl(void* p, F real_delete) {
   if (!p || in_bootstrap_arena(p)) return;
   ensure_real_fns();
-  if (last_words() || last_words_owns(p)) return;
+  if (last_words_owns(p)) return last_words_free(p);
+  if (last_words()) return;
   if (libstdcxx_operators())
     release(p, [](void* q) { real.free(q); });
   else

@@ -5,13 +5,16 @@
 // malloc locks. The writer builds the profile with C++ containers and compresses it with zstd,
 // both of which allocate. While t_last_words is set on a thread, the runtime's malloc-family
 // wrappers serve that thread from this heap instead of the real allocator: memory comes from
-// mmap in chunks, is handed out by a bump pointer and is never reused, so no lock is ever taken
-// and nothing the interrupted code was doing can be in the way. free() of a block of this heap
-// does nothing; free() of any other block while t_last_words is set is skipped too (a leak at
-// exit is harmless, the real free() might wait for a lock the interrupted code holds).
+// mmap in chunks, carved by a bump pointer into blocks of power-of-two size classes that free()
+// puts on a free list per class for the next block of that class (the writer's containers grow
+// by doubling: without reuse every outgrown copy stayed resident), so no lock is ever taken and
+// nothing the interrupted code was doing can be in the way. free() of any other block while
+// t_last_words is set is skipped (a leak at exit is harmless, the real free() might wait for a
+// lock the interrupted code holds).
 //
-// Only one thread writes the profile at a time (process_end.cpp), so the heap has one writer.
-// Its memory is never returned: the process is ending.
+// Only one thread writes the profile at a time (process_end.cpp), and it frees only the blocks
+// it allocated, so the heap and its free lists have one user. Its chunks are never returned: the
+// process is ending.
 #pragma once
 
 #include <cstddef>
@@ -22,11 +25,17 @@ extern __thread int t_last_words __attribute__((tls_model("initial-exec")));
 
 // 16-byte aligned at least; nullptr when the kernel refuses memory. Async-signal-safe.
 void* last_words_alloc(size_t size, size_t align = 16);
+// Gives a block of this heap back to its class (aligned and larger blocks stay where they are).
+void last_words_free(void* p);
+// realloc within this heap: in place while the block's class holds `size`; a block of the real
+// allocator (`old` not ours) is not copied (the writer never reallocates one).
+void* last_words_realloc(void* old, size_t size);
 // Whether p is a block of this heap (one relaxed load while the heap is unused), and its
 // requested size.
 bool last_words_owns(const void* p);
 size_t last_words_size(const void* p);
-// Bytes handed out so far (the writer's log line).
+// Bytes in live blocks (requested sizes), and the address space of the chunks.
 size_t last_words_used();
+size_t last_words_reserved();
 
 }  // namespace hpcrun
