@@ -253,7 +253,11 @@ TEST(PhdrSnapshot, ReadersRacingAWriter) {
     }
   };
   std::thread r1(reader), r2(reader);
-  for (int i = 1; i < 2000; ++i) {
+  // Refreshes that reuse their slots' mappings take microseconds: 2,000 of them can end before a
+  // reader thread has started. Race for real: start once the readers walk, and go on until they
+  // have walked many times.
+  while (walks.load() < 2) std::this_thread::yield();
+  for (int i = 1; i < 2000 || walks.load() < 2000; ++i) {
     // set_fake rewrites the source's vectors; only this thread reads them.
     if (i % 2) set_fake({i, i + 1});
     else set_fake({i, i + 1, i + 2});
