@@ -29,12 +29,34 @@ SiteRecord* AllocSites::get(uint32_t id) const {
   return c ? &c[id & ((1u << kChunkBits) - 1)] : nullptr;
 }
 
-bool AllocSites::ensure_storage() {
-  // Under lock_: only the probe in intern reads it without the lock.
-  if (slots_.load(std::memory_order_relaxed)) return true;
-  auto* slots = static_cast<std::atomic<uint32_t>*>(map_zeroed(sizeof(std::atomic<uint32_t>) * kSlots));
-  slots_.store(slots, std::memory_order_release);
-  return slots != nullptr;
+uint32_t AllocSites::index_slots() const {
+  Index* ix = index_.load(std::memory_order_acquire);
+  return ix ? uint32_t(ix->mask + 1) : 0;
+}
+
+// Under lock_: an index with room for `sites` at load factor 1/2, the ids already interned
+// entered in it; false when none can be mapped.
+bool AllocSites::ensure_index(uint32_t sites) {
+  Index* ix = index_.load(std::memory_order_relaxed);
+  uint64_t want = ix ? ix->mask + 1 : kFirstSlots;
+  while (want < kMaxSlots && uint64_t(sites) * 2 > want) want = want * 4 < kMaxSlots ? want * 4 : kMaxSlots;
+  if (ix && want == ix->mask + 1) return true;
+  auto* fresh = static_cast<Index*>(map_zeroed(sizeof(Index) + sizeof(std::atomic<uint32_t>) * want));
+  if (!fresh) return ix != nullptr && uint64_t(sites) * 2 <= ix->mask + 1;
+  fresh->mask = want - 1;
+  uint32_t n = count_.load(std::memory_order_relaxed);
+  for (uint32_t id = 0; id < n; ++id) {
+    uint64_t h = get(id)->hash;
+    for (uint32_t i = 0;; ++i) {
+      auto& slot = fresh->slot(h + i);
+      if (slot.load(std::memory_order_relaxed) == 0) {
+        slot.store(id + 1, std::memory_order_relaxed);
+        break;
+      }
+    }
+  }
+  index_.store(fresh, std::memory_order_release);
+  return true;
 }
 
 // Frames and names share the chunks; each piece starts 8-byte aligned.
@@ -68,19 +90,19 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
     return true;
   };
   // Lock-free probe first: the common case is an existing site.
-  auto* slots = slots_.load(std::memory_order_acquire);
-  if (slots) {
+  if (Index* ix = index_.load(std::memory_order_acquire)) {
     for (uint32_t i = 0; i < 64; ++i) {
-      uint32_t v = slots[(h + i) & (kSlots - 1)].load(std::memory_order_acquire);
+      uint32_t v = ix->slot(h + i).load(std::memory_order_acquire);
       if (v == 0) break;
       if (matches(v - 1)) return v - 1;
     }
   }
   lock_.lock();
   uint32_t result = kNoSite;
-  if (ensure_storage()) {
+  if (ensure_index(count_.load(std::memory_order_relaxed) + 1)) {
+    Index* ix = index_.load(std::memory_order_relaxed);
     for (uint32_t i = 0; i < 64; ++i) {
-      auto& slot = slots_.load(std::memory_order_relaxed)[(h + i) & (kSlots - 1)];
+      auto& slot = ix->slot(h + i);
       uint32_t v = slot.load(std::memory_order_relaxed);
       if (v != 0) {
         if (matches(v - 1)) { result = v - 1; break; }

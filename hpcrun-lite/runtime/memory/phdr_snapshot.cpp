@@ -118,18 +118,30 @@ int copy_one(dl_phdr_info* info, size_t, void* p) {
   return 0;
 }
 
-Snapshot* take(PhdrSource source) {
-  for (size_t bytes = kFirstBytes; bytes <= kMaxBytes; bytes *= 2) {
-    void* mem = raw_mmap(bytes);
+// Fills `reuse` (a slot's earlier snapshot, already faulted in) when the modules fit in it,
+// otherwise a new mapping, starting at the size that held them last time: a program that loads
+// its plugins one by one (Open MPI: about 70 dlopen and dlclose at MPI_Init) would otherwise map,
+// fault in and unmap a snapshot, often twice, at each of them (issue 23).
+size_t g_last_bytes = kFirstBytes;
+constinit std::atomic<uint64_t> g_mappings{0};
+
+Snapshot* take(PhdrSource source, Snapshot* reuse) {
+  size_t start = reuse && reuse->bytes > g_last_bytes ? reuse->bytes : g_last_bytes;
+  for (size_t bytes = start; bytes <= kMaxBytes; bytes *= 2) {
+    void* mem = reuse && reuse->bytes == bytes ? static_cast<void*>(reuse) : raw_mmap(bytes);
     if (!mem) return nullptr;
+    if (mem != reuse) g_mappings.fetch_add(1, std::memory_order_relaxed);
     Builder b{static_cast<Snapshot*>(mem), nullptr, nullptr, false};
     b.snap->bytes = bytes;
     b.snap->count = 0;
     b.low = reinterpret_cast<char*>(b.snap->entries);
     b.high = static_cast<char*>(mem) + bytes;
     source(copy_one, &b);
-    if (!b.full) return b.snap;
-    raw_munmap(mem, bytes);
+    if (!b.full) {
+      g_last_bytes = bytes;
+      return b.snap;
+    }
+    if (mem != reuse) raw_munmap(mem, bytes);
   }
   return nullptr;
 }
@@ -151,18 +163,18 @@ namespace {
 
 // Takes and publishes one snapshot; the caller holds g_writing.
 bool publish(PhdrSource source) {
-  Snapshot* snap = take(source);
-  int s = snap ? free_slot() : -1;
-  if (s < 0) {
-    if (snap) raw_munmap(snap, snap->bytes);
-    return false;
-  }
-  // Not published and without readers: a reader that loaded this slot's index earlier finds
-  // it is no longer published and retries before reading its data.
-  Snapshot* old = g_slots[s].data.exchange(snap, std::memory_order_acq_rel);
+  // The slot first: not published and without readers, so its earlier snapshot may be
+  // overwritten. A reader that loaded this slot's index earlier finds it is no longer
+  // published and retries before reading its data.
+  int s = free_slot();
+  if (s < 0) return false;
+  Snapshot* old = g_slots[s].data.load(std::memory_order_acquire);
+  Snapshot* snap = take(source, old);
+  if (!snap) return false;
+  if (snap != old) g_slots[s].data.store(snap, std::memory_order_release);
   g_current.store(s, std::memory_order_seq_cst);
   g_generation.fetch_add(1, std::memory_order_relaxed);
-  if (old) raw_munmap(old, old->bytes);
+  if (old && old != snap) raw_munmap(old, old->bytes);
   return true;
 }
 
@@ -239,6 +251,8 @@ int phdr_snapshot_iterate(PhdrCallback cb, void* data, bool* answered) {
 }
 
 uint64_t phdr_snapshot_generation() { return g_generation.load(std::memory_order_relaxed); }
+
+uint64_t phdr_snapshot_mappings() { return g_mappings.load(std::memory_order_relaxed); }
 
 void phdr_snapshot_after_fork_child() {
   for (Slot& s : g_slots) s.readers.store(0, std::memory_order_relaxed);

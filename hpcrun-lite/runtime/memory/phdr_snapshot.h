@@ -56,6 +56,9 @@ int phdr_snapshot_iterate(PhdrCallback cb, void* data, bool* answered);
 
 // Number of snapshots published so far (tests, log).
 uint64_t phdr_snapshot_generation();
+// Number of mappings made for snapshots so far (tests): a refresh whose modules fit in a free
+// slot's earlier snapshot writes over it instead of mapping new memory.
+uint64_t phdr_snapshot_mappings();
 
 // In a fork child: the parent's other threads are gone, so their reader counts, the modules
 // they were closing and a write they were doing are cleared.

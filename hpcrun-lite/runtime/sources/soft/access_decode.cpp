@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "sources/soft/operands.h"
@@ -125,6 +126,7 @@ bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand
 
 std::atomic<uint64_t> g_lookups{0}, g_hits{0};
 std::atomic<uint64_t> g_scan_insns{0}, g_scan_insns_max{0};
+std::atomic<uint64_t> g_operand_decodes{0};
 
 }  // namespace
 
@@ -531,6 +533,7 @@ Access access_at(uint64_t insn, const SavedRegs& regs) {
   const Decoders dec = get_decoders(local);
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  g_operand_decodes.fetch_add(1, std::memory_order_relaxed);
   if (!decode_at(dec.full, insn, &in, ops)) return a;
   const int m = access_operand(in, ops);
   if (m < 0) return a;
@@ -565,6 +568,118 @@ Access access_at(uint64_t insn, const SavedRegs& regs) {
 
 namespace {
 
+// A register of an address as the recipe names it (encoding order, or kNoReg / kRip) and its
+// width; false when access_at could not read it either (register_value).
+bool recipe_register(ZydisRegister r, uint8_t* reg, uint8_t* width) {
+  *width = 0;
+  if (r == ZYDIS_REGISTER_NONE) {
+    *reg = AccessRecipe::kNoReg;
+    return true;
+  }
+  if (r == ZYDIS_REGISTER_RIP) {
+    *reg = AccessRecipe::kRip;
+    return true;
+  }
+  const ZydisRegister big = gpr64(r);
+  if (big == ZYDIS_REGISTER_NONE) return false;
+  *reg = static_cast<uint8_t>(big - ZYDIS_REGISTER_RAX);
+  switch (ZydisRegisterGetClass(r)) {
+    case ZYDIS_REGCLASS_GPR32: *width = 1; break;
+    case ZYDIS_REGCLASS_GPR16: *width = 2; break;
+    case ZYDIS_REGCLASS_GPR8: *width = 3; break;
+    default: break;
+  }
+  return true;
+}
+
+uint64_t truncated(uint64_t v, uint8_t width) {
+  switch (width) {
+    case 1: return v & 0xffffffffu;
+    case 2: return v & 0xffffu;
+    case 3: return v & 0xffu;
+    default: return v;
+  }
+}
+
+}  // namespace
+
+AccessRecipe access_recipe(uint64_t insn) {
+  AccessRecipe r;
+  ZydisDecoder local[2];
+  const Decoders dec = get_decoders(local);
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  r.valid = true;
+  if (!decode_at(dec.full, insn, &in, ops)) return r;  // NoMemoryOperand, as access_at
+  const int m = access_operand(in, ops);
+  if (m < 0) return r;
+  const ZydisDecodedOperand& op = ops[m];
+  r.kind = static_cast<uint8_t>(AccessKind::Unresolvable);
+  const unsigned bytes = op.size / 8u;
+  r.size = bytes <= 255 ? static_cast<uint8_t>(bytes) : 0;
+  r.is_write = (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
+  if (op.mem.type == ZYDIS_MEMOP_TYPE_VSIB || op.mem.segment == ZYDIS_REGISTER_GS) return r;
+  r.fs = op.mem.segment == ZYDIS_REGISTER_FS;
+  if (!recipe_register(op.mem.base, &r.base, &r.base_width) ||
+      !recipe_register(op.mem.index, &r.index, &r.index_width) || r.index == AccessRecipe::kRip)
+    return r;  // a register access_at cannot read: Unresolvable there too
+  // What the recipe does not express is left to access_at: 16-bit addressing, an EIP base, a
+  // displacement beyond 32 bits (moffs), a scale other than 1, 2, 4, 8.
+  if (in.address_width != 64 && in.address_width != 32) r.valid = false;
+  if (op.mem.base == ZYDIS_REGISTER_EIP) r.valid = false;
+  int64_t disp = op.mem.disp.value;
+  if (r.base == AccessRecipe::kRip) disp += in.length;
+  if (disp < INT32_MIN || disp > INT32_MAX) r.valid = false;
+  const unsigned scale = r.index == AccessRecipe::kNoReg ? 1 : op.mem.scale;
+  if (scale != 1 && scale != 2 && scale != 4 && scale != 8) r.valid = false;
+  r.scale_log2 = static_cast<uint8_t>(scale == 8 ? 3 : scale == 4 ? 2 : scale == 2 ? 1 : 0);
+  r.addr32 = in.address_width == 32;
+  r.disp = static_cast<int32_t>(disp);
+  r.kind = static_cast<uint8_t>(AccessKind::Address);
+  return r;
+}
+
+Access apply_recipe(const AccessRecipe& r, uint64_t insn, const SavedRegs& regs) {
+  Access a;
+  a.insn = insn;
+  a.kind = static_cast<AccessKind>(r.kind);
+  if (a.kind == AccessKind::NoMemoryOperand) return a;
+  a.size = r.size;
+  a.is_write = r.is_write;
+  if (a.kind != AccessKind::Address) return a;
+  if (r.fs && regs.fs_base == 0) {
+    a.kind = AccessKind::Unresolvable;
+    return a;
+  }
+  uint64_t ea = static_cast<uint64_t>(int64_t{r.disp});
+  if (r.base == AccessRecipe::kRip) ea += insn;
+  else if (r.base < 16) ea += truncated(regs.gpr[r.base], r.base_width);
+  if (r.index < 16) ea += truncated(regs.gpr[r.index], r.index_width) << r.scale_log2;
+  if (r.addr32) ea &= 0xffffffffu;
+  if (r.fs) ea += regs.fs_base;
+  a.ea = ea;
+  return a;
+}
+
+namespace {
+
+// The decision with the operand of the access it designates (what access_for would decode at
+// each sample), decoded now, at the miss: the chosen instruction's, or the one at pc when the
+// chosen instruction touches no memory.
+PcDecision with_recipe(PcDecision d, uint64_t pc) {
+  if (d.choice == Choice::NoData) return d;
+  uint64_t chosen = 0;
+  if (d.choice == Choice::UsePrevious && d.prev_len != 0) chosen = pc - d.prev_len;
+  else if (d.choice == Choice::UseOther) chosen = pc + static_cast<uint64_t>(int64_t{d.offset});
+  if (chosen != 0) {
+    d.access = access_recipe(chosen);
+    if (d.access.kind != static_cast<uint8_t>(AccessKind::NoMemoryOperand)) return d;
+  }
+  d.access = access_recipe(pc);
+  d.access.at_pc = true;
+  return d;
+}
+
 // Miss path: one pass over the function, then the decisions for pc and for the not yet cached
 // instruction starts within [pc - kBatchBefore, pc + kBatchAfter), all inserted into the cache.
 PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
@@ -583,12 +698,13 @@ PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
   const Code c{dec.full, code, len, start};
   PcDecision d;
   if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
+  d = with_recipe(d, pc);
   decode_cache_put(pc, d);
   for (uint64_t a = first; a < pc + kBatchAfter; ++a) {
     if (a == pc || !decidable(len, start, a, w)) continue;
     PcDecision other;
     if (decode_cache_get(a, &other)) continue;
-    decode_cache_put(a, decide_in_window(c, a, w));
+    decode_cache_put(a, with_recipe(decide_in_window(c, a, w), a));
   }
   return d;
 }
@@ -606,6 +722,7 @@ Access resolve_sample(const SavedRegs& regs) {
     if (function_bounds(pc, &start, &end)) {
       d = decide_and_cache_around(start, end, pc);
     } else {
+      d = with_recipe(d, pc);
       decode_cache_put(pc, d);
     }
   }
@@ -618,6 +735,14 @@ Access access_for(const PcDecision& d, const SavedRegs& regs) {
     Access none;
     none.insn = pc;
     return none;
+  }
+  if (d.access.valid) {
+    // Decoded with the decision: no decoding per sample (issue 23).
+    if (d.access.at_pc) return apply_recipe(d.access, pc, regs);
+    if (d.choice == Choice::UsePrevious) return apply_recipe(d.access, pc - d.prev_len, regs);
+    SavedRegs then = regs;
+    for (unsigned i = 0; i < d.nfixes && i < 2; ++i) then.gpr[d.fixes[i].reg & 0xf] -= static_cast<uint64_t>(int64_t{d.fixes[i].delta});
+    return apply_recipe(d.access, pc + static_cast<uint64_t>(int64_t{d.offset}), then);
   }
   if (d.choice == Choice::UsePrevious && d.prev_len != 0) {
     const Access a = access_at(pc - d.prev_len, regs);
@@ -636,7 +761,8 @@ DecodeStats decode_stats() {
   return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
                      c.inserts, c.full, c.evictions, c.invalidate_scans,
                      g_scan_insns.load(std::memory_order_relaxed),
-                     g_scan_insns_max.load(std::memory_order_relaxed)};
+                     g_scan_insns_max.load(std::memory_order_relaxed),
+                     g_operand_decodes.load(std::memory_order_relaxed)};
 }
 
 void decode_init() {

@@ -67,9 +67,16 @@ PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start
 // nop are not accesses).
 Access access_at(uint64_t insn, const SavedRegs& regs);
 
+// The memory operand of the instruction at `insn`, decoded once (pc_decision.h), and the access
+// it gives with registers `regs`: apply_recipe(access_recipe(insn), insn, regs) equals
+// access_at(insn, regs) whenever the recipe is valid, without decoding.
+AccessRecipe access_recipe(uint64_t insn);
+Access apply_recipe(const AccessRecipe& r, uint64_t insn, const SavedRegs& regs);
+
 // The access a decision designates for a sample with registers `regs` (regs.rip is the pc):
 // the chosen instruction's access with its address registers corrected, or, when the chosen
-// instruction has no memory operand, the instruction at pc; NoData gives NoMemoryOperand.
+// instruction has no memory operand, the instruction at pc; NoData gives NoMemoryOperand. With a
+// valid recipe in the decision (every decision the cache made), nothing is decoded.
 Access access_for(const PcDecision& d, const SavedRegs& regs);
 
 // The whole rule, with the per-PC cache: what a sample at regs.rip accessed.
@@ -81,6 +88,7 @@ struct DecodeStats {
   uint64_t invalidate_scans;  // decode_cache_invalidate calls that had to scan the table
   uint64_t scan_insns;        // instructions decoded forward by misses, in all
   uint64_t scan_insns_max;    // the most instructions one miss decoded forward (the bound's witness)
+  uint64_t operand_decodes;   // instructions decoded at samples to compute an address (access_at)
 };
 DecodeStats decode_stats();
 

@@ -7,15 +7,19 @@
 namespace hpcrun {
 namespace {
 
-// PC cache: 64K slots of two atomic words, key and value.
-//   key   = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
-//   value = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
-//           fix1 reg << 40 | fix1 delta << 44.
+// PC cache: 64K slots of three atomic words, key, value and the access recipe (pc_decision.h).
+//   key    = pc << 16 | rule << 8 | (choice + 1) << 1 | ready; 0 = empty.
+//   value  = offset or prev_len (16 bits) | nfixes << 16 | fix0 reg << 20 | fix0 delta << 24 |
+//            fix1 reg << 40 | fix1 delta << 44.
+//   recipe = valid | at_pc << 1 | kind << 2 | size << 4 | is_write << 12 | base << 13 |
+//            base width << 18 | index << 20 | index width << 25 | scale << 27 | addr32 << 29 |
+//            fs << 30 | disp << 32.
 // A writer claims a slot by a CAS of the key from what it saw (0 = empty, or a ready entry it
-// evicts) to pc << 16 (not ready), stores the value, then publishes the key with the ready bit
-// (release). A reader that finds the pc not yet ready treats it as a miss (and decides again
-// itself); a reader re-reads the key after the value and takes the value only if the key did
-// not change, so an entry evicted or invalidated under it is a miss, never a mixed decision. No
+// evicts) to pc << 16 (not ready), stores the value and the recipe, then publishes the key with
+// the ready bit (release). A reader that finds the pc not yet ready treats it as a miss (and
+// decides again itself); a reader re-reads the key after the value and the recipe and takes them
+// only if the key did not change, so an entry evicted or invalidated under it is a miss, never a
+// mixed decision. No
 // one waits for anyone: a handler that interrupts a writer between claim and publish only
 // decides once more (and the slot stays claimed, unready, until an eviction takes it over).
 // Open addressing within a window of kProbe slots from the hash. The table is bounded: when the
@@ -28,9 +32,10 @@ constexpr unsigned kCacheBits = 16;
 constexpr uint64_t kCacheSlots = uint64_t{1} << kCacheBits;
 constexpr unsigned kProbe = 16;
 
-struct alignas(16) CacheSlot {
+struct alignas(32) CacheSlot {
   std::atomic<uint64_t> key;
   std::atomic<uint64_t> value;
+  std::atomic<uint64_t> recipe;
 };
 CacheSlot g_cache[kCacheSlots];
 std::atomic<uint64_t> g_inserts{0}, g_full{0}, g_invalidate_scans{0};
@@ -38,8 +43,8 @@ std::atomic<uint64_t> g_inserts{0}, g_full{0}, g_invalidate_scans{0};
 // Which 1 MiB regions of code ever had a decision cached, hashed into 4096 bits (a set bit may
 // stand for several regions; bits are never cleared). An unloaded library none of whose code was
 // ever sampled, as most of the components an MPI library opens and closes at start-up, then
-// costs a few bit tests instead of a scan of the whole table (1 MiB; 0.9% of a LAMMPS run's
-// samples went to those scans).
+// costs a few bit tests instead of a scan of the whole table (0.9% of a LAMMPS run's samples went
+// to those scans when the table was half its size).
 constexpr unsigned kRegionShift = 20;
 constexpr uint64_t kRegionBits = 4096;  // region_bit_of keeps 12 bits
 std::atomic<uint64_t> g_regions[kRegionBits / 64];
@@ -82,6 +87,34 @@ uint64_t pack_value(PcDecision d) {
   return v;
 }
 
+uint64_t pack_recipe(const AccessRecipe& r) {
+  if (!r.valid) return 0;
+  return 1 | uint64_t{r.at_pc} << 1 | uint64_t{r.kind & 3u} << 2 | uint64_t{r.size} << 4 |
+         uint64_t{r.is_write} << 12 | uint64_t{r.base & 31u} << 13 | uint64_t{r.base_width & 3u} << 18 |
+         uint64_t{r.index & 31u} << 20 | uint64_t{r.index_width & 3u} << 25 |
+         uint64_t{r.scale_log2 & 3u} << 27 | uint64_t{r.addr32} << 29 | uint64_t{r.fs} << 30 |
+         uint64_t{static_cast<uint32_t>(r.disp)} << 32;
+}
+
+AccessRecipe unpack_recipe(uint64_t v) {
+  AccessRecipe r;
+  if ((v & 1) == 0) return r;
+  r.valid = true;
+  r.at_pc = (v >> 1) & 1;
+  r.kind = static_cast<uint8_t>((v >> 2) & 3);
+  r.size = static_cast<uint8_t>((v >> 4) & 0xff);
+  r.is_write = (v >> 12) & 1;
+  r.base = static_cast<uint8_t>((v >> 13) & 31);
+  r.base_width = static_cast<uint8_t>((v >> 18) & 3);
+  r.index = static_cast<uint8_t>((v >> 20) & 31);
+  r.index_width = static_cast<uint8_t>((v >> 25) & 3);
+  r.scale_log2 = static_cast<uint8_t>((v >> 27) & 3);
+  r.addr32 = (v >> 29) & 1;
+  r.fs = (v >> 30) & 1;
+  r.disp = static_cast<int32_t>(static_cast<uint32_t>(v >> 32));
+  return r;
+}
+
 PcDecision unpack(uint64_t key, uint64_t v) {
   PcDecision d;
   d.choice = static_cast<Choice>(((key >> 1) & 0x7f) - 1);
@@ -104,9 +137,11 @@ bool cache_lookup(uint64_t pc, PcDecision* d) {
     if ((k >> 16) != pc || k == 0) continue;
     if ((k & 1) == 0) return false;  // being written: decide again
     const uint64_t v = slot.value.load(std::memory_order_relaxed);
+    const uint64_t r = slot.recipe.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (slot.key.load(std::memory_order_relaxed) != k) return false;  // evicted under us
     *d = unpack(k, v);
+    d->access = unpack_recipe(r);
     return true;
   }
   return false;
@@ -130,6 +165,7 @@ void cache_insert(uint64_t pc, PcDecision d) {
     // The claim must be visible before the new value: a reader re-checks the key after the value.
     std::atomic_thread_fence(std::memory_order_release);
     slot.value.store(pack_value(d), std::memory_order_relaxed);
+    slot.recipe.store(pack_recipe(d.access), std::memory_order_relaxed);
     // Publish only if nobody invalidated the claim meanwhile (a dlclose of this code).
     uint64_t claimed = pc << 16;
     if (slot.key.compare_exchange_strong(claimed, pack_key(pc, d), std::memory_order_release,

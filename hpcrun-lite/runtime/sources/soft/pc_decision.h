@@ -36,6 +36,28 @@ struct RegFix {
   int16_t delta = 0;
 };
 
+// The memory operand of the access a decision designates, decoded once when the decision is made
+// and cached with it (issue 23), so that a sample at a known pc computes its address from the
+// registers without decoding again: ea = disp + base + index << scale (each register truncated
+// to its width), masked to 32 bits for a 32-bit address size, plus the FS base for fs:.
+// It depends on the code bytes only; the registers come at each sample.
+struct AccessRecipe {
+  static constexpr uint8_t kNoReg = 16, kRip = 17;
+  bool valid = false;     // false: not expressible here (moffs, 16-bit addressing): access_at decodes
+  bool at_pc = false;     // the instruction at pc (rule Current, or the fallback when the chosen
+                          // instruction touches no memory); else the chosen one, after its fixes
+  uint8_t kind = 0;       // AccessKind
+  uint8_t size = 0;       // operand bytes, 0 if unknown
+  bool is_write = false;
+  bool addr32 = false;
+  bool fs = false;
+  uint8_t base = kNoReg;  // 0-15 (x86-64 encoding order), kNoReg, or kRip
+  uint8_t index = kNoReg;
+  uint8_t base_width = 0, index_width = 0;  // 0: 64 bits, 1: 32, 2: 16, 3: 8
+  uint8_t scale_log2 = 0;
+  int32_t disp = 0;       // with kRip: the displacement plus the instruction's length
+};
+
 struct PcDecision {
   Choice choice = Choice::Unknown;
   uint8_t prev_len = 0;  // length of the previous instruction when choice == UsePrevious
@@ -43,6 +65,7 @@ struct PcDecision {
   uint8_t nfixes = 0;    // UseOther: corrections of its address registers (at most 2)
   RegFix fixes[2];
   Rule rule = Rule::Unknown;
+  AccessRecipe access;  // what access_for computes, when valid
 };
 
 }  // namespace hpcrun

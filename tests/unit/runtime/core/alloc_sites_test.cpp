@@ -87,3 +87,24 @@ TEST(AllocSites, ConcurrentInterningAgrees) {
   EXPECT_EQ(ids[0], ids[1]);
   EXPECT_EQ(s->size(), 5000u);
 }
+
+// The index starts small and grows with the sites (issue 23: a 2 MiB index made each new site a
+// cache and TLB miss), keeping its load at most 1/2; sites interned before a growth keep their ids.
+TEST(AllocSites, TheIndexGrowsWithTheSites) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t first[] = {0xabc, 0xdef};
+  uint32_t id0 = s->intern(1, 0, first, 2);
+  EXPECT_LE(s->index_slots(), 4096u) << "a few sites need no large index";
+  for (uint64_t i = 0; i < 100000; ++i) {
+    uint64_t path[] = {0x400000 + i * 16, 0x500000 + (i % 97), 0x600000};
+    uint32_t id = s->intern(2, 0, path, 3);
+    ASSERT_EQ(id, i + 1);
+    EXPECT_GE(uint64_t(s->index_slots()), 2 * uint64_t(s->size()));
+  }
+  EXPECT_EQ(s->intern(1, 0, first, 2), id0);
+  for (uint64_t i = 0; i < 100000; i += 997) {
+    uint64_t path[] = {0x400000 + i * 16, 0x500000 + (i % 97), 0x600000};
+    EXPECT_EQ(s->intern(2, 0, path, 3), i + 1) << "site " << i << " lost its id";
+  }
+  EXPECT_EQ(s->size(), 100001u);
+}

@@ -109,6 +109,27 @@ TEST(PhdrSnapshot, PublishesCopies) {
   EXPECT_EQ(read_snapshot().names, (std::vector<std::string>{"mod1", "mod2", "mod3"}));
 }
 
+// Open MPI's MPI_Init makes about 70 dlopen and dlclose calls, each followed by a refresh: once
+// every slot has a mapping large enough, refreshes write over a free slot's old snapshot
+// instead of mapping, faulting in and unmapping new memory (issue 23), and readers still see
+// exactly the newest modules.
+TEST(PhdrSnapshot, RefreshesReuseTheSlotsMappings) {
+  std::vector<int> ids;
+  for (int k = 1; k <= 600; ++k) ids.push_back(k);  // more than the first 64 KiB mapping holds
+  set_fake(ids);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(phdr_snapshot_refresh(fake_source));
+  uint64_t mapped = hpcrun::phdr_snapshot_mappings();
+  for (int i = 0; i < 50; ++i) {
+    set_fake(i % 2 ? ids : std::vector<int>(ids.begin(), ids.end() - 1));
+    ASSERT_TRUE(phdr_snapshot_refresh(fake_source));
+    Seen s = read_snapshot();
+    ASSERT_EQ(s.names.size(), size_t(i % 2 ? 600 : 599));
+    EXPECT_TRUE(s.consistent);
+    EXPECT_EQ(s.names.back(), i % 2 ? "mod600" : "mod599");
+  }
+  EXPECT_EQ(hpcrun::phdr_snapshot_mappings(), mapped) << "a refresh mapped new memory";
+}
+
 TEST(PhdrSnapshot, CallbackStopsTheWalk) {
   set_fake({1, 2, 3});
   ASSERT_TRUE(phdr_snapshot_refresh(fake_source));
@@ -232,7 +253,11 @@ TEST(PhdrSnapshot, ReadersRacingAWriter) {
     }
   };
   std::thread r1(reader), r2(reader);
-  for (int i = 1; i < 2000; ++i) {
+  // Refreshes that reuse their slots' mappings take microseconds: 2,000 of them can end before a
+  // reader thread has started. Race for real: start once the readers walk, and go on until they
+  // have walked many times.
+  while (walks.load() < 2) std::this_thread::yield();
+  for (int i = 1; i < 2000 || walks.load() < 2000; ++i) {
     // set_fake rewrites the source's vectors; only this thread reads them.
     if (i % 2) set_fake({i, i + 1});
     else set_fake({i, i + 1, i + 2});

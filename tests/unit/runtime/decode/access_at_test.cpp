@@ -433,4 +433,56 @@ TEST(SavedRegs, FromUcontextMapsEncodingOrder) {
   EXPECT_EQ(r.fs_base, 0x7777u);
 }
 
+// The operand cached with a decision (issue 23) computes what decoding computes: every
+// instruction above (addressing forms, widths, fs:, rip-relative, string, gather, no access),
+// with registers drawn at random, with and without an FS base.
+TEST_F(AccessAt, RecipeComputesWhatDecodingComputes) {
+  const char* insns[] = {hpcl_t_rip_load, hpcl_t_bi_store, hpcl_t_fs_load, hpcl_t_fs_disp, hpcl_t_gs_load,
+                         hpcl_t_lea, hpcl_t_nop, hpcl_t_prefetch, hpcl_t_rmw, hpcl_t_ymm, hpcl_t_zmm_store,
+                         hpcl_t_gather, hpcl_t_movsq, hpcl_t_cmpsb, hpcl_t_stosb, hpcl_t_addr32, hpcl_t_neg,
+                         hpcl_t_r13, hpcl_t_rsp, hpcl_t_noop, hpcl_t_push_mem, hpcl_t_cmpxchg,
+                         hpcl_t_dep_load, hpcl_t_chain_head, hpcl_t_chase};
+  uint64_t rng = 0x2545F4914F6CDD1Dull;
+  auto next = [&] {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  for (const char* insn : insns) {
+    const hpcrun::AccessRecipe r = hpcrun::access_recipe(addr(insn));
+    ASSERT_TRUE(r.valid) << "instruction at +" << addr(insn) - addr(hpcl_t_fn_loads);
+    for (int round = 0; round < 50; ++round) {
+      SavedRegs regs{};
+      for (uint64_t& g : regs.gpr) g = next() >> (round % 3 == 0 ? 0 : 16);  // high bits too
+      regs.fs_base = round % 5 == 0 ? 0 : next() >> 20;
+      const Access want = hpcrun::access_at(addr(insn), regs);
+      const Access got = hpcrun::apply_recipe(r, addr(insn), regs);
+      EXPECT_EQ(got.kind, want.kind) << addr(insn) - addr(hpcl_t_fn_loads);
+      EXPECT_EQ(got.insn, want.insn);
+      EXPECT_EQ(got.ea, want.ea) << "instruction at +" << addr(insn) - addr(hpcl_t_fn_loads);
+      EXPECT_EQ(got.size, want.size);
+      EXPECT_EQ(got.is_write, want.is_write);
+    }
+  }
+}
+
+// A sample at a pc already decided is not decoded again: the cached operand gives the address
+// from this sample's registers.
+TEST_F(AccessAt, ACachedPcIsNotDecodedAgain) {
+  SavedRegs r = regs_with({{RDI, 0x9000}, {RSI, 3}});
+  r.rip = addr(hpcl_t_chain_head_after);  // the load before it: mov rdx, [rdi + rsi*8]
+  const Access first = hpcrun::resolve_sample(r);
+  expect_address(first, addr(hpcl_t_chain_head), 0x9018, 8, false);
+  const auto before = hpcrun::decode_stats();
+  for (uint64_t i = 0; i < 100; ++i) {
+    r.gpr[RSI] = i;
+    expect_address(hpcrun::resolve_sample(r), addr(hpcl_t_chain_head), 0x9000 + 8 * i, 8, false);
+  }
+  const auto after = hpcrun::decode_stats();
+  EXPECT_EQ(after.hits, before.hits + 100);
+  EXPECT_EQ(after.operand_decodes, before.operand_decodes) << "a cached pc was decoded again";
+  EXPECT_EQ(after.scan_insns, before.scan_insns);
+}
+
 }  // namespace

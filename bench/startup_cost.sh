@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The runtime's fixed cost per process: start-up and exit of LAMMPS with `run 0` (the LJ melt of
+# tests/e2e/data/lj_melt.lmp, 4x4x4 cells, no step), 2 MPI ranks, natively and under
+# hpcrun-lite, in RUNS alternating pairs. Prints the median CPU time (user + system of mpirun and
+# everything it waited for) of each and their difference, the figure issue 23 bounds at 0.1 s for
+# 2 ranks. A breakdown of one process's start-up comes from HPCRUN_LITE_VERBOSE=1 (the runtime
+# logs each phase's time) or from `perf record -e cpu-clock -g` on the same command.
+# Usage: bench/startup_cost.sh [BUILD_DIR] [RUNS]   (defaults: build, 5)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build}
+runs=${2:-5}
+tool=$build/bin/hpcrun-lite
+for c in lmp mpirun; do
+  command -v "$c" >/dev/null || { echo "startup_cost.sh: $c not found" >&2; exit 2; }
+done
+[ -x "$tool" ] || { echo "startup_cost.sh: $tool is missing: build the project first" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-startup.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+input=$root/tests/e2e/data/lj_melt.lmp
+lmp_args=(lmp -in "$input" -var cells 4 -var steps 0 -log none -screen none)
+
+one() {  # one() native|tool: appends "name seconds" to $work/times
+  local name=$1 prefix=()
+  rm -rf "$work/meas"
+  [ "$name" = tool ] && prefix=("$tool" -o "$work/meas" --)
+  python3 "$root/bench/cputime.py" "$work/cpu" mpirun -np 2 "${prefix[@]}" "${lmp_args[@]}" \
+    >/dev/null
+  read -r user sys <"$work/cpu"
+  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs pairs" >&2
+one native  # warm the page cache
+: >"$work/times"
+for ((r = 0; r < runs; ++r)); do
+  one native
+  one tool
+done
+python3 - "$work/times" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, cpu = line.split()
+    rows.setdefault(name, []).append(float(cpu))
+n, t = statistics.median(rows["native"]), statistics.median(rows["tool"])
+print("LAMMPS run 0, 2 ranks: total CPU seconds (user + system), median of %d pairs" % len(rows["tool"]))
+print("  native %.3f   (%s)" % (n, " ".join("%.3f" % v for v in rows["native"])))
+print("  tool   %.3f   (%s)" % (t, " ".join("%.3f" % v for v in rows["tool"])))
+print("  added  %.3f s in total, %.0f ms per rank" % (t - n, (t - n) / 2 * 1000))
+PY
