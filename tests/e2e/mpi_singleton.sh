@@ -34,3 +34,20 @@ name=$(basename "${files[0]}")
 rank=$(profile_meta "${files[0]}" rank)
 [ "$rank" = 0 ] || fail "META rank of $name is '$rank', expected 0"
 echo "singleton: $name, META rank $rank"
+
+# Inside MPI_Init the runtime tracks small blocks one in 64 (hooks/alloc_track.h): every site of
+# MPI's initialisation with blocks under 4 KiB is sampled, none tracked block by block (Open MPI
+# makes ~29,000 of them; tracking each was most of a rank's start-up cost).
+"$HPCL_PROF" merge meas -o db.hpcdb >/dev/null 2>merge.err || { cat merge.err >&2; fail "merge failed"; }
+"$HPCL_PROF" report db.hpcdb --no-group --all --top 0 --format json >all.json || fail "report failed"
+"$HPCL_PYTHON" - all.json <<'PY' || fail "small blocks of MPI_Init were tracked one by one"
+import json, sys
+heap = [v for v in json.load(open(sys.argv[1]))["variables"] if v["kind"] == "heap"]
+entry = {"MPI_Init", "PMPI_Init", "MPI_Init_thread", "PMPI_Init_thread", "ompi_mpi_init"}
+init = [v for v in heap if any(f.get("function") in entry for f in v["allocation_path"])]
+small = [v for v in init if v["bytes"] < 4096 * max(v["allocations"], 1)]
+whole = [v["name"] for v in small if not v["sampled"]]
+print(f"MPI_Init: {len(init)} sites, {len(small)} of small blocks, {len(whole)} of them not sampled")
+assert small, "no site of MPI_Init's small blocks"
+assert not whole, whole[:5]
+PY

@@ -14,6 +14,7 @@ namespace hpcrun {
 __thread int t_in_runtime __attribute__((tls_model("initial-exec"))) = 0;
 __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 __thread uint8_t t_in_alloc __attribute__((tls_model("initial-exec"))) = 0;
+__thread uint8_t t_in_mpi_init __attribute__((tls_model("initial-exec"))) = 0;
 // The 64 MiB region of the last block this thread received (heap_extent.h).
 __thread uint64_t t_arena_base __attribute__((tls_model("initial-exec"))) = 1;
 

@@ -13,11 +13,13 @@
 // ones store that in ierr.
 //
 // Not reachable from a signal handler. The real call runs outside the runtime guard, so MPI's
-// own allocations are the program's as they would be without these wrappers; the symbol
-// lookups run inside it (dlsym may allocate).
+// own allocations are the program's as they would be without these wrappers, except that its
+// small ones are tracked one in 64 (t_in_mpi_init, alloc_track.h); the symbol lookups run inside
+// the guard (dlsym may allocate).
 #include <dlfcn.h>
 
 #include "base/guard.h"
+#include "hooks/alloc_track.h"
 #include "base/log.h"
 #include "process/mpi_rank.h"
 #include "process_env.h"
@@ -48,6 +50,20 @@ Fn next_fn(const char* name, Fn self) {
   return fn == self ? nullptr : fn;
 }
 
+// Marks the thread as inside MPI's initialisation for the duration of the real call.
+class InMpiInit {
+ public:
+  InMpiInit() : outer_(t_in_mpi_init == 0) { t_in_mpi_init = 1; }
+  ~InMpiInit() {
+    if (outer_) t_in_mpi_init = 0;
+  }
+  InMpiInit(const InMpiInit&) = delete;
+  InMpiInit& operator=(const InMpiInit&) = delete;
+
+ private:
+  bool outer_;
+};
+
 void after_init(int rc, const char* which) {
   if (rc != 0) return;
   RuntimeGuard guard;
@@ -72,6 +88,7 @@ void after_init(int rc, const char* which) {
 }  // namespace hpcrun
 
 using hpcrun::after_init;
+using hpcrun::InMpiInit;
 using hpcrun::kNoMpi;
 using hpcrun::next_fn;
 
@@ -80,7 +97,11 @@ extern "C" {
 HPCL_EXPORT int MPI_Init(int* argc, char*** argv) {
   static auto real = next_fn("MPI_Init", &MPI_Init);
   if (!real) return kNoMpi;
-  int rc = real(argc, argv);
+  int rc;
+  {
+    InMpiInit scope;
+    rc = real(argc, argv);
+  }
   after_init(rc, "MPI_Init");
   return rc;
 }
@@ -88,7 +109,11 @@ HPCL_EXPORT int MPI_Init(int* argc, char*** argv) {
 HPCL_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   static auto real = next_fn("MPI_Init_thread", &MPI_Init_thread);
   if (!real) return kNoMpi;
-  int rc = real(argc, argv, required, provided);
+  int rc;
+  {
+    InMpiInit scope;
+    rc = real(argc, argv, required, provided);
+  }
   after_init(rc, "MPI_Init_thread");
   return rc;
 }
@@ -100,7 +125,10 @@ HPCL_EXPORT void mpi_init_(int* ierr) {
     *ierr = kNoMpi;
     return;
   }
-  real(ierr);
+  {
+    InMpiInit scope;
+    real(ierr);
+  }
   after_init(*ierr, "mpi_init");
 }
 
@@ -110,7 +138,10 @@ HPCL_EXPORT void mpi_init_thread_(int* required, int* provided, int* ierr) {
     *ierr = kNoMpi;
     return;
   }
-  real(required, provided, ierr);
+  {
+    InMpiInit scope;
+    real(required, provided, ierr);
+  }
   after_init(*ierr, "mpi_init_thread");
 }
 
