@@ -58,12 +58,25 @@ std::string site_label(const AllocSite& site, const std::vector<Location>& frame
   return label;
 }
 
+// The module that owns a site's data: that of the frame naming it. MPI and OpenMP allocate their
+// own state inside the program's call (MPI_Init: 15,000 sites on LAMMPS, all "PMPI_Init in
+// main"): named by that call, it stays in the runtime's group row, which --no-group opens. The
+// Fortran runtime's and the numerical libraries' buffers (array temporaries, FFT plans) are the
+// program's data and stay rows of their own.
+std::string site_data_module(const AllocSite& site, const std::vector<Location>& frames, size_t named) {
+  if (std::string lib = heap_site_runtime_module(frames, named);
+      site.name.empty() && !lib.empty() &&
+      (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
+    return lib;
+  return named < frames.size() ? std::string(frames[named].module) : std::string();
+}
+
 }  // namespace
 
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
-                        std::vector<Variable>& out) {
+                        const std::vector<bool>& measured, ReportModel& m, RowMap& rows) {
   std::vector<std::vector<Location>> paths(db.sites.size());
   for (size_t s = 0; s < db.sites.size(); ++s)
     expand.append_path(db.sites[s].frames, /*allocation=*/true, paths[s]);
@@ -105,8 +118,19 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   disambiguate_labels(place_labels, place_callers);
   for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
 
+  std::map<std::string, uint32_t> quiet_module;
   for (size_t s = 0; s < db.sites.size(); ++s) {
     const AllocSite& site = db.sites[s];
+    if (!measured.empty() && !measured[s]) {
+      std::string module = site_data_module(site, paths[s], named[s]);
+      auto [it, fresh] = quiet_module.try_emplace(module, static_cast<uint32_t>(m.quiet_modules.size()));
+      if (fresh) m.quiet_modules.push_back(std::move(module));
+      m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0, it->second, site.bytes,
+                         site.allocations});
+      std::vector<Location>().swap(paths[s]);
+      std::string().swap(labels[s]);
+      continue;
+    }
     Variable v;
     v.kind = VariableKind::Heap;
     v.allocator = alloc_api_name(site.api);
@@ -119,18 +143,11 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
-    if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
-    // MPI and OpenMP allocate their own state inside the program's call (MPI_Init: 15,000 sites
-    // on LAMMPS, all "PMPI_Init in main"): named by that call, it stays in the runtime's group
-    // row, which --no-group opens. The Fortran runtime's and the numerical libraries' buffers
-    // (array temporaries, FFT plans) are the program's data and stay rows of their own.
-    if (std::string lib = heap_site_runtime_module(paths[s], named[s]);
-        site.name.empty() && !lib.empty() &&
-        (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
-      v.data_module = std::move(lib);
+    v.data_module = site_data_module(site, paths[s], named[s]);
     v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
                              std::make_move_iterator(paths[s].end()));
-    out.push_back(std::move(v));
+    rows[s] = m.variables.size();
+    m.variables.push_back(std::move(v));
   }
 }
 
@@ -184,10 +201,27 @@ Variable static_variable(const StaticVar& s, const Profile& db, const std::vecto
 
 }  // namespace
 
-void add_static_variables(const Profile& db, std::vector<Variable>& out) {
+void add_static_variables(const Profile& db, const std::vector<bool>& measured, ReportModel& m,
+                          RowMap& rows) {
   const std::vector<bool> fortran = fortran_modules(db);
   const CommonBlocks blocks = common_blocks(db, fortran);
-  for (const StaticVar& s : db.statics) out.push_back(static_variable(s, db, fortran, blocks));
+  // A quiet static's data module is its own module: one entry per module of the database.
+  std::vector<uint32_t> quiet_module(db.modules.size() + 1, UINT32_MAX);
+  for (size_t k = 0; k < db.statics.size(); ++k) {
+    const StaticVar& s = db.statics[k];
+    const size_t r = db.sites.size() + k;
+    if (measured.empty() || measured[r]) {
+      rows[r] = m.variables.size();
+      m.variables.push_back(static_variable(s, db, fortran, blocks));
+      continue;
+    }
+    const size_t mod = std::min<size_t>(s.module, db.modules.size());
+    if (quiet_module[mod] == UINT32_MAX) {
+      quiet_module[mod] = static_cast<uint32_t>(m.quiet_modules.size());
+      m.quiet_modules.push_back(s.module < db.modules.size() ? db.modules[s.module].path : std::string());
+    }
+    m.quiet.push_back({VariableKind::Static, false, quiet_module[mod], s.size, 0});
+  }
 }
 
 }  // namespace hpcl::analysis
