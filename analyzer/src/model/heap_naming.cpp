@@ -97,12 +97,19 @@ bool AllocWrappers::is_wrapper(const Location& loc) const {
 }
 
 void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
+  learn(paths.size(), [&](size_t i, std::vector<Location>& out) { out = paths[i]; });
+}
+
+void AllocWrappers::learn(size_t count, const std::function<void(size_t, std::vector<Location>&)>& path_of) {
   if (!automatic_) return;
+  std::vector<Location> path;
   using Caller = std::tuple<std::string, std::string, uint32_t, uint64_t>;
   // Each round can only add wrappers; a chain of wrappers needs one round per link.
   for (int round = 0; round < 16; ++round) {
     std::map<std::string, std::set<Caller>> callers;
-    for (const std::vector<Location>& path : paths) {
+    for (size_t p = 0; p < count; ++p) {
+      path.clear();
+      path_of(p, path);
       size_t i = 0;
       while (i < path.size() && (is_library_frame(path[i]) || is_wrapper(path[i]))) ++i;
       // A chain of allocating names (save_calloc_aligned -> save_malloc_aligned) is judged by the

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "heap_naming.h"
 #include "runtime_libs.h"
@@ -77,17 +78,25 @@ std::string site_data_module(const AllocSite& site, const std::vector<Location>&
 // and making labels distinct needs all labels.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
                         const std::vector<bool>& measured, ReportModel& m, RowMap& rows) {
-  std::vector<std::vector<Location>> paths(db.sites.size());
-  for (size_t s = 0; s < db.sites.size(); ++s)
-    expand.append_path(db.sites[s].frames, /*allocation=*/true, paths[s]);
+  // Paths are expanded again where needed rather than kept: held all at once, the paths of
+  // CP2K's 290,000 sites took most of a gigabyte. Only the built variables keep theirs.
+  auto path_of = [&](size_t s, std::vector<Location>& out) {
+    expand.append_path(db.sites[s].frames, /*allocation=*/true, out);
+  };
   AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
-  wrappers.learn(paths);
+  wrappers.learn(db.sites.size(), path_of);
 
+  std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables
   std::vector<std::string> labels(db.sites.size());
   std::vector<std::vector<std::string>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
+  std::map<std::string, uint32_t> quiet_module;
+  std::vector<Location> scratch;
   for (size_t s = 0; s < db.sites.size(); ++s) {
-    std::vector<Location>& frames = paths[s];
+    const bool built = measured.empty() || measured[s];
+    std::vector<Location>& frames = built ? paths[s] : scratch;
+    frames.clear();
+    path_of(s, frames);
     named[s] = heap_site_frame(frames, &wrappers);
     for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
       frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
@@ -100,37 +109,41 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
     labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
-  }
-  // Sites with the same frames and name (they differ in API or sampling only) are one place of
-  // the program: they keep one label, and only distinct places are told apart.
-  std::map<std::pair<std::vector<Frame>, std::string>, size_t> place;
-  std::vector<size_t> first(db.sites.size());
-  std::vector<std::string> place_labels;
-  std::vector<std::vector<std::string>> place_callers;
-  for (size_t s = 0; s < db.sites.size(); ++s) {
-    auto [it, fresh] = place.try_emplace({db.sites[s].frames, db.sites[s].name}, place_labels.size());
-    if (fresh) {
-      place_labels.push_back(labels[s]);
-      place_callers.push_back(callers[s]);
-    }
-    first[s] = it->second;
-  }
-  disambiguate_labels(place_labels, place_callers);
-  for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
-
-  std::map<std::string, uint32_t> quiet_module;
-  for (size_t s = 0; s < db.sites.size(); ++s) {
-    const AllocSite& site = db.sites[s];
-    if (!measured.empty() && !measured[s]) {
-      std::string module = site_data_module(site, paths[s], named[s]);
+    if (!built) {
+      const AllocSite& site = db.sites[s];
+      std::string module = site_data_module(site, frames, named[s]);
       auto [it, fresh] = quiet_module.try_emplace(module, static_cast<uint32_t>(m.quiet_modules.size()));
       if (fresh) m.quiet_modules.push_back(std::move(module));
       m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0, it->second, site.bytes,
                          site.allocations});
-      std::vector<Location>().swap(paths[s]);
-      std::string().swap(labels[s]);
-      continue;
     }
+  }
+  // Sites with the same frames and name (they differ in API or sampling only) are one place of
+  // the program: they keep one label, and only distinct places are told apart.
+  // Keyed by the site itself, compared by its frames and name: no copy of every path.
+  auto same_place_before = [](const AllocSite* x, const AllocSite* y) {
+    return std::tie(x->frames, x->name) < std::tie(y->frames, y->name);
+  };
+  std::map<const AllocSite*, size_t, decltype(same_place_before)> place(same_place_before);
+  std::vector<size_t> first(db.sites.size());
+  std::vector<std::string> place_labels;
+  std::vector<std::vector<std::string>> place_callers;
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    auto [it, fresh] = place.try_emplace(&db.sites[s], place_labels.size());
+    if (fresh) {
+      place_labels.push_back(std::move(labels[s]));
+      place_callers.push_back(std::move(callers[s]));
+    }
+    first[s] = it->second;
+  }
+  std::vector<std::vector<std::string>>().swap(callers);
+  disambiguate_labels(place_labels, place_callers);
+  std::vector<std::vector<std::string>>().swap(place_callers);
+  for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
+
+  for (size_t s = 0; s < db.sites.size(); ++s) {
+    const AllocSite& site = db.sites[s];
+    if (!measured.empty() && !measured[s]) continue;
     Variable v;
     v.kind = VariableKind::Heap;
     v.allocator = alloc_api_name(site.api);
