@@ -9,6 +9,7 @@
 #include <regex>
 #include <functional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,7 @@ class AllocWrappers {
   std::vector<std::regex> user_;
   bool automatic_ = true;
   std::set<std::string> detected_;
+  mutable std::unordered_map<const char*, bool> wrapper_memo_;  // by interned function name
 };
 
 // Index into `path` (innermost first, inline-expanded, without the API pseudo-frame) of the
