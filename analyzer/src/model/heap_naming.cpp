@@ -297,13 +297,13 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 }
 
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {
-  std::vector<std::vector<std::string>> chains(callers.size());
+  std::vector<std::vector<InternedString>> chains(callers.size());
   for (size_t i = 0; i < callers.size(); ++i) chains[i] = {callers[i]};
   disambiguate_labels(labels, chains);
 }
 
 void disambiguate_labels(std::vector<std::string>& labels,
-                         const std::vector<std::vector<std::string>>& chains) {
+                         const std::vector<std::vector<InternedString>>& chains) {
   auto shared = [&labels] {
     std::map<std::string, std::vector<size_t>> by_label;
     for (size_t i = 0; i < labels.size(); ++i) by_label[labels[i]].push_back(i);
@@ -314,7 +314,7 @@ void disambiguate_labels(std::vector<std::string>& labels,
   };
   auto caller = [&chains](size_t i, size_t depth) -> const std::string& {
     static const std::string none;
-    return i < chains.size() && depth < chains[i].size() ? chains[i][depth] : none;
+    return i < chains.size() && depth < chains[i].size() ? chains[i][depth].str() : none;
   };
   // Split each group by its callers, one level outward at a time: where the sites part, each
   // part is named by its caller at that level (after an ellipsis beyond the first), and a part

@@ -115,7 +115,8 @@ void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std
 // The same with each site's chain of callers outward (`chains[i][0]` its caller, then that one's
 // caller ...): a site whose caller does not tell it apart gets the first caller outward that
 // does, after an ellipsis ("f (a.c:10) ← … ← solve (s.c:80)"), before numbers are used.
+// Interned: a database's sites share a few thousand caller labels among millions of entries.
 void disambiguate_labels(std::vector<std::string>& labels,
-                         const std::vector<std::vector<std::string>>& chains);
+                         const std::vector<std::vector<InternedString>>& chains);
 
 }  // namespace hpcl::analysis

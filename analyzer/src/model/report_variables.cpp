@@ -88,7 +88,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
 
   std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables
   std::vector<std::string> labels(db.sites.size());
-  std::vector<std::vector<std::string>> callers(db.sites.size());
+  std::vector<std::vector<InternedString>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
   std::map<std::string, uint32_t> quiet_module;
   std::vector<Location> scratch;
@@ -127,7 +127,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   std::map<const AllocSite*, size_t, decltype(same_place_before)> place(same_place_before);
   std::vector<size_t> first(db.sites.size());
   std::vector<std::string> place_labels;
-  std::vector<std::vector<std::string>> place_callers;
+  std::vector<std::vector<InternedString>> place_callers;
   for (size_t s = 0; s < db.sites.size(); ++s) {
     auto [it, fresh] = place.try_emplace(&db.sites[s], place_labels.size());
     if (fresh) {
@@ -136,9 +136,9 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     }
     first[s] = it->second;
   }
-  std::vector<std::vector<std::string>>().swap(callers);
+  std::vector<std::vector<InternedString>>().swap(callers);
   disambiguate_labels(place_labels, place_callers);
-  std::vector<std::vector<std::string>>().swap(place_callers);
+  std::vector<std::vector<InternedString>>().swap(place_callers);
   for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
 
   for (size_t s = 0; s < db.sites.size(); ++s) {
