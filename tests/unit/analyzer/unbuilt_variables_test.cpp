@@ -3,10 +3,13 @@
 // everything the full model says about the variables it lists, the runtime groups and the notes,
 // and count the others.
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include <gtest/gtest.h>
 
 #include "model/report_model.h"
+#include "output/formatters.h"
 #include "profile_builder.h"
 
 namespace hpcl::analysis {
@@ -56,12 +59,16 @@ const Variable* find(const ReportModel& m, const std::string& name) {
   return nullptr;
 }
 
-TEST(UnbuiltVariables, CountedNotBuiltAndTheReportUnchanged) {
+// The database's model with every variable built (first), and without (second).
+std::pair<ReportModel, ReportModel> both_models() {
   const Profile db = make_database();
   ReportModelOptions lean;
   lean.all_variables = false;
-  const ReportModel all = build_report_model(db);
-  const ReportModel m = build_report_model(db, lean);
+  return {build_report_model(db), build_report_model(db, lean)};
+}
+
+TEST(UnbuiltVariables, CountedNotBuiltAndTheReportUnchanged) {
+  const auto [all, m] = both_models();
 
   // Site 1 (setup), site 3 (small) and cold_table have nothing measured; libgomp's site 2 is
   // folded into its group row, which keeps its count.
@@ -105,6 +112,20 @@ TEST(UnbuiltVariables, CountedNotBuiltAndTheReportUnchanged) {
   for (const std::string& n : m.notes)
     counted |= n.starts_with("Sampled small allocations, 2 variables") && n.find("and 1 more") != std::string::npos;
   EXPECT_TRUE(counted);
+}
+
+// What a reader and a script are told of them: the same count as when they were built and hidden.
+TEST(UnbuiltVariables, TheReportsCountThem) {
+  const auto [all, m] = both_models();
+  std::ostringstream text_lean, text_all, json;
+  write_text(m, ReportOptions{}, text_lean);
+  write_text(all, ReportOptions{}, text_all);
+  // The OpenMP group of quiet sites is a row without samples: hidden, and counted with them.
+  const std::string line = "(4 variables without samples not shown; --all shows them)";
+  EXPECT_NE(text_lean.str().find(line), std::string::npos) << text_lean.str();
+  EXPECT_EQ(text_lean.str(), text_all.str());
+  write_json(m, ReportOptions{}, json);
+  EXPECT_NE(json.str().find("\"unlisted_variables\": 3"), std::string::npos);
 }
 
 }  // namespace
