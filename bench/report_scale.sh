@@ -36,21 +36,8 @@ make_db() {
   "$prof" merge "$root/p.$name" -o "$root/$name.hpcdb" >&2 2>/dev/null
 }
 
-# measure CMD...: "median_seconds max_rss_mib" over $reps runs, output to /dev/null.
-measure() {
-  local times=() rss=0 t0 t1 r
-  for _ in $(seq "$reps"); do
-    t0=$(date +%s%N)
-    /usr/bin/time -f '%M' -o "$root/time.out" "$@" >/dev/null 2>&1 || { echo "report_scale.sh: $* failed" >&2; exit 1; }
-    t1=$(date +%s%N)
-    times+=("$(( (t1 - t0) / 1000000 ))")
-    r=$(tail -1 "$root/time.out")
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  local med
-  med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (reps + 1) / 2 ))p")
-  awk -v ms="$med" -v kib="$rss" 'BEGIN { printf "%.2f s | %.1f MiB", ms / 1000, kib / 1024 }'
-}
+# shellcheck source=bench/measure_lib.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/measure_lib.sh"
 
 echo "| database | file | tree nodes | decoded | what | time | peak RSS | RSS / decoded |"
 echo "|---|---|---|---|---|---|---|---|"

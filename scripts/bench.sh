@@ -10,7 +10,8 @@
 #   4. hpcprof-lite merge of 512 to 4,096 synthetic process profiles with -j1 and -j2
 #      (bench/merge_sizes.sh: wall time, profiles per second, CPU per profile, peak RSS), and
 #      report generation on a 1024-profile database; bench/report_scale.sh's table (report time
-#      and peak RSS against the decoded size, 1024 profiles and 1M nodes).
+#      and peak RSS against the decoded size, 1024 profiles and 1M nodes); bench/report_sites.sh's
+#      (reports and the viewer's first screen on a database of 380,000 sites, most without samples).
 # Usage: scripts/bench.sh [--pairs N] [--heaptrack-runs N] [--only workloads,lists,rates,micro,analyzer]
 # Environment: HPCL_BENCH_BUILD_DIR (default <repo>/build-bench), BENCH_PAIRS (default 5).
 # Takes about 10-15 minutes on 2 cores. Measurements are noisy when the machine is shared:
@@ -195,6 +196,10 @@ if wants analyzer; then
   say "analyzer: report of the 1024-profile and 1M-node databases (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   { printf '\n## Reports of large databases (bench/report_scale.sh)\n\n'
     HPCL_REPORT_BENCH_DIR=$work/report-scale "$HPCL_ROOT/bench/report_scale.sh" "$build" 3
+  } >>"$results/latest.md"
+  say "analyzer: reports of a database of many sites without samples (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  { printf '\n## Reports of a database of many sites (bench/report_sites.sh)\n\n'
+    HPCL_REPORT_BENCH_DIR=$work/report-sites "$HPCL_ROOT/bench/report_sites.sh" "$build" 3
   } >>"$results/latest.md"
 fi
 cp "$raw" "$results/latest-raw.tsv"

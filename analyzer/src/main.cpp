@@ -108,7 +108,7 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
                "max/mean over the ranks first (thread-imbalance: over the threads), then the "
                "others by samples")
       ->type_name("ORDER");
-  c.add_flag("--all", a.all, "the text table also lists variables without samples");
+  c.add_flag("--all", a.all, "also list the variables without samples (costly on a large run: every allocation site is built)");
   c.add_flag("--no-group", a.no_group,
              "list the variables of MPI, OpenMP and C/C++ runtime libraries one by one instead "
              "of one row per family");
@@ -176,6 +176,8 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (format == "text" || (format == "csv" && options.view != View::Accesses))
     model_options.max_access_paths = 1;
   model_options.group_runtime = !a.no_group;
+  // A run sees hundreds of thousands of allocation sites that take no sample: counted, not built.
+  model_options.all_variables = a.all;
   // Why each variable is slow (its access evidence): for the data view's printed rows only. The
   // folded export shows none of it; a sort other than by samples may print any variable.
   model_options.access_evidence = options.view != View::Code && format != "folded";

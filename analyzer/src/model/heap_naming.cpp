@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "hpcl/allocator_libs.h"
 #include "model/runtime_libs.h"
@@ -59,7 +60,9 @@ bool is_cxx_library_function(std::string_view f) {
   return starts_with_any(q, {"std::", "__gnu_cxx::", "__cxxabiv1::", "__gnu_debug::"});
 }
 
-bool is_allocator_or_runtime(const Location& loc) {
+namespace {
+
+bool allocator_or_runtime(const Location& loc) {
   std::string_view mod = basename_of(loc.module);
   if (starts_with_any(mod, {"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
                             "libhpcrun-lite"}) ||
@@ -72,9 +75,38 @@ bool is_allocator_or_runtime(const Location& loc) {
          (is_allocation_function(loc.function) || is_cxx_library_function(loc.function));
 }
 
-bool is_library_frame(const Location& loc) {
-  return is_allocator_or_runtime(loc) || runtime_family(loc.module) != RuntimeFamily::None;
+// The facts of a frame depend only on its interned strings, and the naming pass asks them of
+// every frame of every allocation path: CP2K's 290,000 paths hold a few thousand distinct
+// frames, so they are worked out once (per thread: the pool's strings live as long as the process).
+struct FrameKey {
+  const char *function, *file, *module;
+  bool operator==(const FrameKey&) const = default;
+};
+struct FrameKeyHash {
+  size_t operator()(const FrameKey& k) const noexcept {
+    auto h = [](const char* p) { return std::hash<const void*>()(p); };
+    return h(k.function) ^ (h(k.file) * 31) ^ (h(k.module) * 1009);
+  }
+};
+struct FrameFacts {
+  bool allocator_or_runtime = false, library = false;
+};
+
+const FrameFacts& frame_facts(const Location& loc) {
+  thread_local std::unordered_map<FrameKey, FrameFacts, FrameKeyHash> memo;
+  auto [it, fresh] = memo.try_emplace(FrameKey{loc.function.data(), loc.file.data(), loc.module.data()});
+  if (fresh) {
+    it->second.allocator_or_runtime = allocator_or_runtime(loc);
+    it->second.library = it->second.allocator_or_runtime || runtime_family(loc.module) != RuntimeFamily::None;
+  }
+  return it->second;
 }
+
+}  // namespace
+
+bool is_allocator_or_runtime(const Location& loc) { return frame_facts(loc).allocator_or_runtime; }
+
+bool is_library_frame(const Location& loc) { return frame_facts(loc).library; }
 
 bool has_allocating_name(std::string_view function) {
   const std::string base = qualified_base_name(function);
@@ -93,16 +125,28 @@ bool AllocWrappers::is_wrapper(const Location& loc) const {
   if (loc.function.empty()) return false;
   for (const std::regex& r : user_)
     if (std::regex_search(loc.function.str(), r)) return true;
-  return !detected_.empty() && detected_.count(qualified_base_name(loc.function)) != 0;
+  if (detected_.empty()) return false;
+  // Asked of every frame of every path, for a few thousand distinct functions; emptied when
+  // learn() adds wrappers.
+  auto [it, fresh] = wrapper_memo_.try_emplace(loc.function.data(), false);
+  if (fresh) it->second = detected_.count(qualified_base_name(loc.function)) != 0;
+  return it->second;
 }
 
 void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
+  learn(paths.size(), [&](size_t i, std::vector<Location>& out) { out = paths[i]; });
+}
+
+void AllocWrappers::learn(size_t count, const std::function<void(size_t, std::vector<Location>&)>& path_of) {
   if (!automatic_) return;
+  std::vector<Location> path;
   using Caller = std::tuple<std::string, std::string, uint32_t, uint64_t>;
   // Each round can only add wrappers; a chain of wrappers needs one round per link.
   for (int round = 0; round < 16; ++round) {
     std::map<std::string, std::set<Caller>> callers;
-    for (const std::vector<Location>& path : paths) {
+    for (size_t p = 0; p < count; ++p) {
+      path.clear();
+      path_of(p, path);
       size_t i = 0;
       while (i < path.size() && (is_library_frame(path[i]) || is_wrapper(path[i]))) ++i;
       // A chain of allocating names (save_calloc_aligned -> save_malloc_aligned) is judged by the
@@ -125,6 +169,7 @@ void AllocWrappers::learn(const std::vector<std::vector<Location>>& paths) {
     bool grew = false;
     for (const auto& [name, from] : callers)
       if (from.size() >= kMinCallers && detected_.insert(name).second) grew = true;
+    wrapper_memo_.clear();
     if (!grew) return;
   }
 }
@@ -252,13 +297,13 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
 }
 
 void disambiguate_labels(std::vector<std::string>& labels, const std::vector<std::string>& callers) {
-  std::vector<std::vector<std::string>> chains(callers.size());
+  std::vector<std::vector<InternedString>> chains(callers.size());
   for (size_t i = 0; i < callers.size(); ++i) chains[i] = {callers[i]};
   disambiguate_labels(labels, chains);
 }
 
 void disambiguate_labels(std::vector<std::string>& labels,
-                         const std::vector<std::vector<std::string>>& chains) {
+                         const std::vector<std::vector<InternedString>>& chains) {
   auto shared = [&labels] {
     std::map<std::string, std::vector<size_t>> by_label;
     for (size_t i = 0; i < labels.size(); ++i) by_label[labels[i]].push_back(i);
@@ -269,7 +314,7 @@ void disambiguate_labels(std::vector<std::string>& labels,
   };
   auto caller = [&chains](size_t i, size_t depth) -> const std::string& {
     static const std::string none;
-    return i < chains.size() && depth < chains[i].size() ? chains[i][depth] : none;
+    return i < chains.size() && depth < chains[i].size() ? chains[i][depth].str() : none;
   };
   // Split each group by its callers, one level outward at a time: where the sites part, each
   // part is named by its caller at that level (after an ellipsis beyond the first), and a part

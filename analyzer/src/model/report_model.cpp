@@ -167,31 +167,61 @@ void read_run(const Profile& db, ReportModel& m) {
   m.page_faults_throttled = meta_u64(db, "page_faults_throttled");
 }
 
-// A row for every allocation site and static variable (in that order: a node's `a` indexes
-// them), with where in it the samples fell and its watchpoint results.
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// Which database variables (sites, then statics) have anything measured in their subtree: a
+// metric that is not zero (samples, estimates, page faults, watch results). The outer variable
+// keeps a subtree, as in attribute_nodes.
+std::vector<bool> measured_variables(const Profile& db) {
+  std::vector<bool> measured(db.sites.size() + db.statics.size(), false);
+  if (db.trees.empty()) return measured;
+  const Tree& tree = db.trees[0];
+  constexpr size_t kOther = kNone - 1;  // an unknown-data class: not a database variable
+  std::vector<size_t> var(tree.nodes.size(), kNone);
+  for (size_t i = 1; i < tree.nodes.size(); ++i) {
+    const Node& node = tree.nodes[i];
+    var[i] = node.parent < i ? var[node.parent] : kNone;
+    if (var[i] == kNone) {
+      if (node.kind == NodeKind::HeapVar) var[i] = node.a;
+      else if (node.kind == NodeKind::StaticVarNode) var[i] = db.sites.size() + node.a;
+      else if (node.kind == NodeKind::UnknownClass) var[i] = kOther;
+    }
+    if (var[i] >= measured.size() || measured[var[i]]) continue;
+    for (const Metric& metric : node.metrics)
+      if (metric.value != 0) measured[var[i]] = true;
+  }
+  return measured;
+}
+
+// A row for every allocation site and static variable with something measured, or every one
+// with ReportModelOptions::all_variables (in that order), with where in it the samples fell and
+// its watchpoint results. `rows` maps the database's variables to them.
 void add_rows(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
-              ReportModel& m) {
-  add_heap_variables(db, expand, options, m.variables);
-  add_static_variables(db, m.variables);
-  for (size_t k = 0; k < db.statics.size() && db.sites.size() + k < m.variables.size(); ++k) {
-    AccessEvidence& e = m.variables[db.sites.size() + k].evidence;
+              ReportModel& m, RowMap& rows) {
+  const std::vector<bool> measured =
+      options.all_variables ? std::vector<bool>() : measured_variables(db);
+  rows.assign(db.sites.size() + db.statics.size(), kNoRow);
+  add_heap_variables(db, expand, options, measured, m, rows);
+  add_static_variables(db, measured, m, rows);
+  for (size_t k = 0; k < db.statics.size(); ++k) {
+    if (rows[db.sites.size() + k] == kNoRow) continue;
+    AccessEvidence& e = m.variables[rows[db.sites.size() + k]].evidence;
     e.is_static = true;
     e.static_module = db.statics[k].module;
     e.static_offset = db.statics[k].offset;
   }
   for (const OffsetHistogram& h : db.offsets) {
-    size_t i = h.owner == OffsetOwner::Site ? h.index : db.sites.size() + h.index;
-    if (i >= m.variables.size()) continue;
-    Variable& v = m.variables[i];
+    size_t k = h.owner == OffsetOwner::Site ? h.index : db.sites.size() + h.index;
+    if (k >= rows.size() || rows[k] == kNoRow) continue;
+    Variable& v = m.variables[rows[k]];
     v.has_offsets = true;
     v.offset_bins = h.bins;
     v.offset_min = h.min;
     v.offset_max = h.max;
   }
-  attach_watch(db, m.variables);
+  attach_watch(db, rows, m.variables);
 }
 
-constexpr size_t kNone = static_cast<size_t>(-1);
 
 // What the forward pass over the tree learns of each node: its kind root and its variable
 // (kNone outside one), and which row stands for each unknown-data class met.
@@ -203,7 +233,7 @@ struct Attribution {
 
 // Totals, each variable's inclusive samples, estimates, page faults and memory metrics, and the
 // rows of the unknown classes (appended as they are met).
-Attribution attribute_nodes(const Profile& db, const Tree& tree, ReportModel& m) {
+Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& rows, ReportModel& m) {
   const size_t n = tree.nodes.size();
   Attribution at;
   std::vector<NodeKind>& category = at.category;
@@ -231,9 +261,9 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, ReportModel& m)
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
     if (var[i] != kNone) {
     } else if (node.kind == NodeKind::HeapVar) {
-      var[i] = node.a;
+      var[i] = node.a < db.sites.size() ? rows[node.a] : kNone;
     } else if (node.kind == NodeKind::StaticVarNode) {
-      var[i] = db.sites.size() + node.a;
+      var[i] = node.a < db.statics.size() ? rows[db.sites.size() + node.a] : kNone;
     } else if (node.kind == NodeKind::UnknownClass) {
       auto [it, fresh] = unknown_var.try_emplace(node.a, m.variables.size());
       if (fresh) {
@@ -270,8 +300,8 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, ReportModel& m)
     m.variables[v].first_touch.nodes.assign(touch_nodes[v].begin(), touch_nodes[v].end());
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
-  add_balance(m, db, unknown_var);
-  add_first_touch(m, db, unknown_var);
+  add_balance(m, db, rows, unknown_var);
+  add_first_touch(m, db, rows, unknown_var);
   return at;
 }
 
@@ -424,6 +454,9 @@ void finish(const Profile& db, const PathExpander& expand, const ReportModelOpti
   add_notes(m, db);
   add_memory_notes(db, m.notes);
   if (options.group_runtime) group_runtime_variables(m);
+  m.variables_not_built += m.quiet.size();
+  std::vector<QuietVariable>().swap(m.quiet);
+  std::vector<std::string>().swap(m.quiet_modules);
   derive_memory(db, m);
 }
 
@@ -442,12 +475,20 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   read_run(db, m);
   m.expander = std::make_shared<const PathExpander>(db);
   const PathExpander& expand = *m.expander;
-  add_rows(db, expand, options, m);
-  if (db.trees.empty()) return m;
+  RowMap rows;
+  add_rows(db, expand, options, m, rows);
+  // The heap and static rows come first; the unknown classes are appended after them.
+  const size_t db_rows = m.variables.size();
+  if (db.trees.empty()) {
+    m.variables_not_built = m.quiet.size();
+    std::vector<QuietVariable>().swap(m.quiet);
+    return m;
+  }
   const Tree& tree = db.trees[0];
   m.counters = counters_of(db);
-  const Attribution at = attribute_nodes(db, tree, m);
-  collect_accesses(tree, at, expand, options, options.access_evidence ? db.sites.size() + db.statics.size() : 0, m);
+  const Attribution at = attribute_nodes(db, tree, rows, m);
+  std::vector<size_t>().swap(rows);
+  collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, m);
   finish(db, expand, options, m);
   if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows);
   return m;

@@ -125,6 +125,17 @@ struct Variable {
   AccessEvidence evidence;
 };
 
+// A variable the model counts but does not build: nothing was measured anywhere in its subtree
+// (no samples, page faults, estimates or watch results) and ReportModelOptions::all_variables is
+// off. A run of CP2K has 290,000 of them beside 1,200 measured ones: a Variable each would take
+// gigabytes. What the runtime groups and the notes need of it is kept.
+struct QuietVariable {
+  VariableKind kind = VariableKind::Heap;  // Heap or Static
+  bool sampled = false;                    // heap: a sampled small site
+  uint32_t module = 0;                     // its data_module: ReportModel::quiet_modules[module]
+  uint64_t bytes = 0, allocations = 0;
+};
+
 // A source location of sampled instructions (code view).
 struct CodeLocation {
   Location where;             // offset/has_address only for unsymbolized frames
@@ -206,6 +217,13 @@ struct ReportModel {
   MemoryStats memory;
   MemoryAssessment assessment;
 
+  // Variables without anything measured that the model counts but does not list (not built, or
+  // not folded into a runtime group row): the reports say how many, and --all lists them.
+  uint64_t variables_not_built = 0;
+  // While the model is built: those variables, and the modules they name (emptied at the end).
+  std::vector<QuietVariable> quiet;
+  std::vector<std::string> quiet_modules;
+
   std::vector<Counter> counters;        // the PAPI events of the run, in metric order
   std::vector<Variable> variables;      // samples descending, ties by name
   // Samples descending, ties by label; a location with counter events and no samples comes
@@ -244,6 +262,10 @@ struct ReportModelOptions {
   bool access_evidence = true;
   // Of those, only the first this many variables (hottest first): a text report prints 20 rows.
   size_t evidence_rows = SIZE_MAX;
+  // Build a Variable for every allocation site and static variable, those without anything
+  // measured too (--all). Off, those are only counted (ReportModel::variables_not_built), so a
+  // report's memory follows what was measured, not every site the run saw.
+  bool all_variables = true;
 };
 
 // Builds both views. The database must have passed validate_profile and be a database.

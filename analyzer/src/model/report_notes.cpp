@@ -23,6 +23,8 @@ void add_notes(ReportModel& m, const Profile& db) {
   std::string sampled;
   size_t nsampled = 0;
   size_t named = 0;
+  // The sites the model only counts (nothing measured) are among them, without samples.
+  for (const QuietVariable& q : m.quiet) nsampled += q.sampled ? 1 : 0;
   for (const Variable& v : m.variables) {  // sorted hottest first
     if (!v.sampled) continue;
     ++nsampled;

@@ -20,21 +20,31 @@ namespace hpcl::analysis {
 uint64_t meta_u64(const Profile& db, const char* key);
 std::string meta_str(const Profile& db, const char* key);
 
+// The model's row of each database variable (its sites, then its statics); kNoRow for one the
+// model only counts (ReportModel::quiet).
+inline constexpr size_t kNoRow = static_cast<size_t>(-1);
+using RowMap = std::vector<size_t>;
+
 // report_variables.cpp: one Variable per allocation site of the database, in site order, named
 // by heap_naming.h's rules; one per static variable, in static order, after them; the label of
-// an unknown-data class.
+// an unknown-data class. `measured` (sites, then statics; empty: all) says which to build: the
+// others go to m.quiet. Every site is named all the same: labels are made distinct over all.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
-                        std::vector<Variable>& out);
-void add_static_variables(const Profile& db, std::vector<Variable>& out);
+                        const std::vector<bool>& measured, ReportModel& m, RowMap& rows);
+void add_static_variables(const Profile& db, const std::vector<bool>& measured, ReportModel& m,
+                          RowMap& rows);
 std::string unknown_class_name(uint32_t cls);
 
 // report_rows.cpp.
 void set_interval(Variable& v, uint64_t total);
 bool hotter(const Variable& x, const Variable& y);
+// Folds m.quiet too (into the groups' counts, or ReportModel::variables_not_built), then empties it.
 void group_runtime_variables(ReportModel& m);
 // `unknown_var`: the model's variable of each unknown class met in the tree.
-void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var);
-void add_first_touch(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var);
+void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
+                 const std::map<uint32_t, size_t>& unknown_var);
+void add_first_touch(ReportModel& m, const Profile& db, const RowMap& rows,
+                     const std::map<uint32_t, size_t>& unknown_var);
 
 // report_notes.cpp: the model's notes, once its variables are sorted.
 void add_notes(ReportModel& m, const Profile& db);

@@ -69,6 +69,29 @@ void group_runtime_variables(ReportModel& m) {
     d.bytes += v.bytes;
     ++m.grouped_variables;
   }
+  // The variables without anything measured add their count, bytes and allocations; a group of
+  // such alone is a row without samples, as it was when they were built.
+  for (const QuietVariable& q : m.quiet) {
+    const std::string& module = m.quiet_modules[q.module];
+    RuntimeFamily f = runtime_family(module);
+    if (f == RuntimeFamily::None) {
+      ++m.variables_not_built;
+      continue;
+    }
+    Variable& g = groups[f];
+    if (g.name.empty()) {
+      g.kind = VariableKind::Group;
+      g.name = runtime_family_row(f);
+    }
+    g.bytes += q.bytes;
+    g.allocations += q.allocations;
+    LibraryDetail& d = libs[{f, module}];
+    d.module = module;
+    d.variables += 1;
+    d.bytes += q.bytes;
+    ++m.grouped_variables;
+  }
+  std::vector<QuietVariable>().swap(m.quiet);
   for (auto& [key, d] : libs) {
     d.share = m.total_samples ? as_double(d.samples) / as_double(m.total_samples) : 0;
     groups[key.first].libraries.push_back(std::move(d));
@@ -92,10 +115,11 @@ void group_runtime_variables(ReportModel& m) {
 namespace {
 
 // The model's variable of a BALANCE or FIRST_TOUCH entry; SIZE_MAX when it has none.
-size_t variable_of(BalanceOwner owner, uint32_t index, const Profile& db,
+size_t variable_of(BalanceOwner owner, uint32_t index, const Profile& db, const RowMap& rows,
                    const std::map<uint32_t, size_t>& unknown_var) {
-  if (owner == BalanceOwner::Site) return index;
-  if (owner == BalanceOwner::Static) return db.sites.size() + index;
+  const size_t k = owner == BalanceOwner::Site ? index : db.sites.size() + index;
+  if (owner == BalanceOwner::Site || owner == BalanceOwner::Static)
+    return k < rows.size() ? rows[k] : SIZE_MAX;
   if (auto it = unknown_var.find(index); owner == BalanceOwner::Unknown && it != unknown_var.end())
     return it->second;
   return SIZE_MAX;
@@ -104,10 +128,11 @@ size_t variable_of(BalanceOwner owner, uint32_t index, const Profile& db,
 }  // namespace
 
 // Who first touched each variable with page faults: the threads (FIRST_TOUCH) and the nodes.
-void add_first_touch(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var) {
+void add_first_touch(ReportModel& m, const Profile& db, const RowMap& rows,
+                     const std::map<uint32_t, size_t>& unknown_var) {
   const Balance& b = db.balance;
   for (const VariableFirstTouch& e : b.first_touch) {
-    const size_t i = variable_of(e.owner, e.index, db, unknown_var);
+    const size_t i = variable_of(e.owner, e.index, db, rows, unknown_var);
     if (i >= m.variables.size() || e.threads.sum == 0) continue;
     FirstTouch& t = m.variables[i].first_touch;
     t.has_threads = true;
@@ -121,7 +146,8 @@ void add_first_touch(ReportModel& m, const Profile& db, const std::map<uint32_t,
 
 // Every variable but a Group row gets its spread over ranks and threads; one without an entry
 // had no samples anywhere.
-void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, size_t>& unknown_var) {
+void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
+                 const std::map<uint32_t, size_t>& unknown_var) {
   const Balance& b = db.balance;
   if (!b.present()) return;
   m.balance_ranks = b.rank_groups;
@@ -132,7 +158,7 @@ void add_balance(ReportModel& m, const Profile& db, const std::map<uint32_t, siz
     v.threads = describe(Spread{}, b.thread_groups);
   }
   for (const VariableBalance& e : b.variables) {
-    const size_t i = variable_of(e.owner, e.index, db, unknown_var);
+    const size_t i = variable_of(e.owner, e.index, db, rows, unknown_var);
     if (i >= m.variables.size()) continue;
     m.variables[i].ranks = describe(e.ranks, b.rank_groups);
     m.variables[i].threads = describe(e.threads, b.thread_groups);

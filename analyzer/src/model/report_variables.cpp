@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "heap_naming.h"
 #include "runtime_libs.h"
@@ -58,23 +59,44 @@ std::string site_label(const AllocSite& site, const std::vector<Location>& frame
   return label;
 }
 
+// The module that owns a site's data: that of the frame naming it. MPI and OpenMP allocate their
+// own state inside the program's call (MPI_Init: 15,000 sites on LAMMPS, all "PMPI_Init in
+// main"): named by that call, it stays in the runtime's group row, which --no-group opens. The
+// Fortran runtime's and the numerical libraries' buffers (array temporaries, FFT plans) are the
+// program's data and stay rows of their own.
+std::string site_data_module(const AllocSite& site, const std::vector<Location>& frames, size_t named) {
+  if (std::string lib = heap_site_runtime_module(frames, named);
+      site.name.empty() && !lib.empty() &&
+      (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
+    return lib;
+  return named < frames.size() ? std::string(frames[named].module) : std::string();
+}
+
 }  // namespace
 
 // Heap variables, named once every site is known: the wrapper rule needs all allocation paths,
 // and making labels distinct needs all labels.
 void add_heap_variables(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
-                        std::vector<Variable>& out) {
-  std::vector<std::vector<Location>> paths(db.sites.size());
-  for (size_t s = 0; s < db.sites.size(); ++s)
-    expand.append_path(db.sites[s].frames, /*allocation=*/true, paths[s]);
+                        const std::vector<bool>& measured, ReportModel& m, RowMap& rows) {
+  // Paths are expanded again where needed rather than kept: held all at once, the paths of
+  // CP2K's 290,000 sites took most of a gigabyte. Only the built variables keep theirs.
+  auto path_of = [&](size_t s, std::vector<Location>& out) {
+    expand.append_path(db.sites[s].frames, /*allocation=*/true, out);
+  };
   AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
-  wrappers.learn(paths);
+  wrappers.learn(db.sites.size(), path_of);
 
+  std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables
   std::vector<std::string> labels(db.sites.size());
-  std::vector<std::vector<std::string>> callers(db.sites.size());
+  std::vector<std::vector<InternedString>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
+  std::map<std::string, uint32_t> quiet_module;
+  std::vector<Location> scratch;
   for (size_t s = 0; s < db.sites.size(); ++s) {
-    std::vector<Location>& frames = paths[s];
+    const bool built = measured.empty() || measured[s];
+    std::vector<Location>& frames = built ? paths[s] : scratch;
+    frames.clear();
+    path_of(s, frames);
     named[s] = heap_site_frame(frames, &wrappers);
     for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
       frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
@@ -87,26 +109,41 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
     labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
+    if (!built) {
+      const AllocSite& site = db.sites[s];
+      std::string module = site_data_module(site, frames, named[s]);
+      auto [it, fresh] = quiet_module.try_emplace(module, static_cast<uint32_t>(m.quiet_modules.size()));
+      if (fresh) m.quiet_modules.push_back(std::move(module));
+      m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0, it->second, site.bytes,
+                         site.allocations});
+    }
   }
   // Sites with the same frames and name (they differ in API or sampling only) are one place of
   // the program: they keep one label, and only distinct places are told apart.
-  std::map<std::pair<std::vector<Frame>, std::string>, size_t> place;
+  // Keyed by the site itself, compared by its frames and name: no copy of every path.
+  auto same_place_before = [](const AllocSite* x, const AllocSite* y) {
+    return std::tie(x->frames, x->name) < std::tie(y->frames, y->name);
+  };
+  std::map<const AllocSite*, size_t, decltype(same_place_before)> place(same_place_before);
   std::vector<size_t> first(db.sites.size());
   std::vector<std::string> place_labels;
-  std::vector<std::vector<std::string>> place_callers;
+  std::vector<std::vector<InternedString>> place_callers;
   for (size_t s = 0; s < db.sites.size(); ++s) {
-    auto [it, fresh] = place.try_emplace({db.sites[s].frames, db.sites[s].name}, place_labels.size());
+    auto [it, fresh] = place.try_emplace(&db.sites[s], place_labels.size());
     if (fresh) {
-      place_labels.push_back(labels[s]);
-      place_callers.push_back(callers[s]);
+      place_labels.push_back(std::move(labels[s]));
+      place_callers.push_back(std::move(callers[s]));
     }
     first[s] = it->second;
   }
+  std::vector<std::vector<InternedString>>().swap(callers);
   disambiguate_labels(place_labels, place_callers);
+  std::vector<std::vector<InternedString>>().swap(place_callers);
   for (size_t s = 0; s < db.sites.size(); ++s) labels[s] = place_labels[first[s]];
 
   for (size_t s = 0; s < db.sites.size(); ++s) {
     const AllocSite& site = db.sites[s];
+    if (!measured.empty() && !measured[s]) continue;
     Variable v;
     v.kind = VariableKind::Heap;
     v.allocator = alloc_api_name(site.api);
@@ -119,18 +156,11 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
     v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
-    if (named[s] < paths[s].size()) v.data_module = paths[s][named[s]].module;
-    // MPI and OpenMP allocate their own state inside the program's call (MPI_Init: 15,000 sites
-    // on LAMMPS, all "PMPI_Init in main"): named by that call, it stays in the runtime's group
-    // row, which --no-group opens. The Fortran runtime's and the numerical libraries' buffers
-    // (array temporaries, FFT plans) are the program's data and stay rows of their own.
-    if (std::string lib = heap_site_runtime_module(paths[s], named[s]);
-        site.name.empty() && !lib.empty() &&
-        (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
-      v.data_module = std::move(lib);
+    v.data_module = site_data_module(site, paths[s], named[s]);
     v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
                              std::make_move_iterator(paths[s].end()));
-    out.push_back(std::move(v));
+    rows[s] = m.variables.size();
+    m.variables.push_back(std::move(v));
   }
 }
 
@@ -184,10 +214,27 @@ Variable static_variable(const StaticVar& s, const Profile& db, const std::vecto
 
 }  // namespace
 
-void add_static_variables(const Profile& db, std::vector<Variable>& out) {
+void add_static_variables(const Profile& db, const std::vector<bool>& measured, ReportModel& m,
+                          RowMap& rows) {
   const std::vector<bool> fortran = fortran_modules(db);
   const CommonBlocks blocks = common_blocks(db, fortran);
-  for (const StaticVar& s : db.statics) out.push_back(static_variable(s, db, fortran, blocks));
+  // A quiet static's data module is its own module: one entry per module of the database.
+  std::vector<uint32_t> quiet_module(db.modules.size() + 1, UINT32_MAX);
+  for (size_t k = 0; k < db.statics.size(); ++k) {
+    const StaticVar& s = db.statics[k];
+    const size_t r = db.sites.size() + k;
+    if (measured.empty() || measured[r]) {
+      rows[r] = m.variables.size();
+      m.variables.push_back(static_variable(s, db, fortran, blocks));
+      continue;
+    }
+    const size_t mod = std::min<size_t>(s.module, db.modules.size());
+    if (quiet_module[mod] == UINT32_MAX) {
+      quiet_module[mod] = static_cast<uint32_t>(m.quiet_modules.size());
+      m.quiet_modules.push_back(s.module < db.modules.size() ? db.modules[s.module].path : std::string());
+    }
+    m.quiet.push_back({VariableKind::Static, false, quiet_module[mod], s.size, 0});
+  }
 }
 
 }  // namespace hpcl::analysis

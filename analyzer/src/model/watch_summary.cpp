@@ -60,13 +60,14 @@ WatchSummary watch_summary_of(const Node& node) {
   return w;
 }
 
-void attach_watch(const Profile& db, std::vector<Variable>& vars) {
+void attach_watch(const Profile& db, const std::vector<size_t>& rows, std::vector<Variable>& vars) {
   if (db.trees.empty()) return;
   for (const Node& n : db.trees[0].nodes) {
-    size_t i;
-    if (n.kind == NodeKind::HeapVar) i = n.a;
-    else if (n.kind == NodeKind::StaticVarNode) i = db.sites.size() + n.a;
+    size_t k;
+    if (n.kind == NodeKind::HeapVar) k = n.a;
+    else if (n.kind == NodeKind::StaticVarNode) k = db.sites.size() + n.a;
     else continue;
+    const size_t i = k < rows.size() ? rows[k] : vars.size();
     if (i >= vars.size() || n.metrics.empty() || !is_watch_metric(n.metrics.back().id)) continue;
     vars[i].watch = watch_summary_of(n);
   }

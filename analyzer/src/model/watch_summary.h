@@ -52,9 +52,10 @@ double log2_histogram_quantile(const std::vector<uint64_t>& bins, double q);
 WatchSummary watch_summary_of(const Node& node);
 
 struct Variable;
-// Fills Variable::watch of the heap and static variables of `vars` (indexed as the report model
-// lays them out: sites first, then statics) from the variable nodes of the database's tree.
-void attach_watch(const Profile& db, std::vector<Variable>& vars);
+// Fills Variable::watch of the heap and static variables of `vars` from the variable nodes of the
+// database's tree. `rows`: the index in `vars` of each database variable (sites first, then
+// statics), SIZE_MAX for one without a row.
+void attach_watch(const Profile& db, const std::vector<size_t>& rows, std::vector<Variable>& vars);
 
 // "FALSE SHARING: 40 false / 0 true traps, 2 threads, 1 line, offsets 0, 8; median reuse 1.2 us
 // (p10 ..., p90 ...), 200 reuses, 3 not within the window"; "" when neither ran on it.

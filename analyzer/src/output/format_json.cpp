@@ -388,6 +388,8 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
     w.field("page_faults_throttled", m.page_faults_throttled);
   }
   w.field("grouped_variables", static_cast<uint64_t>(m.grouped_variables));
+  // Without --all, the variables with nothing measured are counted here, not listed.
+  w.field("unlisted_variables", m.variables_not_built);
   w.end_object();
   if (m.memory.present()) {
     w.key("memory");

@@ -434,7 +434,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   const bool faults = m.has_page_faults;
   if (faults) cols.insert(cols.begin() + 5, Column{"faults", true, 0, 0});
   std::vector<const Variable*> listed;
-  size_t hidden = 0;
+  size_t hidden = m.variables_not_built;
   for (const Variable& v : m.variables) {
     if (v.samples == 0 && v.page_faults == 0 && !o.all) ++hidden;
     else listed.push_back(&v);

@@ -24,6 +24,8 @@ ReportModelOptions viewer_options(ReportModelOptions o) {
   // The viewer builds access paths itself, lazily, from the tree; the report model needs only
   // the leaf of each variable's hottest path to find the variable's node.
   o.max_access_paths = 1;
+  // It lists no variable without anything measured: counted, not built (issue 23).
+  o.all_variables = false;
   return o;
 }
 

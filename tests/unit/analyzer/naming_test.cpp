@@ -304,7 +304,7 @@ TEST(Naming, SharedLabelsGetTheirCallerThenANumber) {
 // of 218,842 heap rows carried a number when only the first caller was looked at).
 TEST(Naming, SharedLabelsLookFurtherOutBeforeNumbers) {
   std::vector<std::string> labels = {"f (a.c:10)", "f (a.c:10)", "f (a.c:10)", "f (a.c:10)"};
-  std::vector<std::vector<std::string>> chains = {
+  std::vector<std::vector<InternedString>> chains = {
       {"g (g.c:1)", "solve (s.c:80)", "main (m.c:1)"},
       {"g (g.c:1)", "setup (s.c:20)", "main (m.c:1)"},
       {"h (h.c:5)", "setup (s.c:20)", "main (m.c:1)"},
