@@ -89,12 +89,16 @@ expect_profiles() {
   fi
 }
 
-# merge_and_report DIR DB JSON: the analyzer's two steps, failing the test if either fails.
+# merge_and_report DIR DB JSON [REPORT-OPTION...]: the analyzer's two steps, failing the test if
+# either fails. The JSON lists every variable with something measured (--top 0); a test of how
+# allocation sites are named, samples or not, adds --all.
 merge_and_report() {
-  step "$HPCL_PROF merge $1 -o $2"
-  "$HPCL_PROF" merge "$1" -o "$2" || fail "hpcprof-lite merge failed (status $?)"
-  step "$HPCL_PROF report $2 --format json --top 0 > $3"
-  "$HPCL_PROF" report "$2" --format json --top 0 >"$3" || fail "hpcprof-lite report failed (status $?)"
+  local dir=$1 db=$2 json=$3
+  shift 3
+  step "$HPCL_PROF merge $dir -o $db"
+  "$HPCL_PROF" merge "$dir" -o "$db" || fail "hpcprof-lite merge failed (status $?)"
+  step "$HPCL_PROF report $db --format json --top 0 $* > $json"
+  "$HPCL_PROF" report "$db" --format json --top 0 "$@" >"$json" || fail "hpcprof-lite report failed (status $?)"
 }
 
 check() { "$HPCL_PYTHON" "$CHECK" "$@"; }
