@@ -1,7 +1,7 @@
 // The heap of the ending process's writer (memory/last_words_heap.h): blocks that are freed come
 // back for the next block of their size class, a realloc that fits stays in place, and aligned
 // blocks are never handed out twice. Without reuse, a writer whose containers grow by doubling
-// kept every outgrown copy: CP2K's ranks peaked at 2x their native memory at exit.
+// kept every outgrown copy.
 #include "memory/last_words_heap.h"
 
 #include <gtest/gtest.h>
