@@ -29,6 +29,12 @@ if [ "$mode" = new_handler ] && ! "$prog" new_handler 1 2>/dev/null | grep -q "b
   echo "$(basename "$prog"): operator new ends the program natively (status $(cat native.status)); so it does under the tool" >&2
   exit 0
 fi
+# The containers mode checks whose rows a vector's and a hash map's samples land in, so every
+# small block is tracked: its map of 1M nodes is built in one burst, tracked one in up to 64, and
+# the estimate of such a site came out at 497 where ~1,100 was true once in about eight runs (44
+# samples in its tracked nodes where ~90 are expected), which is the estimator's noise, not the
+# attribution this test is about.
+[ "$mode" = containers ] && export HPCRUN_LITE_SMALL_EVERY=1
 measure_timed_like_native "$prog" "$mode"
 
 checker=("$HPCL_PYTHON" "$E2E_DIR/check_alloc.py" report.json --timing timing)
