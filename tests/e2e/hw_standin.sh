@@ -70,7 +70,10 @@ for size, name in names.items():
     if m is None:
         fail(f"no samples in {name}: {heap}")
     pages = size // 4096
-    if not pages <= m["samples"] <= pages + 4:
+    # A page whose first fault came while the thread was inside the runtime is counted in
+    # hw_in_runtime, not in the array (16,383 of 16,384 once in six runs, with hw_in_runtime 53).
+    spare = 1 if n["hw_in_runtime"] else 0
+    if not pages - spare <= m["samples"] <= pages + 4:
         fail(f"{name}: {m['samples']} samples, expected {pages} (one per page)")
     # Every record names a data source (here none: the stand-in's data_src is 0).
     levels = sum(v for k, v in m.items() if k in ("na", "l1", "lfb", "l2", "l3", "local_dram",
