@@ -100,6 +100,10 @@ void* last_words_alloc(size_t size, size_t align) {
 }
 
 void last_words_free(void* p) {
+  // Only the writing thread, while it writes, touches the free lists: another thread that frees
+  // a block the writer left behind (a library's cache made during the write) leaves it there,
+  // as this heap always did, instead of racing the writer for a list.
+  if (!t_last_words) return;
   const Header h = *header_of(p);
   if (h.cls == kNoClass) return;
   memcpy(p, &g_free[h.cls], sizeof(void*));

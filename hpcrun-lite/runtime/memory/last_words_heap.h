@@ -25,7 +25,8 @@ extern __thread int t_last_words __attribute__((tls_model("initial-exec")));
 
 // 16-byte aligned at least; nullptr when the kernel refuses memory. Async-signal-safe.
 void* last_words_alloc(size_t size, size_t align = 16);
-// Gives a block of this heap back to its class (aligned and larger blocks stay where they are).
+// Gives a block of this heap back to its class (aligned and larger blocks stay where they are);
+// a no-op unless t_last_words is set on the calling thread.
 void last_words_free(void* p);
 // realloc within this heap: in place while the block's class holds `size`; a block of the real
 // allocator (`old` not ours) is not copied (the writer never reallocates one).

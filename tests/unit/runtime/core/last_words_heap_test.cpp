@@ -14,7 +14,13 @@
 namespace hpcrun {
 namespace {
 
-TEST(LastWordsHeap, FreedBlockServesTheNextOfItsClass) {
+// The heap's user is the writing thread with t_last_words set (process_end.cpp).
+struct LastWordsHeap : ::testing::Test {
+  void SetUp() override { t_last_words = 1; }
+  void TearDown() override { t_last_words = 0; }
+};
+
+TEST_F(LastWordsHeap, FreedBlockServesTheNextOfItsClass) {
   void* a = last_words_alloc(100);
   ASSERT_NE(a, nullptr);
   EXPECT_TRUE(last_words_owns(a));
@@ -30,7 +36,7 @@ TEST(LastWordsHeap, FreedBlockServesTheNextOfItsClass) {
   last_words_free(c);
 }
 
-TEST(LastWordsHeap, GrowingLikeAVectorStaysWithinTwiceTheLastSize) {
+TEST_F(LastWordsHeap, GrowingLikeAVectorStaysWithinTwiceTheLastSize) {
   // A container that doubles 20 times and frees the old copy each time, twice over: the second
   // round must reuse the first's blocks, so the chunks do not grow.
   auto grow = [] {
@@ -55,7 +61,7 @@ TEST(LastWordsHeap, GrowingLikeAVectorStaysWithinTwiceTheLastSize) {
   EXPECT_EQ(last_words_reserved(), reserved);
 }
 
-TEST(LastWordsHeap, ReallocInPlaceWhileTheClassHoldsIt) {
+TEST_F(LastWordsHeap, ReallocInPlaceWhileTheClassHoldsIt) {
   auto* p = static_cast<char*>(last_words_alloc(40));  // class of 64 bytes
   memcpy(p, "abcdef", 7);
   EXPECT_EQ(last_words_realloc(p, 64), p);
@@ -66,7 +72,7 @@ TEST(LastWordsHeap, ReallocInPlaceWhileTheClassHoldsIt) {
   EXPECT_EQ(last_words_alloc(50), p);  // the outgrown block went back to its class
 }
 
-TEST(LastWordsHeap, AlignedBlocksAreNeverReused) {
+TEST_F(LastWordsHeap, AlignedBlocksAreNeverReused) {
   std::set<void*> seen;
   for (int i = 0; i < 8; ++i) {
     void* p = last_words_alloc(64, 4096);
@@ -77,13 +83,21 @@ TEST(LastWordsHeap, AlignedBlocksAreNeverReused) {
   }
 }
 
-TEST(LastWordsHeap, LargeBlocksAreCarvedToMeasure) {
+TEST_F(LastWordsHeap, LargeBlocksAreCarvedToMeasure) {
   const size_t big = size_t(100) << 20;  // beyond the largest class (32 MiB)
   void* p = last_words_alloc(big);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(last_words_size(p), big);
   last_words_free(p);  // kept: not on a free list
   EXPECT_NE(last_words_alloc(big), p);
+}
+
+TEST_F(LastWordsHeap, AnotherThreadsFreeLeavesTheBlock) {
+  void* a = last_words_alloc(1000);
+  t_last_words = 0;  // as on a thread that is not writing
+  last_words_free(a);
+  t_last_words = 1;
+  EXPECT_NE(last_words_alloc(1000), a);
 }
 
 }  // namespace
