@@ -45,10 +45,12 @@ case $mode in
     [ -n "$api" ] && vars+=(--var api_epsilon "$api" api_epsilon)
     "${checker[@]}" "${vars[@]}" --max-untracked 0.10 ;;
   nodes)
-    # The nodes are tracked one in k: their estimate's noise is about 10% of the samples here,
-    # so their share is held only to 25 points; what this mode checks is the sum of the shares.
+    # The nodes are tracked one in k: their estimate's noise is about 10% of the samples here
+    # (the report's own 95% interval about 25%), so their share is held only to 25 points, and
+    # up to 30% of the data samples may stay in [untracked heap] (tbb: 23% once, the estimate
+    # 22% low, inside its interval); what this mode checks is the sum of the shares.
     "${checker[@]}" --var "list nodes" malloc make_nodes --var array malloc make_array \
-      --tolerance 0.25 ;;
+      --tolerance 0.25 --min-known 0.7 ;;
   containers)
     "${checker[@]}" --var vector "operator new" make_vector --var "hash map" "*" make_map \
       --tolerance 0.10 ;;
