@@ -1,9 +1,10 @@
-// Writes a Profile as the payload of docs/FORMAT.md: META, MODULES, SITES, STATICS, one TREE per
-// thread, then SYMBOLS and (only when there are any) CALLEES (1.1), OFFSETS (1.2) and
-// BALANCE (1.3), FIRST_TOUCH (1.5), SITE_NAMES (1.7). Every 1.0
-// section is written even when empty, so the bytes of a file depend only on the Profile and
-// golden tests stay stable.
+// Writes the payload of docs/FORMAT.md section by section (payload.h): META, MODULES, SITES,
+// STATICS, one TREE per thread, then SYMBOLS and (only when there are any) CALLEES (1.1),
+// OFFSETS (1.2), BALANCE (1.3), FIRST_TOUCH (1.5), SITE_NAMES (1.7). Every 1.0 section is
+// written even when empty, so the bytes of a file depend only on what it holds and golden tests
+// stay stable; the lowest minor that describes them is found on the way.
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "layout.h"
@@ -61,164 +62,286 @@ void put_spread(wire::Writer& w, const Spread& s) {
   w.u32(s.max_group.thread);
 }
 
+bool is_memory_metric(uint16_t id) {
+  // Latency (1) and the data sources (16..31) were named in 1.0 already.
+  return (id >= kMetricLatencySamples && id <= kMetricNumaRemote) ||
+         (id >= kMetricTlbHit && id <= kMetricDcMiss) ||
+         (id >= kMetricCounterBase && id < kMetricFirstTouchNodeEnd);
+}
+
 }  // namespace
 
-uint32_t callee_count(const Profile& p) {
-  uint32_t n = 0;
-  for (const Symbolized& s : p.symbols) n += !s.callee.function.empty();
-  return n;
+Encoder::Encoder(FileKind kind, Drain drain, void* ctx)
+    : kind_(kind), drain_(drain), ctx_(ctx), w_(buf_) {}
+
+void Encoder::need(uint16_t minor) { minor_ = std::max(minor_, minor); }
+
+bool Encoder::enter(Stage stage) {
+  if (!error_.empty()) return false;
+  if (stage_ == Stage::Sites && stage != Stage::Sites) {
+    // The length written ahead must be what the sites took, or every later offset is wrong.
+    if (sites_left_ != 0 || size() - sites_start_ != sites_length_) {
+      error_ = "SITES: the count or the frames announced differ from the sites written";
+      return false;
+    }
+  }
+  if (stage < stage_ || (stage == stage_ && stage != Stage::Trees && stage != Stage::Sites)) {
+    error_ = std::string("sections out of order: ") + section_name(tag_of(stage)) + " after " +
+             section_name(tag_of(stage_));
+    return false;
+  }
+  // The sections of 1.0 are in every file, even empty.
+  for (int s = static_cast<int>(stage_) + 1; s < static_cast<int>(stage); ++s) {
+    Stage skipped = static_cast<Stage>(s);
+    if (skipped == Stage::Meta || skipped == Stage::Modules || skipped == Stage::Sites ||
+        skipped == Stage::Statics) {
+      error_ = std::string(section_name(tag_of(skipped))) + " missing before " +
+               section_name(tag_of(stage));
+      return false;
+    }
+  }
+  stage_ = stage;
+  return true;
 }
 
-uint32_t named_sites(const Profile& p) {
-  uint32_t n = 0;
-  for (const AllocSite& s : p.sites) n += !s.name.empty();
-  return n;
+uint32_t Encoder::tag_of(Stage s) {
+  switch (s) {
+    case Stage::Start: return 0;
+    case Stage::Meta: return layout::kTagMeta;
+    case Stage::Modules: return layout::kTagModules;
+    case Stage::Sites: return layout::kTagSites;
+    case Stage::Statics: return layout::kTagStatics;
+    case Stage::Trees: return layout::kTagTree;
+    case Stage::Symbols: return layout::kTagSymbols;
+    case Stage::Offsets: return layout::kTagOffsets;
+    case Stage::Balance: return layout::kTagBalance;
+    case Stage::End: return layout::kTagSiteNames;
+  }
+  return 0;
 }
 
-bool has_site_apis_of_1_7(const Profile& p) {
-  for (const AllocSite& s : p.sites)
-    if (static_cast<uint8_t>(s.api) > static_cast<uint8_t>(kLastAllocApi10)) return true;
-  return false;
+void Encoder::drain_if_full() {
+  if (drain_ == nullptr || buf_.size() < kDrainBytes || !error_.empty()) return;
+  if (!drain_(ctx_, buf_.data(), buf_.size())) error_ = "the payload could not be written";
+  drained_ += buf_.size();
+  buf_.clear();
 }
 
-bool has_page_faults(const Profile& p) {
-  for (const Tree& t : p.trees)
-    for (const Node& n : t.nodes)
-      if (n.metric(kMetricPageFaults) != 0) return true;
-  return false;
-}
-
-bool has_watch_metrics(const Profile& p) {
-  for (const Tree& t : p.trees)
-    for (const Node& n : t.nodes)
-      for (const Metric& m : n.metrics)
-        if (is_watch_metric(m.id)) return true;
-  return false;
-}
-
-bool has_memory_metrics(const Profile& p) {
-  for (const Tree& t : p.trees)
-    for (const Node& n : t.nodes)
-      for (const Metric& m : n.metrics)
-        // Latency (1) and the data sources (16..31) were named in 1.0 already.
-        if ((m.id >= kMetricLatencySamples && m.id <= kMetricNumaRemote) ||
-            (m.id >= kMetricTlbHit && m.id <= kMetricDcMiss) ||
-            (m.id >= kMetricCounterBase && m.id < kMetricFirstTouchNodeEnd))
-          return true;
-  return false;
-}
-
-std::vector<uint8_t> encode(const Profile& p) {
-  std::vector<uint8_t> out;
-  wire::Writer w(out);
-  section(w, layout::kTagMeta, [&] {
-    w.u32(static_cast<uint32_t>(p.meta.size()));
-    for (const auto& [key, value] : p.meta) {
-      w.str(key);
-      w.str(value);
+void Encoder::meta(const std::vector<std::pair<std::string, std::string>>& meta) {
+  if (!enter(Stage::Meta)) return;
+  section(w_, layout::kTagMeta, [&] {
+    w_.u32(static_cast<uint32_t>(meta.size()));
+    for (const auto& [key, value] : meta) {
+      w_.str(key);
+      w_.str(value);
     }
   });
-  section(w, layout::kTagModules, [&] {
-    w.u32(static_cast<uint32_t>(p.modules.size()));
-    for (const Module& m : p.modules) {
-      w.str(m.path);
-      w.str(m.build_id);
-      w.u64(m.load_bias);
+  drain_if_full();
+}
+
+void Encoder::modules(std::span<const Module> modules) {
+  if (!enter(Stage::Modules)) return;
+  section(w_, layout::kTagModules, [&] {
+    w_.u32(static_cast<uint32_t>(modules.size()));
+    for (const Module& m : modules) {
+      w_.str(m.path);
+      w_.str(m.build_id);
+      w_.u64(m.load_bias);
     }
   });
-  section(w, layout::kTagSites, [&] {
-    w.u32(static_cast<uint32_t>(p.sites.size()));
-    for (const AllocSite& s : p.sites) {
-      w.u8(static_cast<uint8_t>(s.api));
-      w.u8(s.flags);
-      w.u64(s.allocations);
-      w.u64(s.bytes);
-      w.u32(static_cast<uint32_t>(s.frames.size()));
-      for (const Frame& f : s.frames) put_frame(w, f);
+  drain_if_full();
+}
+
+void Encoder::begin_sites(uint32_t count, uint64_t frames) {
+  if (stage_ == Stage::Sites) {
+    error_ = "SITES begun twice";
+    return;
+  }
+  if (!enter(Stage::Sites)) return;
+  // The length is known ahead, so the section need not stay in the buffer to be patched: the
+  // sites can be drained as they come (a process may have hundreds of thousands).
+  sites_length_ = 4 + uint64_t{count} * layout::kSiteMin + frames * layout::kFrameSize;
+  w_.u32(layout::kTagSites);
+  w_.u32(0);
+  w_.u64(sites_length_);
+  sites_start_ = size();
+  sites_left_ = count;
+  next_site_ = 0;
+  w_.u32(count);
+}
+
+void Encoder::site(const AllocSite& s) {
+  if (!error_.empty()) return;
+  if (stage_ != Stage::Sites || sites_left_ == 0) {
+    error_ = "SITES: more sites than announced";
+    return;
+  }
+  --sites_left_;
+  w_.u8(static_cast<uint8_t>(s.api));
+  w_.u8(s.flags);
+  w_.u64(s.allocations);
+  w_.u64(s.bytes);
+  w_.u32(static_cast<uint32_t>(s.frames.size()));
+  for (const Frame& f : s.frames) put_frame(w_, f);
+  if (static_cast<uint8_t>(s.api) > static_cast<uint8_t>(kLastAllocApi10)) need(kMinorSiteNames);
+  if (!s.name.empty()) {
+    site_names_.emplace_back(next_site_, s.name);
+    need(kMinorSiteNames);
+  }
+  ++next_site_;
+  drain_if_full();
+}
+
+void Encoder::statics(std::span<const StaticVar> statics) {
+  if (!enter(Stage::Statics)) return;
+  section(w_, layout::kTagStatics, [&] {
+    w_.u32(static_cast<uint32_t>(statics.size()));
+    for (const StaticVar& v : statics) {
+      w_.u32(v.module);
+      w_.u64(v.offset);
+      w_.u64(v.size);
+      w_.u8(v.flags);
+      w_.str(v.name);
     }
   });
-  section(w, layout::kTagStatics, [&] {
-    w.u32(static_cast<uint32_t>(p.statics.size()));
-    for (const StaticVar& v : p.statics) {
-      w.u32(v.module);
-      w.u64(v.offset);
-      w.u64(v.size);
-      w.u8(v.flags);
-      w.str(v.name);
+  drain_if_full();
+}
+
+void Encoder::tree(const Tree& t) {
+  if (!enter(Stage::Trees)) return;
+  section(w_, layout::kTagTree, [&] { put_tree(w_, t); });
+  for (const Node& n : t.nodes) {
+    for (const Metric& m : n.metrics) {
+      if (m.id == kMetricPageFaults && m.value != 0) need(kMinorPageFaults);
+      if (is_memory_metric(m.id)) need(kMinorMemoryMetrics);
+      if (is_watch_metric(m.id)) need(kMinorWatch);
     }
-  });
-  for (const Tree& t : p.trees) section(w, layout::kTagTree, [&] { put_tree(w, t); });
+  }
+  drain_if_full();
+}
+
+void Encoder::symbols(std::span<const Symbolized> symbols) {
+  if (!enter(Stage::Symbols)) return;
   // A process profile with symbols is a caller's bug; writing them lets the reader report it
   // instead of dropping data silently.
-  if (p.kind == FileKind::Database || !p.symbols.empty()) {
-    section(w, layout::kTagSymbols, [&] {
-      w.u32(static_cast<uint32_t>(p.symbols.size()));
-      for (const Symbolized& s : p.symbols) {
-        put_frame(w, s.frame);
-        w.u32(static_cast<uint32_t>(s.locs.size()));
+  if (kind_ == FileKind::Database || !symbols.empty()) {
+    section(w_, layout::kTagSymbols, [&] {
+      w_.u32(static_cast<uint32_t>(symbols.size()));
+      for (const Symbolized& s : symbols) {
+        put_frame(w_, s.frame);
+        w_.u32(static_cast<uint32_t>(s.locs.size()));
         for (const SourceLoc& l : s.locs) {
-          w.str(l.function);
-          w.str(l.file);
-          w.u32(l.line);
+          w_.str(l.function);
+          w_.str(l.file);
+          w_.u32(l.line);
         }
       }
     });
   }
-  if (uint32_t n = callee_count(p); n > 0) {
-    section(w, layout::kTagCallees, [&] {
-      w.u32(n);
-      for (const Symbolized& s : p.symbols) {
+  uint32_t callees = 0;
+  for (const Symbolized& s : symbols) callees += !s.callee.function.empty();
+  if (callees > 0) {
+    need(kMinorCallees);
+    section(w_, layout::kTagCallees, [&] {
+      w_.u32(callees);
+      for (const Symbolized& s : symbols) {
         if (s.callee.function.empty()) continue;
-        put_frame(w, s.frame);
-        w.str(s.callee.function);
-        w.str(s.callee.file);
-        w.u32(s.callee.line);
+        put_frame(w_, s.frame);
+        w_.str(s.callee.function);
+        w_.str(s.callee.file);
+        w_.u32(s.callee.line);
       }
     });
   }
+  drain_if_full();
+}
+
+void Encoder::offsets(std::span<const OffsetHistogram> offsets) {
+  if (!enter(Stage::Offsets)) return;
   // Only when there are histograms, so that a file without them keeps its earlier minor.
-  if (!p.offsets.empty()) section(w, layout::kTagOffsets, [&] {
-    w.u32(static_cast<uint32_t>(p.offsets.size()));
-    for (const OffsetHistogram& h : p.offsets) {
-      w.u8(static_cast<uint8_t>(h.owner));
-      w.u32(h.index);
-      w.u64(h.min);
-      w.u64(h.max);
-      w.u32(static_cast<uint32_t>(h.bins.size()));
-      for (uint64_t b : h.bins) w.u64(b);
+  if (offsets.empty()) return;
+  need(kMinorOffsets);
+  section(w_, layout::kTagOffsets, [&] {
+    w_.u32(static_cast<uint32_t>(offsets.size()));
+    for (const OffsetHistogram& h : offsets) {
+      w_.u8(static_cast<uint8_t>(h.owner));
+      w_.u32(h.index);
+      w_.u64(h.min);
+      w_.u64(h.max);
+      w_.u32(static_cast<uint32_t>(h.bins.size()));
+      for (uint64_t b : h.bins) w_.u64(b);
     }
   });
+  drain_if_full();
+}
+
+void Encoder::balance(const Balance& b) {
+  if (!enter(Stage::Balance)) return;
   // Only when the merge computed it, so that other files keep their earlier minor.
-  if (p.balance.present()) section(w, layout::kTagBalance, [&] {
-    w.u64(p.balance.rank_groups);
-    w.u64(p.balance.thread_groups);
-    w.u32(static_cast<uint32_t>(p.balance.variables.size()));
-    for (const VariableBalance& v : p.balance.variables) {
-      w.u8(static_cast<uint8_t>(v.owner));
-      w.u32(v.index);
-      put_spread(w, v.ranks);
-      put_spread(w, v.threads);
-    }
-  });
+  if (b.present()) {
+    need(kMinorBalance);
+    section(w_, layout::kTagBalance, [&] {
+      w_.u64(b.rank_groups);
+      w_.u64(b.thread_groups);
+      w_.u32(static_cast<uint32_t>(b.variables.size()));
+      for (const VariableBalance& v : b.variables) {
+        w_.u8(static_cast<uint8_t>(v.owner));
+        w_.u32(v.index);
+        put_spread(w_, v.ranks);
+        put_spread(w_, v.threads);
+      }
+    });
+  }
   // Only when some variable has page faults, so that other databases keep their earlier minor.
-  if (!p.balance.first_touch.empty()) section(w, layout::kTagFirstTouch, [&] {
-    w.u32(static_cast<uint32_t>(p.balance.first_touch.size()));
-    for (const VariableFirstTouch& v : p.balance.first_touch) {
-      w.u8(static_cast<uint8_t>(v.owner));
-      w.u32(v.index);
-      put_spread(w, v.threads);
-    }
-  });
+  if (!b.first_touch.empty()) {
+    need(kMinorMemoryMetrics);
+    section(w_, layout::kTagFirstTouch, [&] {
+      w_.u32(static_cast<uint32_t>(b.first_touch.size()));
+      for (const VariableFirstTouch& v : b.first_touch) {
+        w_.u8(static_cast<uint8_t>(v.owner));
+        w_.u32(v.index);
+        put_spread(w_, v.threads);
+      }
+    });
+  }
+  drain_if_full();
+}
+
+std::string Encoder::finish() {
+  if (!enter(Stage::End)) return error_;
   // Only when some site has a name, so that other files keep their earlier minor.
-  if (named_sites(p) > 0) section(w, layout::kTagSiteNames, [&] {
-    w.u32(named_sites(p));
-    for (size_t i = 0; i < p.sites.size(); ++i) {
-      if (p.sites[i].name.empty()) continue;
-      w.u32(static_cast<uint32_t>(i));
-      w.str(p.sites[i].name);
-    }
-  });
-  return out;
+  if (!site_names_.empty()) {
+    section(w_, layout::kTagSiteNames, [&] {
+      w_.u32(static_cast<uint32_t>(site_names_.size()));
+      for (const auto& [index, name] : site_names_) {
+        w_.u32(index);
+        w_.str(name);
+      }
+    });
+  }
+  return error_;
+}
+
+std::vector<uint8_t> encode(const Profile& p, uint16_t* minor) {
+  Encoder e(p.kind);
+  e.all(p);
+  e.finish();  // fed from one Profile, its sections cannot be out of order
+  if (minor) *minor = e.minor();
+  return std::move(e.buffer());
+}
+
+void Encoder::all(const Profile& p) {
+  meta(p.meta);
+  modules(p.modules);
+  uint64_t frames = 0;
+  for (const AllocSite& s : p.sites) frames += s.frames.size();
+  begin_sites(static_cast<uint32_t>(p.sites.size()), frames);
+  for (const AllocSite& s : p.sites) site(s);
+  statics(p.statics);
+  for (const Tree& t : p.trees) tree(t);
+  symbols(p.symbols);
+  offsets(p.offsets);
+  balance(p.balance);
 }
 
 }  // namespace hpcl::payload

@@ -7,15 +7,76 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hpcl/profile.h"
 #include "hpcl/scan.h"
+#include "wire.h"
 
 namespace hpcl::payload {
 
-// The uncompressed payload of `profile`: every section in spec order.
-std::vector<uint8_t> encode(const Profile& profile);
+// Writes the payload section by section in spec order, from a whole Profile (all) or from pieces
+// handed over one at a time (the runtime at exit: one site, one thread's tree), noting on the way
+// the lowest minor version that describes what it wrote. Bytes go to a buffer; with a `drain`,
+// whenever the buffer holds kDrainBytes at the end of a record it is handed to the drain (which
+// compresses and writes it) and emptied, so the memory a writer needs is one tree or one record,
+// not the profile a second time. Without one the buffer ends up holding the whole payload.
+// Misuse (sections out of order, fewer sites than announced) is an error of finish(), never a
+// file that reads wrong.
+class Encoder {
+ public:
+  // Takes `size` bytes; false when they could not be written (finish() then fails).
+  using Drain = bool (*)(void* ctx, const uint8_t* data, size_t size);
+  static constexpr size_t kDrainBytes = size_t{1} << 20;
+
+  explicit Encoder(FileKind kind, Drain drain = nullptr, void* ctx = nullptr);
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
+
+  void meta(const std::vector<std::pair<std::string, std::string>>& meta);
+  void modules(std::span<const Module> modules);
+  // SITES: how many sites and how many frames they have in all, then each site in order.
+  void begin_sites(uint32_t count, uint64_t frames);
+  void site(const AllocSite& site);
+  void statics(std::span<const StaticVar> statics);
+  void tree(const Tree& tree);  // one per call, in thread order
+  void symbols(std::span<const Symbolized> symbols);  // SYMBOLS (a database's) and CALLEES
+  void offsets(std::span<const OffsetHistogram> offsets);
+  void balance(const Balance& balance);  // BALANCE and FIRST_TOUCH, each when present
+  // Every section of a Profile, from META to BALANCE.
+  void all(const Profile& profile);
+  // SITE_NAMES (from the sites' names) ends the payload. "" or what went wrong.
+  std::string finish();
+
+  uint16_t minor() const { return minor_; }
+  uint64_t size() const { return drained_ + buf_.size(); }  // payload bytes so far
+  std::vector<uint8_t>& buffer() { return buf_; }            // the bytes not drained yet
+
+ private:
+  enum class Stage { Start, Meta, Modules, Sites, Statics, Trees, Symbols, Offsets, Balance, End };
+  static uint32_t tag_of(Stage stage);
+  bool enter(Stage stage);
+  void need(uint16_t minor);
+  void drain_if_full();
+
+  FileKind kind_;
+  Drain drain_;
+  void* ctx_;
+  std::vector<uint8_t> buf_;
+  wire::Writer w_;
+  uint64_t drained_ = 0;
+  Stage stage_ = Stage::Start;
+  uint16_t minor_ = 0;
+  uint64_t sites_length_ = 0, sites_start_ = 0;
+  uint32_t sites_left_ = 0, next_site_ = 0;
+  std::vector<std::pair<uint32_t, std::string>> site_names_;
+  std::string error_;
+};
+
+// The uncompressed payload of `profile`: every section in spec order; *minor (if given) the
+// lowest minor version that describes it.
+std::vector<uint8_t> encode(const Profile& profile, uint16_t* minor = nullptr);
 
 // Parses a payload into `out` (whose kind is already set from the header) and validates it.
 // Returns "" on success, otherwise what is wrong.
@@ -49,18 +110,5 @@ std::string decode_meta(const uint8_t* data, size_t size, Profile& out);
 // What of a payload cut after `size` bytes is whole: "META (rank 1, pid 4242), MODULES, SITES
 // and 2 TREEs are whole before the cut, which falls in TREE; ..." and whether that is of use.
 std::string describe_prefix(const uint8_t* data, size_t size, FileKind kind);
-
-// Symbols with a known callee: the entries of the CALLEES section (1.1).
-uint32_t callee_count(const Profile& profile);
-// Whether some tree node carries the page_faults metric (1.4).
-bool has_page_faults(const Profile& profile);
-// A node has a metric that format 1.5 added (ids 5-7, 32-36, 64-95).
-bool has_memory_metrics(const Profile& profile);
-// A node has a watchpoint metric (1.6, ids 96-151).
-bool has_watch_metrics(const Profile& profile);
-// Sites with a name: the entries of SITE_NAMES (1.7).
-uint32_t named_sites(const Profile& profile);
-// A site has an allocation API that 1.7 added (15-22).
-bool has_site_apis_of_1_7(const Profile& profile);
 
 }  // namespace hpcl::payload

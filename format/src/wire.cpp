@@ -3,10 +3,6 @@
 
 namespace hpcl::wire {
 
-void Writer::put(uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) out_.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
 void Writer::str(std::string_view s) {
   u32(static_cast<uint32_t>(s.size()));
   out_.insert(out_.end(), s.begin(), s.end());

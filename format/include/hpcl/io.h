@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hpcl/profile.h"
@@ -40,5 +43,42 @@ std::vector<uint8_t> encode_profile(const Profile& profile, int zstd_level = 3);
 // Returns false and sets *error (naming the path) on failure, leaving no temporary file.
 bool write_profile_file(const Profile& profile, const std::string& path, std::string* error,
                         int zstd_level = 3, unsigned mode = 0666);
+
+// Writes a file piece by piece, compressing while it goes: for a writer whose profile is too
+// large to hold twice (the runtime at exit hands over one site and one thread's tree at a time,
+// so writing costs one tree and zstd's window of memory, not a copy of the profile). The pieces
+// come in the order of docs/FORMAT.md: meta, modules, begin_sites and every site, statics, each
+// tree, offsets; what came out of order, or fewer sites than announced, fails commit(). The
+// file is what write_profile_file would write for the Profile that holds those pieces, byte for
+// byte, and appears under its name only when commit() succeeds (as write_profile_file's).
+class ProfileWriter {
+ public:
+  ProfileWriter(FileKind kind, int zstd_level = 3);
+  ~ProfileWriter();  // a file not committed is removed
+  ProfileWriter(const ProfileWriter&) = delete;
+  ProfileWriter& operator=(const ProfileWriter&) = delete;
+
+  // Creates the temporary file beside `path` (see write_profile_file). False and *error on failure.
+  bool open(const std::string& path, unsigned mode, std::string* error);
+  // Or appends the file image to *out (encode_profile).
+  void open(std::vector<uint8_t>* out);
+
+  void meta(const std::vector<std::pair<std::string, std::string>>& meta);
+  void modules(std::span<const Module> modules);
+  void begin_sites(uint32_t count, uint64_t frames);  // the sites and all their frames
+  void site(const AllocSite& site);
+  void statics(std::span<const StaticVar> statics);
+  void tree(const Tree& tree);
+  void offsets(std::span<const OffsetHistogram> offsets);
+  // Every section of a whole Profile, instead of the pieces above.
+  void all(const Profile& profile);
+
+  // Completes the file (header, payload, fsync, rename). False and *error (naming the path).
+  bool commit(std::string* error);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace hpcl

@@ -1,6 +1,7 @@
 // Writes this process's profile at exit: the runtime's raw tables (addresses, site ids,
-// module/symbol indices) are translated into the format model (hpcl::Profile) and written by
-// the format library, so the analyzer's reader is the one that checks what we wrote.
+// module/symbol indices) are translated into the format's records and written by the format
+// library, so the analyzer's reader is the one that checks what we wrote. The large tables
+// (sites, trees) are streamed: the write costs one tree and zstd's window of memory.
 // Runs once, under the runtime guard, after sampling stopped; it may allocate.
 #include <signal.h>
 #include <unistd.h>
@@ -49,13 +50,13 @@ std::string exe_name_of(const std::string& exe_path) {
   return basename_of(exe_path.empty() ? "program" : exe_path);
 }
 
-// Writes the profile with SIGXFSZ held back in this thread. A write beyond RLIMIT_FSIZE raises
+// Runs `write` with SIGXFSZ held back in this thread. A write beyond RLIMIT_FSIZE raises
 // SIGXFSZ, whose default action ends the process (and the runtime's ending handler would end it
 // the same way): a profile too large for the user's file-size limit must fail the write (EFBIG)
 // and nothing else. The signal our own write raised is taken from the pending set before the
 // mask is restored; one the program had pending before stays pending.
-bool write_without_sigxfsz(const hpcl::Profile& p, const std::string& path, unsigned mode,
-                           std::string* err) {
+template <typename Write>
+bool without_sigxfsz(Write&& write) {
   sigset_t xfsz, saved, pending;
   sigemptyset(&xfsz);
   sigaddset(&xfsz, SIGXFSZ);
@@ -63,7 +64,7 @@ bool write_without_sigxfsz(const hpcl::Profile& p, const std::string& path, unsi
   sigemptyset(&pending);
   sigpending(&pending);
   bool was_pending = sigismember(&pending, SIGXFSZ) == 1;
-  bool ok = hpcl::write_profile_file(p, path, err, 3, mode);
+  bool ok = write();
   if (!was_pending) {
     timespec zero{0, 0};
     while (sigtimedwait(&xfsz, nullptr, &zero) == SIGXFSZ) {
@@ -73,33 +74,68 @@ bool write_without_sigxfsz(const hpcl::Profile& p, const std::string& path, unsi
   return ok;
 }
 
-class ProfileBuilder {
+// Translates the runtime's tables into the format's records and hands them to the file writer
+// one at a time: a site, then one thread's tree, each dropped once written. A process that
+// allocated from hundreds of thousands of call paths (CP2K: 370,000 sites, an 80 MB payload)
+// would otherwise hold its profile a second time at exit, in the format's model and then as
+// bytes. Only the small tables (modules, statics, offset histograms) are built whole.
+class ProfileStreamer {
  public:
   // The code segments of every module, sorted, for a binary search per frame: a process with
   // tens of thousands of call paths (an MPI library's start-up allocations) and a hundred
   // modules would otherwise spend most of the write in modules_find_code's linear scan, and a
   // profile written on SIGTERM must be written before the launcher's SIGKILL.
-  ProfileBuilder() {
+  explicit ProfileStreamer(std::vector<const ThreadState*> threads)
+      : threads_(std::move(threads)), nsites_(g_sites.size()) {
     for (uint32_t i = 0; i < modules_count(); ++i) {
       const ModuleEntry* m = module_get(i);
       for (uint32_t s = 0; s < m->nsegs; ++s) segments_.push_back({m->seg_lo[s], m->seg_hi[s], i});
     }
     std::sort(segments_.begin(), segments_.end(),
               [](const Segment& a, const Segment& b) { return a.lo < b.lo; });
+    // One size per tree for both walks: a thread that is still running may add nodes meanwhile.
+    for (const ThreadState* t : threads_) sizes_.push_back(t->cct.size());
+    index_statics();
   }
 
-  hpcl::Frame frame(uint64_t addr) const {
+  std::vector<hpcl::StaticVar> statics;
+  std::vector<hpcl::OffsetHistogram> offsets;
+
+  void write(hpcl::ProfileWriter& w, const hpcl::Profile& head) {
+    w.meta(head.meta);
+    w.modules(head.modules);
+    write_sites(w);
+    w.statics(statics);
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      hpcl::Tree tree = build_tree(i);
+      if (i == 0) add_watch(tree);
+      w.tree(tree);
+    }
+    w.offsets(offsets);
+  }
+
+ private:
+  // Call paths share most of their frames (the same wrappers, the same main loop), so a
+  // direct-mapped cache of translated addresses spares most of the binary searches: an MPI
+  // rank's 20,000 start-up sites have 400,000 frames.
+  hpcl::Frame frame(uint64_t addr) {
+    FrameSlot& slot = frame_cache_[(addr ^ (addr >> 12)) % kFrameCache];
+    if (slot.addr == addr) return slot.frame;
     auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
                                [](uint64_t a, const Segment& s) { return a < s.lo; });
-    if (it == segments_.begin() || addr >= (it - 1)->hi) return hpcl::Frame{hpcl::kNoModule, addr};
-    uint32_t m = (it - 1)->module;
-    return hpcl::Frame{m, addr - module_get(m)->bias};
+    hpcl::Frame f{hpcl::kNoModule, addr};
+    if (it != segments_.begin() && addr < (it - 1)->hi) {
+      uint32_t m = (it - 1)->module;
+      f = hpcl::Frame{m, addr - module_get(m)->bias};
+    }
+    slot = FrameSlot{addr, f};
+    return f;
   }
 
   uint32_t static_index(uint32_t module, int64_t symbol) {
     auto key = std::make_pair(module, symbol);
-    auto it = statics_.find(key);
-    if (it != statics_.end()) return it->second;
+    auto it = statics_index_.find(key);
+    if (it != statics_index_.end()) return it->second;
     hpcl::StaticVar v;
     v.module = module;
     const ModuleEntry* m = module_get(module);
@@ -114,42 +150,66 @@ class ProfileBuilder {
       v.flags = s.is_tls ? hpcl::kStaticTls : 0;
       v.name = m->symbols.names + s.name;
     }
-    uint32_t idx = uint32_t(profile.statics.size());
-    profile.statics.push_back(std::move(v));
-    statics_.emplace(key, idx);
+    uint32_t idx = uint32_t(statics.size());
+    statics.push_back(std::move(v));
+    statics_index_.emplace(key, idx);
     return idx;
   }
 
-  void add_modules() {
-    for (uint32_t i = 0; i < modules_count(); ++i) {
-      const ModuleEntry* m = module_get(i);
-      profile.modules.push_back(hpcl::Module{m->path, m->symbols.build_id, m->bias});
+  // STATICS precedes the trees, so every static a tree, a histogram or a watch names gets its
+  // index first, in the order the trees, the histograms and the watches name them.
+  void index_statics() {
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      const Cct& c = threads_[i]->cct;
+      for (uint32_t n = 1; n < sizes_[i]; ++n) {
+        const RtNode* node = c.at(n);
+        if (hpcl::NodeKind(node->kind) == hpcl::NodeKind::StaticVarNode)
+          static_index(uint32_t(node->a), int64_t(node->b));
+      }
     }
+    add_offsets();
+    watch_table_for_each(
+        [](const WpRecord& r, void* self) {
+          if (r.key.root == kCctStaticRoot)
+            static_cast<ProfileStreamer*>(self)->static_index(r.key.a, int64_t(r.key.b));
+        },
+        this);
   }
 
-  void add_sites() {
-    profile.sites.reserve(g_sites.size());
-    for (uint32_t id = 0; id < g_sites.size(); ++id) {
-      SiteRecord* r = g_sites.get(id);
-      hpcl::AllocSite s;
+  void write_sites(hpcl::ProfileWriter& w) {
+    uint64_t frames = 0;
+    for (uint32_t id = 0; id < nsites_; ++id)
+      if (const SiteRecord* r = g_sites.get(id)) frames += r->nframes;
+    w.begin_sites(nsites_, frames);
+    hpcl::AllocSite s;  // one record, its frames' storage reused from site to site
+    for (uint32_t id = 0; id < nsites_; ++id) {
+      const SiteRecord* r = g_sites.get(id);
+      s.frames.clear();
+      s.name.clear();
+      if (!r) {
+        s.api = hpcl::AllocApi::Malloc;
+        s.flags = 0;
+        s.allocations = s.bytes = 0;
+        w.site(s);
+        continue;
+      }
       s.api = hpcl::AllocApi(r->api);
       s.flags = r->flags;
       s.allocations = r->allocations.load(std::memory_order_relaxed);
       s.bytes = r->bytes.load(std::memory_order_relaxed);
-      s.frames.reserve(r->nframes);
       for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
       if (r->name_len) s.name.assign(r->name, r->name_len);
-      profile.sites.push_back(std::move(s));
+      w.site(s);
     }
   }
 
-  void add_thread(const ThreadState* ts) {
+  hpcl::Tree build_tree(size_t thread) {
+    const ThreadState* ts = threads_[thread];
     hpcl::Tree tree;
     tree.tid = uint32_t(ts->tid);
     hpcl::TreeBuilder b(tree);
     const Cct& c = ts->cct;
-    // One size for the whole walk: a thread that is still running may add nodes meanwhile.
-    const uint32_t n_nodes = c.size();
+    const uint32_t n_nodes = sizes_[thread];
     std::vector<uint32_t> map(n_nodes, 0);
     for (uint32_t i = 1; i < n_nodes; ++i) {
       const RtNode* n = c.at(i);
@@ -181,38 +241,37 @@ class ProfileBuilder {
         for (int j = 0; j < k; ++j) tree.nodes[map[i]].add_metric(ms[j].id, ms[j].value);
       }
     }
-    profile.trees.push_back(std::move(tree));
+    return tree;
   }
 
   // The histograms of where samples fell inside each variable (OFFSETS section).
   void add_offsets() {
     offsets_for_each(
         [](const OffsetRecord& r, void* self) {
-          auto* pb = static_cast<ProfileBuilder*>(self);
+          auto* ps = static_cast<ProfileStreamer*>(self);
           hpcl::OffsetHistogram h;
           if (r.is_static) {
             h.owner = hpcl::OffsetOwner::Static;
-            h.index = pb->static_index(r.module, r.symbol);
+            h.index = ps->static_index(r.module, r.symbol);
           } else {
-            if (r.site >= pb->profile.sites.size()) return;
+            if (r.site >= ps->nsites_) return;
             h.index = r.site;
           }
           h.min = r.min;
           h.max = r.max;
           h.bins.assign(r.bins, r.bins + kOffsetBinCount);
-          pb->profile.offsets.push_back(std::move(h));
+          ps->offsets.push_back(std::move(h));
         },
         this);
   }
 
   // The watchpoint analyses' results (watch_table.h) as metrics of each variable's own node,
   // in the first tree: they are the process's, not one thread's, and merges sum them.
-  void add_watch() {
-    if (profile.trees.empty()) return;
+  void add_watch(hpcl::Tree& first) {
     struct Ctx {
-      ProfileBuilder* pb;
+      ProfileStreamer* ps;
       hpcl::TreeBuilder b;
-    } ctx{this, hpcl::TreeBuilder(profile.trees[0])};
+    } ctx{this, hpcl::TreeBuilder(first)};
     watch_table_for_each(
         [](const WpRecord& r, void* p) {
           auto* c = static_cast<Ctx*>(p);
@@ -222,11 +281,11 @@ class ProfileBuilder {
           uint32_t a = r.key.a;
           hpcl::NodeKind root, kind;
           if (r.key.root == kCctHeapRoot) {
-            if (a >= c->pb->profile.sites.size()) return;
+            if (a >= c->ps->nsites_) return;
             root = hpcl::NodeKind::HeapRoot, kind = hpcl::NodeKind::HeapVar;
           } else if (r.key.root == kCctStaticRoot) {
             root = hpcl::NodeKind::StaticRoot, kind = hpcl::NodeKind::StaticVarNode;
-            a = c->pb->static_index(r.key.a, int64_t(r.key.b));
+            a = c->ps->static_index(r.key.a, int64_t(r.key.b));
           } else {
             root = hpcl::NodeKind::UnknownRoot, kind = hpcl::NodeKind::UnknownClass;
           }
@@ -236,23 +295,29 @@ class ProfileBuilder {
         &ctx);
   }
 
-  hpcl::Profile profile;
-
- private:
   struct Segment {
     uint64_t lo, hi;
     uint32_t module;
   };
+  struct FrameSlot {
+    uint64_t addr = ~uint64_t{0};  // no code address: an empty slot
+    hpcl::Frame frame;
+  };
+  static constexpr size_t kFrameCache = 4096;
+  std::vector<FrameSlot> frame_cache_ = std::vector<FrameSlot>(kFrameCache);
+  std::vector<const ThreadState*> threads_;
+  std::vector<uint32_t> sizes_;
+  const uint32_t nsites_;  // the sites of the snapshot: a running thread may add more
   std::vector<Segment> segments_;
-  std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_;
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_index_;
 };
 
 }  // namespace
 
 bool write_process_profile(const char* tag, char* written, size_t n) {
   const uint64_t began_ns = monotonic_ns();
-  ProfileBuilder pb;
-  hpcl::Profile& p = pb.profile;
+  // META and MODULES; the rest is streamed from the runtime's tables (ProfileStreamer).
+  hpcl::Profile p;
   p.kind = hpcl::FileKind::Process;
 
   char host[256] = "unknown";
@@ -369,11 +434,10 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     }
   }
 
-  pb.add_modules();
-  pb.add_sites();
-  for (const ThreadState* t : threads) pb.add_thread(t);
-  pb.add_offsets();
-  pb.add_watch();
+  for (uint32_t i = 0; i < modules_count(); ++i) {
+    const ModuleEntry* m = module_get(i);
+    p.modules.push_back(hpcl::Module{m->path, m->symbols.build_id, m->bias});
+  }
   if (watch_enabled()) {
     // Every watch is accounted for: it trapped, expired (counted per variable), was still pending
     // at the end, or never armed (no register free); the registers the program held are named.
@@ -414,15 +478,23 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   // Every part of the name is one path component: the profile lands in `dir` and nowhere else.
   std::string path = dir + "/" + profile_file_name(exe_name_of(exe_path), host, rank, getpid(), tag);
   std::string err;
-  if (!write_without_sigxfsz(p, path, modes.file, &err)) {
+  const size_t nthreads = threads.size();
+  ProfileStreamer streamer(std::move(threads));
+  bool ok = without_sigxfsz([&] {
+    hpcl::ProfileWriter w(hpcl::FileKind::Process, 3);
+    if (!w.open(path, modes.file, &err)) return false;
+    streamer.write(w, p);
+    return w.commit(&err);
+  });
+  if (!ok) {
     log_warn("cannot write the profile: %s; the program's run is not affected", err.c_str());
     return false;
   }
   if (written && n) snprintf(written, n, "%s", path.c_str());
   log_info("wrote %s in %.1f ms: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the "
            "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
-           "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), threads.size(), (unsigned long long)samples,
-           (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), p.statics.size(),
+           "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), nthreads, (unsigned long long)samples,
+           (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), streamer.statics.size(),
            g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
   return true;
 }

@@ -143,5 +143,106 @@ TEST_F(FileTest, ReadErrorsNameThePath) {
   EXPECT_EQ(r.error, path + ": empty file (not a hpcrun-lite file)");
 }
 
+// ProfileWriter: a profile handed over piece by piece (as the runtime does at exit) gives the
+// bytes write_profile_file gives for the whole Profile, and what was handed over wrong fails the
+// write without leaving a file.
+void write_pieces(ProfileWriter& w, const Profile& p) {
+  w.meta(p.meta);
+  w.modules(p.modules);
+  uint64_t frames = 0;
+  for (const AllocSite& s : p.sites) frames += s.frames.size();
+  w.begin_sites(static_cast<uint32_t>(p.sites.size()), frames);
+  for (const AllocSite& s : p.sites) w.site(s);
+  w.statics(p.statics);
+  for (const Tree& t : p.trees) w.tree(t);
+  w.offsets(p.offsets);
+}
+
+// Many sites with long call paths, one named: a payload of tens of MiB, written while encoded.
+Profile many_sites(uint32_t n) {
+  Profile p = test::small_process();
+  p.sites.clear();
+  for (uint32_t i = 0; i < n; ++i) {
+    AllocSite s;
+    s.api = i % 7 == 0 ? AllocApi::New : AllocApi::Malloc;
+    s.allocations = i + 1;
+    s.bytes = uint64_t{i} * 40;
+    for (uint32_t f = 0; f < 1 + i % 40; ++f) s.frames.push_back({0, 0x1000 + 16 * uint64_t{i} + f});
+    p.sites.push_back(std::move(s));
+  }
+  p.sites[n / 2].name = "/dev/shm/segment";
+  for (Tree& t : p.trees)
+    for (Node& node : t.nodes)
+      if (node.kind == NodeKind::HeapVar) node.a = n - 1 - node.a;
+  return p;
+}
+
+TEST_F(FileTest, PiecesGiveTheBytesOfTheWholeProfile) {
+  for (int level : {0, 3}) {
+    for (const Profile& p : {test::rich_process(), test::small_process_offsets(), many_sites(60000)}) {
+      std::string path = (dir_ / "pieces.hpcl").string(), error;
+      {
+        ProfileWriter w(p.kind, level);
+        ASSERT_TRUE(w.open(path, 0600, &error)) << error;
+        write_pieces(w, p);
+        ASSERT_TRUE(w.commit(&error)) << error;
+      }
+      EXPECT_EQ(entries(dir_), std::vector<std::string>{"pieces.hpcl"});
+      std::ifstream in(path, std::ios::binary);
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(bytes, encode_profile(p, level)) << "level " << level;
+      // The reader (decode.cpp, not the encoder) sees every piece.
+      ReadResult r = read_profile_file(path);
+      ASSERT_TRUE(r.ok) << r.error;
+      EXPECT_EQ(test::dump(r.profile), test::dump(p));
+    }
+  }
+}
+
+TEST_F(FileTest, PiecesHandedOverWrongFailWithoutAFile) {
+  Profile p = test::rich_process();
+  std::string path = (dir_ / "wrong.hpcl").string();
+  auto expect_fails = [&](const char* what, auto&& feed) {
+    ProfileWriter w(p.kind, 3);
+    std::string error;
+    ASSERT_TRUE(w.open(path, 0600, &error)) << error;
+    feed(w);
+    EXPECT_FALSE(w.commit(&error)) << what;
+    EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+    EXPECT_NE(error.find(what), std::string::npos) << error;
+    EXPECT_TRUE(entries(dir_).empty()) << what;
+  };
+  expect_fails("SITES: the count", [&](ProfileWriter& w) {
+    w.meta(p.meta);
+    w.modules(p.modules);
+    w.begin_sites(static_cast<uint32_t>(p.sites.size()) + 1, 100);
+    for (const AllocSite& s : p.sites) w.site(s);
+    w.statics(p.statics);
+  });
+  expect_fails("more sites than announced", [&](ProfileWriter& w) {
+    w.meta(p.meta);
+    w.modules(p.modules);
+    w.begin_sites(0, 0);
+    w.site(p.sites[0]);
+  });
+  expect_fails("out of order", [&](ProfileWriter& w) {
+    write_pieces(w, p);
+    w.statics(p.statics);
+  });
+  expect_fails("SITES missing", [&](ProfileWriter& w) {
+    w.meta(p.meta);
+    w.modules(p.modules);
+    w.statics(p.statics);
+  });
+  // Not committed (the writer gave up): nothing is left either.
+  {
+    ProfileWriter w(p.kind, 3);
+    std::string error;
+    ASSERT_TRUE(w.open(path, 0600, &error)) << error;
+    write_pieces(w, p);
+  }
+  EXPECT_TRUE(entries(dir_).empty());
+}
+
 }  // namespace
 }  // namespace hpcl
