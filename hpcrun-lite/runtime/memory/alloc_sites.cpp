@@ -11,16 +11,85 @@ static void* map_zeroed(size_t bytes) {
   return raw_mmap(bytes);
 }
 
-uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n, const char* name,
-                     uint32_t name_len) {
+// Two chains with unrelated constants (FNV's, and a golden-ratio multiply with a rotate), run
+// side by side in one pass over the frames.
+SiteDigest site_digest(uint8_t api, const uint64_t* frames, uint32_t n, const char* name,
+                       uint32_t name_len) {
   uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t(api) << 8);
+  uint64_t c = 0x243f6a8885a308d3ull + api;
   for (uint32_t i = 0; i < n; ++i) {
     h ^= frames[i];
     h *= 0x100000001b3ull;
     h ^= h >> 29;
+    c = (c ^ frames[i]) * 0x9e3779b97f4a7c15ull;
+    c = (c << 27) | (c >> 37);
   }
-  for (uint32_t i = 0; i < name_len; ++i) h = (h ^ uint8_t(name[i])) * 0x100000001b3ull;
-  return h ^ n;
+  for (uint32_t i = 0; i < name_len; ++i) {
+    h = (h ^ uint8_t(name[i])) * 0x100000001b3ull;
+    c = (c ^ uint8_t(name[i])) * 0x9e3779b97f4a7c15ull;
+  }
+  c ^= c >> 31;
+  c *= 0xbf58476d1ce4e5b9ull;
+  c ^= c >> 29;
+  return SiteDigest{h ^ n, c ^ n};
+}
+
+namespace {
+
+// Frame i is stored as frame[i] - frame[i-1] (frame[-1] = 0), zigzag-mapped so that a small
+// step back is a small number, in LEB128: a call path mostly stays in one module.
+uint64_t zigzag(uint64_t cur, uint64_t prev) {
+  uint64_t d = cur - prev;
+  return (d << 1) ^ (0 - (d >> 63));
+}
+
+size_t packed_size(const uint64_t* frames, uint32_t n) {
+  size_t bytes = 0;
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t z = zigzag(frames[i], prev);
+    prev = frames[i];
+    do {
+      ++bytes;
+      z >>= 7;
+    } while (z);
+  }
+  return bytes;
+}
+
+void pack(const uint64_t* frames, uint32_t n, uint8_t* out) {
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t z = zigzag(frames[i], prev);
+    prev = frames[i];
+    while (z >= 0x80) {
+      *out++ = uint8_t(z | 0x80);
+      z >>= 7;
+    }
+    *out++ = uint8_t(z);
+  }
+}
+
+// Unpacks one frame at *p after `prev`.
+inline uint64_t unpack_one(const uint8_t*& p, uint64_t prev) {
+  uint64_t z = 0;
+  int shift = 0;
+  uint8_t b;
+  do {
+    b = *p++;
+    z |= uint64_t(b & 0x7f) << shift;
+    shift += 7;
+  } while (b & 0x80);
+  return prev + ((z >> 1) ^ (0 - (z & 1)));
+}
+
+}  // namespace
+
+uint32_t unpack_frames(const SiteRecord& r, uint64_t* out) {
+  const uint8_t* p = r.frames;
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < r.nframes; ++i) out[i] = prev = unpack_one(p, prev);
+  return r.nframes;
 }
 
 SiteRecord* AllocSites::get(uint32_t id) const {
@@ -59,7 +128,8 @@ bool AllocSites::ensure_index(uint32_t sites) {
   return true;
 }
 
-// Frames and names share the chunks; each piece starts 8-byte aligned.
+// Frames and names share the chunks; each piece starts 8-byte aligned. Without `bytes` the
+// room is only reserved.
 void* AllocSites::store(const void* bytes, size_t n) {
   size_t rounded = (n + 7) & ~size_t(7);
   if (frame_used_ + rounded > kFrameChunk) {
@@ -68,7 +138,7 @@ void* AllocSites::store(const void* bytes, size_t n) {
     frame_used_ = 0;
   }
   void* dst = frame_chunk_ + frame_used_;
-  if (n) memcpy(dst, bytes, n);
+  if (n && bytes) memcpy(dst, bytes, n);
   frame_used_ += rounded;
   return dst;
 }
@@ -77,13 +147,12 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
                             const char* name, uint32_t name_len) {
   if (name_len > kMaxSiteName) name_len = kMaxSiteName;
   if (!name) name_len = 0;
-  uint64_t h = hash_frames(api, frames, nframes, name, name_len);
+  const SiteDigest d = site_digest(api, frames, nframes, name, name_len);
+  const uint64_t h = d.hash;
   auto matches = [&](uint32_t id) {
     SiteRecord* r = get(id);
-    if (!(r && r->hash == h && r->api == api && r->nframes == nframes &&
-          r->name_len == name_len &&
-          memcmp(r->frames, frames, sizeof(uint64_t) * nframes) == 0 &&
-          (name_len == 0 || memcmp(r->name, name, name_len) == 0)))
+    if (!(r && r->hash == h && r->check == d.check && r->api == api && r->nframes == nframes &&
+          r->name_len == name_len && (name_len == 0 || memcmp(r->name, name, name_len) == 0)))
       return false;
     if ((__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & flags) != flags)
       __atomic_fetch_or(&r->flags, flags, __ATOMIC_RELAXED);
@@ -116,17 +185,19 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
         if (!mem) break;
         chunks_[c].store(mem, std::memory_order_release);
       }
-      auto* stored = static_cast<const uint64_t*>(store(frames, sizeof(uint64_t) * nframes));
+      auto* stored = static_cast<uint8_t*>(store(nullptr, packed_size(frames, nframes)));
+      if (stored) pack(frames, nframes, stored);
       const char* stored_name = name_len ? static_cast<const char*>(store(name, name_len)) : nullptr;
       if (!stored || (name_len && !stored_name)) break;
       SiteRecord* r = &chunks_[c].load(std::memory_order_relaxed)[id & ((1u << kChunkBits) - 1)];
       r->hash = h;
+      r->check = d.check;
       r->frames = stored;
       r->nframes = nframes;
       r->api = api;
       r->flags = flags;
       r->name = stored_name;
-      r->name_len = name_len;
+      r->name_len = uint16_t(name_len);
       count_.store(id + 1, std::memory_order_release);
       slot.store(id + 1, std::memory_order_release);
       result = id;

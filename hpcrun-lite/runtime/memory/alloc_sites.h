@@ -7,7 +7,13 @@
 //
 // Lookups are lock-free (the allocation fast path for an existing site takes no lock); a new
 // site is inserted under a spinlock. Records and frames live in mmap'd chunks that are never
-// freed, so ids and frame pointers stay valid for the life of the process.
+// freed, so ids and frame pointers stay valid for the life of the process. A site's frames are
+// kept packed (each the signed difference from the one before, zigzag, LEB128): 3.7 bytes a
+// frame instead of 8 on CP2K, whose 260,000 sites per rank have 6 million frames (48 MB raw,
+// 22 MB packed). A site is found again by a 128-bit digest of its identity (two independent
+// 64-bit hashes of API, frames and name) and its frame count, without unpacking: the lookup of
+// an existing site is the tracked allocation's most frequent step, and two of 260,000 paths
+// would share a digest with a probability below 1e-28.
 #pragma once
 
 #include <atomic>
@@ -22,16 +28,19 @@ namespace hpcrun {
 // site hash and compare grow with depth; 32 frames keep a tracked allocation near 300 ns.
 inline constexpr int kMaxAllocFrames = 32;
 // Longer names are cut: a path or a pool's label, not a document.
-inline constexpr uint32_t kMaxSiteName = 255;
+inline constexpr uint32_t kMaxSiteName = 255;  // fits SiteRecord::name_len
 
 struct SiteRecord {
-  uint64_t hash;
-  const uint64_t* frames;  // raw code addresses (call sites: return address - 1), innermost first
+  uint64_t hash;   // the identity's digest: hash and check (site_digest)
+  uint64_t check;
+  // Raw code addresses (call sites: return address - 1), innermost first, packed: read them
+  // with unpack_frames.
+  const uint8_t* frames;
+  const char* name;  // name_len bytes, not NUL-terminated; null when the site has none
   uint32_t nframes;
   uint8_t api;   // hpcl::AllocApi
   uint8_t flags; // hpcl::AllocSiteFlags, OR-ed in by every intern (not part of the identity)
-  const char* name;  // name_len bytes, not NUL-terminated; null when the site has none
-  uint32_t name_len;
+  uint16_t name_len;
   std::atomic<uint64_t> allocations;
   std::atomic<uint64_t> bytes;
 };
@@ -94,7 +103,13 @@ class AllocSites {
   size_t frame_used_ = kFrameChunk;
 };
 
-uint64_t hash_frames(uint8_t api, const uint64_t* frames, uint32_t n, const char* name = nullptr,
-                     uint32_t name_len = 0);
+struct SiteDigest {
+  uint64_t hash, check;
+};
+SiteDigest site_digest(uint8_t api, const uint64_t* frames, uint32_t n, const char* name = nullptr,
+                       uint32_t name_len = 0);
+
+// The site's frames into out[0 .. r.nframes) (at most kMaxAllocFrames); returns r.nframes.
+uint32_t unpack_frames(const SiteRecord& r, uint64_t* out);
 
 }  // namespace hpcrun

@@ -197,7 +197,9 @@ class ProfileStreamer {
       s.flags = r->flags;
       s.allocations = r->allocations.load(std::memory_order_relaxed);
       s.bytes = r->bytes.load(std::memory_order_relaxed);
-      for (uint32_t k = 0; k < r->nframes; ++k) s.frames.push_back(frame(r->frames[k]));
+      uint64_t raw[kMaxAllocFrames];
+      const uint32_t n = r->nframes <= uint32_t(kMaxAllocFrames) ? unpack_frames(*r, raw) : 0;
+      for (uint32_t k = 0; k < n; ++k) s.frames.push_back(frame(raw[k]));
       if (r->name_len) s.name.assign(r->name, r->name_len);
       w.site(s);
     }

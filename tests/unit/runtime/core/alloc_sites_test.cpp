@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <memory>
 #include <string>
 #include <thread>
@@ -26,7 +28,31 @@ TEST(AllocSites, SamePathSameId) {
   EXPECT_EQ(s->size(), 4u);
   ASSERT_NE(s->get(x), nullptr);
   EXPECT_EQ(s->get(x)->nframes, 3u);
-  EXPECT_EQ(s->get(x)->frames[2], 0x3000u);
+  uint64_t back[hpcrun::kMaxAllocFrames];
+  ASSERT_EQ(hpcrun::unpack_frames(*s->get(x), back), 3u);
+  EXPECT_EQ(back[2], 0x3000u);
+}
+
+// Frames are kept packed (deltas): every address comes back, across modules and back again, at
+// the ends of the address space too, and paths that differ in one frame stay two sites.
+TEST(AllocSites, PackedFramesComeBackWhole) {
+  auto s = std::make_unique<AllocSites>();
+  uint64_t path[hpcrun::kMaxAllocFrames];
+  const uint64_t far[] = {0x401000, 0x7f0000123456, 0x401008, 0, ~uint64_t{0}, 0x55555555a000,
+                          0x7ffff7dd1234, 0x7ffff7dd1200, 1, 0x8000000000000000ull};
+  const uint32_t n = sizeof far / sizeof far[0];
+  for (uint32_t i = 0; i < hpcrun::kMaxAllocFrames; ++i) path[i] = far[i % n] + i;
+  uint32_t id = s->intern(0, 0, path, hpcrun::kMaxAllocFrames);
+  uint64_t back[hpcrun::kMaxAllocFrames];
+  ASSERT_EQ(hpcrun::unpack_frames(*s->get(id), back), uint32_t(hpcrun::kMaxAllocFrames));
+  for (uint32_t i = 0; i < hpcrun::kMaxAllocFrames; ++i) EXPECT_EQ(back[i], path[i]) << i;
+  for (uint32_t i = 0; i < hpcrun::kMaxAllocFrames; ++i) {
+    uint64_t other[hpcrun::kMaxAllocFrames];
+    std::copy(path, path + hpcrun::kMaxAllocFrames, other);
+    other[i] ^= 0x10;
+    EXPECT_NE(s->intern(0, 0, other, hpcrun::kMaxAllocFrames), id) << i;
+  }
+  EXPECT_EQ(s->intern(0, 0, path, hpcrun::kMaxAllocFrames), id);
 }
 
 // A site's name is part of its identity (two files mapped from one call path are two variables),
