@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   const double loaded = since(start);
   auto vm = std::make_unique<ViewModel>(std::move(db));
   ViewTree& data = vm->view(ViewKind::DataCentric);
+  vm->prepare(data, 0, 45);  // as the screen does before drawing: the shown rows' evidence
   format_screen(*vm, data, 0, 45);
   const double first = since(start);
   const size_t nodes = vm->database().trees.empty() ? 0 : vm->database().trees[0].nodes.size();
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
   step("down x 100", *vm, data, [&] { data.set_cursor(data.cursor() + 100); });
   step("sort by name", *vm, data, [&] { data.sort_by(kSortByName); });
   step("sort by samples", *vm, data, [&] { data.sort_by(0); });
+  step("analyse every variable", *vm, data, [&] { vm->prepare_all(); });
   const std::string last = data.rows().empty() ? "" : data.rows().back()->label;
   step("search last variable", *vm, data, [&] { data.search(last, true); });
   step("search absent (budget)", *vm, data, [&] { data.search("no-such-name-anywhere", true); });

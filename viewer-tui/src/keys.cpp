@@ -45,6 +45,9 @@ void cycle_sort(UiState& ui) {
     auto it = std::find(shown.begin(), shown.end(), static_cast<size_t>(current));
     if (it != shown.end() && it + 1 != shown.end()) next = static_cast<int>(*(it + 1));
   }
+  // Every variable's pattern is needed to sort by it, not only the rows shown so far.
+  if (next >= 0 && ui.model->columns()[static_cast<size_t>(next)].kind == analysis::ColumnKind::Pattern)
+    ui.model->prepare_all();
   ui.tree().sort_by(next);
   ui.message = next == kSortByName ? "sorted by name"
                                    : "sorted by " + ui.model->columns()[static_cast<size_t>(next)].name;

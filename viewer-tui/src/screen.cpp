@@ -208,6 +208,7 @@ void draw_rows(UiState& ui, const Layout& l, int first_y, int rows) {
   if (t.cursor() >= top + visible) top = t.cursor() - visible + 1;
   if (top + visible > n) top = n > visible ? n - visible : 0;
   if (n == 0) put(ui, first_y, 0, "  (nothing in this view: the database has no samples)");
+  ui.model->prepare(t, top, visible);  // the evidence of variables shown for the first time
   const std::vector<std::string> labels = fitted_labels(t.rows(), top, visible, l);
   for (int i = 0; i < rows && top + static_cast<size_t>(i) < n; ++i) {
     const size_t r = top + static_cast<size_t>(i);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "advice.h"
@@ -174,63 +175,85 @@ std::string hot_bytes_text(const AccessEvidence& e) {
          percent0(e.hot_share) + " of the samples";
 }
 
-void add_access_evidence(const Profile& db, ReportModel& m, size_t rows) {
-  if (db.trees.empty()) return;
-  const Tree& tree = db.trees[0];
-  CodeFacts facts(db.modules);
-  for (size_t row = 0; row < m.variables.size(); ++row) {
-    Variable& v = m.variables[row];
-    AccessEvidence& e = v.evidence;
-    if ((v.kind != VariableKind::Heap && v.kind != VariableKind::Static) || v.samples == 0 || e.instructions.empty() ||
-        row >= rows) {
-      std::vector<AccessEvidence::Instruction>().swap(e.instructions);
-      continue;
-    }
-    // One entry per instruction, hottest first (ties by address, for a stable output).
-    std::sort(e.instructions.begin(), e.instructions.end(),
-              [](const auto& a, const auto& b) { return a.frame < b.frame; });
-    std::vector<AccessEvidence::Instruction> merged;
-    for (const auto& x : e.instructions) {
-      if (!merged.empty() && merged.back().frame == x.frame) merged.back().samples += x.samples;
-      else merged.push_back(x);
-    }
-    std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
-    e.instructions = std::move(merged);
-    e.analysed = true;
-    std::vector<std::pair<const InstructionFacts*, uint64_t>> insns;
-    std::map<Frame, PatternView> views;
-    std::map<std::tuple<std::string, int, int64_t>, size_t> line_index;
-    for (const auto& x : e.instructions) {
-      const InstructionFacts& f = facts.at(x.frame.module, x.frame.offset);
-      insns.emplace_back(&f, x.samples);
-      const PatternView pv = view_of(f);
-      views[x.frame] = pv;
-      const Location* leaf = m.expander->access_leaf(x.leaf);
-      const std::string label = leaf != nullptr ? location_label(*leaf) : "?";
-      auto key = std::make_tuple(label, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
-      auto [it, fresh] = line_index.try_emplace(key, e.lines.size());
-      if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, 0, pv});
-      e.lines[it->second].samples += x.samples;
-    }
-    std::stable_sort(e.lines.begin(), e.lines.end(), [](const LinePattern& a, const LinePattern& b) { return a.samples > b.samples; });
-    e.unreadable = std::all_of(insns.begin(), insns.end(), [](const auto& x) { return x.first->unreadable; });
-    e.instruction_patterns.assign(views.begin(), views.end());
-    for (AccessPath& a : v.accesses) {
-      if (a.leaf >= tree.nodes.size()) continue;
-      const Node& n = tree.nodes[a.leaf];
-      auto it = views.find(Frame{n.a, n.b});
-      if (it != views.end()) a.pattern = it->second;
-    }
-    add_element(v, facts, insns, e);
-    e.advice = advise(v, m);
-    std::vector<AccessEvidence::Instruction>().swap(e.instructions);
+EvidenceBuilder::EvidenceBuilder(const Profile& db)
+    : db_(db), facts_(std::make_unique<CodeFacts>(db.modules)) {}
+EvidenceBuilder::~EvidenceBuilder() = default;
+
+bool EvidenceBuilder::analysable(const Variable& v) {
+  return (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) && v.samples > 0 &&
+         !v.evidence.analysed && !v.evidence.instructions.empty();
+}
+
+PatternView EvidenceBuilder::pattern_of(Frame frame) {
+  return view_of(facts_->at(frame.module, frame.offset));
+}
+
+bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
+  if (db_.trees.empty() || row >= m.variables.size() || !analysable(m.variables[row])) return false;
+  const Tree& tree = db_.trees[0];
+  CodeFacts& facts = *facts_;
+  Variable& v = m.variables[row];
+  AccessEvidence& e = v.evidence;
+  // One entry per instruction, hottest first (ties by address, for a stable output).
+  std::sort(e.instructions.begin(), e.instructions.end(),
+            [](const auto& a, const auto& b) { return a.frame < b.frame; });
+  std::vector<AccessEvidence::Instruction> merged;
+  for (const auto& x : e.instructions) {
+    if (!merged.empty() && merged.back().frame == x.frame) merged.back().samples += x.samples;
+    else merged.push_back(x);
   }
-  const std::vector<std::string> unreadable = facts.unreadable();
+  std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  e.instructions = std::move(merged);
+  e.analysed = true;
+  std::vector<std::pair<const InstructionFacts*, uint64_t>> insns;
+  std::map<Frame, PatternView> views;
+  std::map<std::tuple<std::string, int, int64_t>, size_t> line_index;
+  for (const auto& x : e.instructions) {
+    const InstructionFacts& f = facts.at(x.frame.module, x.frame.offset);
+    insns.emplace_back(&f, x.samples);
+    const PatternView pv = view_of(f);
+    views[x.frame] = pv;
+    const Location* leaf = m.expander->access_leaf(x.leaf);
+    const std::string label = leaf != nullptr ? location_label(*leaf) : "?";
+    auto key = std::make_tuple(label, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
+    auto [it, fresh] = line_index.try_emplace(key, e.lines.size());
+    if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, 0, pv});
+    e.lines[it->second].samples += x.samples;
+  }
+  std::stable_sort(e.lines.begin(), e.lines.end(), [](const LinePattern& a, const LinePattern& b) { return a.samples > b.samples; });
+  e.unreadable = std::all_of(insns.begin(), insns.end(), [](const auto& x) { return x.first->unreadable; });
+  e.instruction_patterns.assign(views.begin(), views.end());
+  for (AccessPath& a : v.accesses) {
+    if (a.leaf >= tree.nodes.size()) continue;
+    const Node& n = tree.nodes[a.leaf];
+    auto it = views.find(Frame{n.a, n.b});
+    if (it != views.end()) a.pattern = it->second;
+  }
+  add_element(v, facts, insns, e);
+  e.advice = advise(v, m);
+  std::vector<AccessEvidence::Instruction>().swap(e.instructions);
+  return true;
+}
+
+void EvidenceBuilder::add_notes(ReportModel& m) const {
+  const std::vector<std::string> unreadable = facts_->unreadable();
   if (!unreadable.empty()) {
     std::string note = "Access patterns and fields come from the program's binaries, read at report time; not read:";
     for (size_t i = 0; i < unreadable.size(); ++i) note += (i == 0 ? " " : ", ") + unreadable[i];
     m.notes.push_back(note + ".");
   }
+}
+
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows, bool keep_rest) {
+  if (db.trees.empty()) return;
+  EvidenceBuilder builder(db);
+  for (size_t row = 0; row < m.variables.size(); ++row) {
+    if (row < rows) builder.analyse(m, row);
+    // What is left unanalysed is dropped, unless a viewer analyses it when it shows the row.
+    AccessEvidence& e = m.variables[row].evidence;
+    if (e.analysed || !keep_rest) std::vector<AccessEvidence::Instruction>().swap(e.instructions);
+  }
+  builder.add_notes(m);
 }
 
 }  // namespace hpcl::analysis

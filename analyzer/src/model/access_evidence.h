@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -100,9 +101,39 @@ std::string hot_bytes_text(const AccessEvidence& e);
 
 struct ReportModel;
 struct ReportModelOptions;
+struct Variable;
+class CodeFacts;
+
+// Analyses variables one at a time, sharing what it has read of the binaries (each function is
+// decoded and analysed once): the report analyses the rows it prints, the viewer the rows it
+// shows, when it first shows them.
+class EvidenceBuilder {
+ public:
+  explicit EvidenceBuilder(const Profile& db);  // db outlives the builder
+  ~EvidenceBuilder();
+  EvidenceBuilder(const EvidenceBuilder&) = delete;
+  EvidenceBuilder& operator=(const EvidenceBuilder&) = delete;
+
+  // A heap or static variable with samples whose sampled instructions are still there to analyse.
+  static bool analysable(const Variable& v);
+  // Fills m.variables[row].evidence and the pattern of each of its access paths; false (and
+  // nothing changed) when the variable is not analysable.
+  bool analyse(ReportModel& m, size_t row);
+  // The access pattern of one instruction (what analyse gives its instruction_patterns).
+  PatternView pattern_of(Frame frame);
+  // The report's note naming the binaries that could not be read, if any.
+  void add_notes(ReportModel& m) const;
+
+ private:
+  const Profile& db_;
+  std::unique_ptr<CodeFacts> facts_;
+};
+
 // Fills Variable::evidence of the heap and static variables with samples among the first `rows`
 // variables of the model, and the pattern of each of their access paths, reading the binaries
-// the database names.
-void add_access_evidence(const Profile& db, ReportModel& m, size_t rows = SIZE_MAX);
+// the database names. The others' sampled instructions are dropped, or with `keep_rest` kept
+// for an EvidenceBuilder to analyse later.
+void add_access_evidence(const Profile& db, ReportModel& m, size_t rows = SIZE_MAX,
+                         bool keep_rest = false);
 
 }  // namespace hpcl::analysis

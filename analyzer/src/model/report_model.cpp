@@ -490,7 +490,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   std::vector<size_t>().swap(rows);
   collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, m);
   finish(db, expand, options, m);
-  if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows);
+  if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows, options.evidence_later);
   return m;
 }
 

@@ -262,6 +262,9 @@ struct ReportModelOptions {
   bool access_evidence = true;
   // Of those, only the first this many variables (hottest first): a text report prints 20 rows.
   size_t evidence_rows = SIZE_MAX;
+  // The variables beyond evidence_rows keep their sampled instructions for a later analysis
+  // (the viewer analyses a row when it first shows it: EvidenceBuilder).
+  bool evidence_later = false;
   // Build a Variable for every allocation site and static variable, those without anything
   // measured too (--all). Off, those are only counted (ReportModel::variables_not_built), so a
   // report's memory follows what was measured, not every site the run saw.

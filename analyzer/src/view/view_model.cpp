@@ -1,6 +1,7 @@
 // The viewer's three views built from the database and its report model (see view_model.h).
 #include "view_model.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -26,6 +27,9 @@ ReportModelOptions viewer_options(ReportModelOptions o) {
   o.max_access_paths = 1;
   // It lists no variable without anything measured: counted, not built (issue 23).
   o.all_variables = false;
+  // The hottest variables' evidence now, the others' when their rows are shown (prepare()).
+  o.evidence_rows = std::min(o.evidence_rows, ViewModel::kEagerEvidence);
+  o.evidence_later = o.access_evidence;
   return o;
 }
 
@@ -47,6 +51,7 @@ void set_location(ViewNode& row, const Location& loc) {
 
 ViewModel::ViewModel(Profile db, const ReportModelOptions& options)
     : db_(std::move(db)), report_(build_report_model(db_, viewer_options(options))), index_(db_) {
+  if (options.access_evidence) evidence_ = std::make_unique<EvidenceBuilder>(db_);
   columns_ = available_columns(report_);
   for (const Variable& v : report_.variables)
     for (const auto& [frame, pattern] : v.evidence.instruction_patterns) patterns_.emplace(frame, pattern);
@@ -125,12 +130,8 @@ std::unique_ptr<ViewNode> ViewModel::frame_row(const std::vector<uint32_t>& bund
   // A sampled instruction: its access pattern (the instruction with the most samples of the row).
   uint64_t most = 0;
   for (uint32_t n : bundle) {
-    const Node& node = index_.node(n);
-    const uint64_t samples = node.metric(kMetricSamples);
-    if (samples <= most) continue;
-    auto it = patterns_.find(Frame{node.a, node.b});
-    if (it == patterns_.end()) continue;
-    row->pattern = it->second;
+    const uint64_t samples = index_.node(n).metric(kMetricSamples);
+    if (samples <= most || !instruction_pattern(n, &row->pattern)) continue;
     most = samples;
   }
   set_bundle_values(*row);
@@ -211,6 +212,43 @@ std::unique_ptr<ViewNode> ViewModel::variable_row(size_t i) const {
                     (node != kNoParent && index_.has_children(node));
   row->fixed_order = v.kind == VariableKind::Heap;  // allocation path, then access paths
   return row;
+}
+
+bool ViewModel::instruction_pattern(uint32_t n, PatternView* out) const {
+  const Node& node = index_.node(n);
+  const Frame frame{node.a, node.b};
+  auto it = patterns_.find(frame);
+  if (it == patterns_.end()) {
+    // As the report analyses them: the sampled instructions of heap and static variables.
+    const uint32_t var = index_.variable_of(n);
+    if (evidence_ == nullptr || var == kNoParent) return false;
+    const NodeKind kind = index_.node(var).kind;
+    if (kind != NodeKind::HeapVar && kind != NodeKind::StaticVarNode) return false;
+    it = patterns_.emplace(frame, evidence_->pattern_of(frame)).first;
+  }
+  *out = it->second;
+  return true;
+}
+
+void ViewModel::prepare_row(ViewNode& row) {
+  if (evidence_ == nullptr || row.kind != RowKind::Variable || row.ref >= report_.variables.size()) return;
+  if (!evidence_->analyse(report_, row.ref)) return;
+  const Variable& v = report_.variables[row.ref];
+  for (const auto& [frame, pattern] : v.evidence.instruction_patterns) patterns_.emplace(frame, pattern);
+  if (!v.accesses.empty()) row.pattern = v.accesses.front().pattern;
+  for (size_t c = 0; c < columns_.size(); ++c)
+    if (columns_[c].kind == ColumnKind::Pattern) row.values[c] = variable_value(v, columns_[c]);
+}
+
+void ViewModel::prepare(ViewTree& t, size_t first, size_t count) {
+  const std::vector<ViewNode*>& rows = t.rows();
+  for (size_t r = first; r < rows.size() && r - first < count; ++r) prepare_row(*rows[r]);
+}
+
+void ViewModel::prepare_all() {
+  if (evidence_ == nullptr) return;
+  // Variable rows are the data-centric view's roots.
+  for (const std::unique_ptr<ViewNode>& row : view(ViewKind::DataCentric).roots()) prepare_row(*row);
 }
 
 std::vector<std::unique_ptr<ViewNode>> ViewModel::data_roots() const {

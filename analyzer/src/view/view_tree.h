@@ -62,6 +62,7 @@ class ViewTree {
 
   const std::string& name() const { return name_; }
   const std::vector<ViewNode*>& rows() const { return rows_; }
+  const std::vector<std::unique_ptr<ViewNode>>& roots() const { return roots_; }
   size_t cursor() const { return cursor_; }
   void set_cursor(size_t row);
   ViewNode* selected() const { return rows_.empty() ? nullptr : rows_[cursor_]; }
