@@ -63,7 +63,7 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   g_sites.count(site, size);
   if (!g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight))
     g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
-  if (timed) timed->track.note_cost(g_config.track, monotonic_ns() - t0);
+  if (timed) timed->track.note_cost(monotonic_ns() - t0);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
   if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);

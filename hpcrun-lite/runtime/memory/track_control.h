@@ -50,11 +50,12 @@ struct TrackPolicy {
 
 struct TrackControl {
   static constexpr uint32_t kCheckEvery = 64;
-  // One timed allocation moves the average by 1/kCostShift of the difference, and counts for at
-  // most kCostClampUnits units: a sampling signal (20 us) or a preemption inside the timed window
-  // must not stop the tracking of a thread for long.
+  // One timed allocation moves the average by 1/2^kCostShift of the difference, and counts for
+  // at most twice the average: a sampling signal (20 us), a page fault or a preemption inside
+  // the timed window (the clock is wall time; on a loaded machine a thread waits for its CPU)
+  // raises the average by an eighth at most, while a real rise (a deeper stack, a site table
+  // outgrowing the caches) is followed within a few windows. The average starts at one unit.
   static constexpr uint32_t kCostShift = 3;
-  static constexpr uint64_t kCostClampUnits = 16;
   static constexpr int64_t kReserveQuanta = 16;  // about 10 are granted to a burst of 10^7
   uint32_t k;           // current: track one in k
   uint32_t k_granted;   // highest level that granted its quantum since k was last 1
@@ -68,7 +69,7 @@ struct TrackControl {
   uint64_t rng;
   uint64_t tracked;     // tracked small allocations so far (diagnostics and tests)
   uint64_t seen;        // small allocations seen, estimated as the sum of weights
-  uint64_t cost_ns;     // moving average of a tracked allocation's measured cost (0: none yet)
+  uint64_t cost_ns;     // moving average of a tracked allocation's measured cost
   bool time_next;       // the caller times the next tracked allocation and calls note_cost()
 
   void init(const TrackPolicy& p, uint64_t now_ns, uint64_t seed) {
@@ -81,19 +82,18 @@ struct TrackControl {
     last_ns = now_ns;
     rng = seed ? seed : 0x9E3779B97F4A7C15ull;
     tracked = seen = 0;
-    cost_ns = 0;
+    cost_ns = p.unit_ns;
     // Not the first: it creates libunwind's cache for the thread (~150 us, unwind.cpp).
     time_next = false;
     draw();
   }
 
   // What the tracked allocation timed at time_next cost, from the caller's clock.
-  void note_cost(const TrackPolicy& p, uint64_t ns) {
+  void note_cost(uint64_t ns) {
     time_next = false;
-    uint64_t cap = kCostClampUnits * p.unit_ns;
-    if (ns > cap) ns = cap;
-    if (cost_ns == 0) cost_ns = ns;
-    else cost_ns = cost_ns - (cost_ns >> kCostShift) + (ns >> kCostShift);
+    if (ns > 2 * cost_ns) ns = 2 * cost_ns;
+    cost_ns = cost_ns - (cost_ns >> kCostShift) + (ns >> kCostShift);
+    if (cost_ns == 0) cost_ns = 1;  // a clock that did not move: keep the average able to grow
   }
 
   // The fast path: one decrement. True when this allocation is to be tracked with weight

@@ -32,7 +32,7 @@ Outcome allocate(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_
     c.after_tracked(p, [&] { return clock; });
     const bool timed = c.time_next;
     clock += cost;
-    if (timed) c.note_cost(p, cost);
+    if (timed) c.note_cost(cost);
   }
   return r;
 }
@@ -151,23 +151,26 @@ TEST(TrackControl, DeeperStacksGetFewerTrackedBlocks) {
   EXPECT_LT(costly.r.tracked * 3, cheap.r.tracked);
 }
 
-// A sampling signal or a preemption inside the timed allocation (tens of microseconds) is one
-// observation among many: a modest program is still tracked whole.
-TEST(TrackControl, AnOutlierTimingDoesNotStopTracking) {
+// A sampling signal or a preemption inside the timed allocation (tens of microseconds; on a
+// loaded machine this happens at every timed allocation now and then) is one observation among
+// many: a modest program is still tracked whole, and the average stays near the true cost.
+TEST(TrackControl, OutlierTimingsDoNotStopTracking) {
   TrackPolicy p;
   TrackControl c;
   uint64_t clock = 1000;
   c.init(p, clock, 19);
   allocate(c, p, clock, 1000, 30);
-  c.time_next = true;
-  c.note_cost(p, 5000000);  // 5 ms: preempted
-  EXPECT_LE(c.cost_ns, TrackControl::kCostClampUnits * p.unit_ns);
+  for (int i = 0; i < 3; ++i) c.note_cost(5000000);  // 5 ms: preempted three times in a row
+  EXPECT_LE(c.cost_ns, 2 * p.unit_ns);
   for (int step = 0; step < 50; ++step) {
     clock += 100000000;
     Outcome r = allocate(c, p, clock, 2000, 30);
     EXPECT_EQ(r.tracked, 2000u) << step;
   }
   EXPECT_LT(c.cost_ns, p.unit_ns);
+  // One window in ten preempted, among windows of 300 ns: the average stays under 400 ns.
+  for (int i = 0; i < 1000; ++i) c.note_cost(i % 10 == 0 ? 5000000 : 300);
+  EXPECT_LT(c.cost_ns, 400u);
 }
 
 TEST(TrackControl, AQuietPhaseRestoresFullTracking) {
