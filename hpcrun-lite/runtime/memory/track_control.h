@@ -13,17 +13,18 @@
 //    0.2 us with a shallow stack and few sites, and about 0.55 us in CP2K (30 Fortran frames to
 //    unwind, 245,000 sites whose table misses the caches), where 50,000/s was 3.6% of the
 //    samples (measured on the project's 2-vCPU EPYC VM);
-//  - the first time k doubles to each level it grants one more `quantum` of tokens, so a burst
+//  - the first time k doubles to each level it grants one more `quantum` of allocations (one
+//    token each, whatever they cost), so a burst
 //    of A allocations (a program building its data at start-up) gets about
 //    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
 //    refill allows: enough tracked blocks for the estimates to be precise, at a cost that
-//    shrinks relative to the burst (costly tracking gets fewer, in proportion). Levels grant
-//    again once k is back at 1, out of a reserve of kReserveQuanta quanta that refills at an
-//    eighth of the budget: without it a program that alternates quiet phases and bursts
-//    collected new grants after every quiet phase (CP2K: k back at 1 about 1,200 times and 251
-//    grants per rank in 90 s, 4.1M tokens of grants beside the 3.6M the refill paid, so its
-//    tracking ran at 1.7 times the budget), and with it tracking holds 1.125 times the budget
-//    over the run whatever the pattern, while a start-up burst finds the reserve full.
+//    shrinks relative to the burst. Levels grant again once k is back at 1, out of a reserve of
+//    kReserveQuanta quanta that refills at 1/32 of the budget: without it a program that
+//    alternates quiet phases and bursts collected new grants after every quiet phase (CP2K: k
+//    back at 1 about 1,200 times and 251 grants per rank in 90 s, 4.1M tokens of grants beside
+//    the 3.6M the refill paid, so its tracking ran at 1.7 times the budget); with it the grants
+//    add at most 1/32 of the budget over a run, whatever the pattern, while a start-up burst
+//    finds the reserve full.
 // A full bucket (two quanta saved: a quiet phase, or a modest allocation rate) puts k back at 1.
 // k doubles when the tokens are spent and halves for each half quantum saved, so under
 // sustained allocation it settles around the rate the budget allows.
@@ -113,18 +114,21 @@ struct TrackControl {
       else --tokens;
       if (++since_check >= kCheckEvery) {
         since_check = 0;
-        // What the window cost beyond one token each, paid as the tokens were: from a burst
-        // grant first. Taken from the tokens alone, it was forgiven at each doubling (no debt
-        // is carried to a new level) while the grants paid one token per allocation: costly
-        // tracking then ran at 1.5 times its time budget.
-        spend(extra_tokens(p));
+        // What the window cost beyond one token each, paid by the tokens, even while a burst
+        // grant pays the one token: the grant counts allocations, so the logarithmic share of a
+        // burst does not shrink with the cost (heap_list's walk: tracking its 1M nodes costs
+        // 2 us a block while the address map's index pages are first touched, and priced grants
+        // left 28,000 of them tracked instead of about 110,000, too few for its estimate), while
+        // k halves only once the refill has paid for what the tracking cost. What the grants
+        // can add over a run is bounded by the reserve.
+        tokens -= extra_tokens(p);
         time_next = true;
         uint64_t t = now();
         uint64_t dt = t > last_ns ? t - last_ns : 0;
         last_ns = t;
         // Refill, capped at two quanta so a long quiet phase cannot pay for an unbounded burst.
         int64_t refill = int64_t(dt / 1000 * p.budget / 1000000);
-        reserve += refill / 8;
+        reserve += refill / 32;
         if (reserve > kReserveQuanta * p.quantum) reserve = kReserveQuanta * p.quantum;
         if (tokens + refill >= 2 * p.quantum) {
           // The bucket filled up: the thread has been within its budget long enough (a quiet
@@ -158,12 +162,6 @@ struct TrackControl {
   int64_t extra_tokens(const TrackPolicy& p) const {
     if (p.unit_ns == 0 || cost_ns <= p.unit_ns) return 0;
     return int64_t(kCheckEvery * (cost_ns - p.unit_ns) / p.unit_ns);
-  }
-
-  void spend(int64_t n) {
-    int64_t from_grant = grant > 0 ? (n < grant ? n : grant) : 0;
-    grant -= from_grant;
-    tokens -= n - from_grant;
   }
 
   void draw() {

@@ -87,18 +87,18 @@ TEST(TrackControl, ABurstGetsALogarithmicShareAndUnbiasedWeights) {
   EXPECT_NEAR(r.weight_sum / double(n), 1.0, 0.05);
 }
 
-// The burst grants are tokens too: a start-up burst whose tracking costs 5 units gets far fewer
-// blocks tracked than the same burst tracked cheaply, its weights still unbiased.
-TEST(TrackControl, ACostlyBurstGetsAShareInProportion) {
+// The burst grants count allocations, whatever they cost: a start-up burst whose tracking costs
+// 5 units keeps about the share of the same burst tracked cheaply (its estimates need it), its
+// weights still unbiased.
+TEST(TrackControl, ACostlyBurstKeepsItsShare) {
   TrackPolicy p;
   const uint64_t n = 2000000;
   Measured cheap = fresh_run(p, 7, 0, n, 25, p.unit_ns / 2);
   Measured costly = fresh_run(p, 7, 0, n, 25, 5 * p.unit_ns);
   EXPECT_NEAR(cheap.r.weight_sum / double(n), 1.0, 0.05);
   EXPECT_NEAR(costly.r.weight_sum / double(n), 1.0, 0.05);
-  // quantum / c per level instead of quantum, over a few more levels: about a quarter.
-  EXPECT_LT(costly.r.tracked * 3, cheap.r.tracked);
-  EXPECT_GT(costly.r.tracked * 8, cheap.r.tracked);
+  EXPECT_GE(double(costly.r.tracked), 0.75 * double(cheap.r.tracked));
+  EXPECT_GE(costly.r.tracked, 4u * uint64_t(p.quantum));
 }
 
 TEST(TrackControl, SustainedAllocationHoldsTheBudget) {
@@ -142,9 +142,10 @@ TEST(TrackControl, CostlyTrackingHoldsTheTimeBudget) {
 // bursts are spent, and the cheap one is held by the count as before.
 TEST(TrackControl, DeeperStacksGetFewerTrackedBlocks) {
   TrackPolicy p;
-  // After the start-up bursts: held by the count when cheap, by the time at 5 units.
-  Measured cheap = fresh_run(p, 17, 20000000, 40000000, 50, p.unit_ns / 2);
-  Measured costly = fresh_run(p, 17, 20000000, 40000000, 50, 5 * p.unit_ns);
+  // Once the start-up bursts have spent the reserve: held by the count when cheap, by the time
+  // at 5 units.
+  Measured cheap = fresh_run(p, 17, 80000000, 40000000, 50, p.unit_ns / 2);
+  Measured costly = fresh_run(p, 17, 80000000, 40000000, 50, 5 * p.unit_ns);
   const double budget = double(p.budget);
   EXPECT_NEAR(double(cheap.r.tracked) / cheap.seconds, budget, 0.35 * budget);
   EXPECT_NEAR(double(costly.r.tracked) / costly.seconds, budget / 5.0, 0.35 * budget / 5.0);
@@ -191,7 +192,7 @@ TEST(TrackControl, AQuietPhaseRestoresFullTracking) {
 
 // A program that alternates quiet phases with bursts (CP2K's pattern) puts k back at 1 after
 // every quiet phase; the new levels' grants then come from the reserve, so over the run the
-// tracking holds about 1.125 times the budget instead of a fresh logarithmic share per burst
+// tracking holds about 1/32 more than the budget instead of a fresh logarithmic share per burst
 // (6 quanta, about 100,000 tracked blocks per second here).
 TEST(TrackControl, RepeatedBurstsAreHeldToTheBudget) {
   TrackPolicy p;
@@ -204,7 +205,7 @@ TEST(TrackControl, RepeatedBurstsAreHeldToTheBudget) {
     tracked += allocate(c, p, clock, 2000000, 25).tracked;
   }
   double seconds = double(clock - 1000) / 1e9;
-  double allowed = 1.125 * double(p.budget) * seconds + double(TrackControl::kReserveQuanta * p.quantum);
+  double allowed = (1.0 + 1.0 / 32) * double(p.budget) * seconds + double(TrackControl::kReserveQuanta * p.quantum);
   EXPECT_LE(double(tracked), allowed);
   EXPECT_GE(double(tracked), 0.5 * double(p.budget) * seconds);  // still tracking, not starved
 }
