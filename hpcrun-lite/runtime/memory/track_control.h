@@ -10,12 +10,12 @@
 //    moving average. So the sustained cap is `budget` allocations per second and `budget *
 //    unit_ns` of tracking time per second, whichever binds first: 50,000/s and 10 ms/s (1% of
 //    the thread's time) by default. A count alone was not enough: a tracked allocation costs
-//    0.2 us with a shallow stack and few sites, and about 0.55 us in CP2K (30 Fortran frames to
+//    0.2 us with a shallow stack and few sites, and about 0.65 us in CP2K (30 Fortran frames to
 //    unwind, 245,000 sites whose table misses the caches), where 50,000/s was 3.6% of the
 //    samples (measured on the project's 2-vCPU EPYC VM);
 //  - the first time k doubles to each level it grants one more `quantum` of allocations (one
-//    token each, whatever they cost), so a burst
-//    of A allocations (a program building its data at start-up) gets about
+//    token each, whatever they cost), so a burst of A allocations (a program building its data
+//    at start-up) gets about
 //    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
 //    refill allows: enough tracked blocks for the estimates to be precise, at a cost that
 //    shrinks relative to the burst. Levels grant again once k is back at 1, out of a reserve of
