@@ -32,7 +32,8 @@ inline constexpr uint64_t kDefaultMinBytes = 4096;
 // one in N; 1 = every block). kSmallEveryAuto stands for "auto".
 inline constexpr uint64_t kSmallEveryAuto = UINT64_MAX;
 inline constexpr uint64_t kDefaultSmallEvery = kSmallEveryAuto;
-// --track-budget: tracked small allocations per second of each thread, sustained (auto only).
+// --track-budget: tracked small allocations per second of each thread, sustained (auto only),
+// each priced at one per 200 ns it costs (memory/track_control.h).
 inline constexpr uint64_t kDefaultTrackBudget = 50000;
 
 // Pebs is `pebs-load` (also spelled `pebs`), Ibs is `ibs-op` (also `ibs`). New kinds are appended

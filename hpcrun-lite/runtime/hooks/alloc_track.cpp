@@ -45,6 +45,11 @@ bool pick_small_slow(uint32_t* weight) {
 __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi api, uint32_t weight) {
   RuntimeGuard guard;
   if (!guard.entered()) return;
+  // The controller prices its budget by what a small block's tracking costs (track_control.h):
+  // one in TrackControl::kCheckEvery is timed, from here to the address map's insert.
+  ThreadState* timed = t_state;
+  if (timed && !(timed->track.time_next && size < g_config.min_bytes)) timed = nullptr;
+  const uint64_t t0 = timed ? monotonic_ns() : 0;
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
   settle_adopted_thread();  // a thread started before the runtime finishes its set-up here
@@ -58,6 +63,7 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   g_sites.count(site, size);
   if (!g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight))
     g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
+  if (timed) timed->track.note_cost(monotonic_ns() - t0);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
   if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);

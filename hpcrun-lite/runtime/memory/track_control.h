@@ -4,19 +4,34 @@
 // budget; beyond it the thread tracks one in k, k a power of two that doubles when the budget
 // runs out and halves when it refills. The budget is a token bucket, checked with one clock read
 // (vDSO) every kCheckEvery tracked allocations:
-//  - it refills at `budget` tracked allocations per second (the sustained cost: about 0.4 us
-//    each, so the default 50,000/s is ~2-4% of a thread's time at most);
-//  - the first time k doubles to each level it grants one more `quantum` of tokens, so a burst
-//    of A allocations (a program building its data at start-up) gets about
+//  - it refills at `budget` tokens per second, and a tracked allocation spends one token per
+//    `unit_ns` of what it costs, at least one. The cost is measured: the first tracked allocation
+//    after each check is timed (two more clock reads per kCheckEvery), and the thread keeps a
+//    moving average. So the sustained cap is `budget` allocations per second and `budget *
+//    unit_ns` of tracking time per second, whichever binds first: 50,000/s and 10 ms/s (1% of
+//    the thread's time) by default. A count alone was not enough: a tracked allocation costs
+//    0.2 us with a shallow stack and few sites, and about 0.65 us in CP2K (30 Fortran frames to
+//    unwind, 245,000 sites whose table misses the caches), where 50,000/s was 3.6% of the
+//    samples (measured on the project's 2-vCPU EPYC VM);
+//  - the first time k doubles to each level it grants one more `quantum` of allocations (one
+//    token each, whatever they cost), so a burst of A allocations (a program building its data
+//    at start-up) gets about
 //    quantum * log2(A / quantum) of them tracked at once instead of only what the time-based
 //    refill allows: enough tracked blocks for the estimates to be precise, at a cost that
-//    shrinks relative to the burst. Levels grant again once k is back at 1.
+//    shrinks relative to the burst. Levels grant again once k is back at 1, out of a reserve of
+//    kReserveQuanta quanta that refills at 1/32 of the budget: without it a program that
+//    alternates quiet phases and bursts collected new grants after every quiet phase (CP2K: k
+//    back at 1 about 1,200 times and 251 grants per rank in 90 s, 4.1M tokens of grants beside
+//    the 3.6M the refill paid, so its tracking ran at 1.7 times the budget); with it the grants
+//    add at most 1/32 of the budget over a run, whatever the pattern, while a start-up burst
+//    finds the reserve full.
 // A full bucket (two quanta saved: a quiet phase, or a modest allocation rate) puts k back at 1.
 // k doubles when the tokens are spent and halves for each half quantum saved, so under
 // sustained allocation it settles around the rate the budget allows.
 // The gap to the next tracked block is drawn uniformly from [1, 2k-1] (mean k), so a periodic
 // allocation pattern cannot alias with it; each block is then tracked with probability 1/k and
-// carries weight k (Horvitz-Thompson, see docs/REPORT.md).
+// carries weight k (Horvitz-Thompson, see docs/REPORT.md). The cost decides only k, never which
+// block is tracked, so the weights stay unbiased.
 // A fixed --small-every N (no adaptation) and the "never" (0) / "always" (1) settings use the
 // same state. Everything here is plain arithmetic on the owning thread's state: no locks.
 #pragma once
@@ -28,35 +43,58 @@ namespace hpcrun {
 struct TrackPolicy {
   bool adaptive = true;
   uint32_t fixed_k = 0;             // when not adaptive: 0 = never, else one in fixed_k
-  uint64_t budget = 50000;          // tracked allocations per second, sustained
+  uint64_t budget = 50000;          // tokens per second, sustained (--track-budget)
+  uint64_t unit_ns = 200;           // a tracked allocation spends one token per unit_ns it costs
   int64_t quantum = 16384;          // tokens at start and per new level of k
   uint32_t k_max = 1u << 16;
 };
 
 struct TrackControl {
   static constexpr uint32_t kCheckEvery = 64;
+  // One timed allocation moves the average by 1/2^kCostShift of the difference, and counts for
+  // at most twice the average: a sampling signal (20 us), a page fault or a preemption inside
+  // the timed window (the clock is wall time; on a loaded machine a thread waits for its CPU)
+  // raises the average by an eighth at most, while a real rise (a deeper stack, a site table
+  // outgrowing the caches) is followed within a few windows. The average starts at one unit.
+  static constexpr uint32_t kCostShift = 3;
+  static constexpr int64_t kReserveQuanta = 16;  // about 10 are granted to a burst of 10^7
   uint32_t k;           // current: track one in k
   uint32_t k_granted;   // highest level that granted its quantum since k was last 1
   uint32_t weight;      // k of the draw that set the countdown: the next tracked block's weight
   int64_t countdown;    // small allocations until the next tracked one
   int64_t tokens;       // time-based: refilled at `budget` per second, at most 2 quanta
   int64_t grant;        // burst allowance from new levels, spent before the tokens
+  int64_t reserve;      // what the next grants may take: kReserveQuanta quanta at most
   uint32_t since_check;
   uint64_t last_ns;
   uint64_t rng;
   uint64_t tracked;     // tracked small allocations so far (diagnostics and tests)
   uint64_t seen;        // small allocations seen, estimated as the sum of weights
+  uint64_t cost_ns;     // moving average of a tracked allocation's measured cost
+  bool time_next;       // the caller times the next tracked allocation and calls note_cost()
 
   void init(const TrackPolicy& p, uint64_t now_ns, uint64_t seed) {
     k = p.adaptive ? 1 : p.fixed_k;
     k_granted = 1;
     tokens = 0;
     grant = p.quantum;
+    reserve = kReserveQuanta * p.quantum - p.quantum;
     since_check = 0;
     last_ns = now_ns;
     rng = seed ? seed : 0x9E3779B97F4A7C15ull;
     tracked = seen = 0;
+    cost_ns = p.unit_ns;
+    // Not the first: it creates libunwind's cache for the thread (~150 us, unwind.cpp).
+    time_next = false;
     draw();
+  }
+
+  // What the tracked allocation timed at time_next cost, from the caller's clock.
+  void note_cost(uint64_t ns) {
+    time_next = false;
+    if (ns > 2 * cost_ns) ns = 2 * cost_ns;
+    cost_ns = cost_ns - (cost_ns >> kCostShift) + (ns >> kCostShift);
+    if (cost_ns == 0) cost_ns = 1;  // a clock that did not move: keep the average able to grow
   }
 
   // The fast path: one decrement. True when this allocation is to be tracked with weight
@@ -76,11 +114,22 @@ struct TrackControl {
       else --tokens;
       if (++since_check >= kCheckEvery) {
         since_check = 0;
+        // What the window cost beyond one token each, paid by the tokens, even while a burst
+        // grant pays the one token: the grant counts allocations, so the logarithmic share of a
+        // burst does not shrink with the cost (heap_list's walk: tracking its 1M nodes costs
+        // 2 us a block while the address map's index pages are first touched, and priced grants
+        // left 28,000 of them tracked instead of about 110,000, too few for its estimate), while
+        // k halves only once the refill has paid for what the tracking cost. What the grants
+        // can add over a run is bounded by the reserve.
+        tokens -= extra_tokens(p);
+        time_next = true;
         uint64_t t = now();
         uint64_t dt = t > last_ns ? t - last_ns : 0;
         last_ns = t;
         // Refill, capped at two quanta so a long quiet phase cannot pay for an unbounded burst.
         int64_t refill = int64_t(dt / 1000 * p.budget / 1000000);
+        reserve += refill / 32;
+        if (reserve > kReserveQuanta * p.quantum) reserve = kReserveQuanta * p.quantum;
         if (tokens + refill >= 2 * p.quantum) {
           // The bucket filled up: the thread has been within its budget long enough (a quiet
           // phase, or a modest allocation rate) to start over, tracking every block.
@@ -94,7 +143,8 @@ struct TrackControl {
           k *= 2;
           if (k > k_granted) {
             k_granted = k;
-            grant = p.quantum;
+            grant = reserve < p.quantum ? reserve : p.quantum;
+            reserve -= grant;
           }
           tokens = 0;  // no debt carried to the new level
         } else if (tokens >= p.quantum / 2 && k > 1) {
@@ -108,6 +158,12 @@ struct TrackControl {
   }
 
  private:
+  // What the last kCheckEvery tracked allocations cost beyond the one token each already spent.
+  int64_t extra_tokens(const TrackPolicy& p) const {
+    if (p.unit_ns == 0 || cost_ns <= p.unit_ns) return 0;
+    return int64_t(kCheckEvery * (cost_ns - p.unit_ns) / p.unit_ns);
+  }
+
   void draw() {
     weight = k;
     if (k == 0) return;
