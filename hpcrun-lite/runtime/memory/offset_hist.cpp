@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "base/used_slots.h"
+
 namespace hpcrun {
 namespace {
 
@@ -22,6 +24,7 @@ struct Slot {
 };
 
 Slot g_slots[kSlots];
+UsedSlots<kSlots> g_used;  // the claimed slots, for the walks at exit and after fork
 std::atomic<uint64_t> g_lost{0};
 
 uint64_t mix(uint64_t k) {
@@ -33,9 +36,13 @@ uint64_t mix(uint64_t k) {
 
 Slot* claim(uint64_t key) {
   for (uint32_t i = 0, h = uint32_t(mix(key)); i < kMaxProbes; ++i) {
-    Slot& s = g_slots[(h + i) & (kSlots - 1)];
+    const uint32_t at = (h + i) & (kSlots - 1);
+    Slot& s = g_slots[at];
     uint64_t k = s.key.load(std::memory_order_relaxed);
-    if (k == 0 && s.key.compare_exchange_strong(k, key, std::memory_order_relaxed)) return &s;
+    if (k == 0 && s.key.compare_exchange_strong(k, key, std::memory_order_relaxed)) {
+      g_used.add(at);
+      return &s;
+    }
     if (k == key) return &s;  // ours already, or another thread just claimed it for us
   }
   return nullptr;
@@ -102,14 +109,15 @@ void offsets_count(uint64_t ea, uint64_t tp, const BlockInfo* heap, const Static
 }
 
 void offsets_for_each(void (*fn)(const OffsetRecord&, void*), void* ctx) {
-  for (Slot& s : g_slots) {
+  g_used.for_each([&](uint32_t at) {
+    const Slot& s = g_slots[at];
     uint64_t key = s.key.load(std::memory_order_acquire);
-    if (key == 0) continue;
+    if (key == 0) return;
     OffsetRecord r{};
     uint64_t total = 0;
     for (uint32_t b = 0; b < kOffsetBinCount; ++b)
       total += r.bins[b] = s.bins[b].load(std::memory_order_relaxed);
-    if (total == 0) continue;
+    if (total == 0) return;
     r.is_static = (key & kTagMask) == kStaticTag;
     r.site = uint32_t(key);
     r.module = uint32_t((key & ~kTagMask) >> 32);
@@ -117,18 +125,19 @@ void offsets_for_each(void (*fn)(const OffsetRecord&, void*), void* ctx) {
     r.min = ~s.min_inverted.load(std::memory_order_relaxed);
     r.max = s.max.load(std::memory_order_relaxed);
     fn(r, ctx);
-  }
+  });
 }
 
 uint64_t offsets_lost() { return g_lost.load(std::memory_order_relaxed); }
 
 void offsets_reset() {
-  for (Slot& s : g_slots) {
-    if (s.key.load(std::memory_order_relaxed) == 0) continue;
+  // The keys stay claimed (and listed): a forked child counts its samples in the same slots.
+  g_used.for_each([](uint32_t at) {
+    Slot& s = g_slots[at];
     for (auto& b : s.bins) b.store(0, std::memory_order_relaxed);
     s.min_inverted.store(0, std::memory_order_relaxed);
     s.max.store(0, std::memory_order_relaxed);
-  }
+  });
   g_lost.store(0, std::memory_order_relaxed);
 }
 

@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "base/used_slots.h"
+
 namespace hpcrun {
 namespace {
 
@@ -20,6 +22,7 @@ struct Slot {
 };
 
 Slot g_slots[kSlots];
+UsedSlots<kSlots> g_used;  // the claimed slots, for the walks at exit and after fork
 std::atomic<uint64_t> g_lost{0};
 
 // root in the top two bits (never 0), a in the next 30, b + 1 in the low 32 (so that a static's
@@ -52,8 +55,10 @@ int32_t wp_var(const WpVarKey& key) {
   for (uint32_t i = 0, h = uint32_t(mix(want)); i < kMaxProbes; ++i) {
     uint32_t at = (h + i) & (kSlots - 1);
     uint64_t k = g_slots[at].key.load(std::memory_order_relaxed);
-    if (k == 0 && g_slots[at].key.compare_exchange_strong(k, want, std::memory_order_relaxed))
+    if (k == 0 && g_slots[at].key.compare_exchange_strong(k, want, std::memory_order_relaxed)) {
+      g_used.add(at);
       return int32_t(at);
+    }
     if (k == want) return int32_t(at);
   }
   g_lost.fetch_add(1, std::memory_order_relaxed);
@@ -107,9 +112,10 @@ int wp_record_metrics(const WpRecord& r, hpcl::Metric* out) {
 }
 
 void watch_table_for_each(void (*fn)(const WpRecord&, void*), void* ctx) {
-  for (Slot& s : g_slots) {
+  g_used.for_each([&](uint32_t at) {
+    const Slot& s = g_slots[at];
     uint64_t key = s.key.load(std::memory_order_acquire);
-    if (key == 0) continue;
+    if (key == 0) return;
     WpRecord r{};
     r.key = unpack(key);
     r.sharing_armed = s.sharing_armed.load(std::memory_order_relaxed);
@@ -122,14 +128,14 @@ void watch_table_for_each(void (*fn)(const WpRecord&, void*), void* ctx) {
     for (uint32_t w = 0; w < kWpLineWords; ++w) r.words[w] = s.words[w].load(std::memory_order_relaxed);
     for (uint32_t k = 0; k < kWpReuseBins; ++k) r.reuse[k] = s.reuse[k].load(std::memory_order_relaxed);
     fn(r, ctx);
-  }
+  });
 }
 
 uint64_t watch_table_lost() { return g_lost.load(std::memory_order_relaxed); }
 
 void watch_table_reset() {
-  for (Slot& s : g_slots) {
-    if (s.key.load(std::memory_order_relaxed) == 0) continue;
+  g_used.for_each([](uint32_t at) {
+    Slot& s = g_slots[at];
     s.key.store(0, std::memory_order_relaxed);
     s.sharing_armed.store(0, std::memory_order_relaxed);
     s.reuse_armed.store(0, std::memory_order_relaxed);
@@ -140,7 +146,8 @@ void watch_table_reset() {
     for (auto& l : s.lines) l.store(0, std::memory_order_relaxed);
     for (auto& w : s.words) w.store(0, std::memory_order_relaxed);
     for (auto& b : s.reuse) b.store(0, std::memory_order_relaxed);
-  }
+  });
+  g_used.clear();  // the keys are free again
   g_lost.store(0, std::memory_order_relaxed);
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 23's real-application check, and a regression check between two builds: LAMMPS (the LJ
+# melt of tests/e2e/data/lj_melt.lmp, 16x16x16 cells, 400 steps) on 2 MPI ranks, natively and
+# under each build's hpcrun-lite, in turns (native, A, B, native, A, B, ...), ROUNDS rounds.
+# Prints each configuration's median CPU time (user + system of mpirun and everything it waited
+# for) and the median of the per-round ratios to native. This VM's speed drifts by 10% over
+# minutes; builds compared in turns see the same drift, which is why a regression is judged here
+# and not between runs of the benchmark hours apart.
+# Usage: bench/lammps_turns.sh BUILD_A [BUILD_B] [ROUNDS]   (ROUNDS: 5)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[ $# -ge 1 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+builds=("$1")
+[ $# -ge 2 ] && [ -n "$2" ] && builds+=("$2")
+rounds=${3:-5}
+for c in lmp mpirun; do
+  command -v "$c" >/dev/null || { echo "lammps_turns.sh: $c not found" >&2; exit 2; }
+done
+for b in "${builds[@]}"; do
+  [ -x "$b/bin/hpcrun-lite" ] || { echo "lammps_turns.sh: $b/bin/hpcrun-lite is missing" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-lammps.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1
+lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
+
+one() {  # one NAME [BUILD]: appends "NAME seconds" to $work/times
+  local name=$1 prefix=()
+  rm -rf "$work/meas"
+  [ $# -ge 2 ] && prefix=("$2/bin/hpcrun-lite" -o "$work/meas" --)
+  python3 "$root/bench/cputime.py" "$work/cpu" mpirun -np 2 "${prefix[@]}" "${lmp_args[@]}" >/dev/null
+  read -r user sys <"$work/cpu"
+  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
+one native  # warm the page cache
+: >"$work/times"
+for ((r = 0; r < rounds; ++r)); do
+  one native
+  for i in "${!builds[@]}"; do one "build$i" "${builds[$i]}"; done
+done
+python3 - "$work/times" "${builds[@]}" <<'PY'
+import statistics, sys
+times = {}
+for line in open(sys.argv[1]):
+    name, sec = line.split()
+    times.setdefault(name, []).append(float(sec))
+native = times["native"]
+print(f"native       CPU median {statistics.median(native):.3f} s  {[round(x, 2) for x in native]}")
+for i, build in enumerate(sys.argv[2:]):
+    t = times[f"build{i}"]
+    ratio = statistics.median(b / a for a, b in zip(native, t))
+    print(f"{build}: CPU median {statistics.median(t):.3f} s, ratio to native {ratio:.3f}x  {[round(x, 2) for x in t]}")
+PY
