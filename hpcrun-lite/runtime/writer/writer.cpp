@@ -76,9 +76,9 @@ bool without_sigxfsz(Write&& write) {
 
 // Translates the runtime's tables into the format's records and hands them to the file writer
 // one at a time: a site, then one thread's tree, each dropped once written. A process that
-// allocated from hundreds of thousands of call paths (CP2K: 370,000 sites, an 80 MB payload)
-// would otherwise hold its profile a second time at exit, in the format's model and then as
-// bytes. Only the small tables (modules, statics, offset histograms) are built whole.
+// allocated from hundreds of thousands of call paths (a CP2K rank: 260,000 sites, a 79 MB
+// payload) would otherwise hold its profile a second time at exit, in the format's model and
+// then as bytes. Only the small tables (modules, statics, offset histograms) are built whole.
 class ProfileStreamer {
  public:
   // The code segments of every module, sorted, for a binary search per frame: a process with
@@ -176,10 +176,16 @@ class ProfileStreamer {
         this);
   }
 
+  // A site's frames as written: none if the record claims more than a path can have (the count
+  // announced ahead and the frames written must agree, or the whole file is refused).
+  static uint32_t frames_of(const SiteRecord& r) {
+    return r.nframes <= uint32_t(kMaxAllocFrames) ? r.nframes : 0;
+  }
+
   void write_sites(hpcl::ProfileWriter& w) {
     uint64_t frames = 0;
     for (uint32_t id = 0; id < nsites_; ++id)
-      if (const SiteRecord* r = g_sites.get(id)) frames += r->nframes;
+      if (const SiteRecord* r = g_sites.get(id)) frames += frames_of(*r);
     w.begin_sites(nsites_, frames);
     hpcl::AllocSite s;  // one record, its frames' storage reused from site to site
     for (uint32_t id = 0; id < nsites_; ++id) {
@@ -198,7 +204,8 @@ class ProfileStreamer {
       s.allocations = r->allocations.load(std::memory_order_relaxed);
       s.bytes = r->bytes.load(std::memory_order_relaxed);
       uint64_t raw[kMaxAllocFrames];
-      const uint32_t n = r->nframes <= uint32_t(kMaxAllocFrames) ? unpack_frames(*r, raw) : 0;
+      const uint32_t n = frames_of(*r);
+      if (n) unpack_frames(*r, raw);
       for (uint32_t k = 0; k < n; ++k) s.frames.push_back(frame(raw[k]));
       if (r->name_len) s.name.assign(r->name, r->name_len);
       w.site(s);
