@@ -16,7 +16,8 @@ tests/programs/access_patterns.c or access_patterns.f90, whose answers are known
 A variable's pattern is judged on the accesses whose leaf is its kernel (the program's set-up,
 a shuffle among others, reads some of them otherwise): at least 90% of those samples must carry
 the expected pattern. Each variable needs MIN_SAMPLES samples (default 30) for a verdict, the
-index 4: read in order beside the gather's misses, it takes few (7-12 in a run here).
+index 4: read in order beside the gather's misses, it takes few (access_patterns.sh samples at
+4,000/s so that it has tens: 0-4 at 1,000/s when another test's gather shares the memory).
 
 With --heat2d bad|fixed, the bundled example instead (examples/heat2d.c, as the README tells it):
 the field's accesses from column_means_bad are strided with the field's row pitch (2048 doubles:
