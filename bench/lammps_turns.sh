@@ -21,25 +21,17 @@ for b in "${builds[@]}"; do
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-lammps.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=1
 lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
-
-one() {  # one NAME [BUILD]: appends "NAME seconds" to $work/times
-  local name=$1 prefix=()
-  rm -rf "$work/meas"
-  [ $# -ge 2 ] && prefix=("$2/bin/hpcrun-lite" -o "$work/meas" --)
-  python3 "$root/bench/cputime.py" "$work/cpu" mpirun -np 2 "${prefix[@]}" "${lmp_args[@]}" >/dev/null
-  read -r user sys <"$work/cpu"
-  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
-}
+# shellcheck source=bench/lammps_lib.sh disable=SC1091
+source "$root/bench/lammps_lib.sh"
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
-one native  # warm the page cache
+lammps_cpu native  # warm the page cache
 : >"$work/times"
 for ((r = 0; r < rounds; ++r)); do
-  one native
-  for i in "${!builds[@]}"; do one "build$i" "${builds[$i]}"; done
+  lammps_cpu native
+  for i in "${!builds[@]}"; do lammps_cpu "build$i" "${builds[$i]}/bin/hpcrun-lite"; done
 done
 python3 - "$work/times" "${builds[@]}" <<'PY'
 import statistics, sys

@@ -17,26 +17,17 @@ done
 [ -x "$tool" ] || { echo "startup_cost.sh: $tool is missing: build the project first" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-startup.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 input=$root/tests/e2e/data/lj_melt.lmp
 lmp_args=(lmp -in "$input" -var cells 4 -var steps 0 -log none -screen none)
-
-one() {  # one() native|tool: appends "name seconds" to $work/times
-  local name=$1 prefix=()
-  rm -rf "$work/meas"
-  [ "$name" = tool ] && prefix=("$tool" -o "$work/meas" --)
-  python3 "$root/bench/cputime.py" "$work/cpu" mpirun -np 2 "${prefix[@]}" "${lmp_args[@]}" \
-    >/dev/null
-  read -r user sys <"$work/cpu"
-  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
-}
+# shellcheck source=bench/lammps_lib.sh disable=SC1091
+source "$root/bench/lammps_lib.sh"
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs pairs" >&2
-one native  # warm the page cache
+lammps_cpu native  # warm the page cache
 : >"$work/times"
 for ((r = 0; r < runs; ++r)); do
-  one native
-  one tool
+  lammps_cpu native
+  lammps_cpu tool "$tool"
 done
 python3 - "$work/times" <<'PY'
 import statistics, sys

@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
-#include <system_error>
 
 #include "layout.h"
 #include "payload.h"
@@ -33,8 +32,6 @@ constexpr uint64_t kPayloadFloor = uint64_t{64} << 20;
 constexpr uint64_t kMaxRatio = 256;
 // The largest file worth opening: the largest payload, stored (or compressed without gain).
 constexpr uint64_t kMaxFileSize = layout::kHeaderSize + ZSTD_COMPRESSBOUND(kMaxPayload);
-
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 // Decompresses one zstd frame in steps into inflater.out. The window it may fill grows by
 // doubling from a size proportional to the input, never beyond `limit`; a frame that would

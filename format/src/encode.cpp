@@ -322,14 +322,6 @@ std::string Encoder::finish() {
   return error_;
 }
 
-std::vector<uint8_t> encode(const Profile& p, uint16_t* minor) {
-  Encoder e(p.kind);
-  e.all(p);
-  e.finish();  // fed from one Profile, its sections cannot be out of order
-  if (minor) *minor = e.minor();
-  return std::move(e.buffer());
-}
-
 void Encoder::all(const Profile& p) {
   meta(p.meta);
   modules(p.modules);

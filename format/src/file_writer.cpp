@@ -13,7 +13,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <system_error>
 
 #include "hpcl/io.h"
 #include "layout.h"
@@ -24,31 +23,17 @@
 namespace hpcl {
 namespace {
 
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
-
-bool write_all(int fd, const uint8_t* data, size_t size) {
+// All of `size` bytes, at the file offset `at` (pwrite), or at the current one when `at` < 0.
+bool write_all(int fd, const uint8_t* data, size_t size, off_t at = -1) {
   while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
+    ssize_t n = at < 0 ? ::write(fd, data, size) : ::pwrite(fd, data, size, at);
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
     }
     data += n;
     size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool pwrite_all(int fd, const uint8_t* data, size_t size, off_t at) {
-  while (size > 0) {
-    ssize_t n = ::pwrite(fd, data, size, at);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-    at += n;
+    if (at >= 0) at += n;
   }
   return true;
 }
@@ -141,7 +126,7 @@ struct ProfileWriter::Impl {
     std::vector<uint8_t> h = header();
     if (memory) {
       std::copy(h.begin(), h.end(), memory->begin() + static_cast<std::ptrdiff_t>(memory_start));
-    } else if (!pwrite_all(fd, h.data(), h.size(), 0)) {
+    } else if (!write_all(fd, h.data(), h.size(), 0)) {
       return "cannot write " + tmp + ": " + errno_text(errno);
     }
     return {};

@@ -22,6 +22,7 @@ namespace hpcl::payload {
 // whenever the buffer holds kDrainBytes at the end of a record it is handed to the drain (which
 // compresses and writes it) and emptied, so the memory a writer needs is one tree or one record,
 // not the profile a second time. Without one the buffer ends up holding the whole payload.
+// (The file writer, file_writer.cpp, is the one user: whole Profiles go through it too.)
 // Misuse (sections out of order, fewer sites than announced) is an error of finish(), never a
 // file that reads wrong.
 class Encoder {
@@ -73,10 +74,6 @@ class Encoder {
   std::vector<std::pair<uint32_t, std::string>> site_names_;
   std::string error_;
 };
-
-// The uncompressed payload of `profile`: every section in spec order; *minor (if given) the
-// lowest minor version that describes it.
-std::vector<uint8_t> encode(const Profile& profile, uint16_t* minor = nullptr);
 
 // Parses a payload into `out` (whose kind is already set from the header) and validates it.
 // Returns "" on success, otherwise what is wrong.

@@ -1,10 +1,12 @@
 // printf-style formatting into a std::string for error messages (libstdc++ 12 has no
-// std::format). The format attribute lets -Wformat check every call.
+// std::format), and the system's words for an errno. The format attribute lets -Wformat check
+// every call.
 #pragma once
 
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <system_error>
 
 namespace hpcl {
 
@@ -20,5 +22,7 @@ __attribute__((format(printf, 1, 2))) inline std::string strf(const char* fmt, .
   va_end(ap2);
   return s;
 }
+
+inline std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 }  // namespace hpcl
