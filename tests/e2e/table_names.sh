@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every name readable where it is shown (issue 24): a program whose two allocation sites differ
-# only by their caller's line (tests/programs/colsum.c: make_matrix called from lines 41 and 42 of
+# only by their caller's line (tests/programs/colsum.c: make_matrix called from two adjacent lines of
 # main) is measured, and its text report, as a terminal of 80 and of 120 columns gets it, must
 # tell apart every row that its JSON tells apart, in the variable and the hottest-access
 # columns and in the code view; a column left out is said.

@@ -52,7 +52,11 @@ int main(int argc, char **argv) {
   fill_serial(serial, n);
   fill_parallel(parallel, n);
   double total = 0;
-  for (int r = 0; r < rounds; ++r) total += read_both(serial, parallel, n);
+  for (int r = 0; r < rounds; ++r) {
+    total += read_both(serial, parallel, n);
+    /* read_both only reads memory: without this the compiler may call it once for all rounds. */
+    __asm__ volatile("" ::: "memory");
+  }
   printf("array serial %p %zu\narray parallel %p %zu\n", (void *)serial, n * sizeof(double),
          (void *)parallel, n * sizeof(double));
   printf("total %.0f\n", total);

@@ -7,6 +7,7 @@
 #include "options.h"
 #include "process/thread_state.h"
 #include "sources/soft/sampler.h"
+#include "sources/source_table.h"
 #include "trees/unwind.h"
 
 namespace hpcrun {
@@ -97,6 +98,9 @@ __attribute__((noinline)) void rescan_after_dlopen() {
 bool untrack_slow(void* p, BlockInfo* out) {
   auto a = reinterpret_cast<uint64_t>(p);
   RuntimeGuard guard;
+  ThreadState* ts = t_state;
+  // Records this thread's rings still hold may be of this block: read while the map knows it.
+  if (ts) sources_before_forget(ts);
   BlockInfo was;
   if (!g_heap.remove(a, &was)) return false;
   // Names given to parts of the block end with it (regions.h): the address goes back to the
@@ -105,7 +109,7 @@ bool untrack_slow(void* p, BlockInfo* out) {
   // Sampled pages of a block must be placed before the block goes back: once unmapped they have
   // no node (numa.h). This thread's log only; another thread's samples of the block are placed
   // at its own next flush and come out unresolved if the pages are gone by then.
-  if (ThreadState* ts = t_state; ts && ts->numa.size()) sampler_numa_flush(ts);
+  if (ts && ts->numa.size()) sampler_numa_flush(ts);
   if (out) *out = was;
   return true;
 }

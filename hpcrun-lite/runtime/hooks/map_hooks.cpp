@@ -25,6 +25,8 @@
 #include "hpcl/allocator_libs.h"
 #include "memory/modules.h"
 #include "memory/regions.h"
+#include "process/thread_state.h"
+#include "sources/source_table.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -51,6 +53,7 @@ void note_arena(uint64_t lo, uint64_t len) {
 void forget_range(uint64_t lo, uint64_t hi) {
   RuntimeGuard guard;
   if (!guard.entered()) return;
+  if (ThreadState* ts = t_state) sources_before_forget(ts);  // as untrack_slow
   if (g_heap.size() > 0) g_heap.remove_range(lo, hi);
   for (HeapMap* map : {&g_maps, &g_named, &g_arenas})
     if (map->size() > 0) carve(*map, lo, hi);

@@ -47,6 +47,11 @@ bool perf_ring_map_or_smaller(int fd, unsigned data_pages_log2, unsigned small_p
                               PerfRing* ring);
 void perf_ring_unmap(PerfRing* ring);
 
+// Whether the kernel wrote records the reader has not read. One load of the shared page.
+inline bool perf_ring_pending(const PerfRing& ring) {
+  return ring.meta && __atomic_load_n(&ring.meta->data_head, __ATOMIC_ACQUIRE) != ring.meta->data_tail;
+}
+
 // A sample record's body (after the 8-byte perf_event_header), `size` bytes.
 using RingSampleFn = void (*)(const uint8_t* body, size_t size, void* ctx);
 

@@ -18,27 +18,28 @@ namespace {
 
 const SourceOps kSoft = {
     "soft", [](ThreadState* ts, bool) { sampler_start_thread(ts); }, false, sampler_stop_thread,
-    sampler_forget, true, nullptr, nullptr, sampler_halt_all, nullptr};
+    sampler_forget, true, nullptr, nullptr, sampler_halt_all, nullptr, nullptr};
 
 const SourceOps kPageFaults = {
     "page-faults", [](ThreadState* ts, bool) { pagefaults_start_thread(ts); }, false,
     pagefaults_stop_thread, pagefaults_forget, true,
     [](ThreadState* ts, int fd, void*) { return pagefaults_on_wake(ts, fd); },
-    pagefaults_on_timer, pagefaults_halt_all, pagefaults_drain_all};
+    pagefaults_on_timer, pagefaults_halt_all, pagefaults_drain_all, pagefaults_before_forget};
 
 const SourceOps kHardware = {
     "hardware", [](ThreadState* ts, bool) { hw_start_thread(ts); }, false, hw_stop_thread,
     hw_forget, true, [](ThreadState* ts, int fd, void* uc) { return hw_on_signal(ts, fd, uc); },
-    nullptr, hw_halt_all, hw_drain_all};
+    nullptr, hw_halt_all, hw_drain_all, hw_before_forget};
 
 const SourceOps kWatch = {"watchpoints", watch_start_thread, false, watch_stop_thread,
-                          watch_forget, true, watch_on_signal, nullptr, watch_stop_all, nullptr};
+                          watch_forget, true, watch_on_signal, nullptr, watch_stop_all, nullptr,
+                          nullptr};
 
 // PAPI registers the calling thread with the library: only the thread itself can start it, and
 // a fork child inherits none of PAPI's per-thread state.
 const SourceOps kPapi = {"papi", [](ThreadState* ts, bool) { papi_start_thread(ts); }, true,
                          papi_stop_thread, papi_forget, false, nullptr, nullptr, papi_stop_all,
-                         nullptr};
+                         nullptr, nullptr};
 
 // The rows, in the order threads start them and the handler asks them.
 const SourceOps* const kTable[] = {&kSoft, &kPageFaults, &kHardware, &kWatch, &kPapi};
@@ -79,6 +80,11 @@ bool sources_on_signal(ThreadState* ts, int fd, void* ucontext) {
 void sources_on_tick(ThreadState* ts) {
   for (const SourceOps* s : kTable)
     if (s->on_tick) s->on_tick(ts);
+}
+
+void sources_before_forget(ThreadState* ts) {
+  for (const SourceOps* s : kTable)
+    if (s->before_forget) s->before_forget(ts);
 }
 
 void sources_stop_all() {

@@ -40,6 +40,13 @@ struct SourceOps {
   // Process end, second pass, once no handler runs: reads every thread's remaining records.
   // nullptr: nothing buffered.
   void (*drain_all)();
+  // On the thread itself, outside any handler, before the runtime forgets a block or mapping
+  // (free, a realloc that moves, munmap): reads what the thread's ring holds, so that records of
+  // the block's addresses find it in the map. A ring read only at signals that come every N
+  // records or at timer ticks (the page-fault source, the hardware test stand-in) may hold the
+  // last accesses to a block that is freed before the next signal. One look at the ring when it
+  // is empty. nullptr: nothing buffered between signals.
+  void (*before_forget)(ThreadState* ts);
 };
 
 // Thread life cycle, walking the table (thread_state.cpp, runtime.cpp). Not signal-safe.
@@ -57,6 +64,8 @@ void sources_restart_in_child(ThreadState* ts);
 bool sources_on_signal(ThreadState* ts, int fd, void* ucontext);
 // After a timer sample. Async-signal-safe.
 void sources_on_tick(ThreadState* ts);
+// Before a tracked block or mapping leaves the address maps, on its thread (see before_forget).
+void sources_before_forget(ThreadState* ts);
 
 // Process end (process_end.cpp): halts every source, waits for the handlers in flight (bounded),
 // reads what the rings still hold and places the sampled pages, before the trees are read.

@@ -371,6 +371,13 @@ void hw_stop_thread(ThreadState* ts) {
   if (!g_stopped.load(std::memory_order_acquire)) release(ts);
 }
 
+void hw_before_forget(ThreadState* ts) {
+  if (__atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(ts->hw_ring)) return;
+  // No calling context: the accesses were made before this free, by code whose frames may be gone.
+  ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
+  if (gate.owns_tree()) drain(ts, nullptr, 0);
+}
+
 void hw_forget(ThreadState* ts) {
   if (ts->hw_fd < 0) return;
   release(ts);  // the parent keeps its own mapping

@@ -50,6 +50,9 @@ void hw_start_thread(ThreadState* ts);
 void hw_stop_thread(ThreadState* ts);
 // Fork child: forgets the inherited event and ring.
 void hw_forget(ThreadState* ts);
+// On the thread itself, before a block or mapping leaves the address maps: reads its ring if
+// records wait there (source_table.h). Not signal-safe.
+void hw_before_forget(ThreadState* ts);
 // From the sampling signal's handler: if `fd` is this thread's hardware event, drains its ring
 // and returns true. Async-signal-safe.
 bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);

@@ -178,6 +178,12 @@ void pagefaults_stop_thread(ThreadState* ts) {
   if (!g_stopped.load(std::memory_order_acquire)) release(ts);
 }
 
+void pagefaults_before_forget(ThreadState* ts) {
+  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(ts->pf_ring)) return;
+  ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
+  if (gate.owns_tree()) drain(ts);
+}
+
 void pagefaults_forget(ThreadState* ts) {
   if (ts->pf_fd < 0) return;
   // The parent's mapping was inherited; unmap ours, the parent keeps its own.

@@ -38,6 +38,9 @@ void pagefaults_start_thread(ThreadState* ts);
 void pagefaults_stop_thread(ThreadState* ts);
 // Fork child: forgets the inherited events and rings without reading them.
 void pagefaults_forget(ThreadState* ts);
+// On the thread itself, before a block or mapping leaves the address maps: reads its ring if
+// the kernel wrote to it since the last read (source_table.h). Not signal-safe.
+void pagefaults_before_forget(ThreadState* ts);
 // From the timer signal's handler, on the thread itself: reads its ring. Async-signal-safe: no
 // allocation, no lock.
 void pagefaults_on_timer(ThreadState* ts);
