@@ -71,17 +71,27 @@ struct Builder {
   char* low;   // end of the entries
   char* high;  // start of the copied data
   bool full;
+  const link_map* next;  // where the next module's link map is looked for first
 };
 
 // The loader's link map for a module: the one whose dynamic section is the module's. Called
-// inside the real dl_iterate_phdr, whose lock keeps the list still.
-const void* find_link_map(const dl_phdr_info* info) {
+// inside the real dl_iterate_phdr, whose lock keeps the list still. dl_iterate_phdr visits the
+// modules in the order of the loader's list, so the search starts after the last one found and
+// wraps around: one step per module instead of a walk of the list per module, which was 0.7 ms
+// of each LAMMPS process's start-up (a snapshot at each of Open MPI's 70 dlopen and dlclose).
+const void* find_link_map(const dl_phdr_info* info, const link_map** next) {
   uint64_t dyn = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) dyn = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
   if (dyn == 0) return nullptr;
-  for (const link_map* m = _r_debug.r_map; m; m = m->l_next)
-    if (reinterpret_cast<uint64_t>(m->l_ld) == dyn) return m;
+  auto found = [&](const link_map* m) {
+    *next = m->l_next;
+    return m;
+  };
+  for (const link_map* m = *next; m; m = m->l_next)
+    if (reinterpret_cast<uint64_t>(m->l_ld) == dyn) return found(m);
+  for (const link_map* m = _r_debug.r_map; m && m != *next; m = m->l_next)
+    if (reinterpret_cast<uint64_t>(m->l_ld) == dyn) return found(m);
   return nullptr;
 }
 
@@ -112,7 +122,7 @@ int copy_one(dl_phdr_info* info, size_t, void* p) {
   e->info.dlpi_subs = info->dlpi_subs;
   e->info.dlpi_tls_modid = info->dlpi_tls_modid;
   e->info.dlpi_tls_data = nullptr;  // per thread: the snapshotting thread's block means nothing
-  e->link_map = find_link_map(info);
+  e->link_map = find_link_map(info, &b->next);
   e->closing = is_closing(e->link_map);
   ++b->snap->count;
   return 0;
@@ -131,7 +141,7 @@ Snapshot* take(PhdrSource source, Snapshot* reuse) {
     void* mem = reuse && reuse->bytes == bytes ? static_cast<void*>(reuse) : raw_mmap(bytes);
     if (!mem) return nullptr;
     if (mem != reuse) g_mappings.fetch_add(1, std::memory_order_relaxed);
-    Builder b{static_cast<Snapshot*>(mem), nullptr, nullptr, false};
+    Builder b{static_cast<Snapshot*>(mem), nullptr, nullptr, false, _r_debug.r_map};
     b.snap->bytes = bytes;
     b.snap->count = 0;
     b.low = reinterpret_cast<char*>(b.snap->entries);

@@ -11,6 +11,7 @@
 #include "base/guard.h"
 #include "base/real_fns.h"
 #include "base/spinlock.h"
+#include "process/mask_batch.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -148,6 +149,8 @@ int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, cons
   // The runtime's own calls (libunwind blocks every signal around its locks and its
   // dl_iterate_phdr) must block the sampling signal too: a sample inside those sections would
   // unwind again, on the same locks.
+  int taken;
+  if (mask_batch_take(real_fn, how, set, old, &taken)) return taken;  // inside one of our unwinds
   if (!g_sampling_signo || t_in_runtime) return real_fn(how, set, old);
   sigset_t copy;
   bool asks = false;

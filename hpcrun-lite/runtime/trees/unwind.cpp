@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
+#include "process/mask_batch.h"
 #include "base/log.h"
 #include "base/real_fns.h"
 
@@ -32,6 +33,7 @@ constexpr uint64_t kForkWaitNs = 200 * 1000 * 1000;
 
 // Every call of unw_backtrace goes through here. Signal-safe: two atomic operations.
 int backtrace(void** buf, int n) {
+  MaskBatch batch;  // one block of every signal for the whole unwind (mask_batch.h)
   g_unwinders.fetch_add(1, std::memory_order_seq_cst);
   int got = g_fork_pending.load(std::memory_order_seq_cst) ? 0 : g_backtrace(buf, n);
   g_unwinders.fetch_sub(1, std::memory_order_release);

@@ -1,0 +1,39 @@
+// One block of every signal for a whole unwind, instead of one per step.
+//
+// libunwind (Debian's 1.6.2, whose per-thread caches still take the global lock) blocks every
+// signal around each look into its caches: two sigprocmask calls per step of a frame it has not
+// traced before. Capturing the allocation paths of LAMMPS's start-up made 36,000 of them per
+// process, about 3 ms of its CPU (strace -c and perf, `bench/startup_cost.sh`). Inside a batch
+// (one unw_backtrace, unwind.cpp) the first of those calls blocks every signal for real and the
+// others are answered without a system call: the mask stays full until the batch ends, then goes
+// back to what it was. What libunwind protects is unchanged (every signal is blocked while it
+// holds its lock); the signals are only kept blocked between its steps too, for the
+// microseconds of the unwind.
+//
+// Async-signal-safe. A batch that a handler opens inside another (a sample interrupting an
+// unwind between its steps) keeps its own state and gives the outer one back at its end.
+#pragma once
+
+#include <signal.h>
+
+namespace hpcrun {
+
+class MaskBatch {
+ public:
+  MaskBatch();
+  ~MaskBatch();
+  MaskBatch(const MaskBatch&) = delete;
+  MaskBatch& operator=(const MaskBatch&) = delete;
+
+ private:
+  int outer_active_, outer_blocked_;
+  sigset_t outer_saved_;
+};
+
+// From the sigprocmask/pthread_sigmask wrappers: inside a batch, answers the call without the
+// kernel when it is libunwind's block of everything (after the batch's first) or its restore of
+// the mask that block reported; *rc is then the call's result. False: make the call.
+bool mask_batch_take(int (*real_fn)(int, const sigset_t*, sigset_t*), int how,
+                     const sigset_t* set, sigset_t* old, int* rc);
+
+}  // namespace hpcrun
