@@ -269,7 +269,7 @@ def measured_time_shares(prefix, spec):
     return [t / total for t in seconds]
 
 
-def check_proportions(report, program, processes, verbose=True, timing=None):
+def check_proportions(report, program, processes, verbose=True, timing=None, tolerance=TOLERANCE):
     say = print if verbose else (lambda *a, **k: None)
     check_totals(report, processes)
     spec = PROGRAMS[program]
@@ -289,7 +289,7 @@ def check_proportions(report, program, processes, verbose=True, timing=None):
     for (array, var), expected in zip(found, truth):
         share = samples(var) / known
         say(f"{array['label']:<16} {samples(var):>8} {share:7.3f} {expected:8.3f}")
-        if abs(share - expected) > TOLERANCE or abs(share - expected) > RELATIVE * expected:
+        if abs(share - expected) > tolerance or abs(share - expected) > RELATIVE * expected:
             errors.append(f"{array['label']}: share {share:.3f}, expected {expected:.3f}")
         if array["kind"] == "heap":
             if var.get("sampled"):
@@ -779,6 +779,8 @@ def main():
     p.add_argument("--program", required=True, choices=sorted(PROGRAMS))
     p.add_argument("--processes", type=int)
     p.add_argument("--timing", help="prefix of the timing files the measured program wrote")
+    p.add_argument("--tolerance", type=float, default=TOLERANCE,
+                   help="absolute tolerance of each share (default %(default)s)")
     p.add_argument("--min-data-fraction", type=float,
                    help="also require this fraction of all samples to carry a data address")
     q = sub.add_parser("same_shares")
@@ -839,7 +841,8 @@ def main():
     try:
         if args.command == "proportions":
             report = load(args.report)
-            check_proportions(report, args.program, args.processes, timing=args.timing)
+            check_proportions(report, args.program, args.processes, timing=args.timing,
+                              tolerance=args.tolerance)
             if args.min_data_fraction is not None:
                 check_data_fraction(report, args.min_data_fraction)
         elif args.command == "same_shares":

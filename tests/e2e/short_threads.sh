@@ -7,8 +7,9 @@
 # With SLICES small, each worker runs far shorter than one sampling period (4 slices: ~0.1 ms
 # against 1 ms). Its samples then come only from the random phase at which each thread's sampling
 # starts (hpcrun-lite/runtime/sources/sampling_phase.h): without it a worker is never sampled and the
-# worker array's share is ~0 instead of ~0.5. The shares must be within 5 points, about 4
-# standard deviations of a binomial share at the ~1,000 samples this run takes.
+# worker array's share is ~0 instead of ~0.5. The shares must be within 7 points there (5 with
+# longer workers): the ~1,500 samples of 12,000 threads give a binomial sigma of 1.3 points, and
+# the worker's share runs 1-2 points high (below).
 # Usage: short_threads.sh PROGRAM THREADS [SLICES]
 source "$(dirname "$0")/lib.sh"
 prog=$1
@@ -23,7 +24,12 @@ same_as_native native tool
 expect_profiles meas 1
 merge_and_report meas db.hpcdb report.json
 cat timing.* >&2
-check proportions report.json --program short_threads --processes 1 --timing timing
+# Workers shorter than a period (a few slices): the share is the random phase's, and the worker's
+# runs 1-2 points above its native time share (the runtime's thread start leaves it colder
+# caches; 0.490-0.537 over 13 runs): 7 points, where a missing phase gives ~0.
+tolerance=0.05
+[ "$slices" -le 8 ] && tolerance=0.07
+check proportions report.json --program short_threads --processes 1 --timing timing --tolerance "$tolerance"
 step "checking totals.threads"
 "$HPCL_PYTHON" - report.json "$((threads + 1))" <<'PY'
 import json, sys

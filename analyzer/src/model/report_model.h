@@ -162,6 +162,9 @@ struct SourceFallback {
   std::string reason;
 };
 
+// The orders of the data view (--sort); see sort_variables below.
+enum class VariableOrder { Samples, Imbalance, ThreadImbalance };
+
 struct ReportModel {
   std::string source;  // META source ("soft", "pebs", ..., "mixed"); "" if absent
   // With processes that used different sources or fell back (META source_ranks): each source
@@ -220,6 +223,8 @@ struct ReportModel {
   // Variables without anything measured that the model counts but does not list (not built, or
   // not folded into a runtime group row): the reports say how many, and --all lists them.
   uint64_t variables_not_built = 0;
+  // The order of `variables` (sort_variables): a table keeps the column it is sorted by.
+  VariableOrder order = VariableOrder::Samples;
   // While the model is built: those variables, and the modules they name (emptied at the end).
   std::vector<QuietVariable> quiet;
   std::vector<std::string> quiet_modules;
@@ -279,7 +284,6 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
 // variables with at least kImbalanceMinShare of the samples, then the rest in samples order: a
 // variable with a few samples on one rank has a large imbalance by chance alone, and the unknown
 // classes mix unrelated data.
-enum class VariableOrder { Samples, Imbalance, ThreadImbalance };
 inline constexpr double kImbalanceMinShare = 0.01;
 void sort_variables(ReportModel& model, VariableOrder order);
 

@@ -166,6 +166,7 @@ void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
 }
 
 void sort_variables(ReportModel& m, VariableOrder order) {
+  m.order = order;
   if (order == VariableOrder::Samples) return;
   const bool threads = order == VariableOrder::ThreadImbalance;
   // Only the program's variables are ranked: `[unknown data]` and `[stack]` gather unrelated

@@ -427,9 +427,12 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
       {"samples", true, 0, 0}, {"bytes", true, 0, 0},
       {"allocator / module", false, 12, 1}, {"hottest access", false, 12, 2}};
   // With more than one rank: max / mean over the ranks and the worst rank ("1.33 r1"), kept
-  // longer than the allocator and the access when the table must narrow.
+  // longer than the allocator and the access when the table must narrow, and always when the
+  // rows are sorted by it (--sort imbalance).
   const bool ranks = m.balance_ranks > 1;
-  if (ranks) cols.insert(cols.begin() + 6, Column{"imbalance", false, 0, 3});
+  if (ranks)
+    cols.insert(cols.begin() + 6,
+                Column{"imbalance", false, 0, m.order == VariableOrder::Imbalance ? 0 : 3});
   // First touch: the variable's page faults, a count beside the samples (not in the share).
   const bool faults = m.has_page_faults;
   if (faults) cols.insert(cols.begin() + 5, Column{"faults", true, 0, 0});

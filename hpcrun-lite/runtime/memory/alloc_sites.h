@@ -47,7 +47,9 @@ struct SiteRecord {
 
 class AllocSites {
  public:
-  static constexpr uint32_t kMaxSites = 1u << 18;
+  // CP2K's H2O-32 made 261,651 sites in a rank, against 262,144 (2^18) then: a larger code or
+  // input would have lost its later sites. Records and the index are mapped as sites come.
+  static constexpr uint32_t kMaxSites = 1u << 20;
   static constexpr uint32_t kNoSite = 0xffffffffu;  // the table is full or out of memory
 
   // The id of the site, created if new; kNoSite when it cannot be stored (the block is then
@@ -74,7 +76,7 @@ class AllocSites {
   // kMaxSlots. A table sized for the most sites (2 MiB) made every new site a cache and TLB miss
   // on a random page: 80% of intern's time in a LAMMPS start-up of 20,000 sites (issue 23).
   static constexpr uint32_t kFirstSlots = 1u << 12;
-  static constexpr uint32_t kMaxSlots = 1u << 19;
+  static constexpr uint32_t kMaxSlots = 1u << 21;
   static constexpr size_t kFrameChunk = 1u << 20;  // bytes per frame-storage chunk
 
  public:

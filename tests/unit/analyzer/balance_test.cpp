@@ -285,6 +285,34 @@ TEST(Balance, SortByImbalanceRanksOnlyHeapAndStaticVariables) {
   EXPECT_EQ(m.variables[2].kind, VariableKind::Unknown);
 }
 
+// The column a table is sorted by stays when the table narrows: sorted by imbalance, the text
+// table names the imbalance column at every width, where in samples order it is the last
+// column to give way (e2e.rank_balance once got an 80-column table sorted by imbalance without
+// it: a group's samples cell, "1069 (≈1132)", had taken the room).
+TEST(Balance, TheSortColumnStaysAtEveryWidth) {
+  Profile db = finish({process(0, 10, {{600, 900}}), process(1, 11, {{1000, 900}})});
+  auto header = [&](const ReportModel& m, size_t width) {
+    std::ostringstream text;
+    write_text(m, ReportOptions{View::Data, 0, width}, text);
+    std::istringstream lines(text.str());
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("#  variable") != std::string::npos) return line;
+    }
+    return std::string();
+  };
+  ReportModel by_samples = build_report_model(db);
+  ReportModel by_imbalance = build_report_model(db);
+  sort_variables(by_imbalance, VariableOrder::Imbalance);
+  bool dropped_in_samples_order = false;
+  for (size_t width = 60; width <= 120; ++width) {
+    const std::string sorted = header(by_imbalance, width);
+    ASSERT_FALSE(sorted.empty()) << width;
+    EXPECT_NE(sorted.find("imbalance"), std::string::npos) << "width " << width << ": " << sorted;
+    dropped_in_samples_order |= header(by_samples, width).find("imbalance") == std::string::npos;
+  }
+  EXPECT_TRUE(dropped_in_samples_order) << "no width in 60-120 narrows the table: the test shows nothing";
+}
+
 // 4,096 ranks of 2 threads and 50 variables: the database holds one entry per variable.
 // Found by tests/fuzz/fuzz_profile: a profile the reader accepts may hold sample counts near
 // 2^64 (a damaged one); the spreads' sums saturate rather than wrap, so the merged database keeps

@@ -88,6 +88,10 @@ bool contains(const Seen& s, const std::string& needle) {
 }
 
 TEST(PhdrSnapshot, NothingPublishedIsNotAnAnswer) {
+  // Only true of a process where nothing was published yet: ctest runs each test in a process of
+  // its own; a second round of --gtest_repeat finds the earlier tests' snapshots.
+  if (hpcrun::phdr_snapshot_generation() != 0)
+    GTEST_SKIP() << "a snapshot was published earlier in this process";
   Seen s;
   bool answered = true;
   EXPECT_EQ(phdr_snapshot_iterate(collect, &s, &answered), 0);
