@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Where the tool's CPU goes on LAMMPS (the run of lammps_turns.sh: LJ melt, 16x16x16 cells, 400
+# steps, 2 MPI ranks), in turns, ROUNDS rounds of:
+#   native      no tool
+#   bare-timer  bench/bare_sampler.so, BARE_MODE=timer: each thread's task-clock event overflows
+#               1,000 times a second of its CPU time, nothing is delivered (the VM's timer alone)
+#   bare-signal the same plus the signal and an empty handler
+#   tool-idle   hpcrun-lite -e soft@1: start-up, tracking and the writer, almost no sample
+#   tool-entry  hpcrun-lite with HPCRUN_LITE_TEST_HANDLER_STAGE=entry: every sample's signal and
+#               the handler's frame, no decoding, classification, unwinding or tree
+#   tool        hpcrun-lite as users run it (1,000 samples a second)
+# Prints each configuration's median CPU time (user + system of mpirun and all it waited for)
+# and its ratio to the native median.
+# Usage: bench/lammps_parts.sh [BUILD_DIR] [ROUNDS]   (build, 5)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build}
+rounds=${2:-5}
+tool=$build/bin/hpcrun-lite
+bare=$build/bench/bare_sampler.so
+for c in lmp mpirun; do
+  command -v "$c" >/dev/null || { echo "lammps_parts.sh: $c not found" >&2; exit 2; }
+done
+for f in "$tool" "$bare"; do
+  [ -e "$f" ] || { echo "lammps_parts.sh: $f is missing: build the project first" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-parts.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
+
+run() {  # NAME MPIRUN_ARGS... -- PREFIX...
+  local name=$1 user sys
+  shift
+  rm -rf "$work/meas"
+  python3 "$root/bench/cputime.py" "$work/cpu" "$@" >/dev/null
+  read -r user sys <"$work/cpu"
+  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
+run warm mpirun -np 2 "${lmp_args[@]}"
+: >"$work/times"
+for ((r = 0; r < rounds; ++r)); do
+  run native mpirun -np 2 "${lmp_args[@]}"
+  run bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=1000 "${lmp_args[@]}"
+  run bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=1000 "${lmp_args[@]}"
+  run tool-idle mpirun -np 2 "$tool" -o "$work/meas" -e soft@1 -- "${lmp_args[@]}"
+  run tool-entry mpirun -np 2 -x HPCRUN_LITE_TEST_HANDLER_STAGE=entry "$tool" -o "$work/meas" -- "${lmp_args[@]}"
+  run tool mpirun -np 2 "$tool" -o "$work/meas" -- "${lmp_args[@]}"
+done
+python3 - "$work/times" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, sec = line.split()
+    rows.setdefault(name, []).append(float(sec))
+native = statistics.median(rows["native"])
+for name, v in rows.items():
+    m = statistics.median(v)
+    print(f"{name:12s} CPU median {m:.3f} s  ratio {m / native:.3f}  [{', '.join(f'{x:.2f}' for x in v)}]")
+PY
