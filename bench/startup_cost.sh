@@ -3,8 +3,8 @@
 # tests/e2e/data/lj_melt.lmp, 4x4x4 cells, no step), 2 MPI ranks, natively and under
 # hpcrun-lite, in RUNS alternating pairs. Prints the median CPU time (user + system of mpirun and
 # everything it waited for) of each and their difference, the figure issue 23 bounds at 0.1 s for
-# 2 ranks. A breakdown of one process's start-up comes from HPCRUN_LITE_VERBOSE=1 (the runtime
-# logs each phase's time) or from `perf record -e cpu-clock -g` on the same command.
+# 2 ranks. A breakdown of one process's start-up comes from `perf record -e cpu-clock` (and
+# `-e page-faults`) or `strace -c -f` on the same command (docs/PERFORMANCE.md, "Start-up and exit").
 # Usage: bench/startup_cost.sh [BUILD_DIR] [RUNS]   (defaults: build, 5)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
