@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `report --format folded` on a real run: every line is "frame;...;frame COUNT", the counts add
 # up to the JSON report's samples (totals.samples = data samples + no-data samples), each root
-# frame is a variable of the JSON report (with its samples) or [no data], and `--view accesses`
+# frame is a variable of the JSON report (with its samples), [no data] or [profiler's own work]
+# (the no-data samples that interrupted the runtime, totals.samples_in_runtime), and `--view accesses`
 # CSV rows add up to each variable's samples. A bad option is named, with status 2.
 source "$(dirname "$0")/lib.sh"
 : "${HPCL_SHARED:?}"
@@ -24,7 +25,9 @@ for line in open("report.folded", encoding="utf-8").read().splitlines():
     lines += 1
 assert total == totals["samples"], f"folded counts add up to {total}, the report has {totals['samples']}"
 assert totals["samples"] == totals["data_samples"] + totals["no_data_samples"]
-assert roots.pop("[no data]", 0) == totals["no_data_samples"]
+own = roots.pop("[profiler's own work]", 0)
+assert own == totals.get("samples_in_runtime", 0), f"own work {own}, the report has {totals.get('samples_in_runtime')}"
+assert roots.pop("[no data]", 0) + own == totals["no_data_samples"]
 variables = {v["name"]: v["metrics"]["samples"] for v in report["variables"]}
 for name, count in roots.items():
     assert name in variables, f"root frame {name!r} is no variable of the report"

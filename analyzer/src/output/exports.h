@@ -35,7 +35,8 @@ std::string folded_frame_name(std::string_view s);
 // The stacks of the data-centric tree: for each variable with samples, in the model's order, one
 // stack per access path (hottest first; identical stacks merged), and the variable's samples
 // that no access path holds (a Group row, or a model built with fewer access paths) as the
-// variable alone. Then "[no data]" with the samples whose instruction had no data address. The
+// variable alone. Then "[no data]" with the samples whose instruction had no data address, and
+// "[profiler's own work]" with those of them that interrupted the runtime's tracking. The
 // counts add up to the model's total_samples when every variable is printed (top = 0) and the
 // model was built with every access path.
 std::vector<FoldedStack> folded_stacks(const ReportModel& model, size_t top);

@@ -1,6 +1,7 @@
 // Folded stacks ("frame;frame;... COUNT", one stack a line): the input of flamegraph.pl,
 // inferno-flamegraph and speedscope. Those tools have no escape syntax, so names are made safe
 // by replacing what they would misread (exports.h, folded_frame_name).
+#include <algorithm>
 #include <map>
 
 #include "exports.h"
@@ -52,7 +53,12 @@ std::vector<FoldedStack> folded_stacks(const ReportModel& m, size_t top) {
     }
     if (held < v.samples) add(FoldedStack{{base.front()}, v.samples - held});
   }
-  if (m.no_data_samples > 0) add(FoldedStack{{{FoldedPart::NoData, "[no data]"}}, m.no_data_samples});
+  // The samples that interrupted the profiler's own allocation tracking are no-data samples of
+  // their own (META samples_in_runtime): a block of their own, so a flame graph shows them.
+  const uint64_t own = std::min(m.samples_in_runtime, m.no_data_samples);
+  if (m.no_data_samples > own)
+    add(FoldedStack{{{FoldedPart::NoData, "[no data]"}}, m.no_data_samples - own});
+  if (own > 0) add(FoldedStack{{{FoldedPart::NoData, "[profiler's own work]"}}, own});
   return out;
 }
 

@@ -90,6 +90,26 @@ TEST(Folded, CountsAddUpToTheReportsSamples) {
   EXPECT_EQ(by_root.size(), 4u);
 }
 
+// The samples that interrupted the profiler's own work (META samples_in_runtime, a part of the
+// no-data samples) are a root of their own; the counts still add up.
+TEST(Folded, TheProfilersOwnWorkIsARootOfItsOwn) {
+  ReportModel m = model();
+  ASSERT_EQ(m.no_data_samples, 5u);
+  m.samples_in_runtime = 2;
+  std::ostringstream out;
+  write_folded(m, ReportOptions{}, out);
+  std::map<std::string, uint64_t> by_root;
+  uint64_t sum = 0;
+  for (const std::string& line : lines_of(out.str())) {
+    auto [frames, count] = parse_folded(line);
+    by_root[frames.front()] += count;
+    sum += count;
+  }
+  EXPECT_EQ(by_root["[no data]"], 3u);
+  EXPECT_EQ(by_root["[profiler's own work]"], 2u);
+  EXPECT_EQ(sum, m.total_samples);
+}
+
 TEST(Folded, VariableThenAllocationThenAccessPathOutermostFirst) {
   ReportModel m = model();
   std::ostringstream out;
