@@ -2,10 +2,11 @@
 #include "process/mask_batch.h"
 
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
+
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 
@@ -45,8 +46,9 @@ MaskBatch::MaskBatch()
 
 MaskBatch::~MaskBatch() {
   t_batch.active = 0;
-  // The raw call: the wrappers would take it for one of libunwind's.
-  if (t_batch.blocked) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &t_batch.saved, nullptr, 8);
+  // The raw call: the wrappers would take it for one of libunwind's; and errno stays the
+  // program's (a free() that tracked a block unwinds here).
+  if (t_batch.blocked) raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &t_batch.saved, nullptr, 8);
   t_batch.saved = outer_saved_;
   t_batch.blocked = outer_blocked_;
   t_batch.active = outer_active_;
