@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `hpcrun-lite --check` and the refusal of sources this machine cannot give, on a machine without
-# a hardware PMU (this project's VMs, FINDINGS.md): --check exits 0, names PEBS and IBS as
+# a hardware PMU (this project's VMs): --check exits 0, names PEBS and IBS as
 # unavailable with a fix and soft as what auto uses; `-e pebs-load`, `-e ibs-op`,
 # `-e PAPI_TOT_CYC` (also from HPCRUN_LITE_EVENTS) stop the launcher with exit status 3 before
 # the program starts, and no measurement directory is created; -v says what auto picked.

@@ -150,11 +150,12 @@ TEST_F(Sampling, StreamingScaleResolvesIntoArrays) {
               (unsigned long)g_in_code.load(), (unsigned long)g_in_a.load(), (unsigned long)g_in_b.load(),
               100 * frac, (unsigned long)g_no_mem.load(), (unsigned long)g_unresolvable.load());
   ASSERT_GE(g_in_code.load(), 200u);
-  // Lower than the sum's bar: samples whose skid lands after the mulsd or the add (their
-  // previous instruction has no memory operand) count as no_mem. How many do depends on the
-  // CPU: 5-10% on the EPYC hosts of FINDINGS.md, 12-20% on the Xeon VMs of November 2026
-  // (80-88% resolved, with or without load).
-  EXPECT_GE(frac, 0.75);
+  // Samples whose skid lands after the mulsd or the add (their previous instruction has no
+  // memory operand) count as no_mem. How many do depends on the CPU: 5-10% on the project's
+  // EPYC hosts, 12-20% on the Xeon VMs of November 2026 (80-88% resolved, with or without
+  // load); 74.3% resolved once on an EPYC VM under ASan beside another test (a clean-clone CI
+  // run, 27 Nov). So the sum's bar: a decoder that loses the load resolves next to nothing.
+  EXPECT_GE(frac, 0.65);
   EXPECT_EQ(g_errno_changed.load(), 0u);
 }
 
