@@ -26,29 +26,21 @@ for f in "$tool" "$bare"; do
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-parts.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1
 lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
-
-run() {  # NAME MPIRUN_ARGS... -- PREFIX...
-  local name=$1 user sys
-  shift
-  rm -rf "$work/meas"
-  python3 "$root/bench/cputime.py" "$work/cpu" "$@" >/dev/null
-  read -r user sys <"$work/cpu"
-  echo "$name $(python3 -c "print($user + $sys)")" >>"$work/times"
-}
+# shellcheck source=bench/lammps_lib.sh disable=SC1091
+source "$root/bench/lammps_lib.sh"
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
-run warm mpirun -np 2 "${lmp_args[@]}"
+lammps_cpu warm  # warm the page cache
 : >"$work/times"
 for ((r = 0; r < rounds; ++r)); do
-  run native mpirun -np 2 "${lmp_args[@]}"
-  run bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=1000 "${lmp_args[@]}"
-  run bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=1000 "${lmp_args[@]}"
-  run tool-idle mpirun -np 2 "$tool" -o "$work/meas" -e soft@1 -- "${lmp_args[@]}"
-  run tool-entry mpirun -np 2 -x HPCRUN_LITE_TEST_HANDLER_STAGE=entry "$tool" -o "$work/meas" -- "${lmp_args[@]}"
-  run tool mpirun -np 2 "$tool" -o "$work/meas" -- "${lmp_args[@]}"
+  lammps_cpu native
+  cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=1000 "${lmp_args[@]}"
+  cpu_time bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=1000 "${lmp_args[@]}"
+  cpu_time tool-idle mpirun -np 2 "$tool" -o "$work/meas" -e soft@1 -- "${lmp_args[@]}"
+  cpu_time tool-entry mpirun -np 2 -x HPCRUN_LITE_TEST_HANDLER_STAGE=entry "$tool" -o "$work/meas" -- "${lmp_args[@]}"
+  lammps_cpu tool "$tool"
 done
 python3 - "$work/times" <<'PY'
 import statistics, sys
