@@ -4,7 +4,10 @@
  * opens (PERF_COUNT_SW_TASK_CLOCK of the thread, exclude_kernel, a sample every 1/RATE s of its
  * CPU time) and, by BARE_MODE:
  *   timer    the event overflows, nothing is delivered (no signal: the timer's own price);
- *   signal   F_SETSIG + F_SETOWN_EX + O_ASYNC, as the runtime does, and an empty handler;
+ *   signal   F_SETSIG + F_SETOWN_EX + O_ASYNC, as the runtime did before Linux 6.11, and an
+ *            empty handler;
+ *   trap     perf's own SIGTRAP (attr.sigtrap), as the runtime does from Linux 6.11, and an empty
+ *            handler;
  *   syscalls the signal, and a handler that makes the runtime's two system calls of every sample
  *            (PERF_EVENT_IOC_PERIOD for the next dithered period, rt_sigtimedwait for overruns);
  *   ring     no signal: the kernel writes each sample into a per-thread ring buffer with the
@@ -37,7 +40,7 @@
 
 #include "perf_bench.h"
 
-enum mode { MODE_TIMER, MODE_SIGNAL, MODE_SYSCALLS, MODE_RING, MODE_RINGSTACK };
+enum mode { MODE_TIMER, MODE_SIGNAL, MODE_TRAP, MODE_SYSCALLS, MODE_RING, MODE_RINGSTACK };
 
 /* Ring modes: every thread's ring, drained by one reader thread. */
 #define MAX_RINGS 256
@@ -56,7 +59,7 @@ static __thread int t_fd = -1;
 
 static void on_sample(int sig, siginfo_t *info, void *uc) {
   (void)uc;
-  if (info->si_code <= 0) return;
+  if (info->si_code <= 0) return; /* a perf SIGTRAP's is TRAP_PERF (6) */
   g_samples++;
   if (g_mode != MODE_SYSCALLS) return;
   int saved_errno = errno;
@@ -99,6 +102,10 @@ static void start_thread_event(void) {
   const int ring = g_mode == MODE_RING || g_mode == MODE_RINGSTACK;
   struct perf_event_attr a = bench_task_clock_attr(g_period_ns, ring, g_mode == MODE_RINGSTACK ? g_stack_bytes : 0,
                                                    (uint32_t)(RING_DATA_PAGES * g_page / 2));
+  if (g_mode == MODE_TRAP) {
+    a.sigtrap = 1;
+    a.remove_on_exec = 1;
+  }
   int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     perror("bare_sampler: perf_event_open");
@@ -113,7 +120,7 @@ static void start_thread_event(void) {
       int i = g_nrings++;
       if (i < MAX_RINGS) g_rings[i] = m;
     }
-  } else if (g_mode != MODE_TIMER) {
+  } else if (g_mode != MODE_TIMER && g_mode != MODE_TRAP) {
     struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
     if (fcntl(fd, F_SETSIG, g_signo) < 0 || fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0)
@@ -150,6 +157,7 @@ static const char *mode_name(void) {
   switch (g_mode) {
     case MODE_TIMER: return "timer";
     case MODE_SIGNAL: return "signal";
+    case MODE_TRAP: return "trap";
     case MODE_SYSCALLS: return "syscalls";
     case MODE_RING: return "ring";
     case MODE_RINGSTACK: return "ringstack";
@@ -160,6 +168,7 @@ static const char *mode_name(void) {
 __attribute__((constructor)) static void bare_init(void) {
   const char *m = getenv("BARE_MODE");
   if (m && !strcmp(m, "timer")) g_mode = MODE_TIMER;
+  else if (m && !strcmp(m, "trap")) g_mode = MODE_TRAP;
   else if (m && !strcmp(m, "syscalls")) g_mode = MODE_SYSCALLS;
   else if (m && !strcmp(m, "ring")) g_mode = MODE_RING;
   else if (m && !strcmp(m, "ringstack")) g_mode = MODE_RINGSTACK;
@@ -170,7 +179,7 @@ __attribute__((constructor)) static void bare_init(void) {
   const char *st = getenv("BARE_STACK");
   if (st) g_stack_bytes = (uint32_t)strtoul(st, NULL, 10) & ~7u;
   g_page = sysconf(_SC_PAGESIZE);
-  g_signo = SIGRTMIN + 3;
+  g_signo = g_mode == MODE_TRAP ? SIGTRAP : SIGRTMIN + 3;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sample;

@@ -6,7 +6,13 @@
  * rotating through the paths, so every path sees the same machine within a few hundred ms:
  *   off        no event enabled;
  *   timer      the event overflows, nothing is delivered (no signal, no ring);
- *   signal     F_SETSIG + F_SETOWN_EX + O_ASYNC and an empty handler (the runtime's path);
+ *   signal     F_SETSIG + F_SETOWN_EX + O_ASYNC and an empty handler (the runtime's path
+ *              before Linux 6.11, and wherever it cannot use perf's SIGTRAP);
+ *   signal+p   the same, and the handler restarts the period (PERF_EVENT_IOC_PERIOD, as the
+ *              runtime's dithering does);
+ *   trap       perf's own SIGTRAP (attr.sigtrap) and an empty handler (the runtime's path from
+ *              Linux 6.11);
+ *   trap+p     the same with the period ioctl in the handler;
  *   ring       no signal: a ring-buffer record with the user registers (IP, TID, TIME,
  *              REGS_USER: what a decoder needs), drained after the chunk on the same thread;
  *   ringstack  ring + a copy of the top STACK bytes of the user stack (PERF_SAMPLE_STACK_USER:
@@ -33,16 +39,22 @@
 
 #include "perf_bench.h"
 
-enum { OFF, TIMER, SIGNAL, RING, RINGSTACK, NPATHS };
-static const char *const kNames[NPATHS] = {"off", "timer", "signal", "ring", "ringstack"};
+enum { OFF, TIMER, SIGNAL, SIGNAL_PERIOD, TRAP, TRAP_PERIOD, RING, RINGSTACK, NPATHS };
+static const char *const kNames[NPATHS] = {"off",  "timer",    "signal", "signal+p",
+                                           "trap", "trap+p", "ring",   "ringstack"};
+static int is_signal(int p) { return p == SIGNAL || p == SIGNAL_PERIOD; }
+static int is_trap(int p) { return p == TRAP || p == TRAP_PERIOD; }
 
 #define RING_PAGES 512 /* 2 MiB: a chunk of ringstack at 5,000/s writes ~0.2 MB */
 static long g_page;
 static volatile uint64_t g_signals;
+static int g_period_fd = -1; /* the event whose period the handler restarts, or -1 */
+static uint64_t g_period_ns;
 
 static void on_sample(int sig, siginfo_t *info, void *uc) {
   (void)sig, (void)info, (void)uc;
   g_signals++;
+  if (g_period_fd >= 0) ioctl(g_period_fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
 }
 
 static double thread_cpu_us(void) {
@@ -56,13 +68,17 @@ static int open_event(int path, uint64_t period_ns, uint32_t stack, void **ring)
                                                    path == RINGSTACK ? stack : 0,
                                                    (uint32_t)(RING_PAGES * g_page / 2));
   a.disabled = 1; /* enabled around each chunk of its path */
+  if (is_trap(path)) {
+    a.sigtrap = 1;
+    a.remove_on_exec = 1;
+  }
   int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "sample_cost_alt: perf_event_open (%s): %s\n", kNames[path], strerror(errno));
     exit(2);
   }
   *ring = NULL;
-  if (path == SIGNAL) {
+  if (is_signal(path)) {
     struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
     if (fcntl(fd, F_SETSIG, SIGRTMIN + 3) < 0 || fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0) {
@@ -106,6 +122,8 @@ int main(int argc, char **argv) {
   sa.sa_sigaction = on_sample;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigaction(SIGRTMIN + 3, &sa, NULL);
+  sigaction(SIGTRAP, &sa, NULL);
+  g_period_ns = 1000000000ull / rate;
 
   int fd[NPATHS];
   void *ring[NPATHS];
@@ -138,6 +156,7 @@ int main(int argc, char **argv) {
       const int p = (j + k) % NPATHS; /* a different order each round */
       uint64_t sig0 = g_signals, count0 = 0;
       if (p == TIMER) read(fd[p], &count0, sizeof count0);
+      g_period_fd = p == SIGNAL_PERIOD || p == TRAP_PERIOD ? fd[p] : -1;
       double t0 = thread_cpu_us();
       if (p != OFF) ioctl(fd[p], PERF_EVENT_IOC_ENABLE, 0);
       for (int r = 0; r < reps; ++r)
@@ -147,7 +166,7 @@ int main(int argc, char **argv) {
       if (p == RING || p == RINGSTACK) got = ring_count_and_free(ring[p], g_page, (uint64_t)RING_PAGES * g_page, &lost);
       double t1 = thread_cpu_us();
       sink += z[k % n];
-      if (p == SIGNAL) got = g_signals - sig0;
+      if (is_signal(p) || is_trap(p)) got = g_signals - sig0;
       if (p == TIMER) { /* overflows = task clock ns / period */
         uint64_t count1 = 0;
         read(fd[p], &count1, sizeof count1);

@@ -76,6 +76,7 @@ const EnvVar kVars[] = {
     {kEnvVerbose, "0 or 1", flag, false},
     {kEnvUmask, "0 or 1", flag, false},
     {kEnvSignal, "a real-time signal number (SIGRTMIN to SIGRTMAX)", signal_number, false},
+    {kEnvSigtrap, "0 or 1", flag, false},
     {kEnvNuma, "0 or 1", flag, false},
     {kEnvRunId, "up to 32 lower-case hex digits (set by the launcher)", run_id, false},
     {"HPCRUN_LITE_WP_REGISTERS", "1, 2, 3 or 4", registers, false},

@@ -15,6 +15,8 @@ inline constexpr const char* kEnvSmallEvery = "HPCRUN_LITE_SMALL_EVERY";
 inline constexpr const char* kEnvTrackBudget = "HPCRUN_LITE_TRACK_BUDGET";
 inline constexpr const char* kEnvVerbose = "HPCRUN_LITE_VERBOSE";
 inline constexpr const char* kEnvSignal = "HPCRUN_LITE_SIGNAL";
+// "0": the timer's samples come as the real-time signal, never as perf's SIGTRAP (timer_signal.h)
+inline constexpr const char* kEnvSigtrap = "HPCRUN_LITE_SIGTRAP";
 inline constexpr const char* kEnvUmask = "HPCRUN_LITE_UMASK";  // "1": modes from the umask
 inline constexpr const char* kEnvNuma = "HPCRUN_LITE_NUMA";  // "0": no NUMA placement lookup
 // Which run a process belongs to (process_env.h run_id_for_launch), written to META run_id so

@@ -4,7 +4,7 @@
  * native run, and the profile must be written and hold the work.
  *
  *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
- *   block rtsig overflow exec vfork closefrom
+ *   block rtsig trap overflow exec vfork closefrom
  * Built with WITH_MPI (mpi_endings), every rank works first, then:
  *   mpi_abort  rank 1 calls MPI_Abort(3) while rank 0 waits in a barrier
  *   killed     every rank works until mpirun's --timeout kills the job
@@ -173,6 +173,7 @@ int main(int argc, char **argv) {
     sigset_t now;
     sigprocmask(SIG_SETMASK, NULL, &now);
     printf("SIGRTMIN+4 reads back as blocked: %d\n", sigismember(&now, SIGRTMIN + 4));
+    printf("SIGTRAP reads back as blocked: %d\n", sigismember(&now, SIGTRAP));
     return 0;
   }
   if (!strcmp(how, "rtsig")) {
@@ -185,6 +186,21 @@ int main(int argc, char **argv) {
     work(0.1); /* samples must not kill the program now */
     printf("still alive\n");
     return 0;
+  }
+  if (!strcmp(how, "trap")) {
+    /* SIGTRAP, which the tool's timer may send too: the program's handler gets the program's
+     * breakpoints and raises (and none of the timer's), and at its default a breakpoint still
+     * kills the program. */
+    signal(SIGTRAP, count_handler);
+    raise(SIGTRAP);
+    __asm__ volatile("int3");
+    work(0.2);
+    printf("handled %d\n", (int)handled);
+    signal(SIGTRAP, SIG_DFL);
+    work(0.1); /* samples must not kill the program now */
+    printf("still alive\n");
+    __asm__ volatile("int3");
+    return 1; /* not reached: SIGTRAP's default action ends the process */
   }
   if (!strcmp(how, "overflow")) return recurse(0); /* SIGSEGV on a full stack */
   if (!strcmp(how, "exec")) {

@@ -49,8 +49,11 @@ bool is_writer_failure(int sig) {
          sig == SIGTRAP || sig == SIGSYS;
 }
 
+// The signals the kernel raises for an instruction that faults: it runs again after the handler
+// returns. Not SIGTRAP: int3, a single step and a data breakpoint trap after their instruction,
+// which a return would leave behind (the program would go on where it should have died).
 bool is_fault(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP;
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
 }
 
 // Waits while another thread writes. 60 s in all: a large profile takes a few hundred

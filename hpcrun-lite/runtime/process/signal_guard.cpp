@@ -30,12 +30,17 @@ struct SlotState {
 // constinit: the runtime's constructor may run before this file's dynamic initialisers.
 constinit SlotState g_slots[NSIG];
 constinit SpinLock g_lock;
-int g_sampling_signo = 0;
+// The sampling signals (the real-time one, and SIGTRAP when the timer sends it): bit sig - 1.
+// SIGIO is owned apart (g_own_sigio): the program may block it.
+std::atomic<uint64_t> g_sampling_bits{0};
 bool g_own_sigio = false;
 SignalHandler g_ending_handler = nullptr;
 
-// The program believes the sampling signal is blocked in this thread (it asked for it).
-__thread int t_program_blocks_sampling __attribute__((tls_model("initial-exec"))) = 0;
+// The sampling signals the program believes blocked in this thread (it asked for them).
+__thread uint64_t t_program_blocks_sampling __attribute__((tls_model("initial-exec"))) = 0;
+
+constexpr uint64_t bit_of(int sig) { return uint64_t(1) << (sig - 1); }
+bool is_sampling(int sig) { return g_sampling_bits.load(std::memory_order_acquire) & bit_of(sig); }
 
 constexpr int kEndingSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,    SIGTRAP, SIGABRT, SIGBUS,
                                   SIGFPE,  SIGUSR1, SIGSEGV, SIGUSR2,   SIGPIPE, SIGALRM, SIGTERM,
@@ -83,12 +88,14 @@ struct sigaction read_program_action(int sig) {
   }
 }
 
-struct sigaction runtime_action(SignalHandler handler, int extra_flags) {
+struct sigaction runtime_action(SignalHandler handler, int extra_flags, uint64_t mask_bits = 0) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = handler;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | extra_flags;
   sigemptyset(&sa.sa_mask);
+  for (int sig = 1; sig <= 64 && sig < NSIG; ++sig)
+    if (mask_bits & bit_of(sig)) sigaddset(&sa.sa_mask, sig);
   return sa;
 }
 
@@ -121,7 +128,7 @@ int owned_sigaction(int sig, const struct sigaction* act, struct sigaction* old)
 }
 
 bool may_own(int sig) {
-  return valid(sig) && (sig == g_sampling_signo || (sig == SIGIO && g_own_sigio) || signal_is_ending(sig));
+  return valid(sig) && (is_sampling(sig) || (sig == SIGIO && g_own_sigio) || signal_is_ending(sig));
 }
 
 int program_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
@@ -143,30 +150,36 @@ OldHandler signal_with_flags(int sig, OldHandler handler, int flags, bool mask_s
   return old.sa_handler;
 }
 
-// Removes the sampling signal from a mask the program sets, and records what it asked for.
+// Removes the sampling signals from a mask the program sets, and records what it asked for.
 int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
                   sigset_t* old) {
   // The runtime's own calls (libunwind blocks every signal around its locks and its
-  // dl_iterate_phdr) must block the sampling signal too: a sample inside those sections would
+  // dl_iterate_phdr) must block the sampling signals too: a sample inside those sections would
   // unwind again, on the same locks.
   int taken;
   if (mask_batch_take(real_fn, how, set, old, &taken)) return taken;  // inside one of our unwinds
-  if (!g_sampling_signo || t_in_runtime) return real_fn(how, set, old);
+  const uint64_t sampling = g_sampling_bits.load(std::memory_order_acquire);
+  if (!sampling || t_in_runtime) return real_fn(how, set, old);
   sigset_t copy;
-  bool asks = false;
+  uint64_t asks = 0;
   if (set) {
     copy = *set;
-    asks = sigismember(&copy, g_sampling_signo) == 1;
-    sigdelset(&copy, g_sampling_signo);
+    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig) {
+      if (!(sampling & bit_of(sig))) continue;
+      if (sigismember(&copy, sig) == 1) asks |= bit_of(sig);
+      sigdelset(&copy, sig);
+    }
   }
-  int believed = t_program_blocks_sampling;
+  const uint64_t believed = t_program_blocks_sampling;
   int rc = real_fn(how, set ? &copy : nullptr, old);
   if (rc != 0) return rc;
-  if (old && believed) sigaddset(old, g_sampling_signo);
+  if (old && believed)
+    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig)
+      if (believed & bit_of(sig)) sigaddset(old, sig);
   if (set) {
     if (how == SIG_SETMASK) t_program_blocks_sampling = asks;
-    else if (how == SIG_BLOCK && asks) t_program_blocks_sampling = 1;
-    else if (how == SIG_UNBLOCK && asks) t_program_blocks_sampling = 0;
+    else if (how == SIG_BLOCK) t_program_blocks_sampling |= asks;
+    else if (how == SIG_UNBLOCK) t_program_blocks_sampling &= ~asks;
   }
   return rc;
 }
@@ -181,20 +194,35 @@ bool signal_is_ending(int sig) {
 
 bool signals_own_sampling(int signo, SignalHandler handler) {
   ensure_real_fns();
-  if (!valid(signo)) {
+  if (!valid(signo) || signo > 64) {
     errno = EINVAL;
     return false;
   }
-  if (signo == SIGIO) g_own_sigio = true;
   Critical c;
+  // What the program had: the kernel's disposition, or the program's action the slot keeps when
+  // the runtime owns the signal already (an ending signal, such as SIGTRAP).
   struct sigaction previous;
-  if (real.sigaction(signo, nullptr, &previous) != 0) return false;
+  if (owner_of(signo) != Owner::None) previous = g_slots[signo].program;
+  else if (real.sigaction(signo, nullptr, &previous) != 0) return false;
+  // Each sampling handler blocks the other sampling signals while it runs: they share the
+  // thread's tree, and a handler nested in another would only count its sample (handler_gate.h).
+  const uint64_t others = signo == SIGIO ? 0 : g_sampling_bits.load(std::memory_order_relaxed);
   // SA_RESTART: a sample must never make the program's system calls fail with EINTR.
-  struct sigaction ours = runtime_action(handler, SA_RESTART);
+  struct sigaction ours = runtime_action(handler, SA_RESTART, others);
   if (real.sigaction(signo, &ours, nullptr) != 0) return false;
+  if (signo != SIGIO) {
+    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig) {
+      if (!(others & bit_of(sig))) continue;
+      struct sigaction theirs;
+      if (real.sigaction(sig, nullptr, &theirs) != 0) continue;
+      sigaddset(&theirs.sa_mask, signo);
+      real.sigaction(sig, &theirs, nullptr);
+    }
+  }
   set_program_action(signo, previous);
   g_slots[signo].owner.store(int(Owner::Sampling), std::memory_order_release);
-  if (signo != SIGIO) g_sampling_signo = signo;
+  if (signo == SIGIO) g_own_sigio = true;
+  else g_sampling_bits.fetch_or(bit_of(signo), std::memory_order_acq_rel);
   return true;
 }
 
@@ -203,7 +231,7 @@ void signals_own_endings(SignalHandler handler) {
   Critical c;
   g_ending_handler = handler;
   for (int sig : kEndingSignals) {
-    if (sig == g_sampling_signo) continue;
+    if (owner_of(sig) == Owner::Sampling) continue;
     struct sigaction previous;
     if (real.sigaction(sig, nullptr, &previous) != 0 || !is_default(previous)) continue;
     // SA_NODEFER: a fault inside the ending handler reaches it again instead of killing the

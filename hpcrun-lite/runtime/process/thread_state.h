@@ -58,6 +58,7 @@ struct ThreadState {
   // (its samples keep only the leaf).
   int unwind_ready;
   uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
+  uint32_t periods_to_dither;  // samples left before the next draw (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
   // creating thread's own creator path), innermost first; none for the main thread. Every
   // sample of the thread hangs under it, as its outermost frames: the report then shows which

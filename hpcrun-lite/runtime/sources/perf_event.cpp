@@ -15,7 +15,7 @@ namespace hpcrun {
 static PerfOpenHook g_hook = nullptr;
 void set_perf_open_hook(PerfOpenHook hook) { g_hook = hook; }
 
-perf_event_attr soft_clock_attr(uint64_t period_ns) {
+perf_event_attr soft_clock_attr(uint64_t period_ns, bool trap) {
   perf_event_attr a;
   memset(&a, 0, sizeof a);
   a.size = sizeof a;
@@ -26,6 +26,11 @@ perf_event_attr soft_clock_attr(uint64_t period_ns) {
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
   a.wakeup_events = 1;
+  if (trap) {
+    a.sigtrap = 1;
+    a.remove_on_exec = 1;  // the kernel requires it with sigtrap: no SIGTRAP reaches a new image
+    a.sig_data = kTimerTrapCookie;
+  }
   return a;
 }
 
@@ -74,7 +79,8 @@ int perf_route_thread_signal(int fd, int signo, pid_t tid) {
 }
 
 int perf_arm_thread_signal(int fd, int signo, pid_t tid, bool one_overflow) {
-  if (int err = perf_route_thread_signal(fd, signo, tid); err != 0) return err;
+  if (signo != 0)
+    if (int err = perf_route_thread_signal(fd, signo, tid); err != 0) return err;
   // REFRESH 1 enables the event for one overflow, after which the kernel disables it.
   if (ioctl(fd, one_overflow ? PERF_EVENT_IOC_REFRESH : PERF_EVENT_IOC_ENABLE,
             one_overflow ? 1 : 0) != 0)

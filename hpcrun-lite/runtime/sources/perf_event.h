@@ -11,8 +11,12 @@ namespace hpcrun {
 
 // Software task-clock sampling of one thread: one overflow every period_ns of its CPU time, user
 // mode only (works with perf_event_paranoid=2), created disabled so the signal owner can be set
-// before the first overflow.
-perf_event_attr soft_clock_attr(uint64_t period_ns);
+// before the first overflow. With `trap` the kernel sends each overflow as a SIGTRAP to the
+// thread itself (perf's sigtrap: si_code TRAP_PERF, si_perf_data kTimerTrapCookie), no routing
+// needed (timer_signal.h).
+perf_event_attr soft_clock_attr(uint64_t period_ns, bool trap = false);
+// Marks the timer's SIGTRAPs apart from any other (a program's own perf sigtrap events, int3).
+inline constexpr uint64_t kTimerTrapCookie = 0x68706c74696d6572ull;  // "hpltimer"
 
 // A debug-register watch (PERF_TYPE_BREAKPOINT) on the aligned 8-byte `word`, reads and writes
 // (or writes only), user mode only, one overflow per access. Disabled (opened in advance) or
@@ -33,7 +37,9 @@ int perf_route_thread_signal(int fd, int signo, pid_t tid);
 
 // Routes the event's overflow signal to thread `tid` as `signo` (F_SETSIG, then F_SETOWN_EX with
 // F_OWNER_TID, then O_ASYNC, in that order) and enables it. For an fd fresh from perf_open (its
-// file status flags are replaced by O_ASYNC). Returns 0 or -errno.
+// file status flags are replaced by O_ASYNC). signo 0: an event that signals by itself (sigtrap),
+// only enabled. one_overflow: enabled for one overflow, after which the kernel disables it.
+// Returns 0 or -errno.
 int perf_arm_thread_signal(int fd, int signo, pid_t tid, bool one_overflow = false);
 
 // Test hook: when set, perf_open calls it instead of the system call.

@@ -364,6 +364,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("source_requested", g_config.source_requested);
   if (g_config.source_fallback[0]) p.set_meta("source_fallback", g_config.source_fallback);
   p.set_meta("rate", std::to_string(g_config.rate));
+  if (const char* how = sampler_timer_signal()) p.set_meta("timer_signal", how);
   p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
   char every[32];
   p.set_meta("small_every", small_every_text(g_config.small_every, every, sizeof every));

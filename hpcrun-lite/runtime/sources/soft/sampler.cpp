@@ -32,6 +32,7 @@
 #include "sources/sampling_phase.h"
 #include "sources/source_table.h"
 #include "sources/soft/saved_regs.h"
+#include "sources/soft/timer_signal.h"
 #include "sources/watch/watch.h"
 #include "process/handler_gate.h"
 #include "process/signal_guard.h"
@@ -53,6 +54,8 @@ namespace {
 
 uint64_t g_period_ns = 0;
 int g_signo = 0;
+// Whether the timer sends perf's SIGTRAP instead of g_signo (timer_signal.h).
+bool g_trap = false;
 std::atomic<bool> g_enabled{false};
 // Whether the timer's signals are samples (the soft source); without, they only read the
 // page-fault rings.
@@ -145,16 +148,33 @@ void start_real_period(ThreadState* ts) {
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
-// Every period after the first is drawn uniformly from [P/2, 3P/2). A fixed period locks onto
-// a program's own periodic pattern (a loop of kernel calls of fixed length) and keeps sampling
-// the same phases of it: e2e.stripped's shares spread over 10 points from run to run, where
-// binomial noise alone gives 1, and its sites came out 6 points off in two CI runs. The kernel
-// restarts the period at the ioctl, so the handler's own time is not counted either.
+// A new period is drawn uniformly from [P/2, 3P/2) every kDitherEvery samples. A fixed period
+// locks onto a program's own periodic pattern (a loop of kernel calls of fixed length) and keeps
+// sampling the same phases of it: e2e.stripped's shares spread over 10 points from run to run,
+// where binomial noise alone gives 1, and its sites came out 6 points off in two CI runs. A draw
+// moves the phase of the samples after it to a uniform place, so no phase is favoured; between
+// draws the samples keep their spacing. Not at every sample: the ioctl restarts the event's
+// hrtimer, which costs as much as the signal in a virtual machine (7-10 us per sample on the
+// development VM: reprogramming the timer exits to the hypervisor twice).
+constexpr uint32_t kDitherEvery = 4;
+
 void dither_period(ThreadState* ts) {
+  if (ts->periods_to_dither > 1) {
+    --ts->periods_to_dither;
+    return;
+  }
+  ts->periods_to_dither = kDitherEvery;
   int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
   uint64_t next = g_period_ns / 2 + splitmix64(&ts->period_rng) % (g_period_ns ? g_period_ns : 1);
   ioctl(fd, PERF_EVENT_IOC_PERIOD, &next);
+}
+
+// Whether a signal just taken is this thread's timer: SIGTRAP with the timer's mark, or the
+// real-time signal from the thread's event.
+bool is_timer_signal(int sig, const siginfo_t& si, int fd) {
+  if (sig == SIGTRAP) return timer_trap_is_ours(&si);
+  return si.si_code > 0 && si.si_fd == fd;
 }
 
 // Tests only (HPCRUN_LITE_TEST_HANDLER_SPIN_US): every recorded sample's handler spins this
@@ -184,7 +204,7 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
   for (int i = 0; i < 4; ++i) {
     siginfo_t si;
     if (syscall(SYS_rt_sigtimedwait, &set, &si, &zero, sizeof set) != sig) return;
-    if (si.si_code > 0 && si.si_fd == fd) {
+    if (is_timer_signal(sig, si, fd)) {
       ++ts->overruns;
     } else {
       on_sample(sig, &si, ucv);  // in_handler is still ours: a sample of ours would count nested
@@ -194,8 +214,10 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
 
 void on_sample(int sig, siginfo_t* info, void* ucv) {
   // Only a sampling event's signal carries a positive si_code (POLL_IN); kill, sigqueue and
-  // raise give zero or less. Those belong to the program (signal_guard.h).
-  if (info->si_code <= 0) {
+  // raise give zero or less. Those belong to the program (signal_guard.h), as does every SIGTRAP
+  // but the timer's (a breakpoint, raise).
+  const bool trap = sig == SIGTRAP;
+  if (trap ? !timer_trap_is_ours(info) : info->si_code <= 0) {
     signal_forward(sig, info, ucv, process_end_on_signal);
     return;
   }
@@ -204,8 +226,9 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   if (!ts)  // a thread that existed before the runtime: its stack is where this signal interrupted it
     ts = thread_claim_adopted(uint64_t(static_cast<const ucontext_t*>(ucv)->uc_mcontext.gregs[REG_RSP]));
   // Another source's event (a page-fault ring filling up, a hardware record, a watch's trap):
-  // the source table says whose, and that source drains it (source_table.h).
-  if (!ts || sources_on_signal(ts, info->si_fd, ucv)) {
+  // the source table says whose, and that source drains it (source_table.h). A SIGTRAP here is
+  // the timer's.
+  if (!ts || (!trap && sources_on_signal(ts, info->si_fd, ucv))) {
     errno = saved_errno;
     return;
   }
@@ -333,6 +356,11 @@ uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relax
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
+const char* sampler_timer_signal() {
+  if (!g_enabled.load(std::memory_order_relaxed) || !g_timer) return nullptr;
+  return g_trap ? "sigtrap" : "realtime";
+}
+
 bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_record = record;
   g_timer = timer;
@@ -347,6 +375,12 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   if (!signals_own_sampling(signo, on_sample)) {
     log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
     return false;
+  }
+  if (timer) {
+    TimerSignalChoice choice = timer_signal_decide(timer_signal_facts());
+    g_trap = choice.signal == TimerSignal::Trap && signals_own_sampling(SIGTRAP, on_sample);
+    log_info("the timer signals with %s: %s", g_trap ? "SIGTRAP" : "the real-time signal",
+             g_trap || choice.signal == TimerSignal::Realtime ? choice.why : strerror(errno));
   }
   g_enabled.store(true, std::memory_order_release);
   return true;
@@ -377,7 +411,7 @@ void start_timer(ThreadState* ts) {
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
   ts->period_rng = splitmix64(&seed);
   // The thread's own tid, not 0: an adopted thread's event is opened by the thread that adopts it.
-  int fd = perf_open_thread(soft_clock_attr(first), ts->tid);
+  int fd = perf_open_thread(soft_clock_attr(first, g_trap), ts->tid);
   if (fd < 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot sample (perf_event_open of the task clock failed: %s); allocations are "
@@ -394,7 +428,8 @@ void start_timer(ThreadState* ts) {
   // the handler that sets the real period cannot run then, and an event left running would
   // queue one real-time signal per short period, thousands, up to the user's limit, where the
   // kernel falls back to SIGIO.
-  int err = perf_arm_thread_signal(fd, g_signo, ts->tid, ts->period_pending);
+  ts->periods_to_dither = 1 + uint32_t(splitmix64(&seed) % kDitherEvery);
+  int err = perf_arm_thread_signal(fd, g_trap ? 0 : g_signo, ts->tid, ts->period_pending);
   if (err != 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));

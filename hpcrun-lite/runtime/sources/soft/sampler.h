@@ -46,5 +46,8 @@ bool sampler_enabled();
 void sampler_numa_flush(ThreadState* ts);
 // Samples lost because the kernel's queue of pending signals was full (they came as SIGIO).
 uint64_t sampler_overflowed();
+// How the timer signals (timer_signal.h): "sigtrap" or "realtime"; nullptr when no thread runs
+// the timer by default (a hardware source alone).
+const char* sampler_timer_signal();
 
 }  // namespace hpcrun

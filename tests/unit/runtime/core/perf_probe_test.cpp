@@ -37,3 +37,11 @@ TEST(PerfEvent, EveryOpenGoesThroughTheHook) {
   set_perf_open_hook(nullptr);
 }
 
+
+TEST(PerfEvent, SoftClockWithTrapSignalsItsThreadItself) {
+  perf_event_attr a = soft_clock_attr(1000000, true);
+  EXPECT_TRUE(a.sigtrap);
+  EXPECT_TRUE(a.remove_on_exec);  // the kernel refuses sigtrap without it
+  EXPECT_EQ(a.sig_data, kTimerTrapCookie);
+  EXPECT_FALSE(soft_clock_attr(1000000).sigtrap);
+}

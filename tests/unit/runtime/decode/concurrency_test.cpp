@@ -48,9 +48,11 @@ TEST(DecodeConcurrency, TwoThreadsConsistentDecisions) {
   EXPECT_EQ(after.lookups - before.lookups, calls.load());
   // Each distinct pc is inserted once (or counted as not fitting), but for the pcs both threads
   // missed at the same moment: each may then claim a slot of its own before seeing the other's
-  // (a spare slot, harmless; seen once under TSan: 15,295 inserts for 15,294 pcs).
-  // The threads walk the corpus in opposite directions, so such meetings are few.
-  EXPECT_LE(after.inserts - before.inserts, pcs.size() + pcs.size() / 100);
+  // (a spare slot, harmless). The threads walk the corpus in opposite directions, so such
+  // meetings are few: under TSan, 16-156 spare inserts for 15,294 pcs in 8 runs since the cache
+  // groups the pcs of a line of code (and 152, the old bound of 1%, exceeded once in 30). A
+  // cache that inserted at every miss or every round would insert 3-6 times as many.
+  EXPECT_LE(after.inserts - before.inserts, pcs.size() + pcs.size() / 25);
   EXPECT_GE(after.hits - before.hits, calls.load() - 2 * pcs.size());
   std::printf("[concurrency] pcs=%zu calls=%lu inserts=%lu hits=%lu full=%lu\n", pcs.size(),
               (unsigned long)calls.load(), (unsigned long)(after.inserts - before.inserts),
