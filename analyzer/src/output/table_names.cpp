@@ -74,6 +74,12 @@ std::string first_columns(std::string_view s, size_t cols) {
 // that does not fit, the function alone ("compute") rather than its letters cut ("Pai…ute").
 std::string cut_name(const std::string& name, size_t width) {
   if (display_width(name) <= width) return name;
+  // Code known only by its address ("cp2k.psmp!0x28ffac0+0x4e"): the address tells it apart, the
+  // module gives way ("cp2k…!0x28ffac0+0x4e").
+  if (size_t bang = name.rfind("!0x"); bang != std::string::npos && bang > 0) {
+    const std::string addr = name.substr(bang);
+    if (display_width(addr) + 1 <= width) return first_columns(name, width - 1 - display_width(addr)) + "\u2026" + addr;
+  }
   const size_t scope = last_scope(name);
   if (scope != std::string::npos && scope > 0) {
     const std::string last = name.substr(scope);  // "::compute"
@@ -128,7 +134,10 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
     const std::string shown = wname + display_width(least) <= room ? shorten_caller(who, room - wname)
                               : display_width(who) + keep_name <= room ? who
                                                                        : shorten_caller(who, room - keep_name);
-    return cut_name(name, room - display_width(shown)) + fixed + std::string(kCallerMark) + shown;
+    // The number last, as in the whole label ("f ← g #3"): it counts sites of the whole path.
+    const std::string before_caller = fixed.substr(0, fixed.size() - p.number.size());
+    return cut_name(name, room - display_width(shown)) + before_caller + std::string(kCallerMark) + shown +
+           p.number;
   }
   if (wfixed + std::min(kLeast, wname) <= width) return cut_name(name, width - wfixed) + fixed;
   return shorten_label(name + fixed, width);
@@ -184,11 +193,32 @@ Form distinguishing_form(const std::vector<LabelParts>& parts, const std::vector
 
 // `s` within `width` keeping the characters where it first differs from every one of `others`
 // (from the start of that token: "+0x175", not "75"), the rest of it cut around an ellipsis.
+// When the difference lies in a later frame of a call chain ("a ← … ← b"), that frame is kept
+// whole after its arrow ("… ← cp2k.psmp!0x15f8ba0+0x16e0"): a cut inside it would glue the
+// head's frame to the tail's ("cp2k.psmp!0x…!0x15f8ba0+0x16e0").
 std::string keep_difference(const std::string& s, const std::vector<const std::string*>& others,
                             size_t width) {
   if (display_width(s) <= width) return s;
   size_t p = 0;
   for (const std::string* o : others) p = std::max(p, common_prefix(s, *o));
+  if (size_t arrow = p >= kCallerMark.size() ? s.rfind(kCallerMark, p - kCallerMark.size()) : std::string::npos;
+      arrow != std::string::npos && arrow > 0) {
+    std::string frame = s.substr(arrow + kCallerMark.size());
+    const size_t wmark = display_width(kCallerMark);
+    // A frame too long for the cell keeps its address ("…!0x15f8ba0+0x16e0"): the module's name
+    // gives way, as in cut_name.
+    const size_t bang = frame.rfind('!');
+    if (display_width(frame) + wmark + 1 > width && bang != std::string::npos && bang > 0)
+      frame = "\u2026" + frame.substr(bang);
+    const size_t wframe = display_width(frame);
+    if (wframe + wmark + 1 <= width) {
+      // The first frames, cut, where a few of their columns fit; else the ellipsis alone.
+      constexpr size_t kMinHead = 10;
+      const size_t head = width - wframe - wmark - 1;
+      return (head >= kMinHead ? first_columns(s.substr(0, arrow), head) : std::string()) + "\u2026" +
+             std::string(kCallerMark) + frame;
+    }
+  }
   while (p > 0 && std::string_view(" (:+!#<[,").find(s[p - 1]) == std::string_view::npos) --p;
   if (p > 0 && std::string_view(" (").find(s[p - 1]) == std::string_view::npos) --p;
   const std::string_view tail = std::string_view(s).substr(p);

@@ -113,6 +113,45 @@ TEST(TableNames, UnnamedCodeKeepsTheDifferingOffset) {
   }
 }
 
+// Unnamed frames (a stripped program) alike but for the outermost caller: that frame stays whole
+// behind its arrow; the cut never glues one frame's module to another's address (CP2K at 80
+// columns showed "cp2k.psmp!0x…!0x15f8ba0+0x16e0").
+TEST(TableNames, ChainsKeepTheDifferingFrameWhole) {
+  const std::vector<std::string> labels = {
+      "cp2k.psmp!0x1cad680+0x6a7 \u2190 \u2026 \u2190 cp2k.psmp!0x15f8ba0+0x16e0",
+      "cp2k.psmp!0x1cad680+0x6a7 \u2190 \u2026 \u2190 cp2k.psmp!0x3d9170+0xa22",
+      "cp2k.psmp!0x2792810+0x55 \u2190 \u2026 \u2190 cp2k.psmp!0x2484c80+0x290"};
+  for (size_t width : {30u, 36u, 44u}) {
+    std::vector<std::string> cells = fit_column(labels, width);
+    expect_fitted_and_distinct(labels, width, cells);
+    const std::string ends0 = "\u2190 cp2k.psmp!0x15f8ba0+0x16e0", ends1 = "\u2190 cp2k.psmp!0x3d9170+0xa22";
+    EXPECT_EQ(cells[0].substr(cells[0].size() - ends0.size()), ends0) << width << ": " << cells[0];
+    EXPECT_EQ(cells[1].substr(cells[1].size() - ends1.size()), ends1) << width << ": " << cells[1];
+    EXPECT_EQ(cells[0].find("!0x\u2026"), std::string::npos) << cells[0];
+  }
+  // Narrower than the frame: its address stays behind the arrow, its module gives way.
+  std::vector<std::string> cells = fit_column(labels, 22);
+  expect_fitted_and_distinct(labels, 22, cells);
+  EXPECT_EQ(cells[0], "\u2026 \u2190 \u2026!0x15f8ba0+0x16e0");
+  EXPECT_EQ(cells[1], "\u2026 \u2190 \u2026!0x3d9170+0xa22");
+}
+
+// Sites told apart only by their number: the number stays last, after the caller, as in the
+// whole label, and an unnamed frame keeps its address while its module gives way.
+TEST(TableNames, NumberedUnnamedSitesKeepAddressAndNumber) {
+  const std::vector<std::string> labels = {
+      "cp2k.psmp!0x28ffac0+0x4e \u2190 \u2026 \u2190 cp2k.psmp!0x292ff10+0xcac #14",
+      "cp2k.psmp!0x28ffac0+0x4e \u2190 \u2026 \u2190 cp2k.psmp!0x292ff10+0xcac #3",
+      "cp2k.psmp!0x28ffac0+0x4e \u2190 \u2026 \u2190 cp2k.psmp!0x292ce30+0xf #33"};
+  std::vector<std::string> cells = fit_column(labels, 26);
+  expect_fitted_and_distinct(labels, 26, cells);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    EXPECT_NE(cells[i].find("!0x28ffac0+0x4e"), std::string::npos) << cells[i];
+    const std::string number = labels[i].substr(labels[i].rfind(" #"));
+    EXPECT_EQ(cells[i].substr(cells[i].size() - number.size()), number) << cells[i];
+  }
+}
+
 // Labels alike but for their namespace, and a column too narrow for any difference: numbered.
 TEST(TableNames, NamespacesAndNumbersAsLastResorts) {
   const std::vector<std::string> labels = {"alpha::Grid::make", "beta::Grid::make"};
