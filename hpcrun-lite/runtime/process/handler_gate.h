@@ -46,8 +46,9 @@ class HandlerGate {
 };
 
 // The thread's own side, outside any handler (its end, a flush of its logs): blocks `signo` (the
-// sampling signal) so that its handlers cannot interrupt, and holds the gate, for the scope.
-// Signals not blocked here (PAPI's) find the gate taken and leave the tree alone.
+// sampling signal) and every signal given to blocked_with_sampling (the timer's SIGTRAP) so that
+// their handlers cannot interrupt, and holds the gate, for the scope. Signals not blocked here
+// (PAPI's) find the gate taken and leave the tree alone.
 class BlockedSignal {
  public:
   explicit BlockedSignal(int signo);  // signo <= 0: blocks nothing
@@ -77,6 +78,10 @@ class ThreadSideGate {
 // out. Never call it for the calling thread's own flag: the writer may run in a signal that
 // interrupted that thread's handler.
 bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns);
+
+// Makes every BlockedSignal from now on also block `signo`: a second signal whose handler writes
+// the trees (the timer's SIGTRAP, timer_signal.h). At start-up, before any thread samples.
+void blocked_with_sampling(int signo);
 
 // How long the writer waits for the handlers of all threads together.
 inline constexpr uint64_t kHandlerQuietMaxNs = 200 * 1000000ull;
