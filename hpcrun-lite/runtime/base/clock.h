@@ -1,8 +1,9 @@
-// The runtime's clocks, in nanoseconds. Both go through the vDSO (no system call) and are
-// async-signal-safe: a handler may read them.
-//  - monotonic_ns: intervals and deadlines (the tracking controller, handler waits, watch
-//    windows, the writer's timing);
-//  - wall_ns: when the process started and ended, as written to the profile.
+// The runtime's clocks, in nanoseconds, all async-signal-safe: a handler may read them.
+//  - monotonic_ns: intervals and deadlines (handler waits, watch windows, the writer's timing,
+//    the cost of one tracked allocation); through the vDSO, no system call;
+//  - wall_ns: when the process started and ended, as written to the profile; vDSO;
+//  - thread_cpu_ns: the calling thread's CPU time, what the tracking budget refills by
+//    (track_control.h); a system call (0.38 us on the development VM).
 #pragma once
 
 #include <time.h>
@@ -19,5 +20,6 @@ inline uint64_t clock_ns(clockid_t clock) {
 
 inline uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC); }
 inline uint64_t wall_ns() { return clock_ns(CLOCK_REALTIME); }
+inline uint64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 }  // namespace hpcrun

@@ -39,7 +39,7 @@ bool pick_small_without_state(uint32_t* weight) {
 bool pick_small_slow(uint32_t* weight) {
   ThreadState* ts = t_state;
   *weight = ts->track.weight;
-  ts->track.after_tracked(g_config.track, monotonic_ns);
+  ts->track.after_tracked(g_config.track, thread_cpu_ns);
   return true;
 }
 

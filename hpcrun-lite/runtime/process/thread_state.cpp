@@ -90,7 +90,9 @@ ThreadState* new_state(uint32_t index, pid_t tid) {
     raw_munmap(mem, sizeof(ThreadState));
     return nullptr;
   }
-  ts->track.init(g_config.track, monotonic_ns(),
+  // The budget refills by the thread's CPU time, which starts at 0 with the thread (an adopted
+  // thread's first check refills at most the bucket's cap, as after a quiet phase).
+  ts->track.init(g_config.track, 0,
                  (uint64_t(tid) << 32) ^ 0x9E3779B97F4A7C15ull ^ reinterpret_cast<uint64_t>(ts));
   ts->index = index;
   ThreadState* head = g_head.load(std::memory_order_relaxed);
