@@ -154,8 +154,8 @@ void start_real_period(ThreadState* ts) {
 // where binomial noise alone gives 1, and its sites came out 6 points off in two CI runs. A draw
 // moves the phase of the samples after it to a uniform place, so no phase is favoured; between
 // draws the samples keep their spacing. Not at every sample: the ioctl restarts the event's
-// hrtimer, which costs as much as the signal in a virtual machine (7-10 us per sample on the
-// development VM: reprogramming the timer exits to the hypervisor twice).
+// hrtimer, which costs as much as the real-time signal in a virtual machine (14 us on the
+// development VM, bench/sample_cost_alt: reprogramming the timer exits to the hypervisor).
 constexpr uint32_t kDitherEvery = 4;
 
 void dither_period(ThreadState* ts) {
