@@ -137,6 +137,12 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
                       : v.verdict == Verdict::NoReader ? "no reader" : "unavailable";
     print_source(out, probed_name(ProbedSource(s)), state, v.reason, v.fix);
     if (v.verdict == Verdict::Works) print_events(out, hw.plan[s]);
+    if (s == kProbeSoft && v.verdict == Verdict::Works) {
+      const TimerSignalChoice t = timer_signal_for(hw);
+      fprintf(out, "  %-12s %-12s timer signal: %s (%s%s)\n", "", "",
+              t.signal == TimerSignal::Trap ? "SIGTRAP" : "the real-time signal", t.why,
+              hw.is_this_machine || t.signal != TimerSignal::Trap ? "" : ", if its kernel accepts it");
+    }
   }
   if (!papi) {
     char auto_why[256];

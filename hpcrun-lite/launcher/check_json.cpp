@@ -104,6 +104,12 @@ int print_check_json(FILE* out, const HardwareProbe& hw, const char* root) {
       fprintf(out, ", \"origin\": ");
       put_string(out, plan.origin);
     }
+    if (s == kProbeSoft) {
+      const TimerSignalChoice t = timer_signal_for(hw);
+      fprintf(out, ",\n     \"timer_signal\": \"%s\", \"timer_signal_reason\": ",
+              t.signal == TimerSignal::Trap ? "sigtrap" : "realtime");
+      put_string(out, t.why);
+    }
     fprintf(out, "}");
   }
   char why[256];

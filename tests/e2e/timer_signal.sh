@@ -40,6 +40,10 @@ measured() {
 
 run_to native "$prog" return
 step "kernel $(uname -r): the timer should signal with $expected"
+# --check says the same before any run.
+"$HPCL_RUN" --check --json >check.json || fail "hpcrun-lite --check --json failed"
+got=$("$HPCL_PYTHON" -c 'import json,sys; print([s for s in json.load(open(sys.argv[1]))["sources"] if s["name"] == "soft"][0].get("timer_signal"))' check.json)
+[ "$got" = "$expected" ] || fail "--check says the timer signals with $got, expected $expected"
 measured default "$expected" 150
 measured realtime realtime 150 HPCRUN_LITE_SIGTRAP=0
 command -v strace >/dev/null 2>&1 || fail "strace not found (scripts/install-deps.sh installs it)"

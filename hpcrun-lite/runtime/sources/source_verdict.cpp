@@ -195,4 +195,12 @@ SourceKind choose_source(SourceKind requested, const HardwareProbe& hw, char* wh
   return SourceKind::Soft;
 }
 
+TimerSignalChoice timer_signal_for(const HardwareProbe& hw) {
+  if (hw.is_this_machine) return timer_signal_decide(timer_signal_facts());
+  TimerSignalFacts f;
+  parse_kernel_release(hw.kernel, &f.kernel_major, &f.kernel_minor);
+  f.probe_opens = true;  // not known from files: said as "if its kernel accepts it"
+  return timer_signal_decide(f);
+}
+
 }  // namespace hpcrun

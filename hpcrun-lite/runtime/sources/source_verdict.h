@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "sources/soft/timer_signal.h"
 #include "sources/source_probe.h"
 
 namespace hpcrun {
@@ -36,6 +37,11 @@ SourceVerdict source_verdict(const HardwareProbe& hw, ProbedSource s);
 
 // What `auto` picks: the first precise source that works, else soft. Writes why.
 ProbedSource auto_choice(const HardwareProbe& hw, char* why, size_t whylen);
+
+// How the soft source's timer would signal: on this machine, as the runtime decides
+// (timer_signal_facts, in the launcher's process); on a copy of another machine's files, from
+// its kernel release alone (nothing can be opened there).
+TimerSignalChoice timer_signal_for(const HardwareProbe& hw);
 
 // The source the runtime uses for a request, with a human-readable reason: auto_choice() for
 // auto; a request the launcher would have refused (HPCRUN_LITE_EVENTS set by hand) becomes soft.
