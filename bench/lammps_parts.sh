@@ -21,22 +21,11 @@ build=${1:-$root/build}
 rounds=${2:-5}
 tool=$build/bin/hpcrun-lite
 bare=$build/bench/bare_sampler.so
-for c in lmp mpirun; do
-  command -v "$c" >/dev/null || { echo "lammps_parts.sh: $c not found" >&2; exit 2; }
-done
-for f in "$tool" "$bare"; do
-  [ -e "$f" ] || { echo "lammps_parts.sh: $f is missing: build the project first" >&2; exit 2; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-parts.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=1
 lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
 # shellcheck source=bench/lammps_lib.sh disable=SC1091
 source "$root/bench/lammps_lib.sh"
-
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
-lammps_cpu warm  # warm the page cache
-: >"$work/times"
+lammps_begin lammps_parts "$rounds" "$tool" "$bare"
 for ((r = 0; r < rounds; ++r)); do
   lammps_cpu native
   cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=1000 "${lmp_args[@]}"

@@ -13,22 +13,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 builds=("$1")
 [ $# -ge 2 ] && [ -n "$2" ] && builds+=("$2")
 rounds=${3:-5}
-for c in lmp mpirun; do
-  command -v "$c" >/dev/null || { echo "lammps_turns.sh: $c not found" >&2; exit 2; }
-done
-for b in "${builds[@]}"; do
-  [ -x "$b/bin/hpcrun-lite" ] || { echo "lammps_turns.sh: $b/bin/hpcrun-lite is missing" >&2; exit 2; }
-done
-work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-lammps.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=1
 lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
 # shellcheck source=bench/lammps_lib.sh disable=SC1091
 source "$root/bench/lammps_lib.sh"
-
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
-lammps_cpu native  # warm the page cache
-: >"$work/times"
+lammps_begin lammps_turns "$rounds" "${builds[@]/%//bin/hpcrun-lite}"
 for ((r = 0; r < rounds; ++r)); do
   lammps_cpu native
   for i in "${!builds[@]}"; do lammps_cpu "build$i" "${builds[$i]}/bin/hpcrun-lite"; done

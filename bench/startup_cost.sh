@@ -11,20 +11,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 runs=${2:-5}
 tool=$build/bin/hpcrun-lite
-for c in lmp mpirun; do
-  command -v "$c" >/dev/null || { echo "startup_cost.sh: $c not found" >&2; exit 2; }
-done
-[ -x "$tool" ] || { echo "startup_cost.sh: $tool is missing: build the project first" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-startup.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 input=$root/tests/e2e/data/lj_melt.lmp
 lmp_args=(lmp -in "$input" -var cells 4 -var steps 0 -log none -screen none)
 # shellcheck source=bench/lammps_lib.sh disable=SC1091
 source "$root/bench/lammps_lib.sh"
-
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $runs pairs" >&2
-lammps_cpu native  # warm the page cache
-: >"$work/times"
+lammps_begin startup_cost "$runs" "$tool"
 for ((r = 0; r < runs; ++r)); do
   lammps_cpu native
   lammps_cpu tool "$tool"
