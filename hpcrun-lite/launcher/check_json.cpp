@@ -107,7 +107,7 @@ int print_check_json(FILE* out, const HardwareProbe& hw, const char* root) {
     if (s == kProbeSoft) {
       const TimerSignalChoice t = timer_signal_for(hw);
       fprintf(out, ",\n     \"timer_signal\": \"%s\", \"timer_signal_reason\": ",
-              t.signal == TimerSignal::Trap ? "sigtrap" : "realtime");
+              timer_signal_name(t.signal));
       put_string(out, t.why);
     }
     fprintf(out, "}");

@@ -79,8 +79,9 @@ class ThreadSideGate {
 // interrupted that thread's handler.
 bool wait_handler_quiet(const std::atomic<int>& in_handler, uint64_t deadline_ns);
 
-// Makes every BlockedSignal from now on also block `signo`: a second signal whose handler writes
-// the trees (the timer's SIGTRAP, timer_signal.h). At start-up, before any thread samples.
+// Makes every BlockedSignal from now on also block `signo`: a signal whose handler writes the
+// trees (signals_own_sampling registers each sampling signal: the timer's SIGTRAP too,
+// timer_signal.h). At start-up, before any thread samples.
 void blocked_with_sampling(int signo);
 
 // How long the writer waits for the handlers of all threads together.

@@ -11,6 +11,7 @@
 #include "base/guard.h"
 #include "base/real_fns.h"
 #include "base/spinlock.h"
+#include "process/handler_gate.h"
 #include "process/mask_batch.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
@@ -41,6 +42,13 @@ __thread uint64_t t_program_blocks_sampling __attribute__((tls_model("initial-ex
 
 constexpr uint64_t bit_of(int sig) { return uint64_t(1) << (sig - 1); }
 bool is_sampling(int sig) { return g_sampling_bits.load(std::memory_order_acquire) & bit_of(sig); }
+
+// Calls f(sig) for each signal of the set `bits`.
+template <typename F>
+void each_signal(uint64_t bits, F f) {
+  for (int sig = 1; sig <= 64 && sig < NSIG; ++sig)
+    if (bits & bit_of(sig)) f(sig);
+}
 
 constexpr int kEndingSignals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,    SIGTRAP, SIGABRT, SIGBUS,
                                   SIGFPE,  SIGUSR1, SIGSEGV, SIGUSR2,   SIGPIPE, SIGALRM, SIGTERM,
@@ -94,8 +102,7 @@ struct sigaction runtime_action(SignalHandler handler, int extra_flags, uint64_t
   sa.sa_sigaction = handler;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | extra_flags;
   sigemptyset(&sa.sa_mask);
-  for (int sig = 1; sig <= 64 && sig < NSIG; ++sig)
-    if (mask_bits & bit_of(sig)) sigaddset(&sa.sa_mask, sig);
+  each_signal(mask_bits, [&](int sig) { sigaddset(&sa.sa_mask, sig); });
   return sa;
 }
 
@@ -164,18 +171,15 @@ int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, cons
   uint64_t asks = 0;
   if (set) {
     copy = *set;
-    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig) {
-      if (!(sampling & bit_of(sig))) continue;
+    each_signal(sampling, [&](int sig) {
       if (sigismember(&copy, sig) == 1) asks |= bit_of(sig);
       sigdelset(&copy, sig);
-    }
+    });
   }
   const uint64_t believed = t_program_blocks_sampling;
   int rc = real_fn(how, set ? &copy : nullptr, old);
   if (rc != 0) return rc;
-  if (old && believed)
-    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig)
-      if (believed & bit_of(sig)) sigaddset(old, sig);
+  if (old) each_signal(believed, [&](int sig) { sigaddset(old, sig); });
   if (set) {
     if (how == SIG_SETMASK) t_program_blocks_sampling = asks;
     else if (how == SIG_BLOCK) t_program_blocks_sampling |= asks;
@@ -210,19 +214,22 @@ bool signals_own_sampling(int signo, SignalHandler handler) {
   // SA_RESTART: a sample must never make the program's system calls fail with EINTR.
   struct sigaction ours = runtime_action(handler, SA_RESTART, others);
   if (real.sigaction(signo, &ours, nullptr) != 0) return false;
-  if (signo != SIGIO) {
-    for (int sig = 1; sig <= 64 && sig < NSIG; ++sig) {
-      if (!(others & bit_of(sig))) continue;
-      struct sigaction theirs;
-      if (real.sigaction(sig, nullptr, &theirs) != 0) continue;
-      sigaddset(&theirs.sa_mask, signo);
-      real.sigaction(sig, &theirs, nullptr);
-    }
-  }
+  each_signal(others, [&](int sig) {
+    struct sigaction theirs;
+    if (real.sigaction(sig, nullptr, &theirs) != 0) return;
+    sigaddset(&theirs.sa_mask, signo);
+    real.sigaction(sig, &theirs, nullptr);
+  });
   set_program_action(signo, previous);
   g_slots[signo].owner.store(int(Owner::Sampling), std::memory_order_release);
-  if (signo == SIGIO) g_own_sigio = true;
-  else g_sampling_bits.fetch_or(bit_of(signo), std::memory_order_acq_rel);
+  if (signo == SIGIO) {
+    g_own_sigio = true;
+  } else {
+    g_sampling_bits.fetch_or(bit_of(signo), std::memory_order_acq_rel);
+    // The thread's own side (its NUMA flush, its end) keeps every sampling handler out: a timer
+    // SIGTRAP arriving there found the tree taken and was dropped as nested (e2e.heap_list_churn).
+    blocked_with_sampling(signo);
+  }
   return true;
 }
 

@@ -358,7 +358,7 @@ bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
 const char* sampler_timer_signal() {
   if (!g_enabled.load(std::memory_order_relaxed) || !g_timer) return nullptr;
-  return g_trap ? "sigtrap" : "realtime";
+  return timer_signal_name(g_trap ? TimerSignal::Trap : TimerSignal::Realtime);
 }
 
 bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
@@ -379,9 +379,6 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   if (timer) {
     TimerSignalChoice choice = timer_signal_decide(timer_signal_facts());
     g_trap = choice.signal == TimerSignal::Trap && signals_own_sampling(SIGTRAP, on_sample);
-    // The thread's own side (its NUMA flush, its end) keeps the timer's samples out too: one
-    // arriving there found the tree taken and was dropped as nested (e2e.heap_list_churn).
-    if (g_trap) blocked_with_sampling(SIGTRAP);
     log_info("the timer signals with %s: %s", g_trap ? "SIGTRAP" : "the real-time signal",
              g_trap || choice.signal == TimerSignal::Realtime ? choice.why : strerror(errno));
   }

@@ -1,7 +1,6 @@
 // See timer_signal.h.
 #include "sources/soft/timer_signal.h"
 
-#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <cstring>
 
 #include "options.h"
+#include "sources/hw/pmu_sysfs.h"
 #include "sources/perf_event.h"
 
 namespace hpcrun {
@@ -29,13 +29,8 @@ uint64_t perf_sig_data(const siginfo_t* info) {
 }
 
 int read_tracer_pid() {
-  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
   char buf[4096];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
+  if (read_root_file("/", "proc/self/status", buf, sizeof buf) <= 0) return 0;
   const char* t = strstr(buf, "\nTracerPid:");
   return t ? atoi(t + strlen("\nTracerPid:")) : 0;
 }
@@ -82,6 +77,8 @@ TimerSignalFacts timer_signal_facts() {
   if (timer_signal_decide(without).signal == TimerSignal::Trap) f.probe_opens = probe_sigtrap();
   return f;
 }
+
+const char* timer_signal_name(TimerSignal s) { return s == TimerSignal::Trap ? "sigtrap" : "realtime"; }
 
 bool timer_trap_is_ours(const siginfo_t* info) {
   return info->si_code == kTrapPerf && perf_sig_data(info) == kTimerTrapCookie;

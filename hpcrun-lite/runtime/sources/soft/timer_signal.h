@@ -45,6 +45,8 @@ TimerSignalChoice timer_signal_decide(const TimerSignalFacts& facts);
 // The facts of this process: uname, /proc/self/status, the probe (skipped when an earlier fact
 // already decides). Not signal-safe; at start-up.
 TimerSignalFacts timer_signal_facts();
+// "sigtrap" or "realtime": META timer_signal and --check --json.
+const char* timer_signal_name(TimerSignal s);
 // "6.18.44-fc" -> 6, 18. False when the release does not start with two numbers.
 bool parse_kernel_release(const char* release, int* major, int* minor);
 // Whether a SIGTRAP is one of the timer's (TRAP_PERF with the timer's cookie), not the program's
