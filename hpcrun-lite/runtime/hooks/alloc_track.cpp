@@ -105,7 +105,7 @@ bool untrack_slow(void* p, BlockInfo* out) {
   if (!g_heap.remove(a, &was)) return false;
   // Names given to parts of the block end with it (regions.h): the address goes back to the
   // allocator, and a name must not claim whatever is allocated there next.
-  if (g_named.size() > 0) carve(g_named, was.start, was.start + was.size);
+  if (g_named.ever_used()) carve(g_named, was.start, was.start + was.size);
   // Sampled pages of a block must be placed before the block goes back: once unmapped they have
   // no node (numa.h). This thread's log only; another thread's samples of the block are placed
   // at its own next flush and come out unresolved if the pages are gone by then.

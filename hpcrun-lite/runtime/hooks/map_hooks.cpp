@@ -54,9 +54,9 @@ void forget_range(uint64_t lo, uint64_t hi) {
   RuntimeGuard guard;
   if (!guard.entered()) return;
   if (ThreadState* ts = t_state) sources_before_forget(ts);  // as untrack_slow
-  if (g_heap.size() > 0) g_heap.remove_range(lo, hi);
+  if (g_heap.ever_used()) g_heap.remove_range(lo, hi);
   for (HeapMap* map : {&g_maps, &g_named, &g_arenas})
-    if (map->size() > 0) carve(*map, lo, hi);
+    if (map->ever_used()) carve(*map, lo, hi);
 }
 
 uint64_t page_round(uint64_t len) { return (len + 4095) & ~uint64_t(4095); }
@@ -149,7 +149,7 @@ HPCL_EXPORT void* mremap(void* old, size_t old_len, size_t new_len, int flags, .
   if (p == MAP_FAILED) {
     insert_carved(*map, was.start, was.start + was.size, was.site);
   } else {
-    if (p != old && g_named.size() > 0) carve(g_named, a, a + page_round(old_len));
+    if (p != old && g_named.ever_used()) carve(g_named, a, a + page_round(old_len));
     auto lo = reinterpret_cast<uint64_t>(p);
     insert_carved(*map, lo, lo + page_round(new_len), was.site);
   }
@@ -176,7 +176,7 @@ HPCL_EXPORT void* shmat(int shmid, const void* addr, int flags) {
 
 HPCL_EXPORT int shmdt(const void* addr) {
   ensure_real_fns();
-  if (!t_in_runtime && g_maps.size() > 0) {
+  if (!t_in_runtime && g_maps.ever_used()) {
     auto a = reinterpret_cast<uint64_t>(addr);
     BlockInfo was;
     if (g_maps.lookup(a, &was) && was.start == a) forget_range(was.start, was.start + was.size);

@@ -19,14 +19,23 @@
 //    up to the first block that starts at or below addr, and the first block of the granule
 //    before (lists hold at most 8 or 16 blocks with glibc's 32-byte minimum chunk) instead of
 //    searching the whole map.
-//  - Larger blocks are in a skip list ordered by start address. In front of it, a third radix
+//  - Larger blocks are in skip lists ordered by start address. In front of them, a third radix
 //    level of 64 KiB granules names, for each granule, the skip-list node of the lowest block
 //    that overlaps it: a lookup starts there and walks the bottom level forward (at most 16
 //    blocks of more than 4 KiB can start in one granule) instead of descending the whole list.
-//    Blocks spanning more than 1 GiB are not entered there (too many granules); while any such
-//    block exists, a lookup the index cannot answer searches the skip list.
-//  - Nodes of both live in pools that are never unmapped, linked by 32-bit indices. Writers
-//    serialise on a spinlock. Each node has a version, odd while the node is free or being
+//  - Writers serialise per shard: a block belongs to the shard of the 64 MiB region its start
+//    lies in (64 shards, the region number modulo 64), whose spinlock covers the small lists and
+//    the skip list of its blocks. glibc gives each thread's arena 64 MiB-aligned heaps of at most
+//    64 MiB, so threads that allocate at once mostly take different locks and write different
+//    cache lines (one lock for the whole map cost alloc_heavy's two threads ~50 ms of 1.05 s in
+//    lock hand-overs). A small block starts in one region and can end in the next, which a lookup
+//    covers by reading the granule before; a large block that crosses a region boundary is in
+//    the one list that has no granule index (the "cross" list, with its own lock), searched when
+//    not empty. The free() filter is shared, so its counters change by compare-and-swap: blocks
+//    64 MiB apart share a counter and may belong to different shards.
+//  - Nodes of both live in pools that are never unmapped, linked by 32-bit indices; each shard
+//    draws whole chunks of nodes, so a node is only ever linked into its own shard's lists. Each
+//    node has a version, odd while the node is free or being
 //    written: a reader searches without locking, then reads the node's record between two equal
 //    even versions, so it never returns a torn or recycled record. A node that is unlinked keeps
 //    its own link, so a reader standing on it continues along its old list. Because nodes stay
@@ -34,10 +43,11 @@
 //    stale links but never fault or loop.
 //  - Per-node versions alone cannot tell a reader that the node it stepped to was freed and
 //    recycled into another list between its reading the link and reading the node: it would then
-//    follow the new list and miss a block that was live the whole time. So writers bump a map-wide
-//    recycle epoch before they reuse a freed node or overwrite a freed node's link (seqlock
-//    order), and a lookup that found nothing retries when the epoch moved meanwhile. A hit needs
-//    no retry: its record was read between two equal even versions, so the block was live.
+//    follow the new list and miss a block that was live the whole time. So writers bump their
+//    shard's recycle epoch before they reuse a freed node or overwrite a freed node's link
+//    (seqlock order), and a lookup that found nothing retries when the epoch of a shard it read
+//    (the address's, the one of the 4 KiB before it, the cross list's) moved meanwhile. A hit
+//    needs no retry: its record was read between two equal even versions, so the block was live.
 #pragma once
 
 #include <atomic>
@@ -103,7 +113,9 @@ class HeapMap {
   // Tests only: called by lookups after each step to a node (to recycle it deterministically).
   static void (*step_hook)(uint32_t node);
 
-  size_t size() const { return count_.load(std::memory_order_relaxed); }
+  size_t size() const;  // sums the shards: not for a hot path
+  // False while no block was ever inserted: one load, for callers that skip an unused map.
+  bool ever_used() const { return ever_used_.load(std::memory_order_relaxed); }
   // Tests only (HPCRUN_LITE_TEST_MAP_BLOCKS): inserts fail beyond this many blocks, 0 = none.
   void set_limit(size_t blocks) { limit_ = blocks; }
   uint64_t races() const { return races_.load(std::memory_order_relaxed); }
@@ -112,8 +124,8 @@ class HeapMap {
   size_t footprint() const;
 
   // Fork support: held across fork() so the child never inherits a half-written map.
-  void lock() { lock_.lock(); }
-  void unlock() { lock_.unlock(); }
+  void lock();
+  void unlock();
 
  private:
   struct Node {  // skip-list node (large blocks)
@@ -135,6 +147,25 @@ class HeapMap {
     uint32_t weight;
     mutable std::atomic<uint32_t> hits;
   };
+  // Nodes a shard draws from the map's chunks, a whole chunk at a time.
+  struct Pool {
+    uint32_t next = 0;    // the next never-used index of the chunk drawn last
+    uint32_t end = 0;     // one past that chunk's last index
+    uint32_t free = kNil; // recycled nodes (small: linked through `site`; large: next[0])
+  };
+  // The blocks of one lock (see the header comment). What its writers change sits in its own
+  // cache lines, away from the other shards' and from what readers load on every lookup.
+  struct alignas(64) Shard {
+    SpinLock lock;
+    std::atomic<uint32_t> head{kNil};  // the skip list's head sentinel, made at its first block
+    std::atomic<uint64_t> epoch{0};    // recycle epoch (see the header comment)
+    std::atomic<uint32_t> small_count{0};
+    std::atomic<uint32_t> large_count{0};
+    Pool small_pool, large_pool;
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+  };
+  static constexpr int kRegionShift = 26;  // 64 MiB: glibc's largest arena heap, and its alignment
+  static constexpr int kShards = 64;
   static constexpr int kChunkBits = 14;  // 16384 skip-list nodes per chunk
   static constexpr int kMaxChunks = 4096;
   static constexpr int kSmallChunkBits = 16;  // 65536 small nodes (2 MiB) per chunk
@@ -143,14 +174,24 @@ class HeapMap {
   static constexpr int kFilterBits = 22;  // 4M buckets of 8-bit counters: 4 MiB
   // Granule levels: granule shift; leaves of the radix table cover 1 GiB of addresses.
   static constexpr int kSmallLevels = 2;
-  static constexpr int kLargeLevel = 2;  // the skip list's index
+  static constexpr int kLargeLevel = 2;  // the skip lists' index
   static constexpr int kLevels = 3;
   static constexpr int kLevelShift[kLevels] = {8, 12, 16};
-  static constexpr uint64_t kMaxIndexedGranules = 1 << 14;  // 1 GiB of 64 KiB granules
   static constexpr int kLeafSpanBits = 30;
   static constexpr int kTopEntries = 1 << (47 - kLeafSpanBits);  // user space is 47 bits
 
-  static size_t bucket(uint64_t start) { return size_t(start >> 4) & ((1u << kFilterBits) - 1); }
+  // The filter covers a region 1:1 (16-byte granules of 64 MiB), and each region's 64 KiB units
+  // are permuted by an XOR with a number drawn from the region: glibc's arenas all start at the
+  // start of their regions, and without the permutation two threads' blocks at the same offsets
+  // of their arenas would share counters and cache lines.
+  static size_t bucket(uint64_t start) {
+    const uint64_t scramble = ((start >> kRegionShift) * 0x9E3779B97F4A7C15ull) >> 54;  // 10 bits
+    return size_t((start >> 4) ^ (scramble << 12)) & ((1u << kFilterBits) - 1);
+  }
+  Shard& shard_of(uint64_t addr) { return shards_[(addr >> kRegionShift) & (kShards - 1)]; }
+  const Shard& shard_of(uint64_t addr) const {
+    return shards_[(addr >> kRegionShift) & (kShards - 1)];
+  }
   void filter_add(uint64_t start);
   void filter_sub(uint64_t start);
   Node* node(uint32_t i) const {
@@ -162,58 +203,63 @@ class HeapMap {
     SmallNode* c = small_chunks_[i >> kSmallChunkBits].load(std::memory_order_acquire);
     return c ? &c[i & ((1u << kSmallChunkBits) - 1)] : nullptr;
   }
-  bool ensure_chunk(uint32_t c);
-  uint32_t alloc_node();
-  void free_node(uint32_t i);
-  uint32_t alloc_small();
-  void free_small(uint32_t i);
-  int random_level();
-  // Fills update[] with the last node before `start` on each level; returns the candidate.
-  uint32_t find_preds(uint64_t start, uint32_t update[kMaxLevel]) const;
-  void unlink(uint32_t idx, const uint32_t update[kMaxLevel]);
-  // The list head of granule g of a level; nullptr when its leaf does not exist (and `create`
-  // is false or mapping failed).
-  std::atomic<uint32_t>* granule_head(int level, uint64_t g, bool create);
-  const std::atomic<uint32_t>* granule_head(int level, uint64_t g) const;
-  bool insert_small(uint64_t start, uint64_t size, uint32_t site, uint32_t weight);
-  bool remove_small(uint64_t start, BlockInfo* out);
-  bool remove_large(uint64_t start, BlockInfo* out);
-  bool remove_locked(uint64_t start, BlockInfo* out);
-  void bump_recycle_epoch() {
-    recycle_epoch_.store(recycle_epoch_.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
+  // A new chunk for the pool (small or large nodes); false when none is left or mapping failed.
+  bool draw_chunk(Pool& pool, bool small);
+  uint32_t alloc_node(Shard& s);
+  void free_node(Shard& s, uint32_t i);
+  uint32_t alloc_small(Shard& s);
+  void free_small(Shard& s, uint32_t i);
+  static int random_level(Shard& s);
+  static void bump_recycle_epoch(Shard& s) {
+    s.epoch.store(s.epoch.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);  // before the node's new contents
   }
-  bool lookup_once(uint64_t addr, BlockInfo* out) const;
+  // The list head of granule g of a level; nullptr when its leaf does not exist (and `create`
+  // is false or mapping failed). Leaves are made by whichever writer needs one first (any shard).
+  std::atomic<uint32_t>* granule_head(int level, uint64_t g, bool create);
+  const std::atomic<uint32_t>* granule_head(int level, uint64_t g) const;
+
+  // Small blocks (heap_map_small.cpp); writers hold the shard's lock.
+  bool insert_small(Shard& s, uint64_t start, uint64_t size, uint32_t site, uint32_t weight);
+  bool remove_small(Shard& s, uint64_t start, BlockInfo* out);
+  size_t remove_small_range(Shard& s, uint64_t lo, uint64_t hi);
   bool lookup_small(int level, uint64_t addr, BlockInfo* out) const;
+
+  // Large blocks (heap_map_large.cpp); writers hold the list's lock. `indexed`: the list is a
+  // shard's, whose blocks are in the granule index; the cross list's are not.
+  bool insert_large(Shard& s, uint64_t start, uint64_t size, uint32_t site, uint32_t weight,
+                    bool indexed);
+  bool remove_large(Shard& s, uint64_t start, BlockInfo* out, bool indexed);
+  size_t remove_large_range(Shard& s, uint64_t lo, uint64_t hi, bool indexed);
+  // Fills update[] with the last node before `start` on each level; returns the candidate.
+  uint32_t find_preds(uint32_t head, uint64_t start, uint32_t update[kMaxLevel]) const;
+  void unlink(Shard& s, uint32_t idx, const uint32_t update[kMaxLevel], bool indexed);
+  void index_large(uint32_t idx);
+  void unindex_large(uint32_t idx);
   bool lookup_large(uint64_t addr, BlockInfo* out) const;
-  bool search_large(uint64_t addr, BlockInfo* out) const;
+  bool search_large(uint32_t head, uint64_t addr, BlockInfo* out) const;
   // 1: the block holding addr found from node x (the granule's entry); 0: certainly none;
   // -1: concurrent writers got in the way (the caller searches the skip list).
   int walk_large(uint32_t x, uint64_t addr, BlockInfo* out) const;
-  static bool large_granules(uint64_t start, uint64_t size, uint64_t* g0, uint64_t* g1);
-  void index_large(uint32_t idx);
-  void unindex_large(uint32_t idx);
+
+  bool lookup_once(uint64_t addr, BlockInfo* out) const;
 
   std::atomic<Node*> chunks_[kMaxChunks] = {};
   std::atomic<SmallNode*> small_chunks_[kMaxSmallChunks] = {};
+  std::atomic<uint32_t> chunks_drawn_{0};
+  std::atomic<uint32_t> small_chunks_drawn_{0};
   // Per level: kTopEntries pointers to leaves of 2^(30-shift) list heads; mapped when needed.
   std::atomic<std::atomic<std::atomic<uint32_t>*>*> top_[kLevels] = {};
-  std::atomic<uint8_t> filter_[1u << kFilterBits] = {};
-  SpinLock lock_;
-  std::atomic<size_t> count_{0};
-  std::atomic<size_t> small_count_{0};
-  std::atomic<size_t> huge_count_{0};  // large blocks not in the granule index
   std::atomic<size_t> leaf_bytes_{0};  // mapped radix leaves (mostly untouched)
   mutable std::atomic<uint64_t> races_{0};
-  std::atomic<uint64_t> recycle_epoch_{0};  // see the header comment
-  uint32_t pool_next_ = 1;   // next never-used skip-list index (0 is the head)
-  uint32_t free_list_ = 0;   // recycled skip-list nodes, linked through next[0]
-  uint32_t small_next_ = 1;  // next never-used small index (0 is "none")
-  uint32_t small_free_ = 0;  // recycled small nodes, linked through `site`
-  uint64_t rng_ = 0x2545F4914F6CDD1Dull;
-  int top_level_ = 1;
   size_t limit_ = 0;
+  std::atomic<bool> ever_used_{false};  // written once, read by every munmap
+  std::atomic<uint8_t> filter_[1u << kFilterBits] = {};
+  Shard shards_[kShards];
+  // Large blocks that cross a region boundary: not in the granule index. Its alignment also
+  // keeps a global placed after the map (the runtime's configuration, read by every operator
+  // new) off the lines writers change.
+  Shard cross_;
 };
 
 // Async-signal-safe: the tracked block a sampled data address belongs to: its bytes, its chunk

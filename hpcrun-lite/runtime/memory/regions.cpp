@@ -15,7 +15,7 @@ constinit SpinLock g_regions_lock;
 
 // The caller holds the regions lock.
 void carve_locked(HeapMap& map, uint64_t lo, uint64_t hi) {
-  if (hi <= lo || map.size() == 0) return;
+  if (hi <= lo || !map.ever_used()) return;
   BlockInfo head, tail;
   // The entry straddling lo keeps [start, lo); the one straddling hi keeps [hi, end). One entry
   // may straddle both: it keeps both ends.
@@ -62,9 +62,9 @@ void regions_fork_parent() {
 void regions_fork_child() { regions_fork_parent(); }
 
 bool find_variable_block(const HeapMap& heap, const BlockInfo& freeing, uint64_t ea, BlockInfo* out) {
-  if (g_named.size() > 0 && g_named.lookup(ea, out)) return true;
+  if (g_named.ever_used() && g_named.lookup(ea, out)) return true;
   if (find_heap_block(heap, freeing, ea, out)) return true;
-  return g_maps.size() > 0 && g_maps.lookup(ea, out);
+  return g_maps.ever_used() && g_maps.lookup(ea, out);
 }
 
 }  // namespace hpcrun

@@ -40,7 +40,7 @@ bool find_variable_block(const HeapMap& heap, const BlockInfo& freeing, uint64_t
 
 // Async-signal-safe: `ea` lies in an arena an allocator mapped for itself.
 inline bool in_allocator_arena(uint64_t ea) {
-  return g_arenas.size() > 0 && g_arenas.lookup(ea, nullptr);
+  return g_arenas.ever_used() && g_arenas.lookup(ea, nullptr);
 }
 
 }  // namespace hpcrun

@@ -547,3 +547,105 @@ TEST(HeapMap, LookupSurvivesTheNodeItSteppedToBeingRecycledSmall) {
 TEST(HeapMap, LookupSurvivesTheNodeItSteppedToBeingRecycledLarge) {
   recycled_node_case(0x7f6200004000ull, 0x7f6200000000ull, 0x7f6200a08000ull, 8192);
 }
+
+// The map's writers serialise per shard: the 64 MiB region a block starts in, modulo 64 shards.
+namespace {
+constexpr uint64_t kRegion = uint64_t(1) << 26;
+constexpr uint64_t kBoundary = 0x7f3000000000ull;  // a region boundary
+static_assert(kBoundary % kRegion == 0);
+}  // namespace
+
+TEST(HeapMap, BlocksAcrossARegionBoundaryAreFoundFromBothSides) {
+  auto m = make_map();
+  // A small block that starts 64 bytes before a boundary and a large one after it (its region's
+  // shard and granule index); a large one over the next boundary (the cross list).
+  const uint64_t next = kBoundary + kRegion;
+  ASSERT_TRUE(m->insert(kBoundary - 64, 200, 1));
+  ASSERT_TRUE(m->insert(kBoundary + 0x20000, 0x5000, 2));
+  ASSERT_TRUE(m->insert(next - 0x10000, 0x20000, 3));
+  BlockInfo b;
+  struct Probe { uint64_t addr; bool hit; uint32_t site; } probes[] = {
+      {kBoundary - 64, true, 1}, {kBoundary + 135, true, 1}, {kBoundary + 136, false, 0},
+      {kBoundary + 0x20000, true, 2}, {kBoundary + 0x24fff, true, 2}, {kBoundary + 0x25000, false, 0},
+      {next - 0x10001, false, 0}, {next - 0x10000, true, 3}, {next, true, 3}, {next + 0xffff, true, 3},
+      {next + 0x10000, false, 0}};
+  for (const Probe& p : probes) {
+    EXPECT_EQ(m->lookup(p.addr, &b), p.hit) << std::hex << p.addr;
+    if (p.hit) {
+      EXPECT_EQ(b.site, p.site) << std::hex << p.addr;
+    }
+  }
+  EXPECT_EQ(m->size(), 3u);
+  ASSERT_TRUE(m->remove(next - 0x10000, &b));
+  EXPECT_EQ(b.site, 3u);
+  EXPECT_FALSE(m->lookup(next + 0x8000, &b));
+  EXPECT_FALSE(m->maybe_tracked(next - 0x10000));
+  // A range over a boundary drops what starts inside it, from both shards and the cross list.
+  ASSERT_TRUE(m->insert(next - 0x10000, 0x20000, 4));
+  EXPECT_EQ(m->remove_range(kBoundary - 64, next - 0xffff), 3u);
+  EXPECT_EQ(m->size(), 0u);
+  EXPECT_FALSE(m->maybe_tracked(kBoundary - 64));
+  EXPECT_FALSE(m->maybe_tracked(kBoundary + 0x20000));
+  EXPECT_FALSE(m->lookup(next, &b));
+}
+
+TEST(HeapMap, RemoveRangeLeavesTheOtherRegionsOfTheSameShard) {
+  auto m = make_map();
+  // Regions r and r + 64 share a shard; removing r's blocks leaves r + 64's.
+  const uint64_t r = kBoundary, other = kBoundary + 64 * kRegion;
+  for (uint64_t base : {r, other}) {
+    ASSERT_TRUE(m->insert(base + 0x100, 64, 1));
+    ASSERT_TRUE(m->insert(base + 0x10000, 0x8000, 2));
+  }
+  EXPECT_EQ(m->remove_range(r, r + kRegion), 2u);
+  BlockInfo b;
+  EXPECT_FALSE(m->lookup(r + 0x100, &b));
+  EXPECT_FALSE(m->lookup(r + 0x10000, &b));
+  EXPECT_TRUE(m->lookup(other + 0x100, &b));
+  EXPECT_TRUE(m->lookup(other + 0x17fff, &b));
+  EXPECT_EQ(m->size(), 2u);
+}
+
+// Two blocks of different shards can share a counter of the free() filter. Two threads insert
+// and remove one each, a million times: a lost update would leave a live block reported as
+// certainly untracked (the block would then never leave the map), or a count behind after both
+// are gone.
+TEST(HeapMap, FilterCountersSharedByTwoShardsStayExact) {
+  auto m = make_map();
+  const uint64_t a = kBoundary + 0x12340;
+  ASSERT_TRUE(m->insert(a, 32, 1));
+  uint64_t b = 0;  // a block start in another shard's region whose counter is a's
+  for (uint64_t region = 1; region < 64 && !b; ++region)
+    for (uint64_t unit = 0; unit < 1024 && !b; ++unit) {
+      const uint64_t cand = kBoundary + region * kRegion + unit * 0x10000 + (a & 0xffff);
+      if (m->maybe_tracked(cand)) b = cand;
+    }
+  ASSERT_NE(b, 0u) << "no start shares the filter counter of " << std::hex << a;
+  ASSERT_TRUE(m->remove(a, nullptr));
+  ASSERT_FALSE(m->maybe_tracked(b));
+  std::atomic<uint64_t> lost{0};
+  auto churn = [&](uint64_t start) {
+    for (int i = 0; i < 1000000; ++i) {
+      m->insert(start, 32, 1);
+      if (!m->maybe_tracked(start)) lost.fetch_add(1, std::memory_order_relaxed);
+      m->remove(start, nullptr);
+    }
+  };
+  std::thread t1(churn, a), t2(churn, b);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(lost.load(), 0u);
+  EXPECT_FALSE(m->maybe_tracked(a));
+  EXPECT_FALSE(m->maybe_tracked(b));
+  EXPECT_EQ(m->size(), 0u);
+}
+
+// The stress of stress_never_miss with the blocks laid over a region boundary: the two writers
+// churn blocks of both shards, and readers must find every stable block on either side.
+TEST(HeapMap, ReadersNeverMissStableSmallBlocksAcrossARegionBoundary) {
+  stress_never_miss(kBoundary - (uint64_t(1) << 15) * 32 / 2, 32, 24, 1 << 15);
+}
+
+TEST(HeapMap, ReadersNeverMissStableLargeBlocksAcrossARegionBoundary) {
+  stress_never_miss(kBoundary - (uint64_t(1) << 11) * 8192 / 2, 8192, 6000, 1 << 11);
+}
