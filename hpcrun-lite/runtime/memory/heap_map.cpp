@@ -10,8 +10,8 @@ namespace hpcrun {
 
 void (*HeapMap::step_hook)(uint32_t) = nullptr;
 
-// Writers of different shards can share a counter (blocks 64 MiB apart): compare-and-swap, and a
-// counter that saturates stays saturated.
+// Writers of different shards can share a counter (every region maps onto the whole filter):
+// compare-and-swap, and a counter that saturates stays saturated.
 void HeapMap::filter_add(uint64_t start) {
   auto& c = filter_[bucket(start)];
   uint8_t v = c.load(std::memory_order_relaxed);

@@ -31,8 +31,8 @@
 //    lock hand-overs). A small block starts in one region and can end in the next, which a lookup
 //    covers by reading the granule before; a large block that crosses a region boundary is in
 //    the one list that has no granule index (the "cross" list, with its own lock), searched when
-//    not empty. The free() filter is shared, so its counters change by compare-and-swap: blocks
-//    64 MiB apart share a counter and may belong to different shards.
+//    not empty. The free() filter is shared, so its counters change by compare-and-swap: every
+//    region maps onto the whole filter, so blocks of different shards can share a counter.
 //  - Nodes of both live in pools that are never unmapped, linked by 32-bit indices; each shard
 //    draws whole chunks of nodes, so a node is only ever linked into its own shard's lists. Each
 //    node has a version, odd while the node is free or being
