@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ std::string unknown_class_name(uint32_t cls);
 // report_rows.cpp.
 void set_interval(Variable& v, uint64_t total);
 bool hotter(const Variable& x, const Variable& y);
+// std::stable_sort of the rows without its buffer of as many Variables (1.3 KB each: 280 MB for
+// CP2K's 212,000 under --all): sorts their indices, then moves each row once into place.
+void stable_sort_rows(std::vector<Variable>& rows, const std::function<bool(const Variable&, const Variable&)>& less);
 // Folds m.quiet too (into the groups' counts, or ReportModel::variables_not_built), then empties it.
 void group_runtime_variables(ReportModel& m);
 // `unknown_var`: the model's variable of each unknown class met in the tree.

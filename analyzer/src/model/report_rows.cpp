@@ -2,6 +2,7 @@
 // runtime libraries' variables folded into one row per family, --sort by imbalance, and each
 // variable's spread over ranks and threads (see report_parts.h).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -36,17 +37,40 @@ bool hotter(const Variable& x, const Variable& y) {
   return std::tie(x.name, x.kind) < std::tie(y.name, y.kind);
 }
 
+void stable_sort_rows(std::vector<Variable>& rows, const std::function<bool(const Variable&, const Variable&)>& less) {
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return less(rows[x], rows[y]); });
+  // Position i takes row order[i]: follow each cycle of the permutation with one row in hand.
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i || order[i] == SIZE_MAX) continue;
+    Variable held = std::move(rows[i]);
+    size_t j = i;
+    while (order[j] != i) {
+      const size_t from = order[j];
+      rows[j] = std::move(rows[from]);
+      order[j] = SIZE_MAX;
+      j = from;
+    }
+    rows[j] = std::move(held);
+    order[j] = SIZE_MAX;
+  }
+}
+
 // Folds the variables of runtime libraries into one Group row per family (runtime_libs.h). The
 // variables are sorted hottest first, so each group's first member gives its hottest access.
+// The rows kept move down in place: a second vector of them doubled the peak under --all.
 void group_runtime_variables(ReportModel& m) {
   std::map<RuntimeFamily, Variable> groups;
   std::map<std::pair<RuntimeFamily, std::string>, LibraryDetail> libs;
-  std::vector<Variable> kept;
-  for (Variable& v : m.variables) {
+  size_t kept = 0;
+  for (size_t i = 0; i < m.variables.size(); ++i) {
+    Variable& v = m.variables[i];
     RuntimeFamily f = v.kind == VariableKind::Unknown ? RuntimeFamily::None
                                                       : runtime_family(v.data_module);
     if (f == RuntimeFamily::None) {
-      kept.push_back(std::move(v));
+      if (kept != i) m.variables[kept] = std::move(v);
+      ++kept;
       continue;
     }
     Variable& g = groups[f];
@@ -96,14 +120,14 @@ void group_runtime_variables(ReportModel& m) {
     d.share = m.total_samples ? as_double(d.samples) / as_double(m.total_samples) : 0;
     groups[key.first].libraries.push_back(std::move(d));
   }
+  m.variables.erase(m.variables.begin() + static_cast<std::ptrdiff_t>(kept), m.variables.end());
   for (auto& [f, g] : groups) {
     std::stable_sort(g.libraries.begin(), g.libraries.end(),
                      [](const LibraryDetail& x, const LibraryDetail& y) { return x.samples > y.samples; });
     set_interval(g, m.total_samples);
-    kept.push_back(std::move(g));
+    m.variables.push_back(std::move(g));
   }
-  m.variables = std::move(kept);
-  std::stable_sort(m.variables.begin(), m.variables.end(), hotter);
+  stable_sort_rows(m.variables, hotter);
   if (m.grouped_variables > 0)
     m.notes.push_back(std::to_string(m.grouped_variables) +
                       (m.grouped_variables == 1 ? " variable" : " variables") +
@@ -178,7 +202,7 @@ void sort_variables(ReportModel& m, VariableOrder order) {
   auto imbalance = [&](const Variable& v) {
     return threads ? v.threads.imbalance : v.ranks.imbalance;
   };
-  std::stable_sort(m.variables.begin(), m.variables.end(), [&](const Variable& x, const Variable& y) {
+  stable_sort_rows(m.variables, [&](const Variable& x, const Variable& y) {
     if (ranked(x) != ranked(y)) return ranked(x);
     if (ranked(x) && imbalance(x) != imbalance(y)) return imbalance(x) > imbalance(y);
     return hotter(x, y);

@@ -154,11 +154,15 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     // A label that starts "in Caller (...)" (a stripped site named by its caller) says "in"
     // itself: "malloc in Caller", not "malloc in in Caller".
     v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
-    v.allocation_path.push_back(Location{v.allocator, {}, 0, {}, 0, false});
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
     v.data_module = site_data_module(site, paths[s], named[s]);
-    v.allocation_path.insert(v.allocation_path.end(), std::make_move_iterator(paths[s].begin()),
-                             std::make_move_iterator(paths[s].end()));
+    // The site's own path becomes the variable's, the API's pseudo-frame in front, at its exact
+    // size: a copy left every path held twice until the last variable was built (CP2K --all:
+    // 5.5 million frames of 64 bytes each, once is 350 MB).
+    std::vector<Location>& path = paths[s];
+    path.insert(path.begin(), Location{v.allocator, {}, 0, {}, 0, false});
+    path.shrink_to_fit();
+    v.allocation_path = std::move(path);
     rows[s] = m.variables.size();
     m.variables.push_back(std::move(v));
   }
