@@ -193,12 +193,12 @@ std::vector<bool> measured_variables(const Profile& db) {
   return measured;
 }
 
-// A row for every allocation site and static variable with something measured, or every one
-// with ReportModelOptions::all_variables (in that order), with where in it the samples fell and
-// its watchpoint results. `rows` maps the database's variables to them.
 // Rows appended after the database's variables: the unknown-data classes and the runtime groups.
 constexpr size_t kSpareRows = 64;
 
+// A row for every allocation site and static variable with something measured, or every one
+// with ReportModelOptions::all_variables (in that order), with where in it the samples fell and
+// its watchpoint results. `rows` maps the database's variables to them.
 void add_rows(const Profile& db, const PathExpander& expand, const ReportModelOptions& options,
               ReportModel& m, RowMap& rows) {
   const std::vector<bool> measured =
