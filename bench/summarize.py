@@ -73,8 +73,8 @@ if wls:
     p("")
     p("| workload | native wall s / CPU s | hpcrun-lite wall | hpcrun-lite CPU | perf record wall | perf record CPU | heaptrack wall | max RSS native / tool MiB | samples/run |")
     p("|---|---|---|---|---|---|---|---|---|")
-    for key in [("wl", w) for w in ["stream", "stencil", "pointer_chase", "alloc_heavy", "list_walk",
-                                     "list_churn", "halo_mpi"]]:
+    for key in [("wl", w) for w in ["stream", "stencil", "pointer_chase", "alloc_heavy", "alloc_heavy_1cpu",
+                                     "list_walk", "list_churn", "halo_mpi"]]:
         if key not in raw:
             continue
         runs = raw[key]
