@@ -649,3 +649,9 @@ TEST(HeapMap, ReadersNeverMissStableSmallBlocksAcrossARegionBoundary) {
 TEST(HeapMap, ReadersNeverMissStableLargeBlocksAcrossARegionBoundary) {
   stress_never_miss(kBoundary - (uint64_t(1) << 11) * 8192 / 2, 8192, 6000, 1 << 11);
 }
+
+// Every block, stable or churned, straddles a region boundary: all of them are in the cross list,
+// whose readers search the skip list itself while writers insert, remove and recycle its nodes.
+TEST(HeapMap, ReadersNeverMissStableCrossBlocksWhileWritersRecycleNodes) {
+  stress_never_miss(kBoundary - 4096, kRegion, 8192, 64);
+}
