@@ -118,19 +118,30 @@ void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
   auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : maps.modules[m]; };
 
   maps.sites.resize(p.sites.size());
-  std::map<SiteKey, uint32_t> fresh_sites;
+  maps.site_hashes.resize(p.sites.size());
+  // The input's sites not in the accumulator yet, by hash: the input index of the first of each.
+  std::unordered_multimap<uint64_t, uint32_t> fresh_sites;
+  uint32_t fresh = 0;
   for (size_t i = 0; i < p.sites.size(); ++i) {
     const AllocSite& s = p.sites[i];
-    std::vector<Frame> frames = s.frames;
-    for (Frame& f : frames) f.module = map_module(f.module);
     // Flags are not part of a site's identity: one process may have tracked some of a site's
     // blocks with probability < 1 (sampled) and another all of them; it is one variable.
-    SiteKey key{s.api, 0, std::move(frames), s.name};
-    auto it = site_index_.find(key);
-    maps.sites[i] = it != site_index_.end()
-                        ? it->second
-                        : fresh_sites.try_emplace(std::move(key), sites_.size() + fresh_sites.size())
-                              .first->second;
+    const uint64_t h = site_hash(s, maps.modules);
+    maps.site_hashes[i] = h;
+    uint32_t to = UINT32_MAX;
+    for (auto [it, end] = site_index_.equal_range(h); it != end && to == UINT32_MAX; ++it)
+      if (same_site(sites_[it->second], s, maps.modules)) to = it->second;
+    for (auto [it, end] = fresh_sites.equal_range(h); it != end && to == UINT32_MAX; ++it) {
+      const AllocSite& first = p.sites[it->second];
+      AllocSite mapped{first.api, 0, first.frames, 0, 0, first.name};
+      for (Frame& f : mapped.frames) f.module = map_module(f.module);
+      if (same_site(mapped, s, maps.modules)) to = maps.sites[it->second];
+    }
+    if (to == UINT32_MAX) {
+      to = static_cast<uint32_t>(sites_.size()) + fresh++;
+      fresh_sites.emplace(h, static_cast<uint32_t>(i));
+    }
+    maps.sites[i] = to;
   }
 
   maps.statics.resize(p.statics.size());
@@ -144,6 +155,31 @@ void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
                           : fresh_statics.try_emplace(std::move(key), statics_.size() + fresh_statics.size())
                                 .first->second;
   }
+}
+
+namespace {
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+uint32_t mapped_module(uint32_t m, const std::vector<uint32_t>& modules) {
+  return m == kNoModule || m >= modules.size() ? kNoModule : modules[m];
+}
+}  // namespace
+
+uint64_t Accumulator::site_hash(const AllocSite& s, const std::vector<uint32_t>& modules) {
+  uint64_t h = mix(static_cast<uint64_t>(s.api), s.frames.size());
+  for (const Frame& f : s.frames) h = mix(mix(h, mapped_module(f.module, modules)), f.offset);
+  return mix(h, std::hash<std::string>{}(s.name));
+}
+
+bool Accumulator::same_site(const AllocSite& merged, const AllocSite& s, const std::vector<uint32_t>& modules) {
+  if (merged.api != s.api || merged.frames.size() != s.frames.size() || merged.name != s.name) return false;
+  for (size_t k = 0; k < s.frames.size(); ++k)
+    if (merged.frames[k].offset != s.frames[k].offset ||
+        merged.frames[k].module != mapped_module(s.frames[k].module, modules))
+      return false;
+  return true;
 }
 
 void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
@@ -162,7 +198,7 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
     if (to == sites_.size()) {
       AllocSite mapped{s.api, 0, s.frames, 0, 0, s.name};
       for (Frame& f : mapped.frames) f.module = map_module(f.module);
-      site_index_.emplace(SiteKey{s.api, 0, mapped.frames, s.name}, to);
+      site_index_.emplace(maps.site_hashes[i], to);
       sites_.push_back(std::move(mapped));
     }
     sites_[to].flags |= s.flags;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "balance.h"
@@ -68,7 +69,6 @@ class Accumulator {
   Profile finish();
 
  private:
-  using SiteKey = std::tuple<AllocApi, uint8_t, std::vector<Frame>, std::string>;
   using StaticKey = std::tuple<uint32_t, std::string, uint64_t, uint8_t>;
 
   // Where the modules, sites and statics of one input go in this accumulator: indices it has,
@@ -76,7 +76,12 @@ class Accumulator {
   // after this is known).
   struct ContentMaps {
     std::vector<uint32_t> modules, sites, statics;
+    std::vector<uint64_t> site_hashes;  // site_hash of each input site, its modules mapped
   };
+  // A site's identity (API, frames with the modules mapped by `modules`, name; not its flags)
+  // hashed, and compared with a site already in the accumulator.
+  static uint64_t site_hash(const AllocSite& s, const std::vector<uint32_t>& modules);
+  static bool same_site(const AllocSite& merged, const AllocSite& s, const std::vector<uint32_t>& modules);
   void map_content(const Profile& p, ContentMaps& maps) const;
   void add_content(const Profile& p, const ContentMaps& maps);
   // map_content, the trees mapped (which may refuse the input), add_content and the trees'
@@ -90,7 +95,9 @@ class Accumulator {
   std::vector<StaticVar> statics_;
   MergedTree tree_;
   std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
-  std::map<SiteKey, uint32_t> site_index_;
+  // Sites by site_hash, compared on a match against sites_ itself: a key holding a copy of
+  // every site's frames doubled them (CP2K: 95 MB of the merge of 2 ranks' 335,000 sites).
+  std::unordered_multimap<uint64_t, uint32_t> site_index_;
   std::map<StaticKey, uint32_t> static_index_;
   // Offset histograms by (owner, index in sites_ / statics_).
   std::map<std::pair<OffsetOwner, uint32_t>, OffsetHistogram> offsets_;

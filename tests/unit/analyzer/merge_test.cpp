@@ -167,6 +167,46 @@ TEST(Merge, MergesRanksAndThreadsWithExactCounts) {
   EXPECT_EQ(meta(db, "samples_dropped"), "3");
 }
 
+// Sites are found again by a hash of their identity and compared with the merged site itself:
+// two sites of one input that are one site once their modules are mapped (the input lists its
+// program twice) become one, as do sites that differ only in their flags, while a name keeps
+// sites of the same frames apart, within an input and across inputs.
+TEST(Merge, SitesMatchByIdentityWithinAndAcrossInputs) {
+  TempDir dir;
+  Profile p = new_process(0);
+  p.modules = {kApp, kLibc, kApp};
+  p.sites = {{AllocApi::Malloc, 0, {{0, 0x100}, {1, 0x50}}, 2, 200},
+             {AllocApi::Malloc, kSiteSampled, {{2, 0x100}, {1, 0x50}}, 3, 300},
+             {AllocApi::Malloc, 0, {{0, 0x100}, {1, 0x50}}, 4, 400, "grid.dat"},
+             {AllocApi::Calloc, 0, {{0, 0x100}, {1, 0x50}}, 1, 100}};
+  Tree t = new_tree(1);
+  heap_sample(t, 0, {{0, 0x900}}, 1);
+  p.trees = {t};
+  Profile q = new_process(1);
+  q.modules = {kLibc, kApp};
+  q.sites = {{AllocApi::Malloc, 0, {{1, 0x100}, {0, 0x50}}, 10, 1000, "grid.dat"},
+             {AllocApi::Malloc, 0, {{1, 0x100}, {0, 0x50}}, 20, 2000}};
+  Tree u = new_tree(2);
+  heap_sample(u, 1, {{1, 0x900}}, 1);
+  q.trees = {u};
+  write_or_fail(p, dir.file("app-0.hpcl"));
+  write_or_fail(q, dir.file("app-1.hpcl"));
+  MergeOutcome out = merge(dir, 1);
+  ASSERT_EQ(out.error, "");
+  const Profile& db = out.database;
+  ASSERT_EQ(db.sites.size(), 3u);
+  uint64_t plain = 0, named = 0, calloc = 0;
+  for (const AllocSite& s : db.sites) {
+    EXPECT_EQ(s.frames, (std::vector<Frame>{{0, 0x100}, {1, 0x50}}));
+    if (s.api == AllocApi::Calloc) calloc += s.allocations;
+    else if (s.name == "grid.dat") named += s.allocations;
+    else plain += s.allocations;
+  }
+  EXPECT_EQ(plain, 2u + 3u + 20u);
+  EXPECT_EQ(named, 4u + 10u);
+  EXPECT_EQ(calloc, 1u);
+}
+
 TEST(Merge, SymbolsCoverEveryFrameAndMissingModulesWarnOnce) {
   TempDir dir;
   write_three(dir);
