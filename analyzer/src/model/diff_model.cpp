@@ -130,7 +130,10 @@ VariableDiff diff_of(const Variable* b, const Variable* a, MatchKind match, cons
 }
 
 // Pairs the variables of the two runs whose keys are equal, in the models' order (samples
-// descending) among equal keys; marks them used.
+// descending) among equal keys; marks them used. A loose key pairs only when it is one
+// variable's on each side: of a stripped program it keeps only the modules along the path, and
+// on CP2K thousands of sites seen in one run only shared such keys, so unrelated variables were
+// paired as one that had moved.
 void pair_by_key(const std::vector<Variable>& bv, const std::vector<Variable>& av, bool loose,
                  std::vector<bool>* b_used, std::vector<bool>* a_used,
                  std::vector<std::pair<size_t, size_t>>* pairs) {
@@ -140,12 +143,17 @@ void pair_by_key(const std::vector<Variable>& bv, const std::vector<Variable>& a
     std::string k = match_key(av[i], loose);
     if (!k.empty()) after_by_key[k].push_back(i);
   }
+  std::map<std::string, size_t> before_count;
+  if (loose)
+    for (size_t i = 0; i < bv.size(); ++i)
+      if (!(*b_used)[i]) ++before_count[match_key(bv[i], loose)];
   std::map<std::string, size_t> next;
   for (size_t i = 0; i < bv.size(); ++i) {
     if ((*b_used)[i]) continue;
     std::string k = match_key(bv[i], loose);
     auto it = after_by_key.find(k);
     if (k.empty() || it == after_by_key.end()) continue;
+    if (loose && (it->second.size() != 1 || before_count[k] != 1)) continue;
     size_t& n = next[k];
     if (n >= it->second.size()) continue;
     size_t j = it->second[n++];
@@ -165,6 +173,12 @@ std::string samples_text(double v) {
 std::string match_key(const Variable& v, bool loose) {
   switch (v.kind) {
     case VariableKind::Heap: {
+      // Loosely, a path whose code has no function name (a stripped program) is its modules
+      // alone: nothing to tell one site from another, so no loose match.
+      if (loose && std::none_of(v.allocation_path.begin(), v.allocation_path.end(), [](const Location& l) {
+            return l.has_address && !l.function.empty() && !l.unnamed_function;
+          }))
+        return "";
       std::string key = "heap";
       for (const Location& l : v.allocation_path) key += "\n" + frame_key(l, loose);
       return key;

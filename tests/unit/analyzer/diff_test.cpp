@@ -142,6 +142,50 @@ TEST(DiffModel, StaticWithoutSamplesInOneRunIsMatchedNotGone) {
   EXPECT_EQ(find(gone, "count")->match, MatchKind::Exact);
 }
 
+// Loose keys pair a variable only when they are unambiguous. A stripped program's path is its
+// modules alone (on CP2K thousands of sites seen in one run only shared such keys, and unrelated
+// variables were paired as one that had moved): no loose key at all. Symbolized, two sites on
+// each side with the same functions (lines moved) are ambiguous and stay gone and new; one alone
+// with its functions on each side pairs.
+TEST(DiffModel, LooseKeysPairOnlyWhenUnambiguous) {
+  // Sites (callee offset, caller offset) with their samples; `names` symbolizes every frame.
+  auto run = [](std::vector<std::pair<uint64_t, uint64_t>> sites, bool names, uint32_t line0) {
+    Profile db = make_database(Version{});
+    db.sites.clear();
+    for (auto [callee, caller] : sites) db.sites.push_back({AllocApi::Malloc, 0, {{0, callee}, {0, caller}}, 1, 4096});
+    Tree t = new_tree(0);
+    for (uint32_t k = 0; k < db.sites.size(); ++k) heap_sample(t, k, {{0, 0x2040 + k}}, 10 + k);
+    db.statics.clear();
+    db.trees = {t};
+    db.symbols.clear();
+    if (names) {
+      uint32_t line = line0;
+      for (auto [callee, caller] : sites) {
+        // The first two sites share their functions; the third is alone with its own.
+        const bool alone = caller == 0x2900;
+        db.symbols.push_back(Symbolized{{0, callee}, {{alone ? "make_cache" : "make_grid", "/src/g.c", line++}}});
+        db.symbols.push_back(Symbolized{{0, caller}, {{"main", "/src/main.c", line++}}});
+      }
+    }
+    return db;
+  };
+  auto count = [](const DiffModel& m, MatchKind kind) {
+    size_t n = 0;
+    for (const VariableDiff& v : m.variables) n += v.kind == VariableKind::Heap && v.match == kind;
+    return n;
+  };
+  const std::vector<std::pair<uint64_t, uint64_t>> before = {{0x1100, 0x2100}, {0x1200, 0x2200}, {0x1300, 0x2900}};
+  const std::vector<std::pair<uint64_t, uint64_t>> after = {{0x1500, 0x2500}, {0x1600, 0x2600}, {0x1700, 0x2900}};
+  DiffModel stripped = build_diff_model(run(before, false, 1), run(after, false, 1));
+  EXPECT_EQ(count(stripped, MatchKind::Loose), 0u);
+  EXPECT_EQ(count(stripped, MatchKind::Gone), 3u);
+  EXPECT_EQ(count(stripped, MatchKind::New), 3u);
+  DiffModel named = build_diff_model(run(before, true, 10), run(after, true, 40));
+  EXPECT_EQ(count(named, MatchKind::Loose), 1u);
+  EXPECT_EQ(count(named, MatchKind::Gone), 2u);
+  EXPECT_EQ(count(named, MatchKind::New), 2u);
+}
+
 TEST(DiffModel, MatchesAndFigures) {
   DiffModel m = build_diff_model(make_database(Version{}), make_database(fixed_version()));
   EXPECT_EQ(m.before.raw_samples, 530u);  // 320 + 100 + 30 + 50 + 5 + 25
@@ -282,9 +326,13 @@ TEST(DiffModel, MatchKeys) {
   v.allocation_path = {Location{"malloc", "", 0, "", 0, false}, Location{"make_grid", "/a/grid.c", 41, kApp, 0x10, true}};
   EXPECT_EQ(match_key(v, false), "heap\nmalloc@:0\nmake_grid@grid.c:41");
   EXPECT_EQ(match_key(v, true), "heap\nmalloc\nmake_grid");
+  v.allocation_path.push_back(Location{"main", "/a/main.c", 9, kApp, 0x20, true});
   v.allocation_path[1].function = "";  // unsymbolized: module and offset, loosely the module
-  EXPECT_EQ(match_key(v, false), "heap\nmalloc@:0\nsolver+0x10");
-  EXPECT_EQ(match_key(v, true), "heap\nmalloc\nsolver");
+  EXPECT_EQ(match_key(v, false), "heap\nmalloc@:0\nsolver+0x10\nmain@main.c:9");
+  EXPECT_EQ(match_key(v, true), "heap\nmalloc\nsolver\nmain");
+  v.allocation_path[2].function = "";  // no frame named (a stripped program): no loose key
+  EXPECT_EQ(match_key(v, false), "heap\nmalloc@:0\nsolver+0x10\nsolver+0x20");
+  EXPECT_EQ(match_key(v, true), "");
   Variable u;
   u.kind = VariableKind::Unknown;
   u.name = "[stack]";
