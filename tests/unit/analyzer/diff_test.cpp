@@ -2,6 +2,7 @@
 // matching (exact, loose, new, gone), one sampling rate, per-process means, the noise rule,
 // access paths before and after, and the JSON diff against a checked-in golden file
 // (golden/diff/diff.json; HPCL_UPDATE_GOLDEN=1 rewrites it, golden/update.sh does so).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -35,6 +36,7 @@ struct Version {
   std::string rate = "1000";
   uint64_t processes = 1;
   bool plugin = false;                // a plugin library with a sampled static is loaded
+  uint64_t scratch_samples = 30;      // of the scratch (or cache) buffer
 };
 
 const std::string kApp = "/opt/app/bin/solver";
@@ -68,7 +70,7 @@ Profile make_database(const Version& v) {
   heap_sample(t, 0, {{0, 0x2040}, {0, 0x3000}}, v.by_columns);
   if (v.by_rows > 0) heap_sample(t, 0, {{0, 0x2040}, {0, 0x3100}}, v.by_rows);
   heap_sample(t, 1, {{0, 0x2040}, {0, 0x3200}}, v.halo);
-  if (v.scratch || v.cache) heap_sample(t, 2, {{0, 0x2040}, {0, 0x3200}}, 30);
+  if ((v.scratch || v.cache) && v.scratch_samples > 0) heap_sample(t, 2, {{0, 0x2040}, {0, 0x3200}}, v.scratch_samples);
   if (v.counter_samples > 0) static_sample(t, 0, {{0, 0x2040}, {0, 0x3300}}, v.counter_samples);
   if (v.plugin) static_sample(t, static_cast<uint32_t>(db.statics.size() - 1), {{0, 0x2040}, {0, 0x3300}}, 10);
   if (v.stack > 0) unknown_sample(t, UnknownClass::Stack, {{0, 0x2040}}, v.stack);
@@ -142,6 +144,26 @@ TEST(DiffModel, StaticWithoutSamplesInOneRunIsMatchedNotGone) {
   EXPECT_EQ(find(gone, "count")->match, MatchKind::Exact);
 }
 
+// A heap variable with samples in one run only, whose allocation site the other run has too (its
+// report does not build a variable without samples): matched, with no samples there, not
+// "new" or "gone", and its allocation path kept.
+TEST(DiffModel, HeapSiteWithoutSamplesInOneRunIsMatchedNotGone) {
+  Version quiet;
+  quiet.scratch_samples = 0;
+  for (bool forward : {true, false}) {
+    DiffModel m = forward ? build_diff_model(make_database(Version{}), make_database(quiet))
+                          : build_diff_model(make_database(quiet), make_database(Version{}));
+    const VariableDiff* scratch = find(m, "main (main.c:12)");
+    ASSERT_NE(scratch, nullptr) << forward;
+    EXPECT_EQ(scratch->match, MatchKind::Exact) << forward;
+    EXPECT_TRUE(scratch->before.present && scratch->after.present) << forward;
+    EXPECT_DOUBLE_EQ((forward ? scratch->after : scratch->before).samples, 0) << forward;
+    EXPECT_DOUBLE_EQ((forward ? scratch->before : scratch->after).samples, 30) << forward;
+    ASSERT_EQ(scratch->allocation_path.size(), 2u) << forward;
+    EXPECT_EQ(scratch->allocation_path[1].line, 12u) << forward;
+  }
+}
+
 // Loose keys pair a variable only when they are unambiguous. A stripped program's path is its
 // modules alone (on CP2K thousands of sites seen in one run only shared such keys, and unrelated
 // variables were paired as one that had moved): no loose key at all. Symbolized, two sites on
@@ -149,12 +171,14 @@ TEST(DiffModel, StaticWithoutSamplesInOneRunIsMatchedNotGone) {
 // with its functions on each side pairs.
 TEST(DiffModel, LooseKeysPairOnlyWhenUnambiguous) {
   // Sites (callee offset, caller offset) with their samples; `names` symbolizes every frame.
-  auto run = [](std::vector<std::pair<uint64_t, uint64_t>> sites, bool names, uint32_t line0) {
+  // Sites after the first `sampled` have no sample (their report builds no variable for them).
+  auto run = [](std::vector<std::pair<uint64_t, uint64_t>> sites, bool names, uint32_t line0,
+                size_t sampled = SIZE_MAX) {
     Profile db = make_database(Version{});
     db.sites.clear();
     for (auto [callee, caller] : sites) db.sites.push_back({AllocApi::Malloc, 0, {{0, callee}, {0, caller}}, 1, 4096});
     Tree t = new_tree(0);
-    for (uint32_t k = 0; k < db.sites.size(); ++k) heap_sample(t, k, {{0, 0x2040 + k}}, 10 + k);
+    for (uint32_t k = 0; k < db.sites.size() && k < sampled; ++k) heap_sample(t, k, {{0, 0x2040 + k}}, 10 + k);
     db.statics.clear();
     db.trees = {t};
     db.symbols.clear();
@@ -166,6 +190,9 @@ TEST(DiffModel, LooseKeysPairOnlyWhenUnambiguous) {
         db.symbols.push_back(Symbolized{{0, callee}, {{alone ? "make_cache" : "make_grid", "/src/g.c", line++}}});
         db.symbols.push_back(Symbolized{{0, caller}, {{"main", "/src/main.c", line++}}});
       }
+      // The database's symbols are sorted by frame (looked up by binary search).
+      std::sort(db.symbols.begin(), db.symbols.end(),
+                [](const Symbolized& x, const Symbolized& y) { return x.frame < y.frame; });
     }
     return db;
   };
@@ -184,6 +211,13 @@ TEST(DiffModel, LooseKeysPairOnlyWhenUnambiguous) {
   EXPECT_EQ(count(named, MatchKind::Loose), 1u);
   EXPECT_EQ(count(named, MatchKind::Gone), 2u);
   EXPECT_EQ(count(named, MatchKind::New), 2u);
+  // Unique among the variables with samples is not enough: BEFORE's second make_grid site has
+  // none, but it is a site of the run with the same loose key, so the first does not pair.
+  DiffModel hidden = build_diff_model(run({{0x1100, 0x2100}, {0x1200, 0x2200}}, true, 10, 1),
+                                      run({{0x1500, 0x2500}}, true, 40));
+  EXPECT_EQ(count(hidden, MatchKind::Loose), 0u);
+  EXPECT_EQ(count(hidden, MatchKind::Gone), 1u);
+  EXPECT_EQ(count(hidden, MatchKind::New), 1u);
 }
 
 TEST(DiffModel, MatchesAndFigures) {
