@@ -130,11 +130,6 @@ VariableDiff diff_of(const Variable* b, const Variable* a, MatchKind match, cons
   return d;
 }
 
-// How many of a run's variables have each loose key (by its hash; a collision only makes a key
-// look ambiguous): every allocation site, measured or not, each path expanded as its report
-// would, and the statics of its model.
-using LooseCounts = std::unordered_map<uint64_t, uint32_t>;
-
 // A site's allocation path as its report's variable has it: the API's pseudo-frame, then the
 // frames expanded (match_key reads only these).
 void site_path(const AllocSite& site, const PathExpander& expander, Variable& probe) {
@@ -143,6 +138,10 @@ void site_path(const AllocSite& site, const PathExpander& expander, Variable& pr
   expander.append_path(site.frames, /*allocation=*/true, probe.allocation_path);
 }
 
+// How many of a run's variables have each loose key (by its hash; a collision only makes a key
+// look ambiguous): every allocation site, measured or not, each path expanded as its report
+// would, and the statics of its model.
+using LooseCounts = std::unordered_map<uint64_t, uint32_t>;
 LooseCounts loose_counts(const Profile& db, const ReportModel& model) {
   LooseCounts counts;
   std::hash<std::string> hash;
