@@ -419,6 +419,31 @@ TEST(DiffFormat, AccessPathsStayApartAt80Columns) {
   EXPECT_NE(paths[1].find("column_means_bad < GOMP_parallel"), std::string::npos) << paths[1];
 }
 
+// At 80 columns every line fits, CP2K's case: long stripped names, a loose match's long note,
+// and more new variables than are listed (each named up to 10, then counted).
+TEST(DiffFormat, EveryLineFitsAt80Columns) {
+  DiffModel m;
+  for (int k = 0; k < 14; ++k) {
+    VariableDiff v;
+    v.kind = VariableKind::Heap;
+    v.name = "cp2k.psmp!0x28ffac0+0x4e \u2190 \u2026 \u2190 cp2k.psmp!0x15f8ba0+0x16e" + std::to_string(k);
+    v.match = k < 2 ? MatchKind::Gone : MatchKind::New;
+    v.before.present = k < 2;
+    v.after.present = k >= 2;
+    (k < 2 ? v.before : v.after).samples = 6687 + k;
+    v.delta = k < 2 ? -6687.0 - k : 6687.0 + k;
+    v.accesses = {{"cp2k.psmp!0x1cb7dd0+0x52fa", "cp2k.psmp!0x1cad680 < GOMP_parallel", 6533, 7356}};
+    m.variables.push_back(v);
+  }
+  m.notes = {"matched loosely (same functions, lines or symbol moved): " + m.variables[0].name + " -> " +
+             m.variables[1].name};
+  std::ostringstream text;
+  write_diff_text(m, DiffReportOptions{0, 80, 3}, text);
+  std::istringstream lines(text.str());
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(display_width(line), 80u) << line;
+  EXPECT_NE(text.str().find("and 2 more (--format json lists them)"), std::string::npos) << text.str();
+}
+
 TEST(DiffFormat, TextAndCsv) {
   DiffModel m = build_diff_model(make_database(Version{}), make_database(fixed_version()));
   std::ostringstream text, csv;
