@@ -138,11 +138,14 @@ void site_path(const AllocSite& site, const PathExpander& expander, Variable& pr
   expander.append_path(site.frames, /*allocation=*/true, probe.allocation_path);
 }
 
-// How many of a run's variables have each loose key (by its hash; a collision only makes a key
-// look ambiguous): every allocation site, measured or not, each path expanded as its report
-// would, and the statics of its model.
+// One pass over a run's allocation sites, measured or not, each path expanded once as its
+// report would. Counts how many of the run's variables have each loose key (by its hash; a
+// collision only makes a key look ambiguous): the sites, and the statics of its model. And finds
+// the other run's heap variables in `wanted` (exact key -> their index) that have a site here:
+// their indices go to `found`, in this run's site order.
 using LooseCounts = std::unordered_map<uint64_t, uint32_t>;
-LooseCounts loose_counts(const Profile& db, const ReportModel& model) {
+LooseCounts scan_sites(const Profile& db, const ReportModel& model, std::map<std::string, size_t> wanted,
+                       std::vector<size_t>* found) {
   LooseCounts counts;
   std::hash<std::string> hash;
   Variable probe;
@@ -150,6 +153,11 @@ LooseCounts loose_counts(const Profile& db, const ReportModel& model) {
     for (const AllocSite& site : db.sites) {
       site_path(site, *model.expander, probe);
       if (std::string k = match_key(probe, true); !k.empty()) ++counts[hash(k)];
+      if (wanted.empty()) continue;
+      if (auto it = wanted.find(match_key(probe, false)); it != wanted.end()) {
+        found->push_back(it->second);
+        wanted.erase(it);
+      }
     }
   for (const Variable& v : model.variables)
     if (v.kind == VariableKind::Static)
@@ -322,28 +330,23 @@ DiffModel build_diff_model(const Profile& before_db, const Profile& after_db, co
   };
   // A heap variable measured in one run only whose allocation site the other run has too, with
   // nothing measured (so its model did not build it): matched, with no samples on that side.
-  // Each of the other run's sites is expanded once, as its report would, and keyed.
-  auto heap_counterparts = [&](const std::vector<Variable>& vars, std::vector<bool>& used, const Profile& other_db,
-                               const ReportModel& other, std::vector<std::pair<size_t, size_t>>& only) {
+  auto wanted_of = [](const std::vector<Variable>& vars, const std::vector<bool>& used) {
     std::map<std::string, size_t> wanted;
     for (size_t i = 0; i < vars.size(); ++i)
       if (!used[i] && vars[i].kind == VariableKind::Heap) wanted.emplace(match_key(vars[i], false), i);
-    if (wanted.empty() || other.expander == nullptr) return;
-    Variable probe;
-    for (const AllocSite& site : other_db.sites) {
-      site_path(site, *other.expander, probe);
-      auto it = wanted.find(match_key(probe, false));
-      if (it == wanted.end()) continue;
-      used[it->second] = true;
-      only.emplace_back(it->second, counterpart(vars[it->second]));
-      wanted.erase(it);
-      if (wanted.empty()) break;
-    }
+    return wanted;
   };
-  heap_counterparts(bv, b_used, after_db, sides[1].model, b_only);
-  heap_counterparts(av, a_used, before_db, sides[0].model, a_only);
-  const LooseCounts b_counts = loose_counts(before_db, sides[0].model);
-  const LooseCounts a_counts = loose_counts(after_db, sides[1].model);
+  std::vector<size_t> b_found, a_found;
+  const LooseCounts a_counts = scan_sites(after_db, sides[1].model, wanted_of(bv, b_used), &b_found);
+  const LooseCounts b_counts = scan_sites(before_db, sides[0].model, wanted_of(av, a_used), &a_found);
+  for (size_t i : b_found) {
+    b_used[i] = true;
+    b_only.emplace_back(i, counterpart(bv[i]));
+  }
+  for (size_t j : a_found) {
+    a_used[j] = true;
+    a_only.emplace_back(j, counterpart(av[j]));
+  }
   pair_by_key(bv, av, true, &b_used, &a_used, &loose, &b_counts, &a_counts);
   for (size_t i = 0; i < bv.size(); ++i)
     if (!b_used[i] && static_of_loaded(bv[i], a_modules)) {
