@@ -505,10 +505,12 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   // process's exit when computed for nothing).
   if (g_verbose)
     log_info("wrote %s in %.1f ms: %u threads in %zu trees, %llu samples (%llu dropped, %llu in the "
-           "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
-           "arena heaps", path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), nthreads, (unsigned long long)samples,
-           (unsigned long long)dropped, (unsigned long long)busy, g_sites.size(), streamer.statics.size(),
-           g_heap.size(), g_heap.footprint() / 1024, g_heap_extent.arena_heaps());
+             "runtime), %u heap variables, %zu static variables; address map %zu blocks, %zu KiB; %d "
+             "arena heaps",
+             path.c_str(), double(monotonic_ns() - began_ns) / 1e6, threads_count(), nthreads,
+             (unsigned long long)samples, (unsigned long long)dropped, (unsigned long long)busy,
+             g_sites.size(), streamer.statics.size(), g_heap.size(), g_heap.footprint() / 1024,
+             g_heap_extent.arena_heaps());
   return true;
 }
 
