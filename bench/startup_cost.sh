@@ -10,25 +10,28 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 runs=${2:-5}
-tool=$build/bin/hpcrun-lite
+builds=("$build")
+[ $# -ge 3 ] && builds+=("$3")
 input=$root/tests/e2e/data/lj_melt.lmp
 lmp_args=(lmp -in "$input" -var cells 4 -var steps 0 -log none -screen none)
 # shellcheck source=bench/lammps_lib.sh disable=SC1091
 source "$root/bench/lammps_lib.sh"
-lammps_begin startup_cost "$runs" "$tool"
+lammps_begin startup_cost "$runs" "${builds[@]/%//bin/hpcrun-lite}"
 for ((r = 0; r < runs; ++r)); do
   lammps_cpu native
-  lammps_cpu tool "$tool"
+  for i in "${!builds[@]}"; do lammps_cpu "tool$i" "${builds[$i]}/bin/hpcrun-lite"; done
 done
-python3 - "$work/times" <<'PY'
+python3 - "$work/times" "${builds[@]}" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, cpu = line.split()
     rows.setdefault(name, []).append(float(cpu))
-n, t = statistics.median(rows["native"]), statistics.median(rows["tool"])
-print("LAMMPS run 0, 2 ranks: total CPU seconds (user + system), median of %d pairs" % len(rows["tool"]))
+n = statistics.median(rows["native"])
+print("LAMMPS run 0, 2 ranks: total CPU seconds (user + system), median of %d rounds" % len(rows["native"]))
 print("  native %.3f   (%s)" % (n, " ".join("%.3f" % v for v in rows["native"])))
-print("  tool   %.3f   (%s)" % (t, " ".join("%.3f" % v for v in rows["tool"])))
-print("  added  %.3f s in total, %.0f ms per rank" % (t - n, (t - n) / 2 * 1000))
+for i, build in enumerate(sys.argv[2:]):
+    t = statistics.median(rows["tool%d" % i])
+    print("  %s: tool %.3f   (%s)" % (build, t, " ".join("%.3f" % v for v in rows["tool%d" % i])))
+    print("    added %.3f s in total, %.0f ms per rank" % (t - n, (t - n) / 2 * 1000))
 PY

@@ -54,7 +54,9 @@ constexpr const char* kSummedKeys[] = {"samples_total",        "samples_dropped"
                                        "wp_traps",             "wp_expired",
                                        "wp_pending_end",       "wp_no_register",
                                        "wp_modify_failed",     "wp_stale",
-                                       "wp_table_lost"};
+                                       "wp_table_lost",
+                                       // CPU time inside dlopen, not sampled (absent from older files).
+                                       "dlopen_unsampled_ns"};
 
 // META of a partial merge (to_partial): every key starts with "partial"; this one names the
 // version of the layout, so ranks of different builds refuse each other's partials.

@@ -152,6 +152,8 @@ void read_run(const Profile& db, ReportModel& m) {
   m.ranks = meta_u64(db, "ranks");
   m.samples_dropped = meta_u64(db, "samples_dropped");
   m.samples_in_runtime = meta_u64(db, "samples_in_runtime");
+  m.dlopen_unsampled_ns = meta_u64(db, "dlopen_unsampled_ns");
+  if (m.source == "soft") m.soft_rate = meta_u64(db, "rate");
   m.skipped = meta_str(db, "skipped");
   m.has_sample_details = db.find_meta("samples_dropped_full") != nullptr;
   m.samples_taken = meta_u64(db, "samples_total");

@@ -197,6 +197,10 @@ struct ReportModel {
   uint64_t allocs_lost = 0;           // blocks left untracked: the runtime's tables were full
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  // CPU time inside dlopen, where the soft source's timer was paused (META dlopen_unsampled_ns),
+  // and the sampling rate (samples per second of CPU time; 0 when unknown or not the soft one).
+  uint64_t dlopen_unsampled_ns = 0;
+  uint64_t soft_rate = 0;
   // The page-fault source (META page_faults_*): has_page_faults when the database has it.
   bool has_page_faults = false;
   uint64_t page_faults = 0;             // attributed in the tree (inclusive at the root)

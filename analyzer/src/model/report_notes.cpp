@@ -3,6 +3,7 @@
 // lives here, apart from the arithmetic of the model (see report_parts.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "merge/runs.h"
 #include "words.h"
@@ -11,6 +12,16 @@
 #include "symbols/location.h"
 
 namespace hpcl::analysis {
+
+namespace {
+// "40 ms", "2.5 s": a CPU time in a sentence.
+std::string seconds_text(double s) {
+  char buf[32];
+  if (s < 1) snprintf(buf, sizeof buf, "%.0f ms", s * 1000);
+  else snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+}  // namespace
 
 void add_notes(ReportModel& m, const Profile& db) {
   if (m.source.empty() || m.source == "soft" || m.source == "mixed")
@@ -70,6 +81,17 @@ void add_notes(ReportModel& m, const Profile& db) {
                       " interrupted the profiler's own allocation tracking; " +
                       (m.samples_in_runtime == 1 ? "it is" : "they are") +
                       " code time of the interrupted instruction, without a data address.");
+  // The timer pauses inside dlopen (the loader, the new libraries' constructors). Said when that
+  // time is worth a reader's attention: 1% of the time the samples stand for, or more.
+  if (m.dlopen_unsampled_ns > 0 && m.soft_rate > 0 && m.samples_taken > 0) {
+    const double sampled_s = double(m.samples_taken) / double(m.soft_rate);
+    const double dlopen_s = double(m.dlopen_unsampled_ns) / 1e9;
+    if (dlopen_s >= 0.01 * sampled_s)
+      m.notes.push_back(seconds_text(dlopen_s) + " of CPU time inside dlopen (the loader and the "
+                        "constructors of the libraries it opened) was not sampled: " +
+                        std::to_string(std::lround(100 * dlopen_s / (dlopen_s + sampled_s))) +
+                        "% of the CPU time measured. The profiler pauses its timer there.");
+  }
   if (m.samples_dropped > m.samples_dropped_nested)
     m.notes.push_back(count_of(m.samples_dropped - m.samples_dropped_nested, "sample") + " " +
                       was_were(m.samples_dropped - m.samples_dropped_nested) +

@@ -374,6 +374,7 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("no_data_samples", m.no_data_samples);
   w.field("unknown_data_samples", m.unknown_samples);
   w.field("samples_in_runtime", m.samples_in_runtime);
+  if (m.dlopen_unsampled_ns > 0) w.field("dlopen_unsampled_ns", m.dlopen_unsampled_ns);
   w.field_fixed("estimated_data_samples", m.estimated_data_samples, kEstimateDecimals);
   if (m.has_sample_details) {
     w.field("samples_taken", m.samples_taken);

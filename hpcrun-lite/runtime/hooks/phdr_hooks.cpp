@@ -8,9 +8,9 @@
 // calls go to the real dl_iterate_phdr.
 //
 // dlclose marks the module closing in the snapshot before the loader may unmap it, and takes a
-// new snapshot after it returns. (dlopen keeps its stub in runtime.cpp, which cannot regain
-// control after the real call: new modules enter the snapshot with the module scan that follows
-// every dlopen.)
+// new snapshot after it returns. (dlopen has its stub in dlopen_hooks.cpp, which regains control
+// after the real call only for some calls: new modules enter the snapshot with the module scan
+// that follows every dlopen.)
 #include <dlfcn.h>
 #include <link.h>
 

@@ -1,4 +1,4 @@
-// Start-up, thread life cycle, fork, dlopen and exit of the preloaded runtime.
+// Start-up, thread life cycle, fork and exit of the preloaded runtime (dlopen: dlopen_hooks.cpp).
 //
 // Order at start-up matters: the real functions first (every wrapper needs them), then options,
 // libunwind, the module scan (static variables), the sampler, and only then are allocations
@@ -506,29 +506,6 @@ HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   int rc = real.pthread_create(thread, attr, start_trampoline, args);
   if (rc != 0) real.free(args);
   return rc;
-}
-
-// dlopen must see its real caller: glibc searches the calling object's RUNPATH, so a wrapper
-// that called the real dlopen would change which library a program loads. This stub marks the
-// module list as changed and jumps to the real dlopen with the caller's return address in place.
-// New modules are scanned at the program's next allocation (or thread start, or exit) after
-// the loader finished; samples that hit a new module's data before then count as unknown data.
-extern "C" __attribute__((visibility("hidden"))) void* hpcrun_dlopen_target() {
-  ensure_real_fns();
-  g_modules_dirty.store(true, std::memory_order_release);
-  return reinterpret_cast<void*>(real.dlopen);
-}
-
-HPCL_EXPORT __attribute__((naked)) void* dlopen(const char*, int) {
-  __asm__(
-      "push %rdi\n\t"
-      "push %rsi\n\t"
-      "sub $8, %rsp\n\t"  // 16-byte alignment for the call
-      "call hpcrun_dlopen_target\n\t"
-      "add $8, %rsp\n\t"
-      "pop %rsi\n\t"
-      "pop %rdi\n\t"
-      "jmp *%rax\n\t");
 }
 
 }  // extern "C"

@@ -272,6 +272,7 @@ void threads_after_fork_child() {
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
     self->overruns = 0;
+    self->dlopen_ns = self->dlopen_since = 0;  // a fork inside a dlopen: the child's clock is new
     self->numa.clear();
     sources_restart_in_child(self);
   }

@@ -71,6 +71,12 @@ struct ThreadState {
   uint64_t dropped;          // tree full: not recorded
   uint64_t nested;           // landed in another source's handler on this thread: not recorded
   uint64_t overruns;         // the event overflowed again while the handler ran: not recorded
+  // dlopen calls made while the timer was paused (sampler_pause): the thread's CPU time in them,
+  // not sampled; its CPU clock when the current one began; whether one runs now. The thread
+  // writes them itself, outside its handler.
+  uint64_t dlopen_ns;
+  uint64_t dlopen_since;
+  int dlopen_paused;
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).

@@ -337,9 +337,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
 
   std::vector<const ThreadState*> threads;
   uint64_t samples = 0, dropped = 0, nested = 0, busy = 0, nodata = 0, unresolved = 0, overruns = 0;
+  uint64_t dlopen_ns = 0;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
+    dlopen_ns += t->dlopen_ns;
     samples += t->samples;
     dropped += t->dropped;
     nested += t->nested;
@@ -382,6 +384,13 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   if (g_config.npapi) p.set_meta("samples_dropped_nested", std::to_string(nested));
   // Overflows during a slower handler: the handler's own time, not the program's (sampler.cpp).
   p.set_meta("samples_overruns", std::to_string(overruns));
+  // CPU time inside dlopen, where the timer was paused (sampler.h); the exiting thread's own
+  // dlopen, when a library constructor ends the process, up to now.
+  if (const ThreadState* self = t_state; self && self->dlopen_since != 0) {
+    const uint64_t now = thread_cpu_ns();
+    if (now > self->dlopen_since) dlopen_ns += now - self->dlopen_since;
+  }
+  if (dlopen_ns) p.set_meta("dlopen_unsampled_ns", std::to_string(dlopen_ns));
   // Blocks left untracked because the site table or the address map was full.
   p.set_meta("allocs_lost", std::to_string(g_allocs_lost.load(std::memory_order_relaxed)));
   p.set_meta("samples_no_data", std::to_string(nodata));

@@ -392,6 +392,7 @@ void start_timer(ThreadState* ts);
 
 void sampler_start_thread(ThreadState* ts) {
   ts->soft_records = g_record;
+  ts->dlopen_paused = 0;  // a state whose last thread ended inside a dlopen
   if (g_timer) start_timer(ts);
 }
 
@@ -438,6 +439,48 @@ void start_timer(ThreadState* ts) {
 }
 
 }  // namespace
+
+// Why pause at all: a thread that sleeps inside dlopen pays the timer's restart at every wake-up
+// (the kernel cancels a task clock's hrtimer when the thread is switched out, restarts it when
+// it comes back; 5-12 us a switch on the development VM, docs/PERFORMANCE.md). Open MPI's
+// MPI_Init opens libpsm2 and libinfinipath, whose constructors call usleep ~500 times each on a
+// machine without their hardware: ~1,000 switches, 6-7 ms of CPU per process under the timer.
+// A disabled event is not switched at all. HPCToolkit's hpcrun does not sample inside dlopen
+// either (its samples that arrive then are counted as blocked).
+bool sampler_can_pause(const ThreadState* ts) {
+  if (!ts || ts->dlopen_paused || __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE) < 0 ||
+      g_stopped.load(std::memory_order_relaxed))
+    return false;
+  if (!ts->period_pending) return true;
+  // The random first period runs for one overflow (start_timer). Paused and resumed before it,
+  // it goes on where it was. Its overflow disables the event until the handler sets the real
+  // period; a signal the thread blocks waits, and resuming such an event would run it with no
+  // limit while nothing takes its signals: not paused then.
+  sigset_t mask;
+  return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && !sigismember(&mask, g_trap ? SIGTRAP : g_signo);
+}
+
+void sampler_pause(ThreadState* ts) {
+  ts->dlopen_paused = 1;
+  const int first = ts->period_pending;
+  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  // The first overflow came during the ioctl: its handler ran on the way out of it and enabled
+  // the real period (start_real_period).
+  if (first && !ts->period_pending && fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  ts->dlopen_since = thread_cpu_ns();
+}
+
+void sampler_resume(ThreadState* ts) {
+  const uint64_t now = thread_cpu_ns();
+  if (ts->dlopen_since != 0 && now > ts->dlopen_since) ts->dlopen_ns += now - ts->dlopen_since;
+  ts->dlopen_since = 0;
+  // The process-end path may have closed the timer meanwhile (sampler_halt_all): it set the fd
+  // to -1 first.
+  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0 && !g_stopped.load(std::memory_order_relaxed)) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  ts->dlopen_paused = 0;
+}
 
 void sampler_stop_thread(ThreadState* ts) {
   // Exchange: the exiting thread and the process-exit path may both stop the same thread.
