@@ -4,7 +4,7 @@
  * native run, and the profile must be written and hold the work.
  *
  *   return exit _exit abort segv term  fork system threads handlers handler_exit reset dlopen
- *   block rtsig trap overflow exec vfork closefrom
+ *   block rtsig trap trap_ignored trap_blocked overflow exec vfork closefrom
  * Built with WITH_MPI (mpi_endings), every rank works first, then:
  *   mpi_abort  rank 1 calls MPI_Abort(3) while rank 0 waits in a barrier
  *   killed     every rank works until mpirun's --timeout kills the job
@@ -201,6 +201,23 @@ int main(int argc, char **argv) {
     printf("still alive\n");
     __asm__ volatile("int3");
     return 1; /* not reached: SIGTRAP's default action ends the process */
+  }
+  if (!strcmp(how, "trap_ignored") || !strcmp(how, "trap_blocked")) {
+    /* A breakpoint while the program ignores or blocks SIGTRAP: the kernel puts back the
+     * default action and the process dies of it, although the tool's timer owns SIGTRAP. */
+    if (how[5] == 'i') {
+      signal(SIGTRAP, SIG_IGN);
+    } else {
+      signal(SIGTRAP, count_handler); /* blocked, its handler does not run either */
+      sigset_t trap;
+      sigemptyset(&trap);
+      sigaddset(&trap, SIGTRAP);
+      sigprocmask(SIG_BLOCK, &trap, NULL);
+    }
+    work(0.1);
+    __asm__ volatile("int3");
+    printf("survived a breakpoint\n");
+    return 1; /* not reached */
   }
   if (!strcmp(how, "overflow")) return recurse(0); /* SIGSEGV on a full stack */
   if (!strcmp(how, "exec")) {

@@ -253,6 +253,16 @@ void signals_own_endings(SignalHandler handler) {
 void signal_forward(int sig, siginfo_t* info, void* uc, void (*die)(int, siginfo_t*, void*)) {
   if (!valid(sig)) return;
   struct sigaction a = read_program_action(sig);
+  // A trap the kernel forces on the thread (int3, a single step, a hardware breakpoint: a
+  // positive si_code, not kill or raise) ends the process when the program ignores or blocks
+  // it: the kernel then puts back the default action (force_sig_info). The runtime's handler is
+  // installed and unblocked for the timer's SIGTRAP, so it acts as the kernel would have.
+  const bool forced = sig == SIGTRAP && info && info->si_code > 0;
+  if (forced && (a.sa_handler == SIG_IGN || (t_program_blocks_sampling & bit_of(sig)))) {
+    a.sa_handler = SIG_DFL;
+    a.sa_flags &= ~SA_SIGINFO;
+    set_program_action(sig, a);
+  }
   if (a.sa_handler == SIG_IGN) return;
   if (a.sa_handler == SIG_DFL) {
     die(sig, info, uc);
