@@ -287,6 +287,30 @@ TEST(ReportTables, Golden80And120Columns) {
   EXPECT_EQ(wide.find("\u2026"), std::string::npos) << wide;
 }
 
+// Columns of the table's header line: where the variable column starts and the next begins.
+size_t name_column_width(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.starts_with("#  variable")) return line.find("kind") - line.find("variable");
+  return 0;
+}
+
+// The names keep 3/10 of the width (or all they need) while an optional column can go instead:
+// squeezed to their minimum beside every optional column, stripped CP2K names had 23 columns at
+// 120, fewer than the 31 they had at 80, where those columns were dropped. (A shortened name
+// loses whole components, so it may stop a few columns short of its column.)
+TEST(ReportTables, NamesKeepAThirdOfTheWidthBeforeOptionalColumns) {
+  Profile db = lammps_database();
+  ReportModel m = build_report_model(db);
+  const size_t natural = name_column_width(text_report(m, 0));
+  for (size_t width : {80, 90, 100, 110, 120, 140, 160}) {
+    const std::string t = text_report(m, width);
+    EXPECT_GE(name_column_width(t) + 4, std::min(natural, width * 3 / 10)) << "at " << width << " columns:\n" << t;
+    EXPECT_LE(widest_line(t), width) << t;
+  }
+}
+
 TEST(ReportGroups, RuntimeLibrariesFoldIntoOneRowPerFamily) {
   ReportModel m = build_report_model(lammps_database());
   std::map<std::string, const Variable*> by_name;
