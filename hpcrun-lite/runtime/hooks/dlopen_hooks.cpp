@@ -16,7 +16,6 @@
 #include <atomic>
 #include <cerrno>
 
-#include "base/guard.h"
 #include "base/real_fns.h"
 #include "hooks/dlopen_route.h"
 #include "process/runtime.h"
