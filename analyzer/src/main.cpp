@@ -175,6 +175,8 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (format == "json") model_options.expand_access_paths = 0;
   else if (format == "text" || (format == "csv" && options.view != View::Accesses))
     model_options.max_access_paths = 1;
+  // Text and CSV print names only: no heap variable keeps its allocation path once named.
+  model_options.keep_allocation_paths = format_reads_allocation_paths(format);
   model_options.group_runtime = !a.no_group;
   // A run sees hundreds of thousands of allocation sites that take no sample: counted, not built.
   model_options.all_variables = a.all;

@@ -86,7 +86,9 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   AllocWrappers wrappers(options.alloc_wrappers, options.detect_alloc_wrappers);
   wrappers.learn(db.sites.size(), path_of);
 
-  std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables
+  std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables, if kept
+  // Without the paths, what the variables need of them: the module that owns the data.
+  std::vector<std::string> built_module(options.keep_allocation_paths ? 0 : db.sites.size());
   std::vector<std::string> labels(db.sites.size());
   std::vector<std::vector<InternedString>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
@@ -94,7 +96,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   std::vector<Location> scratch;
   for (size_t s = 0; s < db.sites.size(); ++s) {
     const bool built = measured.empty() || measured[s];
-    std::vector<Location>& frames = built ? paths[s] : scratch;
+    std::vector<Location>& frames = built && options.keep_allocation_paths ? paths[s] : scratch;
     frames.clear();
     path_of(s, frames);
     named[s] = heap_site_frame(frames, &wrappers);
@@ -109,6 +111,8 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
     labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
+    if (built && !options.keep_allocation_paths)
+      built_module[s] = site_data_module(db.sites[s], frames, named[s]);
     if (!built) {
       const AllocSite& site = db.sites[s];
       std::string module = site_data_module(site, frames, named[s]);
@@ -154,6 +158,12 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     // A label that starts "in Caller (...)" (a stripped site named by its caller) says "in"
     // itself: "malloc in Caller", not "malloc in in Caller".
     v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
+    if (!options.keep_allocation_paths) {
+      v.data_module = std::move(built_module[s]);
+      rows[s] = m.variables.size();
+      m.variables.push_back(std::move(v));
+      continue;
+    }
     v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
     v.data_module = site_data_module(site, paths[s], named[s]);
     // The site's own path becomes the variable's, the API's pseudo-frame in front, at its exact

@@ -1,5 +1,6 @@
 // Shared text helpers for the formatters (see format_common.h).
 #include "format_common.h"
+#include "formatters.h"
 
 #include "symbols/naming.h"
 
@@ -181,6 +182,10 @@ void print_wrapped(const std::string& prefix, const std::string& text, size_t li
     line += (line.empty() ? "" : " ") + word;
   }
   out << line << '\n';
+}
+
+bool format_reads_allocation_paths(std::string_view format) {
+  return format == "json" || format == "folded" || format == "html";
 }
 
 }  // namespace hpcl::analysis

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <ostream>
+#include <string_view>
 
 #include "model/report_model.h"
 
@@ -25,6 +26,11 @@ std::string hot_summary(const Variable& v);
 // "2048 page faults, first touched by 1 of 4 threads (serial initialization), on node 0": who
 // took the variable's page faults (threads, NUMA nodes); "" without page faults.
 std::string first_touch_summary(const Variable& v);
+
+// Whether the writer of `format` ("text", "json", "csv", "folded", "html") reads the heap
+// variables' allocation paths (ReportModelOptions::keep_allocation_paths): JSON lists them,
+// folded stacks and the HTML flame graph draw them; the text and CSV tables print names only.
+bool format_reads_allocation_paths(std::string_view format);
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 void write_json(const ReportModel& model, const ReportOptions& options, std::ostream& out);

@@ -11,6 +11,7 @@
 
 #include "output/cxx_names.h"
 #include "output/format_common.h"
+#include "output/exports.h"
 #include "output/formatters.h"
 #include "merge/merge.h"
 #include "profile_builder.h"
@@ -361,6 +362,43 @@ TEST(ReportTables, NamesAreNoNarrowerAtWiderTerminals) {
       const std::string t = text_report(m, width);
       EXPECT_GE(name_column_width(t), at80) << "at " << width << " columns:\n" << t;
       EXPECT_LE(widest_line(t), width) << t;
+    }
+  }
+}
+
+// Each format's writer gets the allocation paths it reads and prints the same as with every path
+// kept (--all on CP2K as text: 1.12 GB -> 0.81 GB): names, allocators and the runtime groups come
+// from the paths before they go.
+TEST(ReportTables, EachFormatPrintsTheSameWithOnlyThePathsItReads) {
+  for (bool group : {true, false}) {
+    ReportModelOptions kept;
+    kept.group_runtime = group;
+    kept.all_variables = true;
+    const ReportModel a = build_report_model(lammps_database(), kept);
+    for (std::string format : {"text", "csv", "json", "folded", "html"}) {
+      ReportModelOptions o = kept;
+      o.keep_allocation_paths = format_reads_allocation_paths(format);
+      const ReportModel b = build_report_model(lammps_database(), o);
+      for (size_t width : {0, 80, 120}) {
+        ReportOptions ro;
+        ro.width = width;
+        ro.all = true;
+        ro.top = 0;
+        std::ostringstream x, y;
+        auto write = [&](const ReportModel& m, std::ostream& out) {
+          if (format == "text") write_text(m, ro, out);
+          else if (format == "csv") write_csv(m, ro, out);
+          else if (format == "json") write_json(m, ro, out);
+          else if (format == "folded") write_folded(m, ro, out);
+          else write_html(m, ro, out);
+        };
+        write(a, x);
+        write(b, y);
+        EXPECT_EQ(x.str(), y.str()) << format << " at " << width;
+      }
+      if (!o.keep_allocation_paths) {
+        for (const Variable& v : b.variables) EXPECT_TRUE(v.allocation_path.empty()) << v.name;
+      }
     }
   }
 }
