@@ -393,7 +393,9 @@ void start_timer(ThreadState* ts);
 
 void sampler_start_thread(ThreadState* ts) {
   ts->soft_records = g_record;
-  ts->dlopen_paused = 0;  // a state whose last thread ended inside a dlopen
+  // A state whose last thread ended inside a dlopen: not paused, no dlopen running.
+  ts->dlopen_paused = 0;
+  ts->dlopen_since = 0;
   if (g_timer) start_timer(ts);
 }
 
