@@ -448,8 +448,8 @@ void start_timer(ThreadState* ts) {
 // it comes back; 5-12 us a switch on the development VM, docs/PERFORMANCE.md). Open MPI's
 // MPI_Init opens libpsm2 and libinfinipath, whose constructors call usleep ~500 times each on a
 // machine without their hardware: ~1,000 switches, 3 ms of CPU per process under the timer
-// (measured on LAMMPS's start-up). A disabled event is not switched at all. HPCToolkit's hpcrun does not sample inside dlopen
-// either (its samples that arrive then are counted as blocked).
+// (measured on LAMMPS's start-up). A disabled event is not switched at all. HPCToolkit's hpcrun
+// does not sample inside dlopen either (its samples that arrive then are counted as blocked).
 bool sampler_can_pause(const ThreadState* ts) {
   if (!ts || ts->dlopen_paused || __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE) < 0 ||
       g_stopped.load(std::memory_order_relaxed))
