@@ -230,7 +230,7 @@ bool parse_command_line(int argc, char** argv, CommandLine* cl) {
       (a[2] == 'j' ? cl->check_request.json : cl->check_request.validate) = true;
       if (!cl->check_only) cl->check_only = a;
     } else if (!strcmp(a, "--root")) {
-      const char* v;
+      const char* v = nullptr;
       if (!take_value(argc, argv, &i, a, &v)) return false;
       cl->check_request.root = v;
       if (!cl->check_only) cl->check_only = a;
