@@ -87,8 +87,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
   wrappers.learn(db.sites.size(), path_of);
 
   std::vector<std::vector<Location>> paths(db.sites.size());  // of the built variables, if kept
-  // Without the paths, what the variables need of them: the module that owns the data.
-  std::vector<std::string> built_module(options.keep_allocation_paths ? 0 : db.sites.size());
+  std::vector<std::string> built_module(db.sites.size());    // the data's module, of the built ones
   std::vector<std::string> labels(db.sites.size());
   std::vector<std::vector<InternedString>> callers(db.sites.size());
   std::vector<size_t> named(db.sites.size());
@@ -111,8 +110,7 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
       labels[s] = std::string("[") + alloc_api_name(db.sites[s].api) + " from an unknown context]";
     }
     labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
-    if (built && !options.keep_allocation_paths)
-      built_module[s] = site_data_module(db.sites[s], frames, named[s]);
+    if (built) built_module[s] = site_data_module(db.sites[s], frames, named[s]);
     if (!built) {
       const AllocSite& site = db.sites[s];
       std::string module = site_data_module(site, frames, named[s]);
@@ -158,21 +156,17 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     // A label that starts "in Caller (...)" (a stripped site named by its caller) says "in"
     // itself: "malloc in Caller", not "malloc in in Caller".
     v.allocation_site = v.allocator + (v.name.starts_with("in ") ? " " : " in ") + v.name;
-    if (!options.keep_allocation_paths) {
-      v.data_module = std::move(built_module[s]);
-      rows[s] = m.variables.size();
-      m.variables.push_back(std::move(v));
-      continue;
+    v.data_module = std::move(built_module[s]);
+    if (options.keep_allocation_paths) {
+      v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
+      // The site's own path becomes the variable's, the API's pseudo-frame in front, at its
+      // exact size: a copy left every path held twice until the last variable was built (CP2K
+      // --all: 5.5 million frames of 64 bytes each, once is 350 MB).
+      std::vector<Location>& path = paths[s];
+      path.insert(path.begin(), Location{v.allocator, {}, 0, {}, 0, false});
+      path.shrink_to_fit();
+      v.allocation_path = std::move(path);
     }
-    v.label_frame = named[s] < paths[s].size() ? named[s] + 1 : 0;
-    v.data_module = site_data_module(site, paths[s], named[s]);
-    // The site's own path becomes the variable's, the API's pseudo-frame in front, at its exact
-    // size: a copy left every path held twice until the last variable was built (CP2K --all:
-    // 5.5 million frames of 64 bytes each, once is 350 MB).
-    std::vector<Location>& path = paths[s];
-    path.insert(path.begin(), Location{v.allocator, {}, 0, {}, 0, false});
-    path.shrink_to_fit();
-    v.allocation_path = std::move(path);
     rows[s] = m.variables.size();
     m.variables.push_back(std::move(v));
   }
