@@ -59,11 +59,16 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
   // optional column can still be dropped: squeezed to its minimum beside all the others, it read
   // worse at 120 columns than at 80, where the others were dropped (CP2K's stripped names: 23
   // columns at 120, 31 at 80).
+  // When even that is too wide (the columns that always stay: an estimate "273 (≈221)", the sort
+  // column), shortenable columns go below their minimum, down to kLastResortWidth: a short name
+  // reads better than a table wider than the terminal, whose lines the terminal folds.
+  constexpr size_t kLastResortWidth = 12;
   int heaviest = 0;
   for (const Column& c : cols) heaviest = std::max(heaviest, c.weight);
-  bool relaxed = false;
+  bool relaxed = false, last_resort = false;
   auto floor_of = [&](size_t c) {
-    size_t f = std::max(cols[c].min_width, display_width(cols[c].header));
+    const size_t least = last_resort ? std::min(cols[c].min_width, kLastResortWidth) : cols[c].min_width;
+    size_t f = std::max(least, display_width(cols[c].header));
     if (!relaxed && cols[c].weight == heaviest && heaviest > 2)
       f = std::max(f, std::min(natural[c], limit * 3 / 10));
     return f;
@@ -83,8 +88,10 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
       if (shown[c] && cols[c].drop_order > 0 && (drop == n || cols[c].drop_order < cols[drop].drop_order))
         drop = c;
     if (drop == n) {
-      if (relaxed) break;  // as narrow as it gets
-      relaxed = true;      // every optional column is gone: the name gives way too
+      if (last_resort) break;  // as narrow as it gets
+      // Every optional column is gone: the name gives way too, then all go below their minimum.
+      if (relaxed) last_resort = true;
+      relaxed = true;
       continue;
     }
     shown[drop] = false;
