@@ -3,7 +3,8 @@
 # steps, 2 MPI ranks), in turns, ROUNDS rounds of:
 #   native      no tool
 #   bare-timer  bench/bare_sampler.so, BARE_MODE=timer: each thread's task-clock event overflows
-#               1,000 times a second of its CPU time, nothing is delivered (the VM's timer alone)
+#               500 times a second of its CPU time (the soft source's default rate), nothing is
+#               delivered (the VM's timer alone)
 #   bare-signal the same plus the real-time signal (F_SETSIG) and an empty handler
 #   bare-trap   the same plus perf's SIGTRAP (attr.sigtrap) and an empty handler
 #   tool-idle   hpcrun-lite -e soft@1: start-up, tracking and the writer, almost no sample
@@ -11,7 +12,7 @@
 #               the handler's frame, no decoding, classification, unwinding or tree
 #   tool-realtime hpcrun-lite with HPCRUN_LITE_SIGTRAP=0: the timer's samples as the real-time
 #               signal, as on kernels before 6.11
-#   tool        hpcrun-lite as users run it (1,000 samples a second)
+#   tool        hpcrun-lite as users run it (500 samples a second)
 # Prints each configuration's median CPU time (user + system of mpirun and all it waited for)
 # and its ratio to the native median.
 # Usage: bench/lammps_parts.sh [BUILD_DIR] [ROUNDS]   (build, 5)
@@ -28,9 +29,9 @@ source "$root/bench/lammps_lib.sh"
 lammps_begin lammps_parts "$rounds" "$tool" "$bare"
 for ((r = 0; r < rounds; ++r)); do
   lammps_cpu native
-  cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=1000 "${lmp_args[@]}"
-  cpu_time bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=1000 "${lmp_args[@]}"
-  cpu_time bare-trap mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=trap -x BARE_RATE=1000 "${lmp_args[@]}"
+  cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=500 "${lmp_args[@]}"
+  cpu_time bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=500 "${lmp_args[@]}"
+  cpu_time bare-trap mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=trap -x BARE_RATE=500 "${lmp_args[@]}"
   cpu_time tool-realtime mpirun -np 2 -x HPCRUN_LITE_SIGTRAP=0 "$tool" -o "$work/meas" -- "${lmp_args[@]}"
   cpu_time tool-idle mpirun -np 2 "$tool" -o "$work/meas" -e soft@1 -- "${lmp_args[@]}"
   cpu_time tool-entry mpirun -np 2 -x HPCRUN_LITE_TEST_HANDLER_STAGE=entry "$tool" -o "$work/meas" -- "${lmp_args[@]}"

@@ -66,7 +66,7 @@ p("")
 # ---- workloads ----
 wls = [k for k in raw if k[0] == "wl"]
 if wls:
-    p("## Workloads: run time relative to native (default settings: soft@1000, min-bytes 4096, small-every auto)")
+    p("## Workloads: run time relative to native (default settings: soft@500, min-bytes 4096, small-every auto)")
     p("")
     p("Wall = elapsed time; CPU = user + system time of all threads (less sensitive to other processes on a "
       "shared machine). Each cell: median ratio (min-max over the pairs).")

@@ -35,7 +35,7 @@
 
 enum mode { NONE, CURRENT, LEAN, NODUP, DEFER, INHERIT_TRAP };
 static enum mode g_mode = NONE;
-static const uint64_t kPeriodNs = 1000000;  // the runtime's default 1000 samples/s
+static const uint64_t kPeriodNs = 2000000;  // the runtime's default 500 samples/s
 static int g_deferred_fd = -1;              // handed from the exiting thread to main (defer)
 static volatile unsigned long g_sink;
 

@@ -14,7 +14,7 @@ esac
 # 4,000 samples a second: the index, read in order beside the gather's misses, takes about 2%
 # of the gather's samples alone and under 0.5% when another test's gather shares the memory
 # (0-4 of its samples in the gather, seven runs in eight at 1,000/s with two tests at once).
-export HPCRUN_LITE_EVENTS=soft@4000
+SOFT_RATE=4000
 HPCL_TEST_TIMING_FILE=$PWD/timing measure_like_native "$prog"
 cat timing.* >&2
 step "check_patterns.py report.json --lang $lang"

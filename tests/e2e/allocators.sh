@@ -24,7 +24,7 @@ if [ "$mode" = new_handler ] && ! "$prog" new_handler 1 2>/dev/null | grep -q "b
   # mimalloc's operator new aborts when memory runs out and no handler is left, by design: then
   # the tool must abort it the same way (status, output), not throw for it nor keep it alive.
   run_to native "$prog" new_handler 1
-  run_to tool "$HPCL_RUN" -o meas -- "$prog" new_handler 1
+  run_to tool "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog" new_handler 1
   same_as_native native tool
   echo "$(basename "$prog"): operator new ends the program natively (status $(cat native.status)); so it does under the tool" >&2
   exit 0

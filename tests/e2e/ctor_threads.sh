@@ -20,7 +20,7 @@ rt="$(dirname "$HPCL_RUN")/../lib/libhpcrun-lite.so"
 [ -f "$rt" ] || skip "runtime not built: $rt"
 
 run_to native "$prog"
-run_to tool "$HPCL_RUN" -o meas -- "$prog"
+run_to tool "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog"
 cat tool.err >&2
 same_as_native native tool
 expect_profiles meas 1

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 name=$1
 shift
-opts=()
+opts=(-e "soft@$SOFT_RATE")
 if [ "${1:-}" = "--tool-options" ]; then
   read -r -a opts <<<"$2"
   shift 2

@@ -13,7 +13,7 @@ prog=$1
 for version in before after; do
   args=()
   [ "$version" = after ] && args=(--fixed)
-  run_to "$version" "$HPCL_RUN" -o "$version-meas" -- "$prog" "${args[@]}"
+  run_to "$version" "$HPCL_RUN" -e "soft@$SOFT_RATE" -o "$version-meas" -- "$prog" "${args[@]}"
   cat "$version.err" >&2
   [ "$(cat "$version.status")" = 0 ] || fail "matrix_walk $version exited with status $(cat "$version.status")"
   expect_profiles "$version-meas" 1

@@ -16,7 +16,7 @@ seconds=${3:-0.4}
 [ -x "$prog" ] || skip "dlopen_pause was not built: $prog"
 [ -f "$lib" ] || skip "its constructor library was not built: $lib"
 export HPCL_CTOR_SECONDS=$seconds
-export HPCRUN_LITE_EVENTS=soft  # the timer is what pauses (a hardware source samples on)
+# measure_like_native samples with soft: the timer is what pauses (a hardware source samples on).
 measure_like_native "$prog" "$lib" "$seconds"
 grep -qx "runpath ok" tool.out || fail "the bare-name dlopen through a RUNPATH did not run"
 step "checking what was sampled inside and outside dlopen"

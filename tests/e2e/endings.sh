@@ -10,7 +10,7 @@ prog=$1 way=$2 nprofiles=$3 min_samples=$4
 ulimit -c 0  # the deaths by SIGSEGV and SIGABRT must not leave cores in the build tree
 
 run_to native "$prog" "$way"
-run_to tool "$HPCL_RUN" -o meas -- "$prog" "$way"
+run_to tool "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog" "$way"
 same_as_native native tool
 echo "status $(cat tool.status), as native" >&2
 

@@ -14,6 +14,9 @@ run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$prog" "$@"
 cat tool.err >&2
 same_as_native native tool
 expect_profiles meas 2
+# The demo runs at the soft source's default rate, the one docs/USAGE.md states.
+rate=$(profile_meta "$(profiles meas | head -1)" rate)
+[ "$rate" = 500 ] || fail "a default run samples at $rate/s; docs/USAGE.md says 500"
 merge_and_report meas db.hpcdb report.json
 check heat2d report.json --processes 2
 # The demo as a terminal of 80 and of 120 columns shows it (issue 24): rows the JSON tells apart

@@ -13,7 +13,7 @@ shift 2
 
 run_to native "$prog" "$@"
 HPCRUN_LITE_TEST_NO_DL_FIND_OBJECT=1 HPCL_TEST_TIMING_FILE=$PWD/timing \
-  run_to tool "$HPCL_RUN" -v -o meas -- "$prog" "$@"
+  run_to tool "$HPCL_RUN" -v -e "soft@$SOFT_RATE" -o meas -- "$prog" "$@"
 grep -q "module lookups: from the program-header snapshot" tool.err ||
   fail "the runtime did not say it used the program-header snapshot (tool.err)"
 # The program's own output, without the runtime's -v lines.

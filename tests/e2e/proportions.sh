@@ -20,7 +20,7 @@ shift 2
 run_to native "${launch[@]}" "$prog" "$@"
 # The program times each array itself, into files beside its output: that is the truth the
 # shares are checked against (see measured_time_shares in check_report.py).
-HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${launch[@]}" "$HPCL_RUN" -o meas -- "$prog" "$@"
+HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${launch[@]}" "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog" "$@"
 cat tool.err >&2
 same_as_native native tool
 expect_profiles meas "${np:-1}"

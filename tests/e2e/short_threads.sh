@@ -18,7 +18,7 @@ slices=${3:-320}
 [ -x "$prog" ] || skip "short_threads was not built: $prog"
 
 HPCL_TEST_TIMING_FILE=$PWD/timing run_to native "$prog" "$threads" "$slices"
-run_to tool "$HPCL_RUN" -o meas -- "$prog" "$threads" "$slices"
+run_to tool "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog" "$threads" "$slices"
 cat tool.err >&2
 same_as_native native tool
 expect_profiles meas 1

@@ -27,7 +27,7 @@ measured() {
   mkdir "$name"
   (
     cd "$name" || exit 1
-    run_to tool env "${env[@]}" "${prefix[@]}" "$HPCL_RUN" -o meas -- "$prog" return
+    run_to tool env "${env[@]}" "${prefix[@]}" "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- "$prog" return
     cat tool.err >&2
     same_as_native ../native tool
     expect_profiles meas 1

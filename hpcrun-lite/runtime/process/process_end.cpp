@@ -162,7 +162,7 @@ uint64_t samples_so_far() {
   return n;
 }
 
-// 10 ms of CPU at the default rate.
+// 20 ms of CPU at the default rate.
 constexpr uint64_t kMinExecSnapshotSamples = 10;
 
 // The snapshot written before an exec, removed if the exec fails (the process then writes its
