@@ -163,8 +163,14 @@ void Buffer::grow(size_t n, size_t keep) {
 Inflater::~Inflater() { ZSTD_freeDCtx(dctx); }
 
 std::string read_file(const std::string& path, Buffer& bytes, size_t* size_out) {
+  uint64_t file_size = 0;
+  return read_file_start(path, UINT64_MAX, bytes, size_out, &file_size);
+}
+
+std::string read_file_start(const std::string& path, uint64_t limit, Buffer& bytes, size_t* size_out,
+                            uint64_t* file_size) {
   // O_NONBLOCK: opening a FIFO named like a profile must not wait for a writer. The size is
-  // checked before anything is read, and exactly that many bytes are read: a device or a file
+  // checked before anything is read, and that many bytes (at most `limit`) are read: a device or a file
   // that grows while we read cannot make us read (or hold) without end.
   auto fail = [&](const std::string& what) { return path + ": " + what; };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -185,6 +191,8 @@ std::string read_file(const std::string& path, Buffer& bytes, size_t* size_out) 
     return fail(strf("the file is %" PRIu64 " bytes, larger than any profile this reader accepts "
                      "(%" PRIu64 " bytes)", size, kMaxFileSize));
   }
+  *file_size = size;
+  size = std::min(size, limit);
   bytes.reserve(std::max<size_t>(static_cast<size_t>(size), 1));
   size_t got = 0;
   while (got < size) {

@@ -39,6 +39,9 @@ struct Inflater {
 
 // Reads the whole regular file `path` into `bytes` (*size of them). "" or "PATH: what is wrong".
 std::string read_file(const std::string& path, Buffer& bytes, size_t* size);
+// The same for at most its first `limit` bytes; *file_size is the whole file's size.
+std::string read_file_start(const std::string& path, uint64_t limit, Buffer& bytes, size_t* size,
+                            uint64_t* file_size);
 
 // The payload of a whole file image: "" with the kind and the payload (in `data` when stored,
 // in inflater.out when compressed), or what is wrong.

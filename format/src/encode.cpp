@@ -120,9 +120,9 @@ uint32_t Encoder::tag_of(Stage s) {
   return 0;
 }
 
-void Encoder::drain_if_full() {
-  if (drain_ == nullptr || buf_.size() < kDrainBytes || !error_.empty()) return;
-  if (!drain_(ctx_, buf_.data(), buf_.size())) error_ = "the payload could not be written";
+void Encoder::drain_if_full(bool block_end) {
+  if (drain_ == nullptr || (buf_.size() < kDrainBytes && !block_end) || !error_.empty()) return;
+  if (!drain_(ctx_, buf_.data(), buf_.size(), block_end)) error_ = "the payload could not be written";
   drained_ += buf_.size();
   buf_.clear();
 }
@@ -136,7 +136,7 @@ void Encoder::meta(const std::vector<std::pair<std::string, std::string>>& meta)
       w_.str(value);
     }
   });
-  drain_if_full();
+  drain_if_full(/*block_end=*/true);
 }
 
 void Encoder::modules(std::span<const Module> modules) {

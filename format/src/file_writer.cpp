@@ -77,12 +77,13 @@ struct ProfileWriter::Impl {
         return false;
       }
       if (o.pos && !emit(out.get(), o.pos)) return false;
-      if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return true;
+      // A flush or the end is done when zstd has nothing left to emit, the rest when it took all.
+      if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0) return true;
     }
   }
 
-  static bool drain(void* self, const uint8_t* data, size_t size) {
-    return static_cast<Impl*>(self)->put(data, size, ZSTD_e_continue);
+  static bool drain(void* self, const uint8_t* data, size_t size, bool block_end) {
+    return static_cast<Impl*>(self)->put(data, size, block_end ? ZSTD_e_flush : ZSTD_e_continue);
   }
 
   // zstd when asked and available; without a context (allocation failure) the payload is

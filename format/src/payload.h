@@ -22,13 +22,17 @@ namespace hpcl::payload {
 // whenever the buffer holds kDrainBytes at the end of a record it is handed to the drain (which
 // compresses and writes it) and emptied, so the memory a writer needs is one tree or one record,
 // not the profile a second time. Without one the buffer ends up holding the whole payload.
+// META is drained on its own with `block_end`: the compressor ends a block there, so a reader
+// that wants only META (read_profile_meta: merge's choice of run, over thousands of files)
+// inflates one small block instead of the first 128 KiB of the payload.
 // (The file writer, file_writer.cpp, is the one user: whole Profiles go through it too.)
 // Misuse (sections out of order, fewer sites than announced) is an error of finish(), never a
 // file that reads wrong.
 class Encoder {
  public:
-  // Takes `size` bytes; false when they could not be written (finish() then fails).
-  using Drain = bool (*)(void* ctx, const uint8_t* data, size_t size);
+  // Takes `size` bytes, ending a compressed block after them when `block_end`; false when they
+  // could not be written (finish() then fails).
+  using Drain = bool (*)(void* ctx, const uint8_t* data, size_t size, bool block_end);
   static constexpr size_t kDrainBytes = size_t{1} << 20;
 
   explicit Encoder(FileKind kind, Drain drain = nullptr, void* ctx = nullptr);
@@ -59,7 +63,7 @@ class Encoder {
   static uint32_t tag_of(Stage stage);
   bool enter(Stage stage);
   void need(uint16_t minor);
-  void drain_if_full();
+  void drain_if_full(bool block_end = false);
 
   FileKind kind_;
   Drain drain_;

@@ -75,8 +75,18 @@ TEST(Damage, UncompressedPayloadSizeMismatch) {
 
 TEST(Damage, Compressed) {
   std::vector<uint8_t> good = encode_profile(test::rich_process(), 3);
+  // The writer's frames carry no content size (it ends a block after META before the payload is
+  // whole); a one-shot frame, as older writers made for small payloads, does: the header's
+  // payload size is checked against it before anything is inflated.
+  std::vector<uint8_t> payload = test::payload_of(encode_profile(test::rich_process(), 0));
+  std::vector<uint8_t> one_shot(good.begin(), good.begin() + 32);  // the same header
+  one_shot.resize(32 + ZSTD_compressBound(payload.size()));
+  one_shot.resize(32 + ZSTD_compress(one_shot.data() + 32, one_shot.size() - 32, payload.data(),
+                                     payload.size(), 3));
+  ASSERT_EQ(ZSTD_getFrameContentSize(one_shot.data() + 32, one_shot.size() - 32), payload.size());
+  ASSERT_TRUE(test::read(one_shot).ok);
   auto with_payload_size = [&](uint64_t size) {
-    std::vector<uint8_t> b = good;
+    std::vector<uint8_t> b = one_shot;
     for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<uint8_t>(size >> (8 * i));
     return b;
   };
