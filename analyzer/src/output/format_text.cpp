@@ -150,7 +150,8 @@ std::vector<bool> print_table(const std::vector<Column>& cols, std::vector<std::
 
 // "(hidden at this width: allocator / module, hottest access; --wide shows them)", or
 // "" when print_table showed every column.
-std::string hidden_columns_note(const std::vector<Column>& cols, const std::vector<bool>& shown) {
+std::string hidden_columns_note(const std::vector<Column>& cols, const std::vector<bool>& shown,
+                                size_t limit) {
   std::string names;
   size_t hidden = 0;
   for (size_t c = 0; c < cols.size(); ++c) {
@@ -158,7 +159,11 @@ std::string hidden_columns_note(const std::vector<Column>& cols, const std::vect
     names += std::string(hidden++ ? ", " : "") + cols[c].header;
   }
   if (hidden == 0) return "";
-  return "(hidden at this width: " + names + "; --wide shows " + (hidden == 1 ? "it" : "them") + ")\n";
+  // Wrapped as the notes are: three columns named take 88 columns on one line.
+  std::ostringstream note;
+  print_wrapped("(hidden at this width:", names + "; --wide shows " + (hidden == 1 ? "it" : "them") + ")",
+                limit, note);
+  return note.str();
 }
 
 void print_note(const std::string& note, size_t limit, std::ostream& out) {
@@ -260,8 +265,11 @@ void print_sources(const ReportModel& m, size_t limit, std::ostream& out) {
 
 void print_header(const ReportModel& m, const char* view, size_t limit, std::ostream& out) {
   out << "hpcprof-lite report, " << view << " view\n";
-  out << "source: " << (m.source.empty() ? "unknown" : m.source) << "   processes: " << m.processes
-      << "   threads: " << m.threads;
+  // The soft source's rate sets the precision of every share below (and runs at two rates are
+  // compared by diff on one rate): "soft at 500/s".
+  out << "source: " << (m.source.empty() ? "unknown" : m.source);
+  if (m.soft_rate > 0) out << " at " << m.soft_rate << "/s";
+  out << "   processes: " << m.processes << "   threads: " << m.threads;
   if (m.ranks > 0) out << "   ranks: " << m.ranks;  // 0 without MPI
   out << '\n';
   print_sources(m, limit, out);
@@ -503,7 +511,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No variables" << (hidden > 0 ? " with samples (--all lists the others)" : "") << ".\n";
     return;
   }
-  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out), o.width);
   if (any_sampled) out << "* sampled small allocations: see the note above\n";
   if (any_estimate)
     print_wrapped("", "samples: raw; (\u2248N) the estimate over all of the variable's blocks, which "
@@ -561,7 +569,7 @@ void write_code(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     out << "No samples.\n";
     return;
   }
-  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out));
+  out << hidden_columns_note(cols, print_table(cols, std::move(rows), o.width, out), o.width);
   if (n < m.locations.size())
     out << "(" << n << " of " << m.locations.size() << " locations shown; --top 0 shows all)\n";
 }

@@ -366,21 +366,39 @@ TEST(ReportTables, NamesAreNoNarrowerAtWiderTerminals) {
   }
 }
 
+// Every line of a text report, the table's and the notes' alike.
+size_t widest_of_all_lines(const std::string& text) {
+  std::istringstream lines(text);
+  size_t w = 0;
+  for (std::string line; std::getline(lines, line);) w = std::max(w, display_width(line));
+  return w;
+}
+
 // The table fits the terminal from 80 columns on even when the columns that stay at every width
 // (the sort column among them) need more than is left beside a name at its minimum: the name
 // then gives way below it. e2e.rank_balance printed an 81-column header at 80 columns, sorted
-// by imbalance with estimated samples ("273 (\u2248221)") and a 9-digit byte count.
+// by imbalance with estimated samples ("273 (\u2248221)") and a 9-digit byte count. In samples
+// order three columns go, and the line that names them is wrapped like the notes (e2e.example_
+// heat2d, under load: "(hidden at this width: imbalance, allocator / module, hottest access;
+// --wide shows them)" in 88 columns at 80).
 TEST(ReportTables, TheSortedTableFitsFrom80Columns) {
   ReportModel m = stripped_two_rank_model();
   m.variables[1].samples_estimated = 21000;  // "3000 (\u224821000)"
   m.variables[2].bytes = 100u << 20;         // "100.0 MiB"
   m.variables[2].ranks.imbalance = 1.99;
-  m.order = VariableOrder::Imbalance;
-  for (size_t width = 80; width <= 160; ++width) {
-    const std::string t = text_report(m, width);
-    ASSERT_LE(widest_line(t), width) << t;
-    EXPECT_NE(t.find("imbalance"), std::string::npos) << "the sort column went at " << width << ":\n" << t;
+  bool three_hidden = false;
+  for (VariableOrder order : {VariableOrder::Imbalance, VariableOrder::Samples}) {
+    m.order = order;
+    for (size_t width = 80; width <= 160; ++width) {
+      const std::string t = text_report(m, width);
+      ASSERT_LE(widest_of_all_lines(t), width) << t;
+      if (order == VariableOrder::Imbalance) {
+        EXPECT_NE(t.find("imbalance"), std::string::npos) << "the sort column went at " << width << ":\n" << t;
+      }
+      three_hidden |= t.find("(hidden at this width: imbalance, allocator / module, hottest") != std::string::npos;
+    }
   }
+  EXPECT_TRUE(three_hidden) << "no width hides three columns: the wrapped note is not tested";
 }
 
 // Each format's writer gets the allocation paths it reads and prints the same as with every path

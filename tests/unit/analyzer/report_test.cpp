@@ -374,7 +374,14 @@ TEST(ReportText, AlignedTableWithHeader) {
   std::ostringstream out;
   write_text(m, ReportOptions{View::Data, 3}, out);
   std::string s = out.str();
-  EXPECT_NE(s.find("source: soft   processes: 2   threads: 4"), std::string::npos) << s;
+  EXPECT_NE(s.find("source: soft   processes: 2   threads: 4"), std::string::npos)
+      << "without META rate, no rate is claimed:\n" << s;
+  Profile at500 = make_database();
+  at500.set_meta("rate", "500");
+  std::ostringstream rated;
+  write_text(build_report_model(at500), ReportOptions{View::Data, 3}, rated);
+  EXPECT_NE(rated.str().find("source: soft at 500/s   processes: 2   threads: 4"), std::string::npos)
+      << rated.str();
   EXPECT_NE(s.find("time-weighted"), std::string::npos);
   EXPECT_NE(s.find("(3 of 4 variables shown; --top 0 shows all)"), std::string::npos) << s;
   EXPECT_NE(s.find("(2 variables without samples not shown; --all shows them)"), std::string::npos) << s;
