@@ -3,9 +3,9 @@
 # arithmetic and blocks N times per second of it (plain: one thread sleeps 20 us; omp: a parallel
 # region of 2 threads with OMP_WAIT_POLICY=passive), natively and under hpcrun-lite with the
 # timer at 1/s (armed, almost never firing) and at 1000/s (twice the default). Prints, per mode
-# and N, the median CPU seconds of RUNS rotated rounds, the switches, and the added CPU per switch: the
-# tool's extra over native at N, less its extra at N=0 (the samples' own cost), divided by the
-# switches.
+# and N, the median CPU seconds of RUNS rotated rounds, the switches, and the added CPU per
+# switch: the tool's extra over native at N, less its extra at N=0 (the samples' own cost),
+# divided by the switches.
 # Usage: bench/switch_cost.sh [BUILD_DIR] [RUNS] [SECONDS]   (defaults: build, 5, 2)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

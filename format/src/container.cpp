@@ -170,8 +170,8 @@ std::string read_file(const std::string& path, Buffer& bytes, size_t* size_out) 
 std::string read_file_start(const std::string& path, uint64_t limit, Buffer& bytes, size_t* size_out,
                             uint64_t* file_size) {
   // O_NONBLOCK: opening a FIFO named like a profile must not wait for a writer. The size is
-  // checked before anything is read, and that many bytes (at most `limit`) are read: a device or a file
-  // that grows while we read cannot make us read (or hold) without end.
+  // checked before anything is read, and that many bytes (at most `limit`) are read: a device or
+  // a file that grows while we read cannot make us read (or hold) without end.
   auto fail = [&](const std::string& what) { return path + ": " + what; };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(errno_text(errno));

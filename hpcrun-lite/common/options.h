@@ -24,8 +24,8 @@ inline constexpr const char* kEnvNuma = "HPCRUN_LITE_NUMA";  // "0": no NUMA pla
 inline constexpr const char* kEnvRunId = "HPCRUN_LITE_RUN_ID";
 inline constexpr size_t kMaxRunId = 32;
 
-// Samples per second of each thread's CPU time. On the 2-vCPU development VM a sample costs 30-40 us
-// of CPU (the task clock's timer expiry alone 21 us: reprogramming the timer exits to the
+// Samples per second of each thread's CPU time. On the 2-vCPU development VM a sample costs
+// 30-40 us of CPU (the task clock's timer expiry alone 21 us: reprogramming the timer exits to the
 // hypervisor), so 1,000/s took 5.7% of LAMMPS's 400-step run there and 500/s takes 3.8%, most of
 // the rest being the fixed start-up cost (docs/PERFORMANCE.md, "The default rate"). A share of 10%
 // from 10 s of one thread still has a 95% interval of +-0.8 points. HPCToolkit's hpcrun samples

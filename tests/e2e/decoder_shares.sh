@@ -11,7 +11,9 @@ name=$1
 shift
 opts=(-e "soft@$SOFT_RATE")
 if [ "${1:-}" = "--tool-options" ]; then
-  read -r -a opts <<<"$2"
+  # Options that name their own source replace the rate; the others go beside it.
+  read -r -a extra <<<"$2"
+  if [[ " ${extra[*]} " == *" -e "* ]]; then opts=("${extra[@]}"); else opts+=("${extra[@]}"); fi
   shift 2
 fi
 progs=("$@")

@@ -124,7 +124,8 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     if (built) {
       built_module[s] = intern(module_index, modules, site_data_module(site, frames, named[s]));
     } else {
-      const uint32_t module = intern(quiet_module, m.quiet_modules, site_data_module(site, frames, named[s]));
+      const uint32_t module =
+          intern(quiet_module, m.quiet_modules, site_data_module(site, frames, named[s]));
       m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0, module, site.bytes,
                          site.allocations});
     }
