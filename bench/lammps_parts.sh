@@ -23,15 +23,16 @@ rounds=${2:-5}
 tool=$build/bin/hpcrun-lite
 bare=$build/bench/bare_sampler.so
 export OMP_NUM_THREADS=1
+rate=500  # the bare sampler's timer at the soft source's default rate (kDefaultSoftRate)
 lmp_args=(lmp -in "$root/tests/e2e/data/lj_melt.lmp" -var cells 16 -var steps 400 -log none -screen none)
 # shellcheck source=bench/lammps_lib.sh disable=SC1091
 source "$root/bench/lammps_lib.sh"
 lammps_begin lammps_parts "$rounds" "$tool" "$bare"
 for ((r = 0; r < rounds; ++r)); do
   lammps_cpu native
-  cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=500 "${lmp_args[@]}"
-  cpu_time bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=500 "${lmp_args[@]}"
-  cpu_time bare-trap mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=trap -x BARE_RATE=500 "${lmp_args[@]}"
+  cpu_time bare-timer mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=timer -x BARE_RATE=$rate "${lmp_args[@]}"
+  cpu_time bare-signal mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=signal -x BARE_RATE=$rate "${lmp_args[@]}"
+  cpu_time bare-trap mpirun -np 2 -x LD_PRELOAD="$bare" -x BARE_MODE=trap -x BARE_RATE=$rate "${lmp_args[@]}"
   cpu_time tool-realtime mpirun -np 2 -x HPCRUN_LITE_SIGTRAP=0 "$tool" -o "$work/meas" -- "${lmp_args[@]}"
   cpu_time tool-idle mpirun -np 2 "$tool" -o "$work/meas" -e soft@1 -- "${lmp_args[@]}"
   cpu_time tool-entry mpirun -np 2 -x HPCRUN_LITE_TEST_HANDLER_STAGE=entry "$tool" -o "$work/meas" -- "${lmp_args[@]}"

@@ -39,15 +39,7 @@ constexpr uint64_t kMaxFileSize = layout::kHeaderSize + ZSTD_COMPRESSBOUND(kMaxP
 // what the frame yielded either way (a frame cut short yields its bytes up to the cut).
 std::string inflate_bounded(const uint8_t* src, size_t size, uint64_t limit, Inflater& inflater,
                             size_t* produced_out) {
-  if (inflater.dctx == nullptr) {
-    inflater.dctx = ZSTD_createDCtx();
-    if (inflater.dctx == nullptr) return "cannot allocate a zstd decoder";
-    // The writer's levels use windows of a few MiB; refuse frames that ask the decoder for more
-    // than 128 MiB of history (zstd's default limit, stated here so it cannot drift).
-    ZSTD_DCtx_setParameter(inflater.dctx, ZSTD_d_windowLogMax, 27);
-  } else {
-    ZSTD_DCtx_reset(inflater.dctx, ZSTD_reset_session_only);  // keeps the parameter
-  }
+  if (fresh_decoder(inflater) == nullptr) return "cannot allocate a zstd decoder";
   Buffer& out = inflater.out;
   size_t window = static_cast<size_t>(
       std::min<uint64_t>(limit, std::max<uint64_t>(uint64_t{1} << 20, 4 * uint64_t{size})));
@@ -161,6 +153,19 @@ void Buffer::grow(size_t n, size_t keep) {
 }
 
 Inflater::~Inflater() { ZSTD_freeDCtx(dctx); }
+
+ZSTD_DCtx* fresh_decoder(Inflater& inflater) {
+  if (inflater.dctx == nullptr) {
+    inflater.dctx = ZSTD_createDCtx();
+    if (inflater.dctx == nullptr) return nullptr;
+    // The writer's levels use windows of a few MiB; refuse frames that ask the decoder for more
+    // than 128 MiB of history (zstd's default limit, stated here so it cannot drift).
+    ZSTD_DCtx_setParameter(inflater.dctx, ZSTD_d_windowLogMax, 27);
+  } else {
+    ZSTD_DCtx_reset(inflater.dctx, ZSTD_reset_session_only);  // keeps the parameter
+  }
+  return inflater.dctx;
+}
 
 std::string read_file(const std::string& path, Buffer& bytes, size_t* size_out) {
   uint64_t file_size = 0;

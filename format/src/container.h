@@ -37,6 +37,10 @@ struct Inflater {
   ~Inflater();
 };
 
+// The inflater's zstd context, created on first use (with the window limit every reader keeps)
+// or reset for a new frame; nullptr when it cannot be allocated.
+ZSTD_DCtx_s* fresh_decoder(Inflater& inflater);
+
 // Reads the whole regular file `path` into `bytes` (*size of them). "" or "PATH: what is wrong".
 std::string read_file(const std::string& path, Buffer& bytes, size_t* size);
 // The same for at most its first `limit` bytes; *file_size is the whole file's size.

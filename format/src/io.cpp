@@ -58,23 +58,6 @@ ReadResult read_profile_file(const std::string& path) {
 
 namespace {
 
-// A zstd context per thread for read_profile_meta, kept across files: merge reads the META of
-// every file of a directory before it merges them (thousands, from a few threads), and a new
-// context per file cost an allocation of its window each time.
-struct MetaInflater {
-  ZSTD_DCtx* dctx = nullptr;
-  ~MetaInflater() { ZSTD_freeDCtx(dctx); }
-  ZSTD_DCtx* get() {
-    if (dctx == nullptr) {
-      dctx = ZSTD_createDCtx();
-      if (dctx) ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 27);  // as container.cpp
-    } else {
-      ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);  // keeps the parameter
-    }
-    return dctx;
-  }
-};
-
 // The META section from the start of a compressed payload: *head holds its section header and
 // body, or less when the frame ends, breaks or needs more than `body` holds (*more_input). zstd
 // inflates the next block (128 KiB of the payload) as soon as it has flushed one whole and has
@@ -115,7 +98,10 @@ ReadResult read_profile_meta(const std::string& path) {
   using namespace layout;
   // The start of the file, then more while the META section goes on past it: a writer of this
   // version ends a compressed block after META (payload.h), so the first 16 KiB hold it.
-  thread_local MetaInflater inflater;
+  // A zstd context per thread, kept across files: merge reads the META of every file of a
+  // directory before it merges them (thousands, from a few threads), and a new context per file
+  // cost an allocation of its window each time.
+  thread_local container::Inflater inflater;
   container::Buffer file;
   const std::string& name = path;
   for (uint64_t limit = uint64_t{16} << 10;; limit *= 8) {
@@ -134,7 +120,7 @@ ReadResult read_profile_meta(const std::string& path) {
     size_t available = got - kHeaderSize;
     std::vector<uint8_t> head;
     if (wire::load_le(bytes + kOffFlags, 4) & kFlagZstd) {
-      ZSTD_DCtx* dctx = inflater.get();
+      ZSTD_DCtx* dctx = container::fresh_decoder(inflater);
       if (dctx == nullptr) return fail(name, "cannot allocate a zstd decoder");
       bool more_input = false;
       inflate_meta(body, available, dctx, &head, &more_input);

@@ -121,12 +121,12 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     }
     labels[s] = site_label(db.sites[s], frames, named[s], std::move(labels[s]));
     const AllocSite& site = db.sites[s];
+    std::string module = site_data_module(site, frames, named[s]);
     if (built) {
-      built_module[s] = intern(module_index, modules, site_data_module(site, frames, named[s]));
+      built_module[s] = intern(module_index, modules, std::move(module));
     } else {
-      const uint32_t module =
-          intern(quiet_module, m.quiet_modules, site_data_module(site, frames, named[s]));
-      m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0, module, site.bytes,
+      m.quiet.push_back({VariableKind::Heap, (site.flags & kSiteSampled) != 0,
+                         intern(quiet_module, m.quiet_modules, std::move(module)), site.bytes,
                          site.allocations});
     }
   }
