@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The access patterns, fields and advice of a program whose answers its code gives
-# (tests/programs/access_patterns.c and .f90; check_patterns.py lists them), at the tool's default
-# settings: measured natively and under the tool (the program's output must not change), merged,
-# reported as JSON, checked. An AVX2 build is skipped on a CPU without AVX2.
+# (tests/programs/access_patterns.c and .f90; check_patterns.py lists them), sampled at the e2e
+# tests' soft rate (lib.sh): measured natively and under the tool (the program's output must not
+# change), merged, reported as JSON, checked. An AVX2 build is skipped on a CPU without AVX2.
 # Usage: access_patterns.sh c|fortran PROGRAM
 source "$(dirname "$0")/lib.sh"
 lang=$1
@@ -11,10 +11,6 @@ prog=$2
 case "$prog" in
   *avx2*) grep -qw avx2 /proc/cpuinfo || skip "this CPU has no AVX2" ;;
 esac
-# 4,000 samples a second: the index, read in order beside the gather's misses, takes about 2%
-# of the gather's samples alone and under 0.5% when another test's gather shares the memory
-# (0-4 of its samples in the gather, seven runs in eight at 1,000/s with two tests at once).
-SOFT_RATE=4000
 HPCL_TEST_TIMING_FILE=$PWD/timing measure_like_native "$prog"
 cat timing.* >&2
 step "check_patterns.py report.json --lang $lang"

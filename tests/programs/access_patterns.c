@@ -7,9 +7,12 @@
  *           and y read, the others never                                       carry the samples
  *   values  heap (alloc_values), read through a shuffled index (alloc_index) -> indirect (the index:
  *                                                                              sequential)
+ *   index   the same index, summed in order by a loop of its own (sum_index) -> sequential: beside
+ *           the gather's misses it takes few samples (1 in the gather of 42 in one run, none in
+ *           others), too few for a verdict there
  *   list    nodes of 48 bytes, one malloc each (alloc_node), linked in a     -> dependent
  *           shuffled order and walked
- * Each kernel runs until it has used PHASE_SECONDS of CPU time (the gather three times that), so every variable gets a few
+ * Each kernel runs until it has used PHASE_SECONDS of CPU time, so every variable gets a few
  * hundred samples whatever the machine. Built at -O2 and -O3, for baseline x86-64 and for AVX2
  * (tests/programs/CMakeLists.txt): the answers above hold for every build. The record loop keeps a
  * running decay (acc = acc * 0.5 + x * y), a recurrence no compiler vectorizes, so the loop reads
@@ -104,6 +107,14 @@ __attribute__((noipa)) static double gather(const double *values, const int32_t 
   return s;
 }
 
+/* The sum of a permutation of 0..VALUES-1 is known: the printed result checks the shuffle too. */
+__attribute__((noipa)) static long sum_index(const int32_t *index) {
+  long s = 0;
+  for (size_t i = 0; i < VALUES; i++)
+    s += index[i];
+  return s;
+}
+
 __attribute__((noipa)) static long walk(const struct node *p) {
   long s = 0;
   while (p) {
@@ -152,13 +163,13 @@ int main(int argc, char **argv) {
     nodes[i]->next = nodes[i + 1];
   struct node *head = nodes[0];
 
-  const char *labels[5] = {"rows", "cols", "recs", "values", "list"};
-  int weights[5] = {1, 1, 1, 1, 1};  /* per call: the gather's phase is longer, not heavier */
-  double seconds[5] = {0};
-  long calls[5] = {0};
+  const char *labels[6] = {"rows", "cols", "recs", "values", "index", "list"};
+  int weights[6] = {1, 1, 1, 1, 1, 1};
+  double seconds[6] = {0};
+  long calls[6] = {0};
   /* Each call's result is the same: the last one is printed (the number of calls varies). */
-  double result[5] = {0};
-  for (int phase = 0; phase < 5; phase++) {
+  double result[6] = {0};
+  for (int phase = 0; phase < 6; phase++) {
     const double t0 = now();
     do {
       switch (phase) {
@@ -166,16 +177,16 @@ int main(int argc, char **argv) {
         case 1: result[1] = sum_columns(); break;
         case 2: result[2] = decay_records(recs); break;
         case 3: result[3] = gather(values, index); break;
-        default: result[4] = (double)walk(head); break;
+        case 4: result[4] = (double)sum_index(index); break;
+        default: result[5] = (double)walk(head); break;
       }
       ++calls[phase];
-      /* The gather runs three budgets: its index, read in order beside the misses, takes few
-       * samples (1 in the gather of 15 in one run), and its pattern needs a few for a verdict. */
-    } while (now() - t0 < (phase == 3 ? 3 : 1) * budget);
+    } while (now() - t0 < budget);
     seconds[phase] = now() - t0;
   }
-  write_timing(labels, weights, seconds, calls, 5);
-  printf("results %.6e %.6e %.6e %.6e %.6e\n", result[0], result[1], result[2], result[3], result[4]);
+  write_timing(labels, weights, seconds, calls, 6);
+  printf("results %.6e %.6e %.6e %.6e %.6e %.6e\n", result[0], result[1], result[2], result[3], result[4],
+         result[5]);
   free(nodes);  /* the nodes are left to the exit, as list_walk.c says why */
   free(index);
   free(values);
