@@ -52,7 +52,40 @@ int match_module(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
+// One module: is the address in it, and read-only there?
+struct ConstantSearch {
+  uint64_t addr;
+  bool read_only;
+};
+
+int match_constant(dl_phdr_info* info, size_t, void* data) {
+  auto* s = static_cast<ConstantSearch*>(data);
+  bool inside = false, read_only = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (s->addr - (info->dlpi_addr + ph.p_vaddr) >= ph.p_memsz) continue;
+    if (ph.p_type == PT_LOAD) {
+      inside = true;
+      if ((ph.p_flags & PF_W) == 0) read_only = true;
+    } else if (ph.p_type == PT_GNU_RELRO) {
+      read_only = true;
+    }
+  }
+  if (!inside) return 0;
+  s->read_only = read_only;
+  return 1;
+}
+
 }  // namespace
+
+bool constant_data(uint64_t addr) {
+  const int saved_errno = errno;
+  ConstantSearch s{addr, false};
+  bool answered = false;
+  phdr_snapshot_iterate(match_constant, &s, &answered);
+  errno = saved_errno;
+  return answered && s.read_only;
+}
 
 bool find_object_loader(const void* addr, CodeObject* out) {
 #if HPCL_HAVE_DL_FIND_OBJECT

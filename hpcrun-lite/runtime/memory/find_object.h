@@ -23,6 +23,14 @@ struct CodeObject {
 // Signal-safe, lock-free, allocates nothing, keeps errno. False when no loaded module maps `addr`.
 bool find_object(const void* addr, CodeObject* out);
 
+// Signal-safe, lock-free, allocates nothing, keeps errno: true when `addr` lies in memory that its
+// module keeps read-only: a PT_LOAD segment without write permission (.rodata, the compiler's
+// literal pools, .text) or its PT_GNU_RELRO range (read-only once relocated: vtables, the GOT).
+// No thread writes there, so a load from it hits the cache after its first use: the soft
+// sampler's rules take such a load for a constant (access_decode.cpp). Answered from the
+// snapshot of the program headers (phdr_snapshot.h); false without one or outside every module.
+bool constant_data(uint64_t addr);
+
 // The two ways, for the tests that check they agree. find_object_loader is false on a glibc
 // without _dl_find_object; find_object_snapshot is false before the first snapshot.
 bool find_object_loader(const void* addr, CodeObject* out);

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "memory/find_object.h"
 #include "sources/soft/operands.h"
 
 namespace hpcrun {
@@ -109,18 +110,23 @@ bool cheap_access(const ZydisDecodedOperand& m) {
   return stack_only(m) || m.mem.base == ZYDIS_REGISTER_RIP;
 }
 
-// The previous instruction's access `m` could not have stalled on memory (Compute or LoadFeeds,
-// after a cheap access): a stack
-// access (a spill, a reload, a scalar local: stack_only) or a RIP-relative vector load of 16
-// bytes or more (a SIMD literal of .rodata, `addps c(%rip),%xmm3`), unless it is atomic (lock
-// prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all, see access_operand).
-// Narrower RIP-relative loads
-// stay Previous: a global scalar can miss (written by another thread), unlike a spill slot.
-bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m) {
+// The previous instruction's access `m` (the instruction at runtime address `at`) could not have
+// stalled on memory (Compute or LoadFeeds, after a cheap access): a stack access (a spill, a
+// reload, a scalar local: stack_only) or a RIP-relative load of a constant: 16 bytes or more (a
+// SIMD literal of .rodata, `addps c(%rip),%xmm3`), or of any width when `constant` says its
+// module keeps the address read-only (`mulsd c(%rip),%xmm0`, the scalar literal of `acc * 0.5`),
+// unless it is atomic (lock prefix, xchg; the fence idiom `lock or [rsp], 0` is no access at all,
+// see access_operand). Other narrower RIP-relative loads stay Previous: a global scalar in
+// writable data can miss (written by another thread), unlike a spill slot or a constant.
+bool cheap_previous(const ZydisDecodedInstruction& in, const ZydisDecodedOperand& m, uint64_t at,
+                    ConstantData constant) {
   if ((in.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || in.mnemonic == ZYDIS_MNEMONIC_XCHG) return false;
   if (m.mem.type != ZYDIS_MEMOP_TYPE_MEM) return false;
   if (stack_only(m)) return true;
-  return m.mem.base == ZYDIS_REGISTER_RIP && (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0 && m.size >= 128;
+  if (m.mem.base != ZYDIS_REGISTER_RIP || (m.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0) return false;
+  if (m.size >= 128) return true;
+  const uint64_t target = at + in.length + static_cast<uint64_t>(m.mem.disp.value);
+  return constant != nullptr && constant(target);
 }
 
 
@@ -173,11 +179,16 @@ std::atomic<uint64_t> g_operand_decodes{0};
 //   Current, at a target: pc is a branch target, and prev is not an access or chases.
 //   Compute or LoadFeeds, after a cheap access: prev is an access, does not chase, pc is not a
 //       branch target, and prev's access is a stack access (stack_only) or a RIP-relative load
-//       of 16 bytes or more (a SIMD literal), not atomic (no lock prefix, not xchg; `lock orq
-//       $0,(%rsp)` is a fence, no access): a spill store waits for its data, a reload or a
-//       literal hits L1, so the time is the computation's. The load feeding prev's non-address
-//       inputs (LoadFeeds, prev the waiter), else no data (Compute). Narrower RIP-relative
-//       accesses before pc stay Previous (a global scalar can miss when another thread writes it).
+//       of a constant: 16 bytes or more (a SIMD literal), or any width into memory its module
+//       keeps read-only (constant_data: .rodata, RELRO; the scalar literal of `mulsd
+//       c(%rip),%xmm0`), not atomic (no lock prefix, not xchg; `lock orq $0,(%rsp)` is a
+//       fence, no access): a spill store waits for its data, a reload or a literal hits L1, so
+//       the time is the computation's. The load feeding prev's non-address inputs (LoadFeeds,
+//       prev the waiter), else no data (Compute). Narrower RIP-relative accesses into writable
+//       data before pc stay Previous (a global scalar can miss when another thread writes it).
+//       Measured on tests/programs/access_patterns.f90, whose record loop gfortran inlines
+//       with `vmulsd c(%rip),%xmm0,%xmm0` (acc * 0.5): 63% of its samples went to the
+//       executable's data row, at the constant's address, before.
 //   Previous: prev is an access, does not chase, and pc is not a branch target.
 //   BranchJoin: pc is a branch target, prev is an access and does not chase, the instruction at
 //       pc has no data access or only a stack one (base rsp or rbp, no index), and the edge
@@ -313,6 +324,7 @@ struct Code {
   const uint8_t* bytes;
   size_t len;
   uint64_t start;
+  ConstantData constant;  // cheap_previous: is a RIP-relative target read-only data?
 
   bool decode(uint64_t at, ZydisDecodedInstruction* in, ZydisDecodedOperand* ops) const {
     if (at < start || at - start >= len) return false;
@@ -478,7 +490,7 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   PcDecision other;
   if (m >= 0 && !chases) {
     if (!pc_is_target) {
-      if (!cheap_previous(in, ops[m])) return p;  // Previous
+      if (!cheap_previous(in, ops[m], prev, c.constant)) return p;  // Previous
       const RegSet inputs = reads_of(in, ops) & ~address_regs(ops[m]);
       if (load_feeding(c, w, pc, prev, inputs, &other)) return other;  // LoadFeeds, after a cheap access
       return compute;                                                  // Compute, after a cheap access
@@ -513,7 +525,8 @@ bool decidable(size_t len, uint64_t func_start, uint64_t pc, const Window& w) {
 
 }  // namespace
 
-PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc) {
+PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc,
+                            ConstantData constant) {
   PcDecision unknown;
   if (pc < func_start || pc - func_start >= len) return unknown;  // Unknown, outside
   ZydisDecoder local[2];
@@ -522,7 +535,7 @@ PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start
   w.base = pc >= kWindowSlack ? pc - kWindowSlack : 0;
   scan_function(dec.scan, code, len, func_start, &w);
   if (!decidable(len, func_start, pc, w)) return unknown;  // Unknown, not an instruction
-  return decide_in_window(Code{dec.full, code, len, func_start}, pc, w);
+  return decide_in_window(Code{dec.full, code, len, func_start, constant}, pc, w);
 }
 
 
@@ -695,7 +708,7 @@ PcDecision decide_and_cache_around(uint64_t start, uint64_t end, uint64_t pc) {
   uint64_t seen = g_scan_insns_max.load(std::memory_order_relaxed);
   while (insns > seen && !g_scan_insns_max.compare_exchange_weak(seen, insns, std::memory_order_relaxed)) {
   }
-  const Code c{dec.full, code, len, start};
+  const Code c{dec.full, code, len, start, constant_data};
   PcDecision d;
   if (decidable(len, start, pc, w)) d = decide_in_window(c, pc, w);
   d = with_recipe(d, pc);

@@ -57,10 +57,16 @@ struct Access {
   bool is_write = false;
 };
 
+// Whether a data address is read-only for good (a constant of the program): constant_data
+// (find_object.h) in the runtime, a stand-in in tests.
+using ConstantData = bool (*)(uint64_t addr);
+
 // Pure decision on a code buffer: `code` holds the bytes of a function starting at runtime address
-// `func_start`, `len` bytes long; `pc` lies inside. Decodes forward from the start. Used directly
-// by unit tests on hand-assembled byte sequences.
-PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc);
+// `func_start`, `len` bytes long; `pc` lies inside. Decodes forward from the start. `constant`
+// tells which RIP-relative targets are read-only data (null: none). Used directly by unit tests
+// on hand-assembled byte sequences; the runtime's misses (resolve_sample) ask constant_data.
+PcDecision decide_from_code(const uint8_t* code, size_t len, uint64_t func_start, uint64_t pc,
+                            ConstantData constant = nullptr);
 
 // Decodes one instruction at `insn` and computes its memory access using `regs` (RIP-relative and
 // fs: segments handled). Returns NoMemoryOperand when it has no explicit memory operand (lea and

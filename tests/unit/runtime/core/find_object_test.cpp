@@ -60,6 +60,30 @@ TEST(FindObject, NothingOutsideTheModules) {
   }
 }
 
+// constant_data: read-only memory of a module (.rodata, .text, RELRO) is constant; its writable
+// data, the stack, the heap and memory outside every module are not.
+const double kReadOnlyHalf = 0.5;                        // .rodata of the test executable
+double g_writable_bss;                                   // .bss
+extern "C" const char* const g_relro_names[] = {"a", "b"};  // pointers relocated at load: RELRO
+
+TEST(ConstantData, ReadOnlySegmentsOfAModule) {
+  take_snapshot();
+  const auto at = [](const void* p) { return reinterpret_cast<uint64_t>(p); };
+  // volatile: the compiler must keep the constant in memory rather than fold it.
+  const double* volatile half = &kReadOnlyHalf;
+  EXPECT_TRUE(hpcrun::constant_data(at(half)));
+  EXPECT_TRUE(hpcrun::constant_data(at(reinterpret_cast<const void*>(&take_snapshot))));  // .text
+  EXPECT_TRUE(hpcrun::constant_data(at(reinterpret_cast<const void*>(&fopen))));         // libc's
+  EXPECT_TRUE(hpcrun::constant_data(at(&g_relro_names[1])));
+  EXPECT_FALSE(hpcrun::constant_data(at(&g_data_word)));
+  EXPECT_FALSE(hpcrun::constant_data(at(&g_writable_bss)));
+  int local = 0;
+  std::unique_ptr<char[]> heap(new char[64]);
+  EXPECT_FALSE(hpcrun::constant_data(at(&local)));
+  EXPECT_FALSE(hpcrun::constant_data(at(heap.get())));
+  EXPECT_FALSE(hpcrun::constant_data(0));
+}
+
 // A library opened after the snapshot is found once the snapshot is taken again (the runtime
 // refreshes it after the module scan that follows every dlopen).
 TEST(FindObject, LaterModuleAfterRefresh) {

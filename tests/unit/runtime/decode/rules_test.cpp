@@ -54,6 +54,8 @@ const Bytes kMulps = {0x0f, 0x59, 0xdc};                                        
 const Bytes kSpillXmm3 = {0x0f, 0x29, 0x5c, 0x24, 0x20};                        // movaps [rsp+0x20], xmm3
 const Bytes kAddpsXmm5 = {0x0f, 0x58, 0xee};                                    // addps xmm5, xmm6
 const Bytes kAddpsRipConst = {0x0f, 0x58, 0x3d, 0x00, 0x01, 0x00, 0x00};        // addps xmm7, [rip+0x100]
+const Bytes kMulsdRipConst = {0xf2, 0x0f, 0x59, 0x05, 0x00, 0x01, 0x00, 0x00};  // mulsd xmm0, [rip+0x100]
+const Bytes kMovsdXmm0Rax = {0xf2, 0x0f, 0x10, 0x00};                           // movsd xmm0, [rax]
 const Bytes kIncRcx = {0x48, 0xff, 0xc1};                                       // inc rcx
 const Bytes kMovRaxRsiRcx = {0x48, 0x8b, 0x04, 0xce};                           // mov rax, [rsi+rcx*8]
 const Bytes kMovsdStoreRdi = {0xf2, 0x0f, 0x11, 0x04, 0xcf};                    // movsd [rdi+rcx*8], xmm0
@@ -87,8 +89,8 @@ struct Fn {
     code.insert(code.end(), b.begin(), b.end());
     at.push_back(code.size());
   }
-  PcDecision at_insn(size_t i) const {
-    return hpcrun::decide_from_code(code.data(), code.size(), kStart, kStart + at[i]);
+  PcDecision at_insn(size_t i, hpcrun::ConstantData constant = nullptr) const {
+    return hpcrun::decide_from_code(code.data(), code.size(), kStart, kStart + at[i], constant);
   }
   int64_t off(size_t from, size_t to) const { return static_cast<int64_t>(at[to]) - static_cast<int64_t>(at[from]); }
 };
@@ -391,6 +393,25 @@ TEST(RuleCompute, SpillOrReloadBeforePcIsNoData) {
   // A real read-modify-write under lock stays an access.
   static const uint8_t kLockAdd1[] = {0xf0, 0x48, 0x83, 0x04, 0x24, 0x01};  // lock add qword [rsp], 1
   EXPECT_EQ(hpcrun::access_at(reinterpret_cast<uint64_t>(kLockAdd1), regs).kind, hpcrun::AccessKind::Address);
+}
+
+// A scalar RIP-relative load (`mulsd c(%rip),%xmm0`, gfortran's `acc * 0.5d0`) is a constant when
+// its target is read-only data of its module (constant_data), and stays Previous otherwise: a
+// global scalar in writable data can miss.
+uint64_t g_constant_at = 0;
+bool constant_here(uint64_t addr) { return addr == g_constant_at; }
+
+TEST(RuleCompute, ScalarLiteralOfReadOnlyDataIsNoData) {
+  Fn f{kMulsdRipConst, kIncRcx, kRet};
+  g_constant_at = kStart + f.at[1] + 0x100;  // the rip of the next instruction + the displacement
+  EXPECT_EQ(f.at_insn(1).choice, Choice::UsePrevious);  // nothing known about its target
+  expect_no_data(f.at_insn(1, constant_here));
+  g_constant_at += 8;  // another address read-only: this load's target is still writable data
+  EXPECT_EQ(f.at_insn(1, constant_here).choice, Choice::UsePrevious);
+  // The load that feeds its other input is charged (LoadFeeds with the mulsd as the waiter).
+  Fn g{kMovsdXmm0Rax, kMulsdRipConst, kIncRcx, kRet};
+  g_constant_at = kStart + g.at[2] + 0x100;
+  expect_other(g.at_insn(2, constant_here), Rule::LoadFeeds, g.off(2, 0));
 }
 
 TEST(RuleCompute, CheapFeedingLoadIsNoData) {
