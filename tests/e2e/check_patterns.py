@@ -113,7 +113,6 @@ def check_pattern(v, spec, kernel, errors):
 
 def check_variable(v, spec, min_samples, errors):
     label = spec["label"]
-    min_samples = spec.get("min_samples", min_samples)
     total = v["metrics"]["samples"]
     if total < min_samples:
         errors.append(f"{label}: {total} samples, fewer than {min_samples}: no verdict")
