@@ -304,6 +304,10 @@ def check_proportions(report, program, processes, verbose=True, timing=None, tol
                 errors.append(f"{array['label']}: allocation_path[0] is "
                               f"{path[0] if path else None}, expected the allocation API")
 
+    for array, var in found:
+        if array["name" if "name" in array else "label"] == "[stack]":
+            errors += stack_note_errors(report, var)
+
     hottest = max(samples(v) for _, v in found)
     for cold in spec["cold"]:
         var = find(report, cold, required=False)
@@ -313,6 +317,24 @@ def check_proportions(report, program, processes, verbose=True, timing=None, tol
             errors.append(f"{cold['label']}: {n} samples, not under a tenth of the hottest ({hottest})")
     if errors:
         raise CheckFailed("\n".join(errors) + f"\nvariables in the report:\n{listing(report)}")
+
+
+def stack_note_errors(report, var):
+    """[stack] with 5% of the samples or more is explained in a note that names first the
+    function reading most of it (the leaf of its accesses, summed by function)."""
+    share = samples(var) / max(1, report["totals"]["samples"])
+    if share < 0.05:
+        return []
+    by_function = {}
+    for a in var.get("accesses", []):
+        if a.get("path"):
+            f = a["path"][0]["function"]
+            by_function[f] = by_function.get(f, 0) + a["metrics"]["samples"]
+    reader = max(by_function, key=by_function.get) if by_function else "?"
+    notes = [n for n in report.get("notes", []) if n.startswith("[stack] holds")]
+    if len(notes) != 1 or ("Read in " + reader + " (") not in notes[0]:
+        return [f"[stack] ({share:.1%} of the samples, read most in {reader}): notes {notes}"]
+    return []
 
 
 def data_fraction(report):
@@ -712,6 +734,9 @@ def selftest(path):
         s = var(report, "unknown", "name", "[stack]")
         s["metrics"]["samples"] //= 2
 
+    def unexplained_stack(report):  # a 15% [stack] row without the note on who reads it
+        report["notes"] = [n for n in report["notes"] if not n.startswith("[stack] holds")]
+
     def cold_hot(report):
         cold = next(v for v in report["variables"] if "alloc_never_read" in frame_functions(v))
         cold["metrics"]["samples"] = 10 ** 6
@@ -719,11 +744,12 @@ def selftest(path):
     expect_failure("shares shifted by 8 points", shift)
     expect_failure("half of the stack's samples missing", split_stack)
     expect_failure("a hot never-read array", cold_hot)
+    expect_failure("a large [stack] row unexplained", unexplained_stack)
     expect_failure("a missing array", lambda r: r["variables"].remove(var(r, "static", "name", "static_array")))
     expect_failure("a wrong allocator", lambda r: var(r, "heap", "allocator", "valloc").update(allocator="malloc"))
     expect_failure("two processes", lambda r: r["totals"].update(processes=2))
     expect_failure("a lost light array", lambda r: var(r, "heap", "allocator", "aligned_alloc")["metrics"].update(samples=1))
-    print("selftest: good report passes, 7 broken ones fail")
+    print("selftest: good report passes, 8 broken ones fail")
     selftest_heap_list()
 
 

@@ -367,6 +367,8 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
   auto listed = [&](const Node& node, uint64_t samples) {
     return samples > 0 || (!m.counters.empty() && has_counter(node));
   };
+  // The unknown classes' samples by function (few variables: a map each).
+  std::unordered_map<size_t, std::unordered_map<std::string, uint64_t>> readers;
   {
     std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_index;
     std::vector<Location> wheres;
@@ -415,6 +417,10 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       if (samples == 0) continue;
 
       if (var[i] == kNone) continue;
+      if (node.kind == NodeKind::Frame && m.variables[var[i]].kind == VariableKind::Unknown) {
+        const Location where = leaf_where(i);
+        readers[var[i]][where.function.empty() ? location_label(where) : std::string(where.function)] += samples;
+      }
       // Every sampled instruction of a heap or static variable, for its access evidence.
       if (node.kind == NodeKind::Frame && var[i] < db_rows)
         m.variables[var[i]].evidence.instructions.push_back({Frame{node.a, node.b}, samples, static_cast<uint32_t>(i)});
@@ -425,6 +431,13 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       path.leaf = static_cast<uint32_t>(i);
       keep(m.variables[var[i]].accesses, std::move(path));
     }
+  }
+  for (auto& [v, by_function] : readers) {
+    std::vector<ReaderShare>& out = m.variables[v].read_in;
+    for (auto& [function, samples] : by_function) out.push_back(ReaderShare{function, samples});
+    std::sort(out.begin(), out.end(), [](const ReaderShare& x, const ReaderShare& y) {
+      return x.samples != y.samples ? x.samples > y.samples : x.function < y.function;
+    });
   }
 }
 

@@ -36,6 +36,13 @@ struct AccessPath {
   PatternView pattern;         // of the sampled instruction (heap and static variables)
 };
 
+// A function that read an unattributed class ([stack], [unknown data], [untracked heap]), named
+// as the code view names it (location_label without the line), and its samples there.
+struct ReaderShare {
+  std::string function;
+  uint64_t samples = 0;
+};
+
 // One library's part of a Group row.
 struct LibraryDetail {
   std::string module;      // module path
@@ -88,6 +95,9 @@ struct Variable {
   bool tls = false;
 
   std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
+  // Unknown classes only: every sample by the function of its sampled instruction, descending
+  // (ties by name). Told in a note when the class holds a large share (report_notes.cpp).
+  std::vector<ReaderShare> read_in;
   // First touch (page-fault source): the variable's page faults, and the instructions that took
   // them (AccessPath::samples holds the faults), descending, at most max_access_paths. A count of
   // its own: it enters no share.

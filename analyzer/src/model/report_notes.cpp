@@ -14,6 +14,49 @@
 namespace hpcl::analysis {
 
 namespace {
+// "12.3%": a fraction in a sentence.
+std::string percent_text(double fraction) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
+  return buf;
+}
+
+// An unattributed class that holds this share of all samples or more is explained, with the
+// functions that read it: the row alone names no variable to look at.
+constexpr double kExplainedClassShare = 0.05;
+
+// What the class is, after its name and share.
+const char* class_meaning(const std::string& name) {
+  if (name == "[stack]")
+    return "local variables and arrays on the threads' stacks (C local arrays, Fortran automatic "
+           "arrays and array temporaries, each OpenMP thread's private copies), which the report "
+           "does not split by the function that owns them";
+  if (name == "[unknown data]")
+    return "memory that no heap block, static variable, stack or TLS block covers (mappings made "
+           "with mmap, shared-memory segments of MPI, memory of the loader or the kernel)";
+  return nullptr;
+}
+
+// "[stack] holds 25.5% of the samples: ... Read in f (58.2%), g (38.0%) and 14 more functions."
+void explain_classes(ReportModel& m) {
+  constexpr size_t kNamed = 3;
+  for (const Variable& v : m.variables) {
+    const char* meaning = v.kind == VariableKind::Unknown ? class_meaning(v.name) : nullptr;
+    if (!meaning || v.share < kExplainedClassShare || v.read_in.empty() || v.samples == 0) continue;
+    std::string readers;
+    const size_t named = std::min(kNamed, v.read_in.size());
+    for (size_t k = 0; k < named; ++k) {
+      const ReaderShare& r = v.read_in[k];
+      if (k > 0) readers += k + 1 == named && v.read_in.size() == named ? " and " : ", ";
+      readers += r.function + " (" +
+                 percent_text(static_cast<double>(r.samples) / static_cast<double>(v.samples)) + ")";
+    }
+    if (v.read_in.size() > named) readers += " and " + count_of(v.read_in.size() - named, "more function");
+    m.notes.push_back(v.name + " holds " + percent_text(v.share) + " of the samples: " + meaning +
+                      ". Read in " + readers + ".");
+  }
+}
+
 // "40 ms", "2.5 s": a CPU time in a sentence.
 std::string seconds_text(double s) {
   char buf[32];
@@ -71,6 +114,7 @@ void add_notes(ReportModel& m, const Profile& db) {
                         " samples more than fell outside the tracked blocks (within their noise); "
                         "they were scaled down to fit.");
   }
+  explain_classes(m);
   // Every sample is attributed once, so the shares add up to 100% at most; more is a bug.
   if (m.share_sum > 1.0 + 1e-6)
     m.notes.push_back("The variables' shares add up to " + std::to_string(std::lround(m.share_sum * 100)) +

@@ -143,6 +143,34 @@ TEST(ReportModel, VariablesNamedAndOrdered) {
   EXPECT_TRUE(time_note);
 }
 
+// An unattributed class with 5% of the samples or more is explained in a note, with the
+// functions that read it (the innermost of an inlined leaf), hottest first; a smaller one is not.
+TEST(ReportModel, LargeStackShareIsExplainedWithItsReaders) {
+  Profile db = make_database();
+  unknown_sample(db.trees[0], UnknownClass::Stack, {{0, 0x2100}, {0, 0x2200}}, 8);
+  unknown_sample(db.trees[0], UnknownClass::Stack, {{0, 0x2300}}, 2);
+  ReportModel m = ungrouped(db);
+  const auto stack = std::find_if(m.variables.begin(), m.variables.end(),
+                                  [](const Variable& v) { return v.name == "[stack]"; });
+  ASSERT_NE(stack, m.variables.end());
+  ASSERT_EQ(stack->read_in.size(), 2u);
+  EXPECT_EQ(stack->read_in[0].function, "axpy");
+  EXPECT_EQ(stack->read_in[0].samples, 8u);
+  EXPECT_EQ(stack->read_in[1].function, "update");
+  const std::string expected =
+      "[stack] holds 11.1% of the samples: local variables and arrays on the threads' stacks (C "
+      "local arrays, Fortran automatic arrays and array temporaries, each OpenMP thread's private "
+      "copies), which the report does not split by the function that owns them. Read in axpy "
+      "(80.0%) and update (20.0%).";
+  EXPECT_NE(std::find(m.notes.begin(), m.notes.end(), expected), m.notes.end());
+  // [unknown data]: 3 of 90 samples, under 5%: no note.
+  for (const std::string& note : m.notes) EXPECT_EQ(note.find("[unknown data] holds"), std::string::npos) << note;
+  Profile small = make_database();
+  unknown_sample(small.trees[0], UnknownClass::Stack, {{0, 0x2300}}, 2);  // 2 of 82
+  for (const std::string& note : ungrouped(small).notes)
+    EXPECT_EQ(note.find("[stack] holds"), std::string::npos) << note;
+}
+
 TEST(ReportModel, CodeViewAggregatesAllRoots) {
   ReportModel m = build_report_model(make_database());
   ASSERT_EQ(m.locations.size(), 4u);
