@@ -297,6 +297,11 @@ struct ReportModelOptions {
 // Builds both views. The database must have passed validate_profile and be a database.
 ReportModel build_report_model(const Profile& db, const ReportModelOptions& options = {});
 
+// What an unattributed class holds, as a phrase ("[stack]": "local variables and arrays on the
+// threads' stacks (...)"); null for any other name. The report's notes and the viewer's why pane
+// say it beside the functions that read the class (Variable::read_in).
+const char* unknown_class_meaning(std::string_view name);
+
 // The orders of the data view (--sort). Samples: the model's own order. Imbalance and
 // ThreadImbalance: by ranks.imbalance (threads.imbalance) descending among the heap and static
 // variables with at least kImbalanceMinShare of the samples, then the rest in samples order: a

@@ -25,23 +25,13 @@ std::string percent_text(double fraction) {
 // functions that read it: the row alone names no variable to look at.
 constexpr double kExplainedClassShare = 0.05;
 
-// What the class is, after its name and share.
-const char* class_meaning(const std::string& name) {
-  if (name == "[stack]")
-    return "local variables and arrays on the threads' stacks (C local arrays, Fortran automatic "
-           "arrays and array temporaries, each OpenMP thread's private copies), which the report "
-           "does not split by the function that owns them";
-  if (name == "[unknown data]")
-    return "memory that no heap block, static variable, stack or TLS block covers (mappings made "
-           "with mmap, shared-memory segments of MPI, memory of the loader or the kernel)";
-  return nullptr;
-}
-
 // "[stack] holds 25.5% of the samples: ... Read in f (58.2%), g (38.0%) and 14 more functions."
+// [untracked heap] has its own note (sampled small allocations) and is not repeated here.
 void explain_classes(ReportModel& m) {
   constexpr size_t kNamed = 3;
   for (const Variable& v : m.variables) {
-    const char* meaning = v.kind == VariableKind::Unknown ? class_meaning(v.name) : nullptr;
+    const bool told = v.kind == VariableKind::Unknown && (v.name == "[stack]" || v.name == "[unknown data]");
+    const char* meaning = told ? unknown_class_meaning(v.name) : nullptr;
     if (!meaning || v.share < kExplainedClassShare || v.read_in.empty() || v.samples == 0) continue;
     std::string readers;
     const size_t named = std::min(kNamed, v.read_in.size());
@@ -65,6 +55,20 @@ std::string seconds_text(double s) {
   return buf;
 }
 }  // namespace
+
+const char* unknown_class_meaning(std::string_view name) {
+  if (name == "[stack]")
+    return "local variables and arrays on the threads' stacks (C local arrays, Fortran automatic "
+           "arrays and array temporaries, each OpenMP thread's private copies), which the report "
+           "does not split by the function that owns them";
+  if (name == "[unknown data]")
+    return "memory that no heap block, static variable, stack or TLS block covers (mappings made "
+           "with mmap, shared-memory segments of MPI, memory of the loader or the kernel)";
+  if (name == "[untracked heap]")
+    return "heap memory that no tracked block covers (small blocks not tracked, free memory "
+           "the allocator walks, its own chunk headers and caches)";
+  return nullptr;
+}
 
 void add_notes(ReportModel& m, const Profile& db) {
   if (m.source.empty() || m.source == "soft" || m.source == "mixed")

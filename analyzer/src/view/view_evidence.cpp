@@ -1,6 +1,7 @@
 // See view_evidence.h.
 #include "view_evidence.h"
 
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 
@@ -37,6 +38,19 @@ std::vector<std::string> why_lines(const ViewModel& m, const ViewNode& row, size
     const Variable& v = m.report().variables[row.ref];
     const AccessEvidence& e = v.evidence;
     if (!e.analysed) {
+      // An unattributed class: what it holds, and the functions that read it (no pattern: it
+      // mixes unrelated data).
+      if (const char* meaning = v.kind == VariableKind::Unknown ? unknown_class_meaning(v.name) : nullptr) {
+        std::string text = std::string(meaning) + ".";
+        text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+        wrap(text, width, 0, out);
+        for (size_t k = 0; k < v.read_in.size() && k < 4; ++k) {
+          const ReaderShare& r = v.read_in[k];
+          const double share = v.samples > 0 ? static_cast<double>(r.samples) / static_cast<double>(v.samples) : 0;
+          wrap(pad_left(pct(share), 4) + "  read in " + r.function, width, 6, out);
+        }
+        return out;
+      }
       out.emplace_back("only heap and static variables are analysed");
       return out;
     }

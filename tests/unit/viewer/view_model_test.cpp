@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "output/format_common.h"
+#include "view/view_evidence.h"
 #include "view/view_model.h"
 #include "viewer_db.h"
 
@@ -76,6 +77,24 @@ TEST(ViewModel, StaticAndStackOpenToTheirAccessPaths) {
     EXPECT_EQ(r->children[0]->kind, RowKind::Frame);
     EXPECT_EQ(r->children[0]->label, "main (main.c:14)");
   }
+}
+
+// The why pane of an unattributed class: what it holds and the functions that read it, not the
+// "not analysed" of a row it has nothing to say about.
+TEST(ViewModel, WhyOfTheStackSaysWhatItHoldsAndWhoReadsIt) {
+  ViewModel vm(make_viewer_database());
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  const auto rows = t.rows();
+  const auto stack = std::find_if(rows.begin(), rows.end(), [](const ViewNode* r) { return r->label == "[stack]"; });
+  ASSERT_NE(stack, rows.end());
+  const std::vector<std::string> lines = why_lines(vm, **stack, 80);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines.front().rfind("Local variables and arrays on the threads' stacks (C local", 0), 0u) << lines.front();
+  EXPECT_EQ(lines.back(), " 100% read in compute");  // wrapped as the pattern lines are
+  for (const std::string& l : lines) EXPECT_LE(display_width(l), 80u) << l;
+  const auto counter = std::find_if(rows.begin(), rows.end(), [](const ViewNode* r) { return r->label == "counter"; });
+  ASSERT_NE(counter, rows.end());
+  for (const std::string& l : why_lines(vm, **counter, 80)) EXPECT_EQ(l.find("read in"), std::string::npos) << l;
 }
 
 TEST(ViewModel, TopDownMergesCallSitesOverVariablesAndNoData) {
