@@ -14,13 +14,6 @@
 namespace hpcl::analysis {
 
 namespace {
-// "12.3%": a fraction in a sentence.
-std::string percent_text(double fraction) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-  return buf;
-}
-
 // An unattributed class that holds this share of all samples or more is explained, with the
 // functions that read it: the row alone names no variable to look at.
 constexpr double kExplainedClassShare = 0.05;
@@ -39,10 +32,10 @@ void explain_classes(ReportModel& m) {
       const ReaderShare& r = v.read_in[k];
       if (k > 0) readers += k + 1 == named && v.read_in.size() == named ? " and " : ", ";
       readers += r.function + " (" +
-                 percent_text(static_cast<double>(r.samples) / static_cast<double>(v.samples)) + ")";
+                 percent(static_cast<double>(r.samples) / static_cast<double>(v.samples)) + ")";
     }
     if (v.read_in.size() > named) readers += " and " + count_of(v.read_in.size() - named, "more function");
-    m.notes.push_back(v.name + " holds " + percent_text(v.share) + " of the samples: " + meaning +
+    m.notes.push_back(v.name + " holds " + percent(v.share) + " of the samples: " + meaning +
                       ". Read in " + readers + ".");
   }
 }

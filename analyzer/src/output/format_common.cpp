@@ -106,12 +106,6 @@ std::string csv_field(std::string_view raw) {
   return out + "\"";
 }
 
-std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100.0);
-  return buf;
-}
-
 std::string human_bytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "words.h"  // percent: "12.3%"
+
 namespace hpcl::analysis {
 
 // Rows to print out of `available` for a --top value (0 = all).
@@ -26,7 +28,6 @@ std::string printable_for_terminal(std::string_view s);
 // printable_for_terminal for one line of a table, a CSV record or a row of the viewer: a line
 // break becomes '?' too, so a name cannot start a line of its own.
 std::string printable_line(std::string_view s);
-std::string percent(double fraction);        // "12.3%"
 std::string human_bytes(uint64_t bytes);     // "512 B", "1.5 KiB", "3.0 GiB"
 size_t display_width(std::string_view s);    // UTF-8 code points
 // Shortens a label to at most `width` columns for a table cell, with "…" in the middle: the
