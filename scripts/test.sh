@@ -47,15 +47,17 @@ if [ "${CI:-}" = "true" ]; then
   if [ "$status" -eq 0 ]; then status=$asan_status; fi
 fi
 
-# A test that needs what this machine lacks (a PMU, a non-root user) exits 77 and ctest reports
-# it as skipped: name every one, so a machine that skips the hardware tests is visible.
-skipped=$(hpcl_skipped_tests "$log")
-if [ -n "$skipped" ]; then
-  say "skipped ($(printf '%s\n' "$skipped" | wc -l)):"
-  printf '    %s\n' "$skipped" >&2
+# A test that needs what this machine lacks (a PMU, breakpoints that count, a non-root user)
+# exits 77 or calls GTEST_SKIP and ctest reports it as skipped: name every one with its reason,
+# so a machine that skips the hardware tests is visible and says why.
+mapfile -t skipped < <(hpcl_skipped_with_reasons "$log" "$build/Testing/Temporary/LastTest.log" \
+  ${asan:+"$asan/Testing/Temporary/LastTest.log"})
+if [ "${#skipped[@]}" -gt 0 ]; then
+  say "skipped (${#skipped[@]}):"
+  printf '    %s\n' "${skipped[@]}" >&2
 fi
 if [ "$status" -eq 0 ]; then
-  if [ -n "$skipped" ]; then say "all tests passed or were skipped (listed above)"; else say "all tests passed"; fi
+  if [ "${#skipped[@]}" -gt 0 ]; then say "all tests passed or were skipped (listed above)"; else say "all tests passed"; fi
 else
   say "tests failed (status $status)"
 fi

@@ -3,12 +3,12 @@
 
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <cstring>
 
 #include "sources/pebs/pfm_api.h"
 #include "text_wrap.h"
 #include "validate.h"
+#include "sources/numa/numa.h"
 #include "sources/source_verdict.h"
 #include "sources/watch/watch_probe.h"
 
@@ -127,6 +127,14 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
   fprintf(out, "cpu                %s family %d model %d%s%s%s\n", vendor, hw.family, hw.model,
           hw.model_name[0] ? " (" : "", hw.model_name, hw.model_name[0] ? ")" : "");
   fprintf(out, "virtual machine    %s\n", hw.hypervisor ? "yes (cpuinfo hypervisor flag)" : "no");
+  if (hw.is_this_machine) {
+    // What the runtime does at start-up to place sampled pages (numa.h), with the same calls.
+    const int nodes = numa_init("/");
+    const int err = numa_probe();
+    fprintf(out, "NUMA               %d node%s%s; placement of sampled pages %s%s\n", nodes,
+            nodes == 1 ? "" : "s", nodes ? "" : " listed (every CPU counts as node 0)",
+            err ? "off: move_pages fails here: " : "works (move_pages)", err ? strerror(err) : "");
+  }
   print_pmus(out, hw);
   if (papi) print_papi(out, *papi);
 
@@ -162,18 +170,11 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
                               "each is checked when the program registers it"
                             : papi->error.c_str(), "");
   // Watchpoints: breakpoint events on this very thread, as each measured thread opens them.
-  WatchProbe wp = probe_watchpoints();
-  char wp_why[160];
-  if (wp.registers == 0)
-    snprintf(wp_why, sizeof wp_why, "perf refuses breakpoint events: %s%s", strerror(wp.first_error),
-             wp.first_error == ENOSPC ? " (the debug registers are taken: a debugger?)" : "");
-  else
-    snprintf(wp_why, sizeof wp_why, "%d debug registers per thread, modify ioctl %s, counting %s",
-             wp.registers, wp.modify ? "yes" : "no (Linux < 4.17)", wp.counted ? "exact" : "no");
-  const bool wp_ok = wp.registers > 0 && wp.modify && wp.counted;
+  char wp_why[256];
+  const bool wp_ok = watch_usable(probe_watchpoints(), wp_why, sizeof wp_why);
   for (const char* name : {"wp-sharing", "wp-reuse"})
     print_source(out, name, wp_ok ? "works" : "unavailable", wp_why,
-                 wp_ok ? "" : "needs PERF_TYPE_BREAKPOINT and Linux >= 4.17");
+                 wp_ok ? "" : kWatchFix);
   char auto_why[256];
   auto_choice(hw, auto_why, sizeof auto_why);
   fprintf(out, "\nauto -> %s\n", auto_why);

@@ -3,10 +3,13 @@
 // so that 64-bit values survive every JSON reader.
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "check.h"
+#include "sources/numa/numa.h"
 #include "sources/perf_event.h"
 #include "sources/source_verdict.h"
+#include "sources/watch/watch_probe.h"
 
 namespace hpcrun {
 
@@ -75,7 +78,18 @@ int print_check_json(FILE* out, const HardwareProbe& hw, const char* root) {
     fprintf(out, "%s", i ? ", " : "");
     put_string(out, hw.pmus[i]);
   }
-  fprintf(out, "],\n  \"sources\": [");
+  fprintf(out, "]");
+  if (hw.is_this_machine) {
+    const int nodes = numa_init("/");
+    const int err = numa_probe();
+    fprintf(out, ",\n  \"numa\": {\"nodes\": %d, \"placement\": %s", nodes, err ? "false" : "true");
+    if (err) {
+      fprintf(out, ", \"reason\": ");
+      put_string(out, (std::string("move_pages fails here: ") + strerror(err)).c_str());
+    }
+    fprintf(out, "}");
+  }
+  fprintf(out, ",\n  \"sources\": [");
   for (int s = 0; s < kNumProbed; ++s) {
     const SourceVerdict v = source_verdict(hw, ProbedSource(s));
     fprintf(out, "%s\n    {\"name\": \"%s\", \"available\": %s, \"verdict\": \"%s\", ",
@@ -111,6 +125,24 @@ int print_check_json(FILE* out, const HardwareProbe& hw, const char* root) {
       put_string(out, t.why);
     }
     fprintf(out, "}");
+  }
+  // The watchpoint sources, on this machine only: breakpoints are opened on this very thread,
+  // as each measured thread opens them (a copy of another machine's files cannot say).
+  if (hw.is_this_machine) {
+    char wp_why[256];
+    const WatchProbe wp = probe_watchpoints();
+    const bool wp_ok = watch_usable(wp, wp_why, sizeof wp_why);
+    for (const char* name : {"wp-sharing", "wp-reuse"}) {
+      fprintf(out, ",\n    {\"name\": \"%s\", \"available\": %s, \"verdict\": \"%s\", \"%s\": ", name,
+              wp_ok ? "true" : "false", wp_ok ? "works" : "unavailable", wp_ok ? "detail" : "reason");
+      put_string(out, wp_why);
+      if (!wp_ok) {
+        fprintf(out, ", \"fix\": ");
+        put_string(out, kWatchFix);
+      }
+      fprintf(out, ",\n     \"registers\": %d, \"modify\": %s, \"counting\": %s, \"events\": []}",
+              wp.registers, wp.modify ? "true" : "false", wp.counted ? "true" : "false");
+    }
   }
   char why[256];
   const ProbedSource a = auto_choice(hw, why, sizeof why);

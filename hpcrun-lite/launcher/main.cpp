@@ -116,12 +116,8 @@ int refuse_unavailable(const Options& opts) {
       continue;
     }
     if (spec.kind == SourceKind::WpSharing || spec.kind == SourceKind::WpReuse) {
-      WatchProbe wp = probe_watchpoints();
-      if (wp.registers == 0 || !wp.modify || !wp.counted) {
-        char why[160];
-        snprintf(why, sizeof why, "perf gives no usable breakpoint events here (%s)",
-                 wp.registers == 0 ? strerror(wp.first_error) : !wp.modify ? "no modify ioctl: Linux < 4.17"
-                                                                           : "the watch did not count");
+      char why[256];
+      if (!watch_usable(probe_watchpoints(), why, sizeof why)) {
         say_refusal(source_name(spec.kind), why, "hpcrun-lite --check lists what works; drop -e wp-*");
         return kExitUnavailable;
       }

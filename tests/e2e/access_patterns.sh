@@ -9,7 +9,7 @@ lang=$1
 prog=$2
 [ -x "$prog" ] || skip "not built: $prog"
 case "$prog" in
-  *avx2*) grep -qw avx2 /proc/cpuinfo || skip "this CPU has no AVX2" ;;
+  *avx2*) cpu_has avx2 || skip "this CPU has no AVX2" ;;
 esac
 HPCL_TEST_TIMING_FILE=$PWD/timing measure_like_native "$prog"
 cat timing.* >&2

@@ -5,10 +5,7 @@
 # `-e PAPI_TOT_CYC` (also from HPCRUN_LITE_EVENTS) stop the launcher with exit status 3 before
 # the program starts, and no measurement directory is created; -v says what auto picked.
 source "$(dirname "$0")/lib.sh"
-devices=/sys/bus/event_source/devices
-if [ -e $devices/cpu ] || [ -e $devices/cpu_core ] || [ -e $devices/ibs_op ]; then
-  skip "this machine has a hardware PMU; this test models one without"
-fi
+has_hardware_pmu && skip "this machine has a hardware PMU (hpcrun-lite --check); this test models one without"
 
 run_to check "$HPCL_RUN" --check
 [ "$(cat check.status)" = 0 ] || fail "--check exited $(cat check.status): $(cat check.err)"
@@ -24,7 +21,7 @@ done
 [ "$(grep -A1 -E '^  (pebs-load|pebs-store|ibs-op|arm-spe) ' check.out | grep -c 'fix: ')" = 4 ] ||
   fail "--check gives no fix for each unavailable hardware source:
 $(cat check.out)"
-if grep -q "hypervisor" /proc/cpuinfo; then
+if [ "$(probe_query 'j["cpu"]["hypervisor"]')" = True ]; then
   grep -q "fix: a VM without vPMU: use -e soft" check.out || fail "--check does not name the VM fix"
 fi
 run_to list "$HPCL_RUN" --list-sources

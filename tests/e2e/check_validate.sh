@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `hpcrun-lite --check --validate`: the built-in kernel (three arrays read 1:2:3, its own CPU
-# times printed as the truth) measured under every source that works here. On these machines
-# (no PMU) soft must pass within 5 points of the time shares and exit 0, every hardware source
-# be skipped with its reason; a run whose samples are not recorded
+# times printed as the truth, whatever their ratio on this machine) measured under every source
+# that works here. Soft must pass within 5 points of the time shares and exit 0, every hardware
+# source the probe refuses be skipped with its reason; a run whose samples are not recorded
 # (HPCRUN_LITE_TEST_HANDLER_STAGE=decode: the handler stops before the tree) must fail, exit 1,
 # and keep its files for the user to send.
 source "$(dirname "$0")/lib.sh"
@@ -20,9 +20,11 @@ if len(pairs) != 3:
     sys.exit(f"FAIL: no three shares in: {line}")
 worst = max(abs(float(a) - float(b)) for a, b in pairs)
 truth = [float(b) for a, b in pairs]
-# The truth itself: 1:2:3 of the time, give or take the machine.
-if not (12 < truth[0] < 23 and 28 < truth[1] < 39 and 43 < truth[2] < 55):
-    sys.exit(f"FAIL: the kernel's own times are not 1:2:3: {truth}")
+# The truth is what the kernel timed, not the 1:2:3 of its loads: on some VMs a load of one array
+# costs three times a load of another (36.7/25.7/37.7 measured on a fresh 6.18 guest). The tool
+# is judged against those times; the test only asks that all three were timed.
+if min(truth) <= 0 or abs(sum(truth) - 100) > 0.2:
+    sys.exit(f"FAIL: the kernel's own times are not three shares of its reading: {truth}")
 if worst > 5:
     sys.exit(f"FAIL: soft off by {worst:.1f} points")
 # soft at 1,000/s, twice its default (validate.cpp): ~1,500 samples in the kernel's 1.5 s, where
@@ -32,12 +34,11 @@ if on_arrays < 1000:
     sys.exit(f"FAIL: only {on_arrays} samples on the arrays: not sampled at 1,000/s?")
 print(f"soft within {worst:.1f} points of the time shares, {on_arrays} samples on the arrays")
 PY
-devices=/sys/bus/event_source/devices
-if [ ! -e $devices/cpu ] && [ ! -e $devices/cpu_core ] && [ ! -e $devices/ibs_op ]; then
-  for s in pebs-load pebs-store ibs-op; do
-    grep -qE "^  $s +skipped +[a-z]" ok.out || fail "$s is not skipped with a reason"
-  done
-fi
+# Every hardware source the probe refuses is skipped with a reason.
+for s in pebs-load pebs-store ibs-op; do
+  source_works "$s" && continue
+  grep -qE "^  $s +skipped +[a-z]" ok.out || fail "$s is not skipped with a reason"
+done
 grep -q "^validation passed" ok.out || fail "no verdict line"
 
 step "a run that records nothing fails"

@@ -19,6 +19,9 @@ fi
 progs=("$@")
 for p in "${progs[@]}"; do
   [ -x "$p" ] || skip "$name was not built: $p"
+  case "$(basename "$p")" in
+    *avx2*) cpu_has avx2 || skip "this CPU has no AVX2 for $(basename "$p")" ;;
+  esac
 done
 
 reports=()

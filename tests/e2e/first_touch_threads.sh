@@ -13,8 +13,10 @@ prog=$1
 [ -x "$prog" ] || skip "test program not built: $prog"
 export OMP_NUM_THREADS=4
 
+# Whether the runtime finds NUMA nodes to count first touches by (hpcrun-lite --check).
+probe_load
 numa_sysfs=0
-[ -d /sys/devices/system/node/node0 ] && numa_sysfs=1
+[ "$(probe_query 'j["numa"]["nodes"]')" -gt 0 ] && numa_sysfs=1
 
 check_run() {  # NAME EVENT-ARGS...
   local name=$1

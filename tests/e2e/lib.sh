@@ -30,9 +30,16 @@ export OMP_NUM_THREADS=2
 # do not depend on it, but a spinning barrier on a machine busy with other work (a parallel build,
 # other tests) can stretch a 3 s run to a minute.
 export OMP_WAIT_POLICY=passive
-unset SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID HPCRUN_LITE_OUT HPCRUN_LITE_EVENTS \
-  HPCRUN_LITE_MIN_BYTES HPCRUN_LITE_SMALL_EVERY HPCRUN_LITE_TRACK_BUDGET HPCRUN_LITE_VERBOSE \
-  OMPI_COMM_WORLD_RANK MV2_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID
+# Nor may any setting of the tool or of its test hooks (a leaked HPCRUN_LITE_TEST_HANDLER_STAGE
+# fails nearly every driver), a terminal width (the text reports wrap to COLUMNS), a preload, or
+# libdw's debuginfod servers (a network wait inside the analyzer).
+unset SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID \
+  OMPI_COMM_WORLD_RANK MV2_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID \
+  COLUMNS LINES LD_PRELOAD DEBUGINFOD_URLS
+for _v in $(compgen -e); do
+  case $_v in HPCRUN_LITE_* | HPCL_TEST_*) unset "$_v" ;; esac
+done
+unset _v
 
 rm -rf "$HPCL_WORK"
 mkdir -p "$HPCL_WORK"
@@ -47,6 +54,8 @@ SOFT_RATE=1000
 
 [ -x "$HPCL_RUN" ] || skip "launcher not built: $HPCL_RUN"
 [ -x "$HPCL_PROF" ] || skip "analyzer not built: $HPCL_PROF"
+# shellcheck source=tests/e2e/machine.sh
+source "$E2E_DIR/machine.sh"
 
 # Makes mpirun usable here: as root Open MPI refuses to start without these, and a machine with
 # fewer cores than ranks needs oversubscription. Skips the test when there is no mpirun.
@@ -58,6 +67,10 @@ setup_mpi() {
   # shellcheck disable=SC2034  # used by the drivers that source this file
   MPIRUN=(mpirun --oversubscribe)
 }
+
+# tmux_socket: the path of a tmux server socket of this driver's own. Under /tmp, not the work
+# directory: a socket's path holds at most 107 bytes, and a checkout can lie deeper than that.
+tmux_socket() { echo "/tmp/hpcl-tmux-$(id -u)-$$"; }
 
 # run_to NAME CMD...: runs CMD with stdout, stderr and exit status saved as NAME.out, NAME.err,
 # NAME.status in the work directory. Never fails itself.

@@ -12,8 +12,12 @@ prog=$1
 metrics=$2
 [ -x "$prog" ] || skip "test program not built: $prog"
 [ -x "$metrics" ] || skip "profile_metrics not built: $metrics"
-nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
-[ "$nodes" -le 1 ] || skip "$nodes NUMA nodes: this test expects one"
+# The runtime's own view (hpcrun-lite --check: the nodes it reads, the move_pages it tries).
+probe_load
+nodes=$(probe_query 'j["numa"]["nodes"]')
+[ "$nodes" -le 1 ] || skip "$nodes NUMA nodes (hpcrun-lite --check): this test expects one"
+[ "$(probe_query 'j["numa"]["placement"]')" = True ] ||
+  skip "no NUMA placement here (hpcrun-lite --check): $(probe_query 'j["numa"]["reason"]')"
 
 run_to on "$HPCL_RUN" -o on -e soft -- "$prog"
 [ "$(cat on.status)" = 0 ] || fail "exit status $(cat on.status): $(cat on.err)"

@@ -43,8 +43,8 @@ grep -q "make_matrix" data120.txt || fail "at 120 columns the sites do not read 
 # The viewer at 80 columns: its rows are cut as the table's (the two sites read alike before).
 viewer=${2:-}
 if [ -x "$viewer" ] && command -v tmux >/dev/null 2>&1; then
-  sock="$HPCL_WORK/tmux.sock"
-  trap 'tmux -S "$sock" kill-server >/dev/null 2>&1 || true' EXIT
+  sock=$(tmux_socket)
+  trap 'tmux -S "$sock" kill-server >/dev/null 2>&1 || true; rm -f "$sock"' EXIT
   tmux -S "$sock" new-session -d -s names -x 80 -y 24 \
     "env LANG=C.UTF-8 LC_ALL=C.UTF-8 '$viewer' '$PWD/db.hpcdb'; sleep 600"
   for ((i = 0; i < 200; i++)); do

@@ -48,9 +48,9 @@ n=$(wc -l <expected.tsv)
 grep -q "^static	static_array$" expected.tsv || fail "no static_array in the report"
 
 # --- The viewer in tmux, on a server of its own.
-sock="$HPCL_WORK/tmux.sock"
+sock=$(tmux_socket)
 tm() { tmux -S "$sock" "$@"; }
-cleanup() { tm kill-server >/dev/null 2>&1 || true; }
+cleanup() { tm kill-server >/dev/null 2>&1 || true; rm -f "$sock"; }
 trap cleanup EXIT
 # wait_for TEXT SECONDS: polls the screen until it shows TEXT.
 wait_for() {

@@ -1,13 +1,10 @@
 # shellcheck shell=bash
 # Helpers of the watchpoint tests (wp_sharing.sh, wp_reuse.sh), sourced after lib.sh.
 
-# Skips (77) unless `hpcrun-lite --check` says breakpoint events work here with 4 registers.
+# Skips (77), with the probe's reason, unless `hpcrun-lite --check` says both watchpoint sources
+# work here: breakpoint events that open, re-aim and count.
 require_watchpoints() {
-  local out
-  out=$("$HPCL_RUN" --check 2>&1) || true
-  echo "$out" | grep -E '^  wp-sharing' >&2 || true
-  echo "$out" | grep -qE '^  wp-sharing +works' ||
-    skip "perf refuses breakpoint events here (hpcrun-lite --check)"
+  require_source wp-sharing wp-reuse
 }
 
 # wp_run NAME PROGRAM ARGS...: the program natively and under the tool with EVENTS (an array

@@ -5,7 +5,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 
 #include "sources/perf_event.h"
 
@@ -40,6 +43,26 @@ WatchProbe probe_watchpoints() {
   }
   for (int i = 0; i < n; ++i) close(fds[i]);
   return p;
+}
+
+bool watch_usable(const WatchProbe& p, char* why, size_t n) {
+  if (p.registers == 0) {
+    snprintf(why, n, "perf refuses breakpoint events: %s%s", strerror(p.first_error),
+             p.first_error == ENOSPC ? " (the debug registers are taken: a debugger?)" : "");
+    return false;
+  }
+  if (!p.modify) {
+    snprintf(why, n, "%d debug registers per thread, modify ioctl no (Linux < 4.17)", p.registers);
+    return false;
+  }
+  if (!p.counted) {
+    snprintf(why, n, "%d debug registers per thread, modify ioctl yes, counting no (the watch "
+             "missed some of 100 writes to its word; some paravirtualized guests count none)",
+             p.registers);
+    return false;
+  }
+  snprintf(why, n, "%d debug registers per thread, modify ioctl yes, counting exact", p.registers);
+  return true;
 }
 
 }  // namespace hpcrun
