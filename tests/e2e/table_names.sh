@@ -8,7 +8,7 @@
 # Usage: table_names.sh PROGRAM [HPCVIEWER-TUI]   (colsum)
 source "$(dirname "$0")/lib.sh"
 prog=$1
-table="$HPCL_PYTHON $E2E_DIR/check_table.py"
+table=("$HPCL_PYTHON" "$E2E_DIR/check_table.py")
 
 run_to measured "$HPCL_RUN" -o meas -- "$prog" 1536
 [ "$(cat measured.status)" = 0 ] || { cat measured.err >&2; fail "colsum failed under the tool"; }
@@ -24,16 +24,16 @@ PY
 for width in 80 120; do
   COLUMNS=$width "$HPCL_PROF" report db.hpcdb --top 0 >"data$width.txt"
   "$HPCL_PROF" report db.hpcdb --top 0 --format json >data.json
-  $table cells "data$width.txt" data.json --column variable --field name --width "$width" ||
+  "${table[@]}" cells "data$width.txt" data.json --column variable --field name --width "$width" ||
     fail "the $width-column data view shows two variables alike"
   # The header, not the "(hidden at this width: ...)" line that may name the column too.
   if grep -qE '^ *#  variable .*hottest access' "data$width.txt"; then
-    $table cells "data$width.txt" data.json --column "hottest access" --field hottest_access ||
+    "${table[@]}" cells "data$width.txt" data.json --column "hottest access" --field hottest_access ||
       fail "the $width-column data view shows two hottest accesses alike"
   fi
   COLUMNS=$width "$HPCL_PROF" report db.hpcdb --view code --top 30 >"code$width.txt"
   "$HPCL_PROF" report db.hpcdb --view code --top 30 --format json >code.json
-  $table cells "code$width.txt" code.json --column location --field label --width "$width" ||
+  "${table[@]}" cells "code$width.txt" code.json --column location --field label --width "$width" ||
     fail "the $width-column code view shows two locations alike"
 done
 grep -q "^(hidden at this width: allocator / module" data80.txt ||

@@ -32,7 +32,8 @@ uint32_t marker_line(const std::string& path, const std::string& marker) {
 
 // Runs the target and returns the call-site offset it prints.
 uint64_t probe_offset() {
-  FILE* p = popen(INLINE_TARGET, "r");
+  // Quoted: the build directory may hold spaces.
+  FILE* p = popen(("'" + std::string(INLINE_TARGET) + "'").c_str(), "r");
   if (p == nullptr) return 0;
   unsigned long offset = 0;
   int n = std::fscanf(p, "%lx", &offset);

@@ -153,7 +153,7 @@ TEST(EventPlan, IbsWithSwfiltExcludesTheKernel) {
   // and user-only sampling is allowed.
   char tmpl[] = "/tmp/hpcl-zen4-XXXXXX";
   std::string root = mkdtemp(tmpl);
-  ASSERT_EQ(std::system(("cp -a " + machine("zen4") + "/. " + root).c_str()), 0);
+  ASSERT_EQ(std::system(("cp -a '" + machine("zen4") + "/.' '" + root + "'").c_str()), 0);
   FILE* f = fopen((root + "/sys/devices/ibs_op/format/swfilt").c_str(), "w");
   ASSERT_NE(f, nullptr);
   fputs("config2:0\n", f);
