@@ -3,7 +3,9 @@
 # a hardware PMU (this project's VMs): --check exits 0, names PEBS and IBS as
 # unavailable with a fix and soft as what auto uses; `-e pebs-load`, `-e ibs-op`,
 # `-e PAPI_TOT_CYC` (also from HPCRUN_LITE_EVENTS) stop the launcher with exit status 3 before
-# the program starts, and no measurement directory is created; -v says what auto picked.
+# the program starts, and no measurement directory is created; so do `-e wp-sharing` and
+# `-e wp-reuse` where --check says breakpoints do not count, with its reason; -v says what auto
+# picked.
 source "$(dirname "$0")/lib.sh"
 has_hardware_pmu && skip "this machine has a hardware PMU (hpcrun-lite --check); this test models one without"
 
@@ -47,6 +49,21 @@ refused ibs_env ibs-op
 run_to papi "$HPCL_RUN" -e PAPI_TOT_CYC -o out -- touch never-created
 refused papi PAPI_TOT_CYC
 grep -q "PAPI" papi.err || fail "papi: the reason does not name PAPI: $(cat papi.err)"
+
+# The watch sources: refused before the program starts exactly when the probe says they are
+# unavailable, with the probe's reason (the launcher and --check share one verdict).
+for s in wp-sharing wp-reuse; do
+  rm -rf out
+  run_to "$s" "$HPCL_RUN" -e soft -e "$s" -o out -- true
+  if source_works "$s"; then
+    [ "$(cat "$s.status")" = 0 ] || fail "$s works per --check but the launcher said: $(cat "$s.err")"
+  else
+    refused "$s" "$s"
+    grep -qF -- "$(probe_query 'source(arg)["reason"]' "$s")" "$s.err" ||
+      fail "$s: the refusal does not give --check's reason: $(cat "$s.err")"
+  fi
+done
+rm -rf out
 
 # auto falls back silently; -v says what it picked.
 run_to auto "$HPCL_RUN" -o out -- touch created
