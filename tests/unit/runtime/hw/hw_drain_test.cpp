@@ -20,21 +20,6 @@ using namespace hpcrun;
 
 namespace {
 
-struct FakeRing {
-  alignas(64) perf_event_mmap_page meta{};
-  std::vector<uint8_t> data;
-  PerfRing ring;
-  explicit FakeRing(size_t size) : data(size) {
-    ring.meta = &meta;
-    ring.data = data.data();
-    ring.data_size = size;
-  }
-  void put(const std::vector<uint8_t>& rec) {
-    for (size_t i = 0; i < rec.size(); ++i) data[(meta.data_head + i) % data.size()] = rec[i];
-    meta.data_head += rec.size();
-  }
-};
-
 // Two "variables": addresses in [0x10000, 0x20000) are heap site 0, [0x20000, 0x30000) site 1.
 uint32_t fake_classify(Cct& c, uint64_t ea, void*, SampleEstimate*) {
   uint64_t site = ea < 0x20000 ? 0 : 1;

@@ -1,5 +1,5 @@
 // Builds PERF_RECORD_SAMPLE records byte by byte, in the kernel's field order, for the parser
-// and decoder tests.
+// and decoder tests; and a ring in memory that the drain reads as it reads the kernel's.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include "sources/perf_ring.h"
 
 struct RecordBuilder {
   std::vector<uint8_t> bytes = std::vector<uint8_t>(sizeof(perf_event_header));
@@ -28,5 +30,21 @@ struct RecordBuilder {
     perf_event_header h{type, 0, uint16_t(bytes.size())};
     memcpy(bytes.data(), &h, sizeof h);
     return bytes;
+  }
+};
+
+// A perf ring buffer in memory: records written at data_head, wrapping, as the kernel writes them.
+struct FakeRing {
+  alignas(64) perf_event_mmap_page meta{};
+  std::vector<uint8_t> data;
+  hpcrun::PerfRing ring;
+  explicit FakeRing(size_t size) : data(size) {
+    ring.meta = &meta;
+    ring.data = data.data();
+    ring.data_size = size;
+  }
+  void put(const std::vector<uint8_t>& rec) {
+    for (size_t i = 0; i < rec.size(); ++i) data[(meta.data_head + i) % data.size()] = rec[i];
+    meta.data_head += rec.size();
   }
 };
