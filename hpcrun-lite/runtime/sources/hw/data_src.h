@@ -29,7 +29,9 @@ struct MemSource {
   TlbState tlb = TlbState::NotAvailable;
   uint8_t hops = 0;      // PERF_MEM_HOPS_*: 0 none said, 1 other core same node, 2 other node,
                          // 3 other socket, 4 other board
-  bool remote = false;   // the data came from another node
+  bool remote = false;   // the kernel's mem_remote: another node, or with hops 0 another core
+                         // complex of this node (AMD's peer cache in a near CCX); no metric reads
+                         // it, the level (remote_cache, remote_dram) says where
   bool hitm = false;     // a snoop found the line modified in another core's cache
   bool peer = false;     // transferred from a peer cache (snoopx PEER)
   bool locked = false;   // a locked (atomic) instruction
