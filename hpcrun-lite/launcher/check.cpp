@@ -128,12 +128,11 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
           hw.model_name[0] ? " (" : "", hw.model_name, hw.model_name[0] ? ")" : "");
   fprintf(out, "virtual machine    %s\n", hw.hypervisor ? "yes (cpuinfo hypervisor flag)" : "no");
   if (hw.is_this_machine) {
-    // What the runtime does at start-up to place sampled pages (numa.h), with the same calls.
-    const int nodes = numa_init("/");
-    const int err = numa_probe();
-    fprintf(out, "NUMA               %d node%s%s; placement of sampled pages %s%s\n", nodes,
-            nodes == 1 ? "" : "s", nodes ? "" : " listed (every CPU counts as node 0)",
-            err ? "off: move_pages fails here: " : "works (move_pages)", err ? strerror(err) : "");
+    const NumaCheck numa = check_numa();
+    fprintf(out, "NUMA               %d node%s%s; placement of sampled pages %s%s\n", numa.nodes,
+            numa.nodes == 1 ? "" : "s", numa.nodes ? "" : " listed (every CPU counts as node 0)",
+            numa.error ? "off: move_pages fails here: " : "works (move_pages)",
+            numa.error ? strerror(numa.error) : "");
   }
   print_pmus(out, hw);
   if (papi) print_papi(out, *papi);
@@ -179,6 +178,13 @@ int print_check(FILE* out, const HardwareProbe& hw, const PapiView* papi) {
   auto_choice(hw, auto_why, sizeof auto_why);
   fprintf(out, "\nauto -> %s\n", auto_why);
   return 0;
+}
+
+NumaCheck check_numa() {
+  NumaCheck c;
+  c.nodes = numa_init("/");
+  c.error = numa_probe();
+  return c;
 }
 
 HardwareProbe probe_this_machine() {

@@ -23,6 +23,13 @@ struct CheckRequest {
 // This machine, with real opens; libpfm4 is asked where sysfs names no event of a core PMU.
 HardwareProbe probe_this_machine();
 
+// NUMA placement on this machine, found with the calls the runtime makes at start-up (numa.h).
+struct NumaCheck {
+  int nodes = 0;  // node directories in sysfs; 0: none (every CPU counts as node 0)
+  int error = 0;  // errno of the move_pages probe; 0: sampled pages can be placed
+};
+NumaCheck check_numa();
+
 // Probes and prints as asked; the exit status of --check (0: the report is the answer; 2 when
 // the root cannot be read; --validate: validate.h).
 int run_check(const CheckRequest& req);

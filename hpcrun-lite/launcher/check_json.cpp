@@ -6,7 +6,6 @@
 #include <string>
 
 #include "check.h"
-#include "sources/numa/numa.h"
 #include "sources/perf_event.h"
 #include "sources/source_verdict.h"
 #include "sources/watch/watch_probe.h"
@@ -80,12 +79,12 @@ int print_check_json(FILE* out, const HardwareProbe& hw, const char* root) {
   }
   fprintf(out, "]");
   if (hw.is_this_machine) {
-    const int nodes = numa_init("/");
-    const int err = numa_probe();
-    fprintf(out, ",\n  \"numa\": {\"nodes\": %d, \"placement\": %s", nodes, err ? "false" : "true");
-    if (err) {
+    const NumaCheck numa = check_numa();
+    fprintf(out, ",\n  \"numa\": {\"nodes\": %d, \"placement\": %s", numa.nodes,
+            numa.error ? "false" : "true");
+    if (numa.error) {
       fprintf(out, ", \"reason\": ");
-      put_string(out, (std::string("move_pages fails here: ") + strerror(err)).c_str());
+      put_string(out, (std::string("move_pages fails here: ") + strerror(numa.error)).c_str());
     }
     fprintf(out, "}");
   }

@@ -109,6 +109,19 @@ expect_profiles() {
   fi
 }
 
+# expect_rank_profiles DIR PREFIX NRANKS: DIR holds exactly one profile PREFIX.<host>.R.<pid>.hpcl
+# for each rank R below NRANKS (PREFIX a glob: "lmp", "python3*"), and its META rank is R.
+expect_rank_profiles() {
+  local dir=$1 prefix=$2 n=$3 rank
+  local -a f
+  expect_profiles "$dir" "$n"
+  for ((rank = 0; rank < n; rank++)); do
+    mapfile -t f < <(find "$dir" -maxdepth 1 -name "$prefix.*.$rank.*.hpcl" -type f)
+    [ "${#f[@]}" -eq 1 ] || { ls -la "$dir" >&2; fail "no single profile of rank $rank"; }
+    [ "$(profile_meta "${f[0]}" rank)" = "$rank" ] || fail "$(basename "${f[0]}"): META rank is not $rank"
+  done
+}
+
 # merge_and_report DIR DB JSON [REPORT-OPTION...]: the analyzer's two steps, failing the test if
 # either fails. The JSON lists every variable with something measured (--top 0); a test of how
 # allocation sites are named, samples or not, adds --all.

@@ -55,12 +55,7 @@ for what in status err thermo; do
   fi
 done
 
-expect_profiles meas 2
-for rank in 0 1; do
-  mapfile -t f < <(find meas -maxdepth 1 -name "lmp.*.$rank.*.hpcl" -type f)
-  [ "${#f[@]}" -eq 1 ] || { ls -la meas >&2; fail "no single profile of rank $rank"; }
-  [ "$(profile_meta "${f[0]}" rank)" = "$rank" ] || fail "$(basename "${f[0]}"): META rank is not $rank"
-done
+expect_rank_profiles meas "lmp" 2
 
 merge_and_report meas lammps.hpcdb report.json
 "$HPCL_PROF" report lammps.hpcdb --top 12 --wide >report.txt || fail "text report failed"

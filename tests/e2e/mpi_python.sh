@@ -18,12 +18,7 @@ cat tool.err >&2
 [ "$(cat tool.status)" = 0 ] || fail "exit status $(cat tool.status) under the tool (native 0)"
 cmp -s native.out tool.out || { diff native.out tool.out >&2 || true; fail "the program's output differs under the tool"; }
 
-expect_profiles meas 2
-for rank in 0 1; do
-  mapfile -t f < <(find meas -maxdepth 1 -name "python3*.$rank.*.hpcl" -type f)
-  [ "${#f[@]}" -eq 1 ] || { ls -la meas >&2; fail "no single profile of rank $rank"; }
-  [ "$(profile_meta "${f[0]}" rank)" = "$rank" ] || fail "$(basename "${f[0]}"): META rank is not $rank"
-done
+expect_rank_profiles meas "python3*" 2
 merge_and_report meas db report.json
 "$HPCL_PYTHON" - report.json <<'PY' || fail "the report of the Python run is empty"
 import json, sys

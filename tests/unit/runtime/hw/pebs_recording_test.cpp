@@ -88,20 +88,16 @@ class PebsRecording : public ::testing::Test {
     });
   }
 
-  // The attr of a sample record, found by its ID as perf finds it (every attr of the file has
-  // the same sample_type, so the ID sits at the same place in each).
-  const PerfDataAttr* attr_of(const PerfDataRecord& r) {
-    PerfSample s;
-    if (parse_sample(file_.attrs[0].attr.sample_type, r.bytes.data(), r.bytes.size(), &s) != SampleParse::Ok)
-      return nullptr;
-    return file_.attr_of(s.id);
-  }
-
-  uint64_t time_of(const PerfDataRecord& r) {
+  // A sample record's ID and time, read with the first attr's sample_type: every attr of the
+  // file has the same one (checked below), so they sit at the same place in every record.
+  PerfSample header_of(const PerfDataRecord& r) {
     PerfSample s;
     parse_sample(file_.attrs[0].attr.sample_type, r.bytes.data(), r.bytes.size(), &s);
-    return s.time;
+    return s;
   }
+  // The attr of a sample record, found by its ID as perf finds it.
+  const PerfDataAttr* attr_of(const PerfDataRecord& r) { return file_.attr_of(header_of(r).id); }
+  uint64_t time_of(const PerfDataRecord& r) { return header_of(r).time; }
 
   PerfDataFile file_;
   std::vector<const PerfDataRecord*> samples_;  // in file order, as the rings gave them
