@@ -26,6 +26,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagBalance: return "BALANCE";
     case layout::kTagFirstTouch: return "FIRST_TOUCH";
     case layout::kTagSiteNames: return "SITE_NAMES";
+    case layout::kTagScriptFrames: return "SCRIPT_FRAMES";
     default: return nullptr;
   }
 }
@@ -148,9 +149,11 @@ void read_tree(Section& s, Profile& p) {
 // part of each node is read in one step where the section holds it, which is everywhere but at a
 // truncation (there the field-by-field reads of read_tree say where it stopped), and the node
 // rules of validate() are checked on the way (FlatTreeCheck), so that only a tree that breaks
-// one is walked again, for the message.
-FlatTreeCheck read_flat_tree(Section& s, FlatTree& t) {
+// one is walked again, for the message. `script` is the script pseudo-module as far as the
+// sections before the tree tell.
+FlatTreeCheck read_flat_tree(Section& s, FlatTree& t, uint32_t script) {
   FlatTreeCheck check;
+  check.script_module = script;
   t.tid = s.r.u32();
   uint32_t n = s.r.u32();
   if (!s.fits(n, layout::kNodeMin, "nodes")) return check;
@@ -160,7 +163,7 @@ FlatTreeCheck read_flat_tree(Section& s, FlatTree& t) {
   auto sync = [&] { s.r.skip(static_cast<uint64_t>(p - s.r.cursor())); };
   size_t nmetrics = 0;
   bool ok = n > 0;
-  uint64_t modules = 0, sites = 0, statics = 0;
+  uint64_t modules = 0, sites = 0, statics = 0, script_frames = 0;
   for (uint32_t i = 0; i < n; ++i) {
     if (static_cast<size_t>(end - p) < layout::kNodeMin) {
       sync();
@@ -172,12 +175,16 @@ FlatTreeCheck read_flat_tree(Section& s, FlatTree& t) {
     t.parent[i] = parent;
     t.kind[i] = kind;
     t.a[i] = a;
-    t.b[i] = wire::load_le64(p + 9);
+    const uint64_t b = wire::load_le64(p + 9);
+    t.b[i] = b;
     const uint8_t nm = p[17];
     p += layout::kNodeMin;
     ok &= i == 0 ? kind == NodeKind::Root && parent == kNoParent
                  : parent < i && kind != NodeKind::Root && static_cast<uint8_t>(kind) <= layout::kMaxNodeKind;
     if (kind == NodeKind::Frame && a != kNoModule) modules = std::max<uint64_t>(modules, uint64_t{a} + 1);
+    // Saturating: an offset of 2^64 - 1 is out of range of any SCRIPT_FRAMES all the same.
+    if (kind == NodeKind::Frame && a == script && script != kNoModule)
+      script_frames = std::max(script_frames, b == UINT64_MAX ? b : b + 1);
     if (kind == NodeKind::HeapVar) sites = std::max<uint64_t>(sites, uint64_t{a} + 1);
     if (kind == NodeKind::StaticVarNode) statics = std::max<uint64_t>(statics, uint64_t{a} + 1);
     if (static_cast<size_t>(end - p) < size_t{nm} * layout::kMetricSize) {
@@ -199,6 +206,7 @@ FlatTreeCheck read_flat_tree(Section& s, FlatTree& t) {
   check.modules = modules;
   check.sites = sites;
   check.statics = statics;
+  check.script_frames = script_frames;
   return check;
 }
 
@@ -327,6 +335,25 @@ std::string read_site_names(Section& s, Profile& p) {
   return {};
 }
 
+// SCRIPT_FRAMES (1.8): what each frame of the script pseudo-module stands for. Entries may repeat
+// (a merge may keep equal ones); validate() checks the frames that point here.
+std::string read_script_frames(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kScriptFrameMin, "script frames")) return {};
+  p.script_frames.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    ScriptFrame f;
+    f.file = s.r.str();
+    f.function = s.r.str();
+    f.line = s.r.u32();
+    if (!s.r.ok()) break;
+    // A frame is known by its function; without one a report would show an empty line.
+    if (f.function.empty()) return strf("SCRIPT_FRAMES entry %" PRIu32 ": empty function", i);
+    p.script_frames.push_back(std::move(f));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
@@ -390,6 +417,7 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
   wire::Reader r(data, size);
   std::vector<FlatTreeCheck> checks;
   uint32_t seen = 0;  // bit per known tag, to refuse repeated sections
+  uint32_t script = kNoModule;  // the script pseudo-module, once MODULES is read
   while (r.remaining() > 0) {
     size_t at = r.pos();
     if (r.remaining() < layout::kSectionHeaderSize) {
@@ -415,11 +443,14 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
     seen |= bit;
     switch (tag) {
       case layout::kTagMeta: read_meta(s, out); break;
-      case layout::kTagModules: read_modules(s, out); break;
+      case layout::kTagModules:
+        read_modules(s, out);
+        script = out.script_module();
+        break;
       case layout::kTagSites: read_sites(s, out); break;
       case layout::kTagStatics: read_statics(s, out); break;
       case layout::kTagTree:
-        if (scan) checks.push_back(read_flat_tree(s, scan->add_tree()));
+        if (scan) checks.push_back(read_flat_tree(s, scan->add_tree(), script));
         else read_tree(s, out);
         break;
       case layout::kTagSymbols:
@@ -454,6 +485,9 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
         if (!(seen & (1u << layout::kTagSites)))
           return strf("section SITE_NAMES at payload byte %zu without SITES before it", at);
         if (std::string err = read_site_names(s, out); !err.empty()) return err;
+        break;
+      case layout::kTagScriptFrames:
+        if (std::string err = read_script_frames(s, out); !err.empty()) return err;
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -1,8 +1,8 @@
 // Writes the payload of docs/FORMAT.md section by section (payload.h): META, MODULES, SITES,
 // STATICS, one TREE per thread, then SYMBOLS and (only when there are any) CALLEES (1.1),
-// OFFSETS (1.2), BALANCE (1.3), FIRST_TOUCH (1.5), SITE_NAMES (1.7). Every 1.0 section is
-// written even when empty, so the bytes of a file depend only on what it holds and golden tests
-// stay stable; the lowest minor that describes them is found on the way.
+// OFFSETS (1.2), BALANCE (1.3), FIRST_TOUCH (1.5), SITE_NAMES (1.7), SCRIPT_FRAMES (1.8). Every
+// 1.0 section is written even when empty, so the bytes of a file depend only on what it holds and
+// golden tests stay stable; the lowest minor that describes them is found on the way.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -307,6 +307,17 @@ void Encoder::balance(const Balance& b) {
   drain_if_full();
 }
 
+void Encoder::script_frames(std::span<const ScriptFrame> frames) {
+  if (!error_.empty()) return;
+  // A second list would silently replace the first, whose offsets the trees already use.
+  if (script_frames_given_) {
+    error_ = "SCRIPT_FRAMES handed over twice";
+    return;
+  }
+  script_frames_given_ = true;
+  script_frames_.assign(frames.begin(), frames.end());
+}
+
 std::string Encoder::finish() {
   if (!enter(Stage::End)) return error_;
   // Only when some site has a name, so that other files keep their earlier minor.
@@ -316,6 +327,18 @@ std::string Encoder::finish() {
       for (const auto& [index, name] : site_names_) {
         w_.u32(index);
         w_.str(name);
+      }
+    });
+  }
+  // Only when there are script frames, for the same reason.
+  if (!script_frames_.empty()) {
+    need(kMinorScriptFrames);
+    section(w_, layout::kTagScriptFrames, [&] {
+      w_.u32(static_cast<uint32_t>(script_frames_.size()));
+      for (const ScriptFrame& f : script_frames_) {
+        w_.str(f.file);
+        w_.str(f.function);
+        w_.u32(f.line);
       }
     });
   }
@@ -334,6 +357,7 @@ void Encoder::all(const Profile& p) {
   symbols(p.symbols);
   offsets(p.offsets);
   balance(p.balance);
+  script_frames(p.script_frames);
 }
 
 }  // namespace hpcl::payload

@@ -182,6 +182,9 @@ void ProfileWriter::site(const AllocSite& site) { impl_->encoder.site(site); }
 void ProfileWriter::statics(std::span<const StaticVar> statics) { impl_->encoder.statics(statics); }
 void ProfileWriter::tree(const Tree& tree) { impl_->encoder.tree(tree); }
 void ProfileWriter::offsets(std::span<const OffsetHistogram> offsets) { impl_->encoder.offsets(offsets); }
+void ProfileWriter::script_frames(std::span<const ScriptFrame> frames) {
+  impl_->encoder.script_frames(frames);
+}
 void ProfileWriter::all(const Profile& profile) { impl_->encoder.all(profile); }
 
 bool ProfileWriter::commit(std::string* error) {

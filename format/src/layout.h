@@ -43,8 +43,9 @@ enum Tag : uint32_t {
   kTagBalance = 9,  // since 1.3
   kTagFirstTouch = 10,  // since 1.5
   kTagSiteNames = 11,  // since 1.7
+  kTagScriptFrames = 12,  // since 1.8
 };
-inline constexpr uint32_t kLastKnownTag = kTagSiteNames;
+inline constexpr uint32_t kLastKnownTag = kTagScriptFrames;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -74,6 +75,9 @@ static_assert(kFirstTouchEntrySize == 73);
 // SITE_NAMES: u32 n, then n entries of u32 site and str name.
 inline constexpr size_t kSiteNameMin = 4 + kStrMin;
 static_assert(kSiteNameMin == 8);
+// SCRIPT_FRAMES: u32 n, then n entries of str file, str function and u32 line.
+inline constexpr size_t kScriptFrameMin = kStrMin + kStrMin + 4;
+static_assert(kScriptFrameMin == 12);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

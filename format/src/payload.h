@@ -49,9 +49,13 @@ class Encoder {
   void symbols(std::span<const Symbolized> symbols);  // SYMBOLS (a database's) and CALLEES
   void offsets(std::span<const OffsetHistogram> offsets);
   void balance(const Balance& balance);  // BALANCE and FIRST_TOUCH, each when present
-  // Every section of a Profile, from META to BALANCE.
+  // SCRIPT_FRAMES: kept (a copy) until finish() writes them, so that a writer may hand them over
+  // whenever it knows them all, before or after the sites and trees that point into them. At
+  // most once; an empty list writes nothing.
+  void script_frames(std::span<const ScriptFrame> frames);
+  // Every section of a Profile, from META to BALANCE, and its script frames.
   void all(const Profile& profile);
-  // SITE_NAMES (from the sites' names) ends the payload. "" or what went wrong.
+  // SITE_NAMES (from the sites' names) and SCRIPT_FRAMES end the payload. "" or what went wrong.
   std::string finish();
 
   uint16_t minor() const { return minor_; }
@@ -76,6 +80,8 @@ class Encoder {
   uint64_t sites_length_ = 0, sites_start_ = 0;
   uint32_t sites_left_ = 0, next_site_ = 0;
   std::vector<std::pair<uint32_t, std::string>> site_names_;
+  std::vector<ScriptFrame> script_frames_;
+  bool script_frames_given_ = false;
   std::string error_;
 };
 
@@ -85,10 +91,14 @@ std::string decode(const uint8_t* data, size_t size, Profile& out);
 
 // What the reader of a TREE as columns saw of its nodes, so that validate() need not walk them
 // again: whether every node rule but the index ranges held, and one past the largest module,
-// site and static index the nodes use.
+// site and static index the nodes use; and one past the largest offset of a Frame in
+// `script_module`, the script pseudo-module of the MODULES read before the tree (validate()
+// walks the tree when the file's turns out to be another).
 struct FlatTreeCheck {
   bool nodes_ok = false;
   uint64_t modules = 0, sites = 0, statics = 0;
+  uint32_t script_module = kNoModule;
+  uint64_t script_frames = 0;
 };
 
 // decode() with every TREE left as columns in out.trees() (out.profile.trees stays empty), and
@@ -96,8 +106,9 @@ struct FlatTreeCheck {
 std::string decode_scanned(const uint8_t* data, size_t size, ScannedProfile& out);
 
 // Checks what the section parser cannot see locally: tree invariants and every index into
-// MODULES, SITES and STATICS. Returns "" when the profile is valid. With `flat`, those are the
-// trees (profile.trees is ignored) and children with the same key are left to the caller.
+// MODULES, SITES, STATICS and SCRIPT_FRAMES. Returns "" when the profile is valid. With `flat`,
+// those are the trees (profile.trees is ignored) and children with the same key are left to the
+// caller.
 std::string validate(const Profile& profile);
 std::string validate(const Profile& profile, std::span<const FlatTree> flat,
                      std::span<const FlatTreeCheck> checks);

@@ -1,5 +1,5 @@
 // The small behaviours of the in-memory model (hpcl/profile.h): API names for reports, the sorted,
-// zero-free metric list of a node, and META lookup.
+// zero-free metric list of a node, META lookup and the script pseudo-module.
 #include "hpcl/profile.h"
 
 #include <algorithm>
@@ -127,6 +127,14 @@ const std::string* Profile::find_meta(const std::string& key) const {
     if (k == key) return &v;
   }
   return nullptr;
+}
+
+bool is_script_module(const Module& module) { return module.path == kScriptModulePath; }
+
+uint32_t Profile::script_module() const {
+  for (size_t i = 0; i < modules.size(); ++i)
+    if (is_script_module(modules[i])) return static_cast<uint32_t>(i);
+  return kNoModule;
 }
 
 void Profile::set_meta(const std::string& key, std::string value) {

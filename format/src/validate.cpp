@@ -1,6 +1,7 @@
 // The invariants of docs/FORMAT.md that span records or sections: tree shape, indices into
-// MODULES, SITES and STATICS, metric order, symbol order. The reader refuses a file that breaks
-// one, so code working on a Profile from read_profile_*() can index without checking.
+// MODULES, SITES, STATICS and SCRIPT_FRAMES, metric order, symbol order. The reader refuses a
+// file that breaks one, so code working on a Profile from read_profile_*() can index without
+// checking.
 #include <algorithm>
 #include <cinttypes>
 #include <tuple>
@@ -35,10 +36,35 @@ std::string duplicate_children(size_t size, Key key, size_t tree, uint32_t tid) 
 
 struct Checker {
   const Profile& p;
+  const uint32_t script = p.script_module();
 
   bool module_ok(uint32_t m) const { return m == kNoModule || m < p.modules.size(); }
   std::string bad_module(uint32_t m) const {
     return strf("module index %" PRIu32 " out of range (%zu modules)", m, p.modules.size());
+  }
+
+  // A frame of the script pseudo-module is an index into SCRIPT_FRAMES: consumers look it up
+  // without checking.
+  bool frame_ok(uint32_t m, uint64_t offset) const {
+    return module_ok(m) && (m != script || m == kNoModule || offset < p.script_frames.size());
+  }
+  std::string bad_frame(uint32_t m, uint64_t offset) const {
+    if (!module_ok(m)) return bad_module(m);
+    if (p.script_frames.empty())
+      return strf("script frame %" PRIu64 ", but the file has no SCRIPT_FRAMES entries "
+                  "(module %" PRIu32 " is the script pseudo-module, %s)", offset, m, kScriptModulePath);
+    return strf("script frame %" PRIu64 " out of range (%zu SCRIPT_FRAMES entries)", offset,
+                p.script_frames.size());
+  }
+
+  // At most one script pseudo-module: two would make a frame's meaning depend on which one.
+  std::string modules() const {
+    if (script == kNoModule) return {};
+    for (size_t i = script + 1; i < p.modules.size(); ++i)
+      if (is_script_module(p.modules[i]))
+        return strf("section MODULES: module %zu is a second script pseudo-module %s (the first is "
+                    "module %" PRIu32 "; a file has at most one)", i, kScriptModulePath, script);
+    return {};
   }
 
   // Node i of a tree, as read from a Tree or from a FlatTree.
@@ -46,6 +72,7 @@ struct Checker {
     uint32_t parent;
     NodeKind kind;
     uint32_t a;
+    uint64_t b;
     std::span<const Metric> metrics;
   };
 
@@ -60,7 +87,7 @@ struct Checker {
     if (kind > layout::kMaxNodeKind) return strf("node %" PRIu32 " has unknown kind %u", i, kind);
     switch (n.kind) {
       case NodeKind::Frame:
-        if (!module_ok(n.a)) return strf("node %" PRIu32 ": ", i) + bad_module(n.a);
+        if (!frame_ok(n.a, n.b)) return strf("node %" PRIu32 ": ", i) + bad_frame(n.a, n.b);
         break;
       case NodeKind::HeapVar:
         if (n.a >= p.sites.size()) {
@@ -109,7 +136,7 @@ struct Checker {
     const Tree& t = p.trees[ti];
     std::string err = tree(ti, t.tid, t.nodes.size(), [&](uint32_t i) {
       const Node& n = t.nodes[i];
-      return NodeFields{n.parent, n.kind, n.a, n.metrics};
+      return NodeFields{n.parent, n.kind, n.a, n.b, n.metrics};
     });
     if (!err.empty()) return err;
     return duplicate_children(t.nodes.size(), [&](uint32_t i) {
@@ -120,10 +147,11 @@ struct Checker {
 
   std::string tree(size_t ti, const FlatTree& t, const FlatTreeCheck& check) const {
     if (check.nodes_ok && check.modules <= p.modules.size() && check.sites <= p.sites.size() &&
-        check.statics <= p.statics.size())
+        check.statics <= p.statics.size() && check.script_module == script &&
+        check.script_frames <= p.script_frames.size())
       return {};
     return tree(ti, t.tid, t.size(), [&](uint32_t i) {
-      return NodeFields{t.parent[i], t.kind[i], t.a[i], t.metrics_of(i)};
+      return NodeFields{t.parent[i], t.kind[i], t.a[i], t.b[i], t.metrics_of(i)};
     });
   }
 
@@ -236,10 +264,12 @@ struct Checker {
   }
 
   std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
+    if (std::string err = modules(); !err.empty()) return err;
     for (size_t i = 0; i < p.sites.size(); ++i) {
       for (size_t j = 0; j < p.sites[i].frames.size(); ++j) {
-        uint32_t m = p.sites[i].frames[j].module;
-        if (!module_ok(m)) return strf("site %zu frame %zu: ", i, j) + bad_module(m);
+        const Frame& f = p.sites[i].frames[j];
+        if (!frame_ok(f.module, f.offset))
+          return strf("site %zu frame %zu: ", i, j) + bad_frame(f.module, f.offset);
       }
     }
     for (size_t i = 0; i < p.statics.size(); ++i) {
@@ -257,7 +287,9 @@ struct Checker {
     if (std::string err = first_touch(); !err.empty()) return err;
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
-      if (!module_ok(f.module)) return strf("symbol %zu: ", i) + bad_module(f.module);
+      // CALLEES entries are keyed by these frames (decode.cpp), so they are checked here too.
+      if (!frame_ok(f.module, f.offset))
+        return strf("symbol %zu: ", i) + bad_frame(f.module, f.offset);
       // Sorted and distinct, so that consumers can binary-search by frame.
       if (i > 0 && !(p.symbols[i - 1].frame < f)) {
         return strf("symbol %zu is out of order (symbols are sorted by module and offset, "

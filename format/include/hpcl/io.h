@@ -49,8 +49,9 @@ bool write_profile_file(const Profile& profile, const std::string& path, std::st
 // so writing costs one tree and zstd's window of memory, not a copy of the profile). The pieces
 // come in the order of docs/FORMAT.md: meta, modules, begin_sites and every site, statics, each
 // tree, offsets; what came out of order, or fewer sites than announced, fails commit(). The
-// file is what write_profile_file would write for the Profile that holds those pieces, byte for
-// byte, and appears under its name only when commit() succeeds (as write_profile_file's).
+// script frames may come at any time before commit(), once. The file is what write_profile_file
+// would write for the Profile that holds those pieces, byte for byte, and appears under its name
+// only when commit() succeeds (as write_profile_file's).
 class ProfileWriter {
  public:
   ProfileWriter(FileKind kind, int zstd_level = 3);
@@ -70,6 +71,9 @@ class ProfileWriter {
   void statics(std::span<const StaticVar> statics);
   void tree(const Tree& tree);
   void offsets(std::span<const OffsetHistogram> offsets);
+  // SCRIPT_FRAMES (1.8), copied and written at commit(): the interpreter's frames that the frames
+  // of the script pseudo-module (kScriptModulePath) stand for, in the sites and the trees.
+  void script_frames(std::span<const ScriptFrame> frames);
   // Every section of a whole Profile, instead of the pieces above.
   void all(const Profile& profile);
 

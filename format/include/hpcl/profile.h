@@ -22,7 +22,8 @@ inline constexpr uint16_t kMajorVersion = 1;
 // file without the newer parts stays a file of the earlier minor byte for byte.
 // 1.6 added the watchpoint metrics (ids 96-151). 1.7 added the allocation APIs 15-22 (mappings
 // of files and shared memory, named ranges, the allocators' own entry points) and SITE_NAMES.
-inline constexpr uint16_t kMinorVersion = 7;
+// 1.8 added SCRIPT_FRAMES, frames of interpreted code (see ScriptFrame).
+inline constexpr uint16_t kMinorVersion = 8;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
@@ -30,6 +31,7 @@ inline constexpr uint16_t kMinorPageFaults = 4;
 inline constexpr uint16_t kMinorMemoryMetrics = 5;
 inline constexpr uint16_t kMinorWatch = 6;
 inline constexpr uint16_t kMinorSiteNames = 7;
+inline constexpr uint16_t kMinorScriptFrames = 8;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -49,6 +51,24 @@ struct Module {
   std::string path;      // as the loader saw it ("" for the main program is replaced by its path)
   std::string build_id;  // hex, may be empty
   uint64_t load_bias = 0;
+};
+
+// The script pseudo-module (format 1.8): a MODULES entry with this path (build_id empty,
+// load_bias 0) holds no code. A Frame in it stands for frame `offset` of the interpreter, an
+// entry of Profile::script_frames, so that a Python function sits in a call path where a native
+// one would, and every consumer that walks frames meets it without a new node kind. The path
+// alone makes the pseudo-module; a file has at most one.
+inline constexpr char kScriptModulePath[] = "[python]";
+bool is_script_module(const Module& module);
+
+// A frame of interpreted code, as the interpreter names it (CPython: co_filename, co_qualname,
+// the line the frame was at). Entries may repeat: a merge may keep two equal ones.
+struct ScriptFrame {
+  std::string file;
+  std::string function;  // never empty
+  uint32_t line = 0;     // 1-based; 0 when unknown
+  friend bool operator==(const ScriptFrame&, const ScriptFrame&) = default;
+  friend auto operator<=>(const ScriptFrame&, const ScriptFrame&) = default;
 };
 
 // Which API allocated a heap variable. Since 1.7: a mapping of a file (named by its path) or of
@@ -301,9 +321,13 @@ struct Profile {
   std::vector<Symbolized> symbols;    // database only, sorted by frame
   std::vector<OffsetHistogram> offsets;  // at most one per (owner, index); database: sorted
   Balance balance;                       // database only; present() when the merge computed it
+  // Since 1.8: what the frames of the script pseudo-module stand for, by their offset.
+  std::vector<ScriptFrame> script_frames;
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);
+  // The index of the script pseudo-module in `modules`, kNoModule when there is none.
+  uint32_t script_module() const;
 };
 
 }  // namespace hpcl

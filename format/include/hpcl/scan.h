@@ -52,7 +52,8 @@ struct FlatTree {
 void flatten(const Tree& tree, FlatTree& out);
 Tree unflatten(const FlatTree& tree);
 
-// A profile as the scanner reads it: `profile` without trees, and the trees as columns.
+// A profile as the scanner reads it: `profile` without trees, and the trees as columns. Every
+// other section is in `profile` as read_profile_file gives it, script_frames among them.
 struct ScannedProfile {
   Profile profile;  // profile.trees is empty
   std::span<const FlatTree> trees() const { return {trees_.data(), ntrees_}; }

@@ -156,6 +156,7 @@ void write_pieces(ProfileWriter& w, const Profile& p) {
   w.statics(p.statics);
   for (const Tree& t : p.trees) w.tree(t);
   w.offsets(p.offsets);
+  w.script_frames(p.script_frames);
 }
 
 // Many sites with long call paths, one named: a payload of tens of MiB, written while encoded.
@@ -179,7 +180,8 @@ Profile many_sites(uint32_t n) {
 
 TEST_F(FileTest, PiecesGiveTheBytesOfTheWholeProfile) {
   for (int level : {0, 3}) {
-    for (const Profile& p : {test::rich_process(), test::small_process_offsets(), many_sites(60000)}) {
+    for (const Profile& p : {test::rich_process(), test::small_process_offsets(), test::python_process(),
+                             many_sites(60000)}) {
       std::string path = (dir_ / "pieces.hpcl").string(), error;
       {
         ProfileWriter w(p.kind, level);

@@ -72,6 +72,7 @@ void flip_loop(const std::vector<uint8_t>& good, int iterations, uint32_t seed) 
 
 TEST(Fuzz, BitFlipsUncompressed) { flip_loop(encode_profile(test::rich_database(), 0), 20000, 1); }
 TEST(Fuzz, BitFlipsCompressed) { flip_loop(encode_profile(test::rich_process(), 3), 20000, 2); }
+TEST(Fuzz, BitFlipsScriptFrames) { flip_loop(encode_profile(test::python_database(), 0), 10000, 4); }
 TEST(Fuzz, BitFlipsCompressedLevel1) {
   // Level 1 lays out blocks differently, so flips reach other zstd decoding paths.
   flip_loop(encode_profile(test::rich_database(), 1), 10000, 3);

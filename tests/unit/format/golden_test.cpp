@@ -70,6 +70,8 @@ TEST(Golden, SmallDatabaseWithFirstTouch) {
 TEST(Golden, SmallProcessWithOffsets) {
   check_golden("small-process-offsets-1.2.hpcl", test::small_process_offsets());
 }
+TEST(Golden, PythonProcess) { check_golden("python-process-1.8.hpcl", test::python_process()); }
+TEST(Golden, PythonDatabase) { check_golden("python-database-1.8.hpcdb", test::python_database()); }
 
 // The same small profile spelled out field by field from docs/FORMAT.md, independently of the
 // writer: if this fails, the writer and the spec disagree (the golden file alone would only show

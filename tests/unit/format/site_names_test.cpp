@@ -21,7 +21,7 @@ TEST(SiteNames, RoundTripAndMinor) {
   Profile p = named_process();
   std::vector<uint8_t> b = encode_profile(p, 3);
   EXPECT_EQ(minor_of(b), kMinorSiteNames);
-  EXPECT_EQ(kMinorVersion, 7);
+  EXPECT_EQ(kMinorSiteNames, 7);
   ReadResult r = test::read(b);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(test::dump(r.profile), test::dump(p));

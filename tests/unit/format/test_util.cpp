@@ -201,6 +201,43 @@ Profile small_database_first_touch() {
   return p;
 }
 
+Profile python_process() {
+  Profile p = small_process();
+  p.modules.push_back({kScriptModulePath, "", 0});
+  // Entry 3 repeats entry 1, as a merge may leave it.
+  p.script_frames = {{"/app/train.py", "Model.forward", 42},
+                     {"/app/train.py", "main", 7},
+                     {"<frozen runpy>", "_run_code", 0},
+                     {"/app/train.py", "main", 7}};
+  // A buffer allocated by native code (0x18) called from Python: innermost first.
+  AllocSite s;
+  s.api = AllocApi::Malloc;
+  s.frames = {{0, 0x18}, {1, 0}, {1, 1}, {1, 2}};
+  s.allocations = 1;
+  s.bytes = 1 << 20;
+  p.sites.push_back(s);
+  // Its access path, outermost first: main, then Model.forward, then the native leaf.
+  Tree& t = p.trees[0];
+  uint32_t var = add(t, 1, NodeKind::HeapVar, 1, 0);
+  uint32_t main = add(t, var, NodeKind::Frame, 1, 3);
+  uint32_t forward = add(t, main, NodeKind::Frame, 1, 0);
+  add(t, forward, NodeKind::Frame, 0, 0x40, {{kMetricSamples, 9}});
+  return p;
+}
+
+Profile python_database() {
+  Profile p = python_process();
+  p.kind = FileKind::Database;
+  p.meta = {{"tool", "hpcprof-lite"}, {"processes", "1"}};
+  p.trees[0].tid = 0;
+  p.symbols = {{{0, 0x30}, {{"f", "a.c", 3}}},
+               {{0, 0x34}, {{"g", "", 0}}},
+               {{0, 0x40}, {{"add", "ufunc.c", 80}}},
+               {{1, 0}, {{"Model.forward", "/app/train.py", 42}}},
+               {{1, 3}, {{"main", "/app/train.py", 7}}, {"Model.forward", "/app/train.py", 42}}};
+  return p;
+}
+
 std::string dump(const Profile& p) {
   std::string s;
   char buf[512];
@@ -256,6 +293,8 @@ std::string dump(const Profile& p) {
            sp->groups, sp->sum, sp->sumsq_hi, sp->sumsq_lo, sp->min, sp->max, sp->max_group.rank,
            sp->max_group.pid, sp->max_group.thread);
   }
+  for (const ScriptFrame& f : p.script_frames)
+    s += "script [" + f.function + "] [" + f.file + "]:" + std::to_string(f.line) + "\n";
   return s;
 }
 

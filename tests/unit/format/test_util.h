@@ -29,6 +29,11 @@ Profile small_database();
 Profile small_database_balance();
 // small_database_balance() with a FIRST_TOUCH section and a first-touch-by-node metric (1.5).
 Profile small_database_first_touch();
+// small_process() with Python frames (1.8): the script pseudo-module (module 1), SCRIPT_FRAMES
+// with a duplicated entry, a site and an access path through script frames.
+Profile python_process();
+// python_process() as a database, with symbols for its native and its script frames.
+Profile python_database();
 
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);
