@@ -25,7 +25,8 @@ PACKAGES=(
   libpapi-dev         # PAPI: --check lists its components, -e PAPI_NAME (launcher dlopens it)
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
   python3             # JSON checks in end-to-end tests
-  python3-mpi4py python3-numpy  # e2e.mpi_python: a Python MPI program under the tool
+  python3-mpi4py python3-numpy  # e2e.mpi_python, e2e.python_arrays: Python MPI programs under the tool
+  python3-dev         # the Python frame reader's unit tests embed Debian's CPython (pkg-config python3-embed)
   clang ninja-build   # libFuzzer targets of the readers (scripts/fuzz.sh builds them with Ninja; ctest fuzz.readers_short)
   heaptrack           # benchmark peer
   lammps              # lmp: the real-application end-to-end test and case study (14 MB, 5 s)

@@ -119,6 +119,18 @@ void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
   }
   auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : maps.modules[m]; };
 
+  maps.script_module = p.script_module();
+  maps.script_frames.resize(p.script_frames.size());
+  std::map<ScriptFrame, uint32_t> fresh_script;
+  for (size_t i = 0; i < p.script_frames.size(); ++i) {
+    auto it = script_index_.find(p.script_frames[i]);
+    maps.script_frames[i] =
+        it != script_index_.end()
+            ? it->second
+            : fresh_script.try_emplace(p.script_frames[i], script_frames_.size() + fresh_script.size())
+                  .first->second;
+  }
+
   maps.sites.resize(p.sites.size());
   maps.site_hashes.resize(p.sites.size());
   // The input's sites not in the accumulator yet, by hash: the input index of the first of each.
@@ -128,16 +140,16 @@ void Accumulator::map_content(const Profile& p, ContentMaps& maps) const {
     const AllocSite& s = p.sites[i];
     // Flags are not part of a site's identity: one process may have tracked some of a site's
     // blocks with probability < 1 (sampled) and another all of them; it is one variable.
-    const uint64_t h = site_hash(s, maps.modules);
+    const uint64_t h = site_hash(s, maps);
     maps.site_hashes[i] = h;
     uint32_t to = UINT32_MAX;
     for (auto [it, end] = site_index_.equal_range(h); it != end && to == UINT32_MAX; ++it)
-      if (same_site(sites_[it->second], s, maps.modules)) to = it->second;
+      if (same_site(sites_[it->second], s, maps)) to = it->second;
     for (auto [it, end] = fresh_sites.equal_range(h); it != end && to == UINT32_MAX; ++it) {
       const AllocSite& first = p.sites[it->second];
       AllocSite mapped{first.api, 0, first.frames, 0, 0, first.name};
-      for (Frame& f : mapped.frames) f.module = map_module(f.module);
-      if (same_site(mapped, s, maps.modules)) to = maps.sites[it->second];
+      for (Frame& f : mapped.frames) f = mapped_frame(f, maps);
+      if (same_site(mapped, s, maps)) to = maps.sites[it->second];
     }
     if (to == UINT32_MAX) {
       to = static_cast<uint32_t>(sites_.size()) + fresh++;
@@ -169,18 +181,25 @@ uint32_t mapped_module(uint32_t m, const std::vector<uint32_t>& modules) {
 }
 }  // namespace
 
-uint64_t Accumulator::site_hash(const AllocSite& s, const std::vector<uint32_t>& modules) {
+Frame Accumulator::mapped_frame(const Frame& f, const ContentMaps& maps) {
+  Frame out{mapped_module(f.module, maps.modules), f.offset};
+  if (f.module == maps.script_module && f.module != kNoModule) out.offset = maps.script_frames[f.offset];
+  return out;
+}
+
+uint64_t Accumulator::site_hash(const AllocSite& s, const ContentMaps& maps) {
   uint64_t h = mix(static_cast<uint64_t>(s.api), s.frames.size());
-  for (const Frame& f : s.frames) h = mix(mix(h, mapped_module(f.module, modules)), f.offset);
+  for (const Frame& f : s.frames) {
+    const Frame m = mapped_frame(f, maps);
+    h = mix(mix(h, m.module), m.offset);
+  }
   return mix(h, std::hash<std::string>{}(s.name));
 }
 
-bool Accumulator::same_site(const AllocSite& merged, const AllocSite& s, const std::vector<uint32_t>& modules) {
+bool Accumulator::same_site(const AllocSite& merged, const AllocSite& s, const ContentMaps& maps) {
   if (merged.api != s.api || merged.frames.size() != s.frames.size() || merged.name != s.name) return false;
   for (size_t k = 0; k < s.frames.size(); ++k)
-    if (merged.frames[k].offset != s.frames[k].offset ||
-        merged.frames[k].module != mapped_module(s.frames[k].module, modules))
-      return false;
+    if (merged.frames[k] != mapped_frame(s.frames[k], maps)) return false;
   return true;
 }
 
@@ -193,13 +212,18 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
     modules_.push_back(Module{m.path, m.build_id, 0});
   }
   auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : maps.modules[m]; };
+  for (size_t i = 0; i < p.script_frames.size(); ++i) {
+    if (maps.script_frames[i] < script_frames_.size()) continue;
+    script_index_.emplace(p.script_frames[i], maps.script_frames[i]);
+    script_frames_.push_back(p.script_frames[i]);
+  }
 
   for (size_t i = 0; i < p.sites.size(); ++i) {
     const AllocSite& s = p.sites[i];
     const uint32_t to = maps.sites[i];
     if (to == sites_.size()) {
       AllocSite mapped{s.api, 0, s.frames, 0, 0, s.name};
-      for (Frame& f : mapped.frames) f.module = map_module(f.module);
+      for (Frame& f : mapped.frames) f = mapped_frame(f, maps);
       site_index_.emplace(maps.site_hashes[i], to);
       sites_.push_back(std::move(mapped));
     }
@@ -232,7 +256,7 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
 std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> trees,
                                    std::vector<std::vector<ThreadValue>>* threads) {
   map_content(p, maps_);
-  const KeyMaps keys{maps_.modules, maps_.sites, maps_.statics};
+  const KeyMaps keys{maps_.modules, maps_.sites, maps_.statics, maps_.script_module, maps_.script_frames};
   const size_t before = tree_.size();
   if (dest_.size() < trees.size()) dest_.resize(trees.size());
   for (size_t t = 0; t < trees.size(); ++t) {
@@ -317,6 +341,7 @@ Profile Accumulator::to_partial() {
   p.modules = std::move(modules_);
   p.sites = std::move(sites_);
   p.statics = std::move(statics_);
+  p.script_frames = std::move(script_frames_);
   p.trees.push_back(tree_.to_tree());
   for (auto& [owner_index, h] : offsets_) p.offsets.push_back(std::move(h));  // sorted: map order
   // META: duplicate keys are allowed by the format; sets and lists are one entry per element.
@@ -347,6 +372,7 @@ std::string Accumulator::add_partial(const Profile& partial) {
   scanned.profile.sites = partial.sites;
   scanned.profile.statics = partial.statics;
   scanned.profile.offsets = partial.offsets;
+  scanned.profile.script_frames = partial.script_frames;
   for (const Tree& t : partial.trees) flatten(t, scanned.add_tree());
   return add_partial(scanned);
 }
@@ -425,12 +451,23 @@ Profile Accumulator::finish() {
   Profile db;
   db.kind = FileKind::Database;
 
+  // Python frames in the order of what they say, their offsets renumbered to match; `script` is
+  // the pseudo-module's index before the modules are sorted, as the frames still have it.
+  uint32_t script = kNoModule;
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (is_script_module(modules_[i])) script = static_cast<uint32_t>(i);
   std::vector<uint32_t> new_module = sorted_order(modules_, [](const Module& x, const Module& y) {
     return std::tie(x.path, x.build_id) < std::tie(y.path, y.build_id);
   });
   auto map_module = [&](uint32_t m) { return m == kNoModule ? kNoModule : new_module[m]; };
+  std::vector<uint32_t> new_script = sorted_order(script_frames_, std::less<ScriptFrame>());
+  auto map_frame = [&](Frame f) {
+    if (f.module == script && script != kNoModule) f.offset = new_script[f.offset];
+    f.module = map_module(f.module);
+    return f;
+  };
   for (AllocSite& s : sites_)
-    for (Frame& f : s.frames) f.module = map_module(f.module);
+    for (Frame& f : s.frames) f = map_frame(f);
   for (StaticVar& v : statics_) v.module = map_module(v.module);
   std::vector<uint32_t> new_site = sorted_order(sites_, [](const AllocSite& x, const AllocSite& y) {
     return std::tie(x.api, x.flags, x.frames, x.name) < std::tie(y.api, y.flags, y.frames, y.name);
@@ -445,8 +482,11 @@ Profile Accumulator::finish() {
   const MergedTree& old = tree_;
   const auto count = static_cast<uint32_t>(old.size());
   std::vector<uint32_t> a(count);
+  std::vector<uint64_t> b(count);
   for (uint32_t i = 0; i < count; ++i) {
     const NodeKind kind = old.kind(i);
+    b[i] = kind == NodeKind::Frame && old.a(i) == script && script != kNoModule ? new_script[old.b(i)]
+                                                                                : old.b(i);
     a[i] = kind == NodeKind::Frame           ? map_module(old.a(i))
            : kind == NodeKind::HeapVar       ? new_site[old.a(i)]
            : kind == NodeKind::StaticVarNode ? new_static[old.a(i)]
@@ -460,7 +500,7 @@ Profile Accumulator::finish() {
     std::vector<uint32_t> at(first.begin(), first.end() - 1);
     for (uint32_t i = 1; i < count; ++i) kids[at[old.parent(i)]++] = i;
   }
-  auto key = [&](uint32_t i) { return std::make_tuple(old.kind(i), a[i], old.b(i)); };
+  auto key = [&](uint32_t i) { return std::make_tuple(old.kind(i), a[i], b[i]); };
   Tree out;
   out.tid = 0;
   out.nodes.reserve(count);
@@ -473,7 +513,7 @@ Profile Accumulator::finish() {
     n.parent = parent;
     n.kind = old.kind(i);
     n.a = a[i];
-    n.b = old.b(i);
+    n.b = b[i];
     n.metrics = old.metrics(i);
     auto begin = kids.begin() + first[i], end = kids.begin() + first[i + 1];
     std::sort(begin, end, [&](uint32_t x, uint32_t y) { return key(x) > key(y); });
@@ -483,6 +523,7 @@ Profile Accumulator::finish() {
   db.modules = std::move(modules_);
   db.sites = std::move(sites_);
   db.statics = std::move(statics_);
+  db.script_frames = std::move(script_frames_);
   for (auto& [owner_index, h] : offsets_) {
     h.index = h.owner == OffsetOwner::Site ? new_site[h.index] : new_static[h.index];
     db.offsets.push_back(std::move(h));

@@ -77,11 +77,17 @@ class Accumulator {
   struct ContentMaps {
     std::vector<uint32_t> modules, sites, statics;
     std::vector<uint64_t> site_hashes;  // site_hash of each input site, its modules mapped
+    // The input's script pseudo-module (kNoModule: none) and where each of its SCRIPT_FRAMES
+    // entries goes: a Python frame's offset is an index into its own file's list.
+    uint32_t script_module = kNoModule;
+    std::vector<uint32_t> script_frames;
   };
-  // A site's identity (API, frames with the modules mapped by `modules`, name; not its flags)
-  // hashed, and compared with a site already in the accumulator.
-  static uint64_t site_hash(const AllocSite& s, const std::vector<uint32_t>& modules);
-  static bool same_site(const AllocSite& merged, const AllocSite& s, const std::vector<uint32_t>& modules);
+  // An input's frame as the accumulator knows it: its module mapped, and a Python frame's offset.
+  static Frame mapped_frame(const Frame& f, const ContentMaps& maps);
+  // A site's identity (API, frames mapped by `maps`, name; not its flags) hashed, and compared
+  // with a site already in the accumulator.
+  static uint64_t site_hash(const AllocSite& s, const ContentMaps& maps);
+  static bool same_site(const AllocSite& merged, const AllocSite& s, const ContentMaps& maps);
   void map_content(const Profile& p, ContentMaps& maps) const;
   void add_content(const Profile& p, const ContentMaps& maps);
   // map_content, the trees mapped (which may refuse the input), add_content and the trees'
@@ -93,6 +99,10 @@ class Accumulator {
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
   std::vector<StaticVar> statics_;
+  // Python frames (SCRIPT_FRAMES), each once, and their index: the same frame in two processes
+  // is one frame of the database.
+  std::vector<ScriptFrame> script_frames_;
+  std::map<ScriptFrame, uint32_t> script_index_;
   MergedTree tree_;
   std::map<std::pair<std::string, std::string>, uint32_t> module_index_;
   // Sites by site_hash, compared on a match against sites_ itself: a key holding a copy of

@@ -98,8 +98,8 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
   }
   if (options.symbolize) {
     set_debug_root(options.debug_dir);
-    SymbolizeResult sym = symbolize_frames(out.database.modules,
-                                           frames_to_symbolize(out.database), options.jobs);
+    SymbolizeResult sym = symbolize_frames(out.database.modules, frames_to_symbolize(out.database),
+                                           options.jobs, out.database.script_frames);
     out.database.symbols = std::move(sym.symbols);
     out.warnings = std::move(sym.warnings);
     // The profiler's own libraries (libunwind, its runtime) are no business of the user's: their

@@ -78,9 +78,14 @@ std::string MergedTree::map(const FlatTree& t, size_t index, const KeyMaps& maps
   // Every path hash first (parents precede children): then each lookup below is independent of
   // the previous one's result, and its memory can be fetched ahead.
   input_hash_[0] = kRootHash;
+  // A Python frame's offset is an index into its input's SCRIPT_FRAMES: mapped like a key.
+  const bool script = maps.script_module != kNoModule;
+  if (script) mapped_b_.resize(n);
+  auto b_of = [&](size_t i) { return script ? mapped_b_[i] : t.b[i]; };
   for (size_t i = 1; i < n; ++i) {
     mapped_a_[i] = maps.map(t.kind[i], t.a[i]);
-    input_hash_[i] = path_hash(input_hash_[t.parent[i]], t.kind[i], mapped_a_[i], t.b[i]);
+    if (script) mapped_b_[i] = maps.map_b(t.kind[i], t.a[i], t.b[i]);
+    input_hash_[i] = path_hash(input_hash_[t.parent[i]], t.kind[i], mapped_a_[i], b_of(i));
   }
   if (++serial_ == 0) {  // wrapped after 2^32 trees: no node may look seen by this one
     for (Node& node : nodes_) node.seen_tree = 0;
@@ -94,7 +99,7 @@ std::string MergedTree::map(const FlatTree& t, size_t index, const KeyMaps& maps
       const Slot& s = slots_[input_hash_[i + kAheadNode] & mask_];
       if (s.node != 0) __builtin_prefetch(&nodes_[s.node - 1]);
     }
-    const uint32_t d = find_or_add(input_hash_[i], dest[t.parent[i]], t.kind[i], mapped_a_[i], t.b[i]);
+    const uint32_t d = find_or_add(input_hash_[i], dest[t.parent[i]], t.kind[i], mapped_a_[i], b_of(i));
     Node& node = nodes_[d];
     if (node.seen_tree == serial_) {
       const uint32_t j = node.seen_node;

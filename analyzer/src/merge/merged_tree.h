@@ -26,11 +26,18 @@ namespace hpcl::analysis {
 // indices -> the accumulator's.
 struct KeyMaps {
   std::span<const uint32_t> modules, sites, statics;
+  // The input's script pseudo-module (kNoModule: none) and where its frames (SCRIPT_FRAMES
+  // indices) go: a frame's offset there is an index into the input's own list.
+  uint32_t script_module = kNoModule;
+  std::span<const uint32_t> script_frames = {};
   uint32_t map(NodeKind kind, uint32_t a) const {
     if (kind == NodeKind::Frame) return a == kNoModule ? kNoModule : modules[a];
     if (kind == NodeKind::HeapVar) return sites[a];
     if (kind == NodeKind::StaticVarNode) return statics[a];
     return a;
+  }
+  uint64_t map_b(NodeKind kind, uint32_t a, uint64_t b) const {
+    return kind == NodeKind::Frame && a == script_module && a != kNoModule ? script_frames[b] : b;
   }
 };
 
@@ -101,6 +108,7 @@ class MergedTree {
   uint32_t serial_ = 0;
   // Scratch of map(), kept between calls: each input node's mapped a and path hash.
   std::vector<uint32_t> mapped_a_;
+  std::vector<uint64_t> mapped_b_;  // only for inputs with Python frames
   std::vector<uint64_t> input_hash_;
   std::vector<Reached> reached_;  // of add_metrics()
 };

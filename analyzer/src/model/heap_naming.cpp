@@ -16,6 +16,7 @@
 #include "hpcl/allocator_libs.h"
 #include "model/runtime_libs.h"
 #include "symbols/naming.h"
+#include "symbols/script_code.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -177,6 +178,10 @@ void AllocWrappers::learn(size_t count, const std::function<void(size_t, std::ve
 size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers) {
   size_t outermost_wrapper = path.size(), first_runtime = path.size();
   for (size_t i = 0; i < path.size(); ++i) {
+    // Python code of the standard library or of a package (NumPy's np.ones is Python code in
+    // numeric.py) is passed like a runtime library's native code; the interpreter and the
+    // extension modules are a runtime family (runtime_libs.h).
+    if (is_script_location(path[i]) && is_python_library_file(path[i].file)) continue;
     if (is_allocator_or_runtime(path[i])) continue;
     if (runtime_family(path[i].module) != RuntimeFamily::None) {
       if (first_runtime == path.size()) first_runtime = i;
@@ -222,6 +227,13 @@ std::string heap_site_pmr_resource(const std::vector<Location>& path, size_t nam
 }
 
 std::string heap_site_label(const Location& loc) {
+  // A Python statement, as the user wrote it where the source is at hand: "u = np.zeros(n)
+  // (solver.py:12)"; else "step (solver.py:12)".
+  if (is_script_location(loc)) {
+    std::string statement = script_source_line(loc.file, loc.line);
+    if (statement.empty()) return location_label(loc);
+    return statement + " (" + std::string(basename_of(loc.file)) + ":" + std::to_string(loc.line) + ")";
+  }
   // Code known only by its function bounds is already labelled function+offset.
   if (loc.line != 0 || loc.function.empty() || !loc.has_address || loc.module.empty() ||
       loc.unnamed_function)

@@ -38,6 +38,8 @@ constexpr Prefix kPrefixes[] = {
     {"libblacs", RuntimeFamily::Numerics}, {"libopenblas", RuntimeFamily::Numerics},
     {"libblas", RuntimeFamily::Numerics},  {"libcblas", RuntimeFamily::Numerics},
     {"liblapack", RuntimeFamily::Numerics}, {"libmkl_", RuntimeFamily::Numerics},
+    {"libpython", RuntimeFamily::Python},  {"python3", RuntimeFamily::Python},
+    {"python2", RuntimeFamily::Python},
 };
 
 }  // namespace
@@ -47,6 +49,9 @@ RuntimeFamily runtime_family(std::string_view module_path) {
   std::string_view base = basename_of(module_path);
   for (const Prefix& p : kPrefixes)
     if (!base.empty() && base.starts_with(p.prefix)) return p.family;
+  // An extension module of CPython, named by its ABI tag (PEP 3149).
+  if (base.find(".cpython-") != std::string_view::npos && base.ends_with(".so"))
+    return RuntimeFamily::Python;
   return is_allocator_library(base) ? RuntimeFamily::Allocator : RuntimeFamily::None;
 }
 
@@ -59,6 +64,7 @@ std::string runtime_family_row(RuntimeFamily family) {
     case RuntimeFamily::Numerics: return "[numerical library data]";
     case RuntimeFamily::Allocator: return "[allocator data]";
     case RuntimeFamily::Profiler: return "[profiler's own data]";
+    case RuntimeFamily::Python: return "[Python runtime data]";
     case RuntimeFamily::None: break;
   }
   return "";

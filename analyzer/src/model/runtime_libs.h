@@ -10,7 +10,7 @@
 
 namespace hpcl::analysis {
 
-enum class RuntimeFamily { None, Mpi, OpenMp, Cxx, Fortran, Numerics, Allocator, Profiler };
+enum class RuntimeFamily { None, Mpi, OpenMp, Cxx, Fortran, Numerics, Allocator, Profiler, Python };
 
 // By the module's file name: libmpi*, libopen-pal, libopen-rte, mca_*.so, libucp/uct/ucs/ucm/
 // libucx, libpmix, libhwloc, libevent* -> Mpi; libgomp, libomp, libiomp -> OpenMp; libc, ld.so /
@@ -19,11 +19,13 @@ enum class RuntimeFamily { None, Mpi, OpenMp, Cxx, Fortran, Numerics, Allocator,
 // libifport, libflang -> Fortran; libfftw3*, libscalapack*, libblacs*, libopenblas*, libblas*,
 // libcblas, liblapack*, libmkl_* -> Numerics; the allocators of hpcl/allocator_libs.h ->
 // Allocator; the profiler's own modules (is_profiler_module: libhpcrun-lite, libunwind,
-// libZydis) -> Profiler.
+// libZydis) -> Profiler; the Python interpreter (python3.11, libpython3.11.so) and its extension
+// modules (*.cpython-311-x86_64-linux-gnu.so: NumPy's, the standard library's) -> Python.
 RuntimeFamily runtime_family(std::string_view module_path);
 
 // "[MPI runtime data]", "[OpenMP runtime data]", "[C/C++ runtime data]", "[Fortran runtime
-// data]", "[numerical library data]", "[allocator data]", "[profiler's own data]"; "" for None.
+// data]", "[numerical library data]", "[allocator data]", "[profiler's own data]", "[Python
+// runtime data]"; "" for None.
 std::string runtime_family_row(RuntimeFamily family);
 
 }  // namespace hpcl::analysis

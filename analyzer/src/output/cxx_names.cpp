@@ -56,13 +56,25 @@ std::string drop_groups(std::string_view s, char open, char close) {
   return out;
 }
 
+}  // namespace
+
+bool python_statement_label(std::string_view s) {
+  size_t where = s.rfind(" (");
+  if (where == std::string_view::npos || !s.ends_with(")")) return false;
+  std::string_view file = s.substr(where + 2);
+  size_t colon = file.rfind(':');
+  return colon != std::string_view::npos && file.substr(0, colon).ends_with(".py");
+}
+
+namespace {
+
 // One shortening step over all names, kept only where it stays unambiguous.
 void apply_unique(std::vector<std::string>& names, std::string (*step)(std::string_view)) {
   std::map<std::string, std::set<std::string>> sources;  // shortened -> distinct originals
   std::vector<std::string> shortened;
   shortened.reserve(names.size());
   for (const std::string& n : names) {
-    shortened.push_back(step(n));
+    shortened.push_back(python_statement_label(n) ? n : step(n));
     sources[shortened.back()].insert(n);
   }
   for (size_t i = 0; i < names.size(); ++i)

@@ -21,4 +21,9 @@ std::string drop_template_arguments(std::string_view name);
 // no other distinct name of `names` shares; names that would collide stay as they are.
 void simplify_names(std::vector<std::string>& names);
 
+// A Python statement labelled by its source line, "u = np.zeros(n) (solver.py:12)" (heap_naming.h):
+// its brackets are the program's own text, not a C++ parameter or template list, and its
+// location is what identifies it.
+bool python_statement_label(std::string_view label);
+
 }  // namespace hpcl::analysis

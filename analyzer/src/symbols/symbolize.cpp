@@ -255,7 +255,8 @@ std::vector<Frame> frames_to_symbolize(const Profile& db) {
 }
 
 SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
-                                 const std::vector<Frame>& frames, unsigned jobs) {
+                                 const std::vector<Frame>& frames, unsigned jobs,
+                                 const std::vector<ScriptFrame>& script_frames) {
   // Runs of equal module in the sorted frame list are the units of work.
   struct Run {
     size_t begin, end;
@@ -276,6 +277,16 @@ SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
 
   auto work = [&](Run& run) {
     uint32_t m = frames[run.begin].module;
+    if (m != kNoModule && m < modules.size() && is_script_module(modules[m])) {
+      for (size_t i = run.begin; i < run.end; ++i) {
+        const uint64_t k = frames[i].offset;
+        result.symbols[i].locs = {k < script_frames.size()
+                                      ? SourceLoc{script_frames[k].function, script_frames[k].file,
+                                                  script_frames[k].line}
+                                      : SourceLoc{}};
+      }
+      return;
+    }
     std::unique_ptr<ModuleSymbols> syms;
     if (m != kNoModule && m < modules.size()) {
       const std::string& path = modules[m].path;

@@ -73,8 +73,10 @@ bool unnamed_function_start(std::string_view function, uint64_t* start);
 void set_debug_root(const std::string& root);
 
 // Looks up each frame once; `jobs` threads work on different modules. Frames of modules that
-// cannot be opened (and of no module) get a single empty location.
+// cannot be opened (and of no module) get a single empty location. Python frames (the script
+// pseudo-module) are what `script_frames` says of them: function, file and line.
 SymbolizeResult symbolize_frames(const std::vector<Module>& modules,
-                                 const std::vector<Frame>& sorted_frames, unsigned jobs);
+                                 const std::vector<Frame>& sorted_frames, unsigned jobs,
+                                 const std::vector<ScriptFrame>& script_frames = {});
 
 }  // namespace hpcl::analysis

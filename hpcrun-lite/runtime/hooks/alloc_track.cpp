@@ -6,6 +6,7 @@
 #include "memory/regions.h"
 #include "options.h"
 #include "process/thread_state.h"
+#include "python/py_paths.h"
 #include "sources/soft/sampler.h"
 #include "sources/source_table.h"
 #include "trees/unwind.h"
@@ -53,6 +54,7 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   const uint64_t t0 = timed ? monotonic_ns() : 0;
   uint64_t frames[kMaxAllocFrames];
   int n = capture_alloc_path(frames, kMaxAllocFrames);
+  n = python_alloc_path(frames, n, kMaxAllocFrames);
   settle_adopted_thread();  // a thread started before the runtime finishes its set-up here
   uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
   // A full site table or address map: the block stays untracked (its samples go to

@@ -47,6 +47,8 @@
 #include "trees/unwind.h"
 #include "hooks/allocator_apis.h"
 #include "memory/regions.h"
+#include "python/py_probe.h"
+#include "python/script_frames.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -282,6 +284,7 @@ void prefork() {
   // mutex must not be inherited locked), and no new unwinding starts until the fork returns.
   unwind_before_fork();
   g_sites.lock();
+  g_script_frames.lock();
   g_heap.lock();
   g_heap_extent.lock();
   regions_fork_prepare();
@@ -290,6 +293,7 @@ void postfork_parent() {
   regions_fork_parent();
   g_heap_extent.unlock();
   g_heap.unlock();
+  g_script_frames.unlock();
   g_sites.unlock();
   unwind_after_fork(false);
 }
@@ -297,6 +301,7 @@ void postfork_child() {
   regions_fork_child();
   g_heap_extent.unlock();
   g_heap.unlock();
+  g_script_frames.unlock();
   g_sites.unlock();
   phdr_snapshot_after_fork_child();
   unwind_after_fork(true);
@@ -349,6 +354,7 @@ __attribute__((constructor)) void runtime_init() {
   g_scan_lock.lock();
   modules_set_on_new(allocator_apis_on_object);
   modules_scan();
+  python_probe_modules();
   g_scan_lock.unlock();
   bool hw = g_config.sampling && hw_source_for(g_kind);
   if (hw) {
@@ -472,6 +478,7 @@ void scan_now() {
   if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
     modules_forget_unloaded(decode_cache_invalidate);
   modules_scan();
+  python_probe_modules();
   g_scan_lock.unlock();
   refresh_phdr_snapshot();
 }

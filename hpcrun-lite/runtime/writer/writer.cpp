@@ -36,6 +36,8 @@
 #include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
 #include "process/thread_state.h"
+#include "python/py_probe.h"
+#include "python/script_frames.h"
 
 namespace hpcrun {
 
@@ -85,8 +87,10 @@ class ProfileStreamer {
   // tens of thousands of call paths (an MPI library's start-up allocations) and a hundred
   // modules would otherwise spend most of the write in modules_find_code's linear scan, and a
   // profile written on SIGTERM must be written before the launcher's SIGKILL.
-  explicit ProfileStreamer(std::vector<const ThreadState*> threads)
-      : threads_(std::move(threads)), nsites_(g_sites.size()) {
+  // `script_module`: the index of the [python] pseudo-module in MODULES (kNoModule without one).
+  ProfileStreamer(std::vector<const ThreadState*> threads, uint32_t script_module)
+      : threads_(std::move(threads)), nsites_(g_sites.size()), script_module_(script_module),
+        nscript_(script_module == hpcl::kNoModule ? 0 : g_script_frames.size()) {
     for (uint32_t i = 0; i < modules_count(); ++i) {
       const ModuleEntry* m = module_get(i);
       for (uint32_t s = 0; s < m->nsegs; ++s) segments_.push_back({m->seg_lo[s], m->seg_hi[s], i});
@@ -112,6 +116,7 @@ class ProfileStreamer {
       w.tree(tree);
     }
     w.offsets(offsets);
+    write_script_frames(w);
   }
 
  private:
@@ -119,6 +124,12 @@ class ProfileStreamer {
   // direct-mapped cache of translated addresses spares most of the binary searches: an MPI
   // rank's 20,000 start-up sites have 400,000 frames.
   hpcl::Frame frame(uint64_t addr) {
+    // A Python frame (python/py_paths.h): an entry of SCRIPT_FRAMES. One interned after the
+    // table was counted for this file has no entry: the frame is left unknown.
+    if (is_script_frame_address(addr)) {
+      uint32_t id = script_frame_id(addr);
+      return id < nscript_ ? hpcl::Frame{script_module_, id} : hpcl::Frame{hpcl::kNoModule, 0};
+    }
     FrameSlot& slot = frame_cache_[(addr ^ (addr >> 12)) % kFrameCache];
     if (slot.addr == addr) return slot.frame;
     auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
@@ -253,6 +264,18 @@ class ProfileStreamer {
     return tree;
   }
 
+  void write_script_frames(hpcl::ProfileWriter& w) {
+    if (nscript_ == 0) return;
+    std::vector<hpcl::ScriptFrame> frames(nscript_);
+    for (uint32_t i = 0; i < nscript_; ++i) {
+      const ScriptFrameEntry* e = g_script_frames.get(i);
+      frames[i].file.assign(e->file, e->file_len);
+      frames[i].function.assign(e->function, e->function_len);
+      frames[i].line = e->line;
+    }
+    w.script_frames(frames);
+  }
+
   // The histograms of where samples fell inside each variable (OFFSETS section).
   void add_offsets() {
     offsets_for_each(
@@ -317,6 +340,8 @@ class ProfileStreamer {
   std::vector<const ThreadState*> threads_;
   std::vector<uint32_t> sizes_;
   const uint32_t nsites_;  // the sites of the snapshot: a running thread may add more
+  const uint32_t script_module_;  // the [python] pseudo-module, or kNoModule
+  const uint32_t nscript_;        // the script frames of the snapshot
   std::vector<Segment> segments_;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> statics_index_;
 };
@@ -457,6 +482,12 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     const ModuleEntry* m = module_get(i);
     p.modules.push_back(hpcl::Module{m->path, m->symbols.build_id, m->bias});
   }
+  uint32_t script_module = hpcl::kNoModule;
+  if (g_script_frames.size()) {
+    script_module = uint32_t(p.modules.size());
+    p.modules.push_back(hpcl::Module{hpcl::kScriptModulePath, "", 0});
+  }
+  if (python_target()) p.set_meta("python_version", python_version_text());
   if (watch_enabled()) {
     // Every watch is accounted for: it trapped, expired (counted per variable), was still pending
     // at the end, or never armed (no register free); the registers the program held are named.
@@ -498,7 +529,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   std::string path = dir + "/" + profile_file_name(exe_name_of(exe_path), host, rank, getpid(), tag);
   std::string err;
   const size_t nthreads = threads.size();
-  ProfileStreamer streamer(std::move(threads));
+  ProfileStreamer streamer(std::move(threads), script_module);
   bool ok = without_sigxfsz([&] {
     hpcl::ProfileWriter w(hpcl::FileKind::Process, 3);
     if (!w.open(path, modes.file, &err)) return false;

@@ -1,0 +1,55 @@
+// Interpreted-code frames (script_code.h).
+#include "symbols/script_code.h"
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "hpcl/profile.h"
+
+namespace hpcl::analysis {
+
+bool is_script_location(const Location& loc) { return loc.module == kScriptModulePath; }
+
+bool is_python_library_file(std::string_view file) {
+  if (file.starts_with("<frozen ")) return true;
+  if (file.find("/site-packages/") != std::string_view::npos ||
+      file.find("/dist-packages/") != std::string_view::npos)
+    return true;
+  // .../lib/python3.11/..., .../lib64/python3.11/...
+  for (std::string_view lib : {"/lib/python", "/lib64/python"})
+    for (size_t at = file.find(lib); at != std::string_view::npos; at = file.find(lib, at + 1)) {
+      size_t v = at + lib.size();
+      if (v < file.size() && file[v] >= '2' && file[v] <= '9') return true;
+    }
+  return false;
+}
+
+std::string script_source_line(std::string_view file, uint32_t line, size_t max) {
+  if (line == 0 || file.empty() || file[0] == '<') return "";
+  // Reports label every variable and access path: a file is read once and its lines kept.
+  static std::mutex mu;
+  static std::map<std::string, std::vector<std::string>, std::less<>> files;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = files.find(file);
+  if (it == files.end()) {
+    std::vector<std::string> lines;
+    std::ifstream in{std::string(file)};
+    for (std::string l; lines.size() < 1000000 && std::getline(in, l);) lines.push_back(std::move(l));
+    it = files.emplace(std::string(file), std::move(lines)).first;
+  }
+  if (line > it->second.size()) return "";
+  std::string_view text = it->second[line - 1];
+  size_t b = text.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return "";
+  size_t e = text.find_last_not_of(" \t\r");
+  text = text.substr(b, e - b + 1);
+  // Cut at a character boundary (UTF-8 continuation bytes are 10xxxxxx).
+  if (text.size() <= max) return std::string(text);
+  size_t cut = max - 1;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "…";
+}
+
+}  // namespace hpcl::analysis
