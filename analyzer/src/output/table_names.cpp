@@ -148,11 +148,13 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
 // keeps kMinName columns (a name of 200 characters keeps its location); else the poorest one cut.
 std::string best_fit(const LabelParts& p, size_t width) {
   constexpr size_t kMinName = 16;
-  // A Python statement keeps its file and line, which say where it is; the statement is cut.
+  // A Python statement keeps its file and line, which say where it is, and its start, which
+  // names what it assigns ("velocity = np.o… (solver.py:18)"); its end gives way.
   if (const std::string where = " (" + p.where + ")"; python_statement_label(p.name + where)) {
     const std::string fixed = where + p.number;
     if (display_width(p.name + fixed) <= width) return p.name + fixed;
-    if (display_width(fixed) + 8 <= width) return cut_name(p.name, width - display_width(fixed)) + fixed;
+    if (display_width(fixed) + 8 <= width)
+      return first_columns(p.name, width - display_width(fixed) - 1) + "\u2026" + fixed;
   }
   for (const Form& f : kLadder) {
     std::string s = name_of(p, f) + rest_of(p, f);

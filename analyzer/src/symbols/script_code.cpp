@@ -43,8 +43,24 @@ std::string script_source_line(std::string_view file, uint32_t line, size_t max)
   std::string_view text = it->second[line - 1];
   size_t b = text.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return "";
+  text = text.substr(b);
+  // A comment after the statement is not part of it: the first '#' outside a string literal.
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      text = text.substr(0, i);
+      break;
+    }
+  }
   size_t e = text.find_last_not_of(" \t\r");
-  text = text.substr(b, e - b + 1);
+  if (e == std::string_view::npos) return "";
+  text = text.substr(0, e + 1);
   // Cut at a character boundary (UTF-8 continuation bytes are 10xxxxxx).
   if (text.size() <= max) return std::string(text);
   size_t cut = max - 1;

@@ -122,8 +122,13 @@ TEST(ScriptNaming, TheProgramsStatementPastPackagesAndTheInterpreter) {
   {
     std::ofstream out(file);
     for (int i = 1; i < 12; ++i) out << "\n";
-    out << "    u = np.zeros((nx, ny))   \n";
+    out << "    u = np.zeros((nx, ny))   # the '#' in a string below is not a comment\n";
+    out << "    label = f\"#{rank} \\\"x\\\"\"  # rank's label\n";
+    out << "    # a comment alone\n";
   }
+  EXPECT_EQ(heap_site_label(Location{"make", file, 13, kScriptModulePath, 0, true}),
+            "label = f\"#{rank} \\\"x\\\"\" (hpcl_solver.py:13)");
+  EXPECT_EQ(heap_site_label(Location{"make", file, 14, kScriptModulePath, 0, true}), "make (hpcl_solver.py:14)");
   EXPECT_EQ(heap_site_label(Location{"make", file, 12, kScriptModulePath, 0, true}),
             "u = np.zeros((nx, ny)) (hpcl_solver.py:12)");
   std::remove(file.c_str());

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A Python MPI program (mpi4py + NumPy, 2 ranks) with three arrays of measured time shares
+# (tests/programs/py_arrays.py) under `mpirun hpcrun-lite`: it runs with the same output and exit
+# status as natively; the three arrays are the top rows that are not groups, each named by the
+# statement that made it (its file and line); each one's share is within a tolerance of the time
+# the program measured; the allocation path of each names the Python function that made it; no
+# row of the interpreter's own data takes more than 5%.
+# Usage: python_arrays.sh SCRIPT
+source "$(dirname "$0")/lib.sh"
+script=$1
+py=/usr/bin/python3  # Debian's interpreter: python3-mpi4py and python3-numpy are installed for it
+[ -x "$py" ] || skip "no $py"
+"$py" -c "import mpi4py, numpy" 2>/dev/null || skip "mpi4py or NumPy not importable by $py (python3-mpi4py, python3-numpy)"
+setup_mpi
+
+budget=0.5  # seconds of CPU time per weight: 3.5 s of reads per rank, against ~0.3 s of imports
+run_to native "${MPIRUN[@]}" -np 2 "$py" "$script" "$budget"
+[ "$(cat native.status)" = 0 ] || skip "the program does not run natively here: $(tail -5 native.err)"
+HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$py" "$script" "$budget"
+cat tool.err >&2
+same_as_native native tool
+expect_rank_profiles meas "python3*" 2
+merge_and_report meas db report.json
+for cols in 80 120; do
+  COLUMNS=$cols "$HPCL_PROF" report db --top 6 >"report.$cols.txt"
+  sed -n '/^#  variable/,/^(/p' "report.$cols.txt" >&2
+done
+
+"$HPCL_PYTHON" - report.json timing "$script" <<'PY' || fail "the Python arrays are not named or not weighed as measured"
+import glob, json, math, os, re, sys
+
+report = json.load(open(sys.argv[1]))
+script = os.path.basename(sys.argv[3])
+# The statements of py_arrays.py's `make`, by the name each assigns.
+lines = {}
+for no, text in enumerate(open(sys.argv[3], encoding="utf-8"), 1):
+    m = re.match(r"\s+(velocity|pressure|density) = np\.", text)
+    if m:
+        lines[m.group(1)] = no
+assert len(lines) == 3, lines
+seconds = {}
+for path in glob.glob(sys.argv[2] + ".*"):
+    for row in open(path, encoding="utf-8"):
+        name, _, _, _, t = row.split()[1:6]
+        seconds[name] = seconds.get(name, 0.0) + float(t)
+total_time = sum(seconds.values())
+
+rows = [v for v in report["variables"] if v["kind"] != "group"]
+top = rows[:3]
+errors = []
+by_name = {}
+for v in top:
+    for name, no in lines.items():
+        if v["name"].startswith(f"{name} = np.") and v["name"].endswith(f"({script}:{no})"):
+            by_name[name] = v
+if len(by_name) != 3:
+    sys.exit("FAIL: the top three rows are not the three arrays by their statements:\n  " +
+             "\n  ".join(v["name"] for v in rows[:6]))
+known = sum(v["metrics"]["samples"] for v in by_name.values())
+for name, v in by_name.items():
+    truth = seconds[name] / total_time
+    share = v["metrics"]["samples"] / known
+    # Binomial noise of `known` samples, four standard deviations, plus 2 points for what the
+    # timer and the program's own clock disagree on; never more than the 5 points promised.
+    tol = min(0.05, 0.02 + 4 * math.sqrt(truth * (1 - truth) / known))
+    print(f"{name:<9} {v['metrics']['samples']:>6} samples  share {share:.3f}  measured {truth:.3f}  tolerance {tol:.3f}")
+    if abs(share - truth) > tol:
+        errors.append(f"{name}: share {share:.3f}, measured {truth:.3f} (tolerance {tol:.3f})")
+    path = v.get("allocation_path", [])
+    if not any(f.get("module") == "[python]" and f.get("function") == "make" and
+               f.get("file", "").endswith(script) for f in path):
+        errors.append(f"{name}: no Python frame of `make` in its allocation path: {path}")
+    if v.get("allocations") != 2:
+        errors.append(f"{name}: {v.get('allocations')} allocations, expected one per rank")
+for v in report["variables"]:
+    if v["name"] == "[Python runtime data]" and v["share"] > 0.05:
+        errors.append(f"[Python runtime data] has {v['share']:.1%} of the samples (over 5%)")
+if known < 1000:
+    errors.append(f"only {known} samples on the arrays: too few to weigh them")
+if errors:
+    sys.exit("FAIL: " + "; ".join(errors))
+PY
+# The table keeps each statement's file and line at both widths.
+for cols in 80 120; do
+  for n in 1 2 3; do
+    sed -n "/^#  variable/,/^(/p" "report.$cols.txt" | grep -q "^$n  .*(py_arrays.py:[0-9]*)" ||
+      fail "row $n of the table at $cols columns lost its file and line"
+  done
+done
