@@ -3,8 +3,9 @@
 # (tests/programs/py_arrays.py) under `mpirun hpcrun-lite`: it runs with the same output and exit
 # status as natively; the three arrays are the top rows that are not groups, each named by the
 # statement that made it (its file and line); each one's share is within a tolerance of the time
-# the program measured; the allocation path of each names the Python function that made it; no
-# row of the interpreter's own data takes more than 5%.
+# the program measured; the allocation path of each names the Python function that made it, and
+# an access path (and the table's hottest access) the one that reads it; no variable of the
+# interpreter's own data takes more than 5%, nor all of them (their group row) more than an array.
 # Usage: python_arrays.sh SCRIPT
 source "$(dirname "$0")/lib.sh"
 script=$1
@@ -21,12 +22,13 @@ cat tool.err >&2
 same_as_native native tool
 expect_rank_profiles meas "python3*" 2
 merge_and_report meas db report.json
+"$HPCL_PROF" report db --format json --top 0 --no-group >report.rows.json
 for cols in 80 120; do
   COLUMNS=$cols "$HPCL_PROF" report db --top 6 >"report.$cols.txt"
   sed -n '/^#  variable/,/^(/p' "report.$cols.txt" >&2
 done
 
-"$HPCL_PYTHON" - report.json timing "$script" <<'PY' || fail "the Python arrays are not named or not weighed as measured"
+"$HPCL_PYTHON" - report.json timing "$script" report.rows.json <<'PY' || fail "the Python arrays are not named or not weighed as measured"
 import glob, json, math, os, re, sys
 
 report = json.load(open(sys.argv[1]))
@@ -70,11 +72,25 @@ for name, v in by_name.items():
     if not any(f.get("module") == "[python]" and f.get("function") == "make" and
                f.get("file", "").endswith(script) for f in path):
         errors.append(f"{name}: no Python frame of `make` in its allocation path: {path}")
+    # Where it is read: the Python function that reads it, on an access path of its own.
+    if not any(f.get("module") == "[python]" and f.get("function") == "norm" and
+               f.get("file", "").endswith(script) for a in v.get("accesses", []) for f in a.get("path", [])):
+        errors.append(f"{name}: no access path through the Python function `norm` that reads it")
+    if not v.get("hottest_access", "").startswith(f"norm ({script}:"):
+        errors.append(f"{name}: hottest access {v.get('hottest_access')!r}, not `norm` of {script}")
     if v.get("allocations") != 2:
         errors.append(f"{name}: {v.get('allocations')} allocations, expected one per rank")
-for v in report["variables"]:
-    if v["name"] == "[Python runtime data]" and v["share"] > 0.05:
-        errors.append(f"[Python runtime data] has {v['share']:.1%} of the samples (over 5%)")
+# The interpreter's own data: no variable but the arrays above 5% (the report lists them one by
+# one with --no-group), and all of them together, the [Python runtime data] row, below every array.
+arrays = {v["name"] for v in by_name.values()}
+for v in json.load(open(sys.argv[4]))["variables"]:
+    if v["kind"] == "group" or v["name"] in arrays:
+        continue
+    if v["share"] > 0.05:
+        errors.append(f"{v['name']}: {v['share']:.1%} of the samples (over 5%)")
+group = next((v for v in report["variables"] if v["name"] == "[Python runtime data]"), None)
+if group and group["share"] >= min(v["share"] for v in by_name.values()):
+    errors.append(f"[Python runtime data] ({group['share']:.1%}) above an array")
 if known < 1000:
     errors.append(f"only {known} samples on the arrays: too few to weigh them")
 if errors:

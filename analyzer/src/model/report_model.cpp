@@ -18,6 +18,7 @@
 #include "path_expander.h"
 #include "report_parts.h"
 #include "stats.h"
+#include "symbols/script_code.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -461,8 +462,18 @@ void finish(const Profile& db, const PathExpander& expand, const ReportModelOpti
         a.expanded = true;
       }
     }
-    if (!v.accesses.empty())
-      if (const Location* leaf = expand.access_leaf(v.accesses[0].leaf)) v.hottest_access = location_label(*leaf);
+    if (v.accesses.empty()) continue;
+    // Data read by code the Python interpreter ran: the Python function and line that read it
+    // ("norm (solver.py:31)") says more than NumPy's loop.
+    if (!db.script_frames.empty()) {
+      std::vector<Location> path;
+      if (!v.accesses[0].expanded) expand.append_access_path(v.accesses[0].leaf, path);
+      if (const Location* py = program_script_frame(v.accesses[0].expanded ? v.accesses[0].path : path)) {
+        v.hottest_access = location_label(*py);
+        continue;
+      }
+    }
+    if (const Location* leaf = expand.access_leaf(v.accesses[0].leaf)) v.hottest_access = location_label(*leaf);
   }
   for (CodeLocation& c : m.locations)
     c.share = total > 0 ? static_cast<double>(c.samples) / total : 0;

@@ -26,6 +26,16 @@ bool is_python_library_file(std::string_view file) {
   return false;
 }
 
+const Location* program_script_frame(const std::vector<Location>& path) {
+  const Location* first = nullptr;
+  for (const Location& loc : path) {
+    if (!is_script_location(loc)) continue;
+    if (!is_python_library_file(loc.file)) return &loc;
+    if (!first) first = &loc;
+  }
+  return first;
+}
+
 std::string script_source_line(std::string_view file, uint32_t line, size_t max) {
   if (line == 0 || file.empty() || file[0] == '<') return "";
   // Reports label every variable and access path: a file is read once and its lines kept.

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "symbols/location.h"
 
@@ -17,6 +18,11 @@ bool is_script_location(const Location& loc);
 // interpreter ("<frozen importlib._bootstrap>"). Such frames never name a variable while a frame
 // of the program's own scripts is on the path (NumPy's np.ones is Python code in numeric.py).
 bool is_python_library_file(std::string_view file);
+
+// The frame of `path` (innermost first) that places it in the program's Python code: the
+// innermost Python frame of a file that is not the library's (is_python_library_file), else the
+// innermost Python frame; null when the path has none.
+const Location* program_script_frame(const std::vector<Location>& path);
 
 // The statement at `file:line`, whitespace trimmed and cut to `max` characters ("…" marks a
 // cut), when the file can be read here; "" otherwise. Files are read once per process.

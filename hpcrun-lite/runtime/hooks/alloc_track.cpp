@@ -7,6 +7,7 @@
 #include "options.h"
 #include "process/thread_state.h"
 #include "python/py_paths.h"
+#include "python/py_probe.h"
 #include "sources/soft/sampler.h"
 #include "sources/source_table.h"
 #include "trees/unwind.h"
@@ -53,8 +54,19 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   if (timed && !(timed->track.time_next && size < g_config.min_bytes)) timed = nullptr;
   const uint64_t t0 = timed ? monotonic_ns() : 0;
   uint64_t frames[kMaxAllocFrames];
-  int n = capture_alloc_path(frames, kMaxAllocFrames);
-  n = python_alloc_path(frames, n, kMaxAllocFrames);
+  int n;
+  // A block the Python interpreter allocates for its own objects (a dict's table, a code
+  // object, a list's items) is one variable of the interpreter whatever the path above: its
+  // caller alone is its path, and the unwinding through the interpreter's deep native stack is
+  // spared (a NumPy program makes tens of thousands of them while it imports).
+  const uint64_t caller = python_target() ? runtime_call_site() : 0;
+  if (caller && python_interpreter_code(caller)) {
+    frames[0] = caller;
+    n = 1;
+  } else {
+    n = capture_alloc_path(frames, kMaxAllocFrames);
+    n = python_alloc_path(frames, n, kMaxAllocFrames);
+  }
   settle_adopted_thread();  // a thread started before the runtime finishes its set-up here
   uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
   // A full site table or address map: the block stays untracked (its samples go to

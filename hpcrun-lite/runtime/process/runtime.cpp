@@ -48,7 +48,6 @@
 #include "hooks/allocator_apis.h"
 #include "memory/regions.h"
 #include "python/py_probe.h"
-#include "python/script_frames.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -284,7 +283,6 @@ void prefork() {
   // mutex must not be inherited locked), and no new unwinding starts until the fork returns.
   unwind_before_fork();
   g_sites.lock();
-  g_script_frames.lock();
   g_heap.lock();
   g_heap_extent.lock();
   regions_fork_prepare();
@@ -293,7 +291,6 @@ void postfork_parent() {
   regions_fork_parent();
   g_heap_extent.unlock();
   g_heap.unlock();
-  g_script_frames.unlock();
   g_sites.unlock();
   unwind_after_fork(false);
 }
@@ -301,7 +298,6 @@ void postfork_child() {
   regions_fork_child();
   g_heap_extent.unlock();
   g_heap.unlock();
-  g_script_frames.unlock();
   g_sites.unlock();
   phdr_snapshot_after_fork_child();
   unwind_after_fork(true);

@@ -9,6 +9,7 @@ namespace {
 constexpr PyLayout kPy311 = {
     .version = 0x030b,
     .runtime_gil_holder = 576,  // gilstate.tstate_current
+    .runtime_tss_key = 596,     // gilstate.autoTSSkey._key
     .tstate_thread_id = 152,
     .tstate_cframe = 56,
     .cframe_current_frame = 8,

@@ -13,8 +13,11 @@ namespace hpcrun {
 
 struct PyLayout {
   uint32_t version;  // 0x030b for 3.11: PY_VERSION_HEX >> 16
-  // _PyRuntimeState: the thread state of the thread that holds the GIL (null when none does).
+  // _PyRuntimeState: the thread state of the thread that holds the GIL (null when none does),
+  // and the pthread key under which each thread keeps its own (the GIL's auto thread state):
+  // a thread that released the GIL (NumPy does, around its loops) is found by the key.
   uint32_t runtime_gil_holder;
+  uint32_t runtime_tss_key;
   // PyThreadState: the pthread_t of its thread; its _PyCFrame, whose current frame is the
   // innermost Python frame of the thread.
   uint32_t tstate_thread_id;

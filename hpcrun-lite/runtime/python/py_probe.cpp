@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "memory/modules.h"
+#include "python/script_frames.h"
 
 namespace hpcrun {
 namespace {
@@ -41,6 +42,11 @@ void probe(const ModuleEntry& m) {
   if (!layout) {
     log_warn("Python %s (%s): this runtime cannot read its frames (it reads 3.11); arrays keep "
              "the native call paths that allocated them", g_version, base);
+    return;
+  }
+  if (!g_script_frames.reserve()) {
+    log_warn("Python %s (%s): no memory for its frames; arrays keep their native call paths",
+             g_version, base);
     return;
   }
   g_target = PyTarget{m.bias + runtime, m.bias + code_type, layout};

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <cstring>
+#include <initializer_list>
 
 #include "python/py_linetable.h"
 
@@ -76,9 +77,14 @@ uint32_t str_utf8(const PyLayout& l, uint64_t str, char* out, uint32_t cap) {
 int py_read_stack(const PyTarget& t, PyRawFrame* out, int max) {
   if (!t.layout || !plausible(t.runtime)) return 0;
   const PyLayout& l = *t.layout;
+  // The GIL's holder when it is this thread; else this thread's own state by the interpreter's
+  // pthread key (a read of the thread's key array in glibc: no lock, no system call).
+  const uint64_t self = uint64_t(pthread_self());
   uint64_t tstate = word(t.runtime + l.runtime_gil_holder);
-  if (!plausible(tstate)) return 0;
-  if (word(tstate + l.tstate_thread_id) != uint64_t(pthread_self())) return 0;
+  if (!plausible(tstate) || word(tstate + l.tstate_thread_id) != self) {
+    tstate = reinterpret_cast<uint64_t>(pthread_getspecific(load<pthread_key_t>(t.runtime + l.runtime_tss_key)));
+    if (!plausible(tstate) || word(tstate + l.tstate_thread_id) != self) return 0;
+  }
   uint64_t cframe = word(tstate + l.tstate_cframe);
   if (!plausible(cframe)) return 0;
   uint64_t frame = word(cframe + l.cframe_current_frame);
@@ -95,6 +101,15 @@ int py_read_stack(const PyTarget& t, PyRawFrame* out, int max) {
     frame = word(frame + l.frame_previous);
   }
   return n;
+}
+
+uint64_t py_frame_key(const PyTarget& t, const PyRawFrame& f) {
+  const PyLayout& l = *t.layout;
+  uint64_t h = f.code * 0x9e3779b97f4a7c15ull;
+  for (uint64_t v : {uint64_t(f.unit), word(f.code + l.code_qualname), word(f.code + l.code_filename),
+                     uint64_t(load<uint32_t>(f.code + l.code_firstlineno))})
+    h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+  return h ? h : 1;
 }
 
 bool py_frame_text(const PyTarget& t, const PyRawFrame& f, PyFrameText* out) {

@@ -3,8 +3,9 @@
 // loads from memory (no call into the interpreter, no lock, no allocation), so it may run in a
 // signal handler; every pointer is checked to look like one before it is followed, every code
 // object by its type, and a chain caught mid-update ends early instead of being followed into
-// garbage. Only the thread that holds the GIL has a stack to read: the interpreter updates no
-// other thread's frames while it runs, and a thread without the GIL is not running Python code.
+// garbage. A thread reads only its own stack: the interpreter changes a thread's frames only on
+// that thread, so what the thread (or its signal handler) reads is whole, or cut short where the
+// handler interrupted a push or a pop.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +27,8 @@ struct PyRawFrame {
   int64_t unit;   // the code unit of the last instruction started
 };
 
-// The calling thread's Python frames, innermost first, at most `max`; 0 when the thread does not
-// hold the GIL or the stack does not read as one.
+// The calling thread's Python frames, innermost first, at most `max`; 0 when the thread runs no
+// Python code (or released the GIL outside any) or the stack does not read as one.
 int py_read_stack(const PyTarget& t, PyRawFrame* out, int max);
 
 // What the report shows of a frame. Longer names are cut (at a UTF-8 character boundary).
@@ -41,5 +42,10 @@ struct PyFrameText {
 
 // The frame's file, qualified name and line; false when the code object does not read as one.
 bool py_frame_text(const PyTarget& t, const PyRawFrame& f, PyFrameText* out);
+
+// A digest of what identifies a frame's text without reading it: the code object, the
+// instruction, and the code's name, file and first line as the object holds them now (a code
+// object freed and another made at its address differs in them). Never 0. Async-signal-safe.
+uint64_t py_frame_key(const PyTarget& t, const PyRawFrame& f);
 
 }  // namespace hpcrun

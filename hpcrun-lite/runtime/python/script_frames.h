@@ -1,17 +1,18 @@
 // The frames of interpreted code the process met, each (file, function, line) once, by a small
-// integer id. An allocation path holds a Python frame as a tagged "address" (script_frame_address)
-// in place of a code address; the writer turns the tag into a frame of the profile's [python]
+// integer id. A call path holds a Python frame as a tagged "address" (script_frame_address) in
+// place of a code address; the writer turns the tag into a frame of the profile's [python]
 // pseudo-module and the table into its SCRIPT_FRAMES section (docs/FORMAT.md).
 //
-// Entries and their text live in mmap'd storage that is never freed, so ids stay valid for the
-// life of the process. Interning takes a spinlock: it is called on an allocation's slow path
-// (only by the thread holding the GIL, so it is hardly ever contended), never from a signal
-// handler.
+// Interning is lock-free and allocates nothing, so the sample handler may intern the frames of
+// the code it interrupted: storage is mapped once (reserve(), when an interpreter is found), an
+// entry's id and text are claimed with atomic adds, and the entry is published in the index by a
+// compare-and-swap. Two threads interning one new frame at once may both write it; the loser's
+// entry is a duplicate, which the format allows, and every later lookup finds the winner's.
+// Entries are never freed, so ids stay valid for the life of the process.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
-
-#include "base/spinlock.h"
 
 namespace hpcrun {
 
@@ -28,6 +29,7 @@ struct ScriptFrameEntry {
   const char* function;
   uint32_t file_len, function_len;
   uint32_t line;
+  std::atomic<uint32_t> ready;  // 1 once the fields above are written
 };
 
 class ScriptFrames {
@@ -35,27 +37,29 @@ class ScriptFrames {
   static constexpr uint32_t kMaxFrames = 1u << 16;
   static constexpr uint32_t kNoFrame = 0xffffffffu;
 
-  // The id of (file, function, line), created if new; kNoFrame when the table is full.
+  // Maps the storage (not signal-safe; idempotent). False when it cannot be mapped: interning
+  // then always fails.
+  bool reserve();
+  // The id of (file, function, line), created if new; kNoFrame when the table is full or not
+  // reserved. Async-signal-safe.
   uint32_t intern(const char* file, uint32_t file_len, const char* function, uint32_t function_len,
                   uint32_t line);
-  uint32_t size() const { return count_.load(std::memory_order_acquire); }
+  // Ids below size() were claimed; an entry is readable once get() returns it.
+  uint32_t size() const {
+    uint32_t n = next_.load(std::memory_order_acquire);
+    return n < kMaxFrames ? n : kMaxFrames;
+  }
   const ScriptFrameEntry* get(uint32_t id) const;
-  // Fork support, as AllocSites.
-  void lock() { lock_.lock(); }
-  void unlock() { lock_.unlock(); }
 
  private:
   static constexpr uint32_t kSlots = kMaxFrames * 2;  // open addressing, load <= 1/2
-  static constexpr uint64_t kTextChunk = 1u << 20;
-  bool ensure_storage();
-  const char* store(const char* text, uint32_t len);
+  static constexpr uint64_t kTextBytes = uint64_t{64} << 20;  // virtual; touched as used
 
-  ScriptFrameEntry* entries_ = nullptr;
-  uint32_t* slots_ = nullptr;  // id + 1, 0 = empty
+  std::atomic<ScriptFrameEntry*> entries_{nullptr};
+  std::atomic<uint32_t>* slots_ = nullptr;  // id + 1, 0 = empty
   char* text_ = nullptr;
-  uint64_t text_used_ = kTextChunk;
-  std::atomic<uint32_t> count_{0};
-  SpinLock lock_;
+  std::atomic<uint64_t> text_used_{0};
+  std::atomic<uint32_t> next_{0};
 };
 
 extern ScriptFrames g_script_frames;

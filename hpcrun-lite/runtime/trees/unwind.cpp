@@ -103,6 +103,16 @@ void note_helper_library(int i, const void* code) {
 }
 }  // namespace
 
+__attribute__((noinline)) uint64_t runtime_call_site() {
+  auto* fp = static_cast<void* const*>(__builtin_frame_address(0));
+  for (int depth = 0; fp && depth < 16; ++depth) {
+    const auto ret = reinterpret_cast<uint64_t>(fp[1]);  // into the caller of this frame's function
+    if (ret < g_self_lo || ret >= g_self_hi) return ret ? ret - 1 : 0;
+    fp = static_cast<void* const*>(fp[0]);  // that caller is ours: its frame pointer is one
+  }
+  return 0;
+}
+
 bool address_in_runtime(uint64_t addr) {
   if (addr >= g_self_lo && addr < g_self_hi) return true;
   for (const CodeSpan& s : g_helpers)

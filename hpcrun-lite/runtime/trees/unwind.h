@@ -45,6 +45,12 @@ int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int ma
 // The runtime's own code, and that of the libraries only it runs (libunwind, Zydis).
 bool address_in_runtime(uint64_t addr);
 
+// The call site (return address - 1) through which the program entered this library: found by
+// the frame-pointer chain of the calling thread, followed only through frames of this library
+// (built with frame pointers; a foreign frame's saved pointer is never read). 0 when the chain
+// leaves no such site within a few frames. Costs a few loads, not an unwind.
+uint64_t runtime_call_site();
+
 // fork: a child inherits libunwind's mutex locked if another thread held it at the fork, and
 // pthread_atfork cannot reach it. Before the fork, new unwinds are refused (they return no
 // frames) and those under way finish (bounded wait: unwinding never waits for the loader, see

@@ -269,6 +269,12 @@ class ProfileStreamer {
     std::vector<hpcl::ScriptFrame> frames(nscript_);
     for (uint32_t i = 0; i < nscript_; ++i) {
       const ScriptFrameEntry* e = g_script_frames.get(i);
+      // An id claimed by an intern that did not finish (its text did not fit, or the thread was
+      // stopped inside it) is in no path; it still holds its place in the list.
+      if (!e) {
+        frames[i].function = "[unknown]";
+        continue;
+      }
       frames[i].file.assign(e->file, e->file_len);
       frames[i].function.assign(e->function, e->function_len);
       frames[i].line = e->line;

@@ -137,6 +137,18 @@ TEST(ScriptNaming, TheProgramsStatementPastPackagesAndTheInterpreter) {
   EXPECT_EQ(runtime_family(own[heap_site_frame(own)].module), RuntimeFamily::Python);
 }
 
+TEST(ScriptNaming, AnAccessIsPlacedByTheProgramsPythonFrame) {
+  const ScriptFrame norm{"/work/solver.py", "norm", 31};
+  std::vector<Location> path = {Location{"DOUBLE_add", "", 0, kNumpy.path, 0x700, true},
+                                Location{"_PyEval_EvalFrameDefault", "", 0, kPython.path, 0x900, true},
+                                script_loc(kOnes), script_loc(norm), script_loc(kMain)};
+  ASSERT_NE(program_script_frame(path), nullptr);
+  EXPECT_EQ(location_label(*program_script_frame(path)), "norm (solver.py:31)");
+  std::vector<Location> only_library = {path[0], script_loc(kOnes)};
+  EXPECT_EQ(program_script_frame(only_library), &only_library[1]);
+  EXPECT_EQ(program_script_frame({path[0], path[1]}), nullptr);
+}
+
 TEST(ScriptNaming, LibraryFilesAndFamilies) {
   EXPECT_TRUE(is_python_library_file("/usr/lib/python3.11/json/decoder.py"));
   EXPECT_TRUE(is_python_library_file("/root/.pyenv/versions/3.11.7/lib/python3.11/runpy.py"));

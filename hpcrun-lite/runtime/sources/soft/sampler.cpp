@@ -30,6 +30,7 @@
 #include "sources/perf_event.h"
 #include "process/process_end.h"
 #include "process/runtime.h"
+#include "python/py_paths.h"
 #include "sources/sampling_phase.h"
 #include "sources/source_table.h"
 #include "sources/soft/saved_regs.h"
@@ -344,6 +345,12 @@ uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEsti
 
 uint32_t attach_access_path(Cct& c, uint32_t node, const ThreadState* ts, const uint64_t* frames,
                             int n) {
+  // Code run by the Python interpreter: under the Python lines that ran it (py_paths.h).
+  uint64_t spliced[kMaxSampleFrames];
+  if (int k = python_sample_path(frames, n, spliced, kMaxSampleFrames); k >= 0) {
+    frames = spliced;
+    n = k;
+  }
   // The tree runs from the outermost caller down to the sampled instruction; outermost of all
   // is the path that created this thread (none for the main thread).
   for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)

@@ -11,6 +11,7 @@
 
 void py_header_offsets(struct PyHeaderOffsets* o) {
   o->runtime_gil_holder = offsetof(_PyRuntimeState, gilstate.tstate_current);
+  o->runtime_tss_key = offsetof(_PyRuntimeState, gilstate.autoTSSkey._key);
   o->tstate_thread_id = offsetof(PyThreadState, thread_id);
   o->tstate_cframe = offsetof(PyThreadState, cframe);
   o->cframe_current_frame = offsetof(_PyCFrame, current_frame);

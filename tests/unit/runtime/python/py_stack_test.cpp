@@ -27,7 +27,7 @@ PyTarget target() {
                   py_layout_for(Py_Version)};
 }
 
-std::vector<Seen> g_seen;
+std::vector<Seen> g_seen, g_seen_released;
 int g_other_thread_frames = -1;
 
 std::vector<Seen> read_here() {
@@ -52,7 +52,16 @@ PyObject* probe(PyObject*, PyObject*) {
   Py_RETURN_NONE;
 }
 
+// As NumPy's loops run: the GIL released, the thread still inside the Python call.
+PyObject* probe_released(PyObject*, PyObject*) {
+  Py_BEGIN_ALLOW_THREADS
+  g_seen_released = read_here();
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
 PyMethodDef g_probe_def = {"probe", probe, METH_NOARGS, nullptr};
+PyMethodDef g_probe_released_def = {"probe_released", probe_released, METH_NOARGS, nullptr};
 
 class PyStack : public ::testing::Test {
  protected:
@@ -61,6 +70,9 @@ class PyStack : public ::testing::Test {
     PyObject* main = PyImport_AddModule("__main__");
     PyObject* fn = PyCFunction_New(&g_probe_def, nullptr);
     PyDict_SetItemString(PyModule_GetDict(main), "probe", fn);
+    Py_DECREF(fn);
+    fn = PyCFunction_New(&g_probe_released_def, nullptr);
+    PyDict_SetItemString(PyModule_GetDict(main), "probe_released", fn);
     Py_DECREF(fn);
   }
   static PyObject* run(const char* source, const char* file) {
@@ -85,6 +97,7 @@ TEST(PyLayout, MatchesTheHeadersOfThisPython) {
   ASSERT_NE(l, nullptr) << "no layout for Python " << (h.version >> 24) << "."
                         << ((h.version >> 16) & 0xff) << ", the Python the tests embed";
   EXPECT_EQ(l->runtime_gil_holder, h.runtime_gil_holder);
+  EXPECT_EQ(l->runtime_tss_key, h.runtime_tss_key);
   EXPECT_EQ(l->tstate_thread_id, h.tstate_thread_id);
   EXPECT_EQ(l->tstate_cframe, h.tstate_cframe);
   EXPECT_EQ(l->cframe_current_frame, h.cframe_current_frame);
@@ -132,6 +145,18 @@ TEST_F(PyStack, ReadsTheFramesOfTheCallingThread) {
   EXPECT_EQ(g_seen[2].function, "<module>");
   EXPECT_EQ(g_seen[2].line, 9u);
   EXPECT_EQ(g_other_thread_frames, 0);
+}
+
+TEST_F(PyStack, ReadsThemWithTheGilReleased) {
+  g_seen_released.clear();
+  run("def loop():\n"
+      "    return probe_released()\n"
+      "loop()\n",
+      "released.py");
+  ASSERT_EQ(g_seen_released.size(), 2u);
+  EXPECT_EQ(g_seen_released[0].function, "loop");
+  EXPECT_EQ(g_seen_released[0].line, 2u);
+  EXPECT_EQ(g_seen_released[1].function, "<module>");
 }
 
 TEST_F(PyStack, NoPythonFramesOutsideACall) {
