@@ -1,10 +1,11 @@
 // Where CPython keeps what the runtime reads to name Python code: the thread that holds the GIL,
 // its chain of interpreter frames, and each frame's code object (file, qualified name, line
 // table, bytecode). These are private structures of the interpreter, laid out differently in
-// every minor version (3.11 moved frames out of frame objects into per-thread chunks, 3.12 moved
-// the current frame into the thread state, 3.13 dropped the GIL's thread pointer), so each minor
-// version the runtime reads has its own table, checked against that version's headers by
-// tests/unit/runtime/python (py_layout_test.cpp). A version without a table keeps native names.
+// every minor version (3.11 moved frames out of frame objects into per-thread chunks), so each
+// minor version the runtime reads has its own table, checked against that version's headers by
+// tests/unit/runtime/python/py_stack_test.cpp. A version without a table keeps native names.
+// 3.13 and later describe their own layout in _Py_DebugOffsets, the first member of _PyRuntime:
+// the way to read them without a table per version.
 #pragma once
 
 #include <cstdint>
