@@ -47,6 +47,8 @@ bool safe_read(uint64_t addr, void* dst, size_t n) {
   return got == long(n);
 }
 
+bool safe_read_works() { return !g_no_safe_read.load(std::memory_order_relaxed); }
+
 uint64_t dtv_block(uint64_t tp, uint64_t modid) {
   if (tp == 0 || modid == 0) return 0;
   uint64_t dtv = 0;

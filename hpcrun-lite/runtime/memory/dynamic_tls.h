@@ -23,6 +23,8 @@ namespace hpcrun {
 // Copies n bytes at addr into dst; false (and nothing faults) when any of them is unreadable.
 // Async-signal-safe (one system call); the caller saves errno.
 bool safe_read(uint64_t addr, void* dst, size_t n);
+// Whether safe_read can read at all here (false once the kernel refused process_vm_readv).
+bool safe_read_works();
 
 // The start of module `modid`'s TLS block in the thread with thread pointer `tp`, or 0 when that
 // thread has none or anything read looks wrong. Async-signal-safe, no allocation, no lock.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "memory/dynamic_tls.h"
 #include "python/py_linetable.h"
 
 namespace hpcrun {
@@ -72,6 +73,25 @@ uint32_t str_utf8(const PyLayout& l, uint64_t str, char* out, uint32_t cap) {
   return n;
 }
 
+// A word read through the kernel (dynamic_tls.h): 0 where nothing is mapped, instead of a fault.
+// Where the kernel refuses such reads, a plain load.
+uint64_t checked_word(uint64_t addr) {
+  uint64_t v = 0;
+  if (safe_read(addr, &v, sizeof v)) return v;
+  return safe_read_works() ? 0 : word(addr);
+}
+
+bool is_code_checked(const PyTarget& t, uint64_t code) {
+  return plausible(code) && checked_word(code + t.layout->object_type) == t.code_type;
+}
+
+// Whether `tstate` is this thread's state. Read through the kernel: a state pointer kept by the
+// interpreter (the GIL's holder, the thread's key) may outlive the state while the interpreter
+// finalizes or a thread ends.
+bool is_own_state(const PyLayout& l, uint64_t tstate, uint64_t self) {
+  return plausible(tstate) && checked_word(tstate + l.tstate_thread_id) == self;
+}
+
 }  // namespace
 
 int py_read_stack(const PyTarget& t, PyRawFrame* out, int max) {
@@ -81,13 +101,17 @@ int py_read_stack(const PyTarget& t, PyRawFrame* out, int max) {
   // pthread key (a read of the thread's key array in glibc: no lock, no system call).
   const uint64_t self = uint64_t(pthread_self());
   uint64_t tstate = word(t.runtime + l.runtime_gil_holder);
-  if (!plausible(tstate) || word(tstate + l.tstate_thread_id) != self) {
+  if (!is_own_state(l, tstate, self)) {
     tstate = reinterpret_cast<uint64_t>(pthread_getspecific(load<pthread_key_t>(t.runtime + l.runtime_tss_key)));
-    if (!plausible(tstate) || word(tstate + l.tstate_thread_id) != self) return 0;
+    if (!is_own_state(l, tstate, self)) return 0;
   }
-  uint64_t cframe = word(tstate + l.tstate_cframe);
+  uint64_t cframe = checked_word(tstate + l.tstate_cframe);
   if (!plausible(cframe)) return 0;
-  uint64_t frame = word(cframe + l.cframe_current_frame);
+  uint64_t frame = checked_word(cframe + l.cframe_current_frame);
+  // The innermost frame and its code through the kernel too: the frames live in chunks the
+  // interpreter unmaps when the thread state goes. Outer frames are in chunks as old or older,
+  // alive while the innermost is, and each holds its code object.
+  if (!plausible(frame) || !is_code_checked(t, checked_word(frame + l.frame_code))) return 0;
   int n = 0;
   // A chain longer than this is one the reader went astray in (or a recursion it need not show).
   for (int hops = 0; plausible(frame) && n < max && hops < 4096; ++hops) {

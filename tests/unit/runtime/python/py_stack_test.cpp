@@ -5,6 +5,11 @@
 #include <Python.h>
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -190,6 +195,29 @@ TEST_F(PyStack, EveryInstructionHasTheInterpretersLine) {
               uint32_t(want < 0 ? 0 : want))
         << "code unit " << u;
   }
+}
+
+// A state the interpreter still points at after it unmapped the state's frames (a thread ending,
+// the interpreter finalizing): the reader finds nothing there instead of faulting.
+TEST(PyStackSafety, FramesUnmappedUnderAStaleStateReadAsNone) {
+  const PyLayout* l = py_layout_for(0x030b02f0);
+  ASSERT_NE(l, nullptr);
+  alignas(8) static uint8_t runtime[4096], tstate[1024], cframe[64];
+  const long page = sysconf(_SC_PAGESIZE);
+  void* gone = mmap(nullptr, size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  munmap(gone, size_t(page));
+  auto put = [](uint8_t* base, uint32_t at, uint64_t v) { std::memcpy(base + at, &v, sizeof v); };
+  put(runtime, l->runtime_gil_holder, reinterpret_cast<uint64_t>(tstate));
+  put(tstate, l->tstate_thread_id, uint64_t(pthread_self()));
+  put(tstate, l->tstate_cframe, reinterpret_cast<uint64_t>(cframe));
+  put(cframe, l->cframe_current_frame, reinterpret_cast<uint64_t>(gone));
+  PyTarget t{reinterpret_cast<uint64_t>(runtime), 0x1000, l};
+  PyRawFrame raw[4];
+  EXPECT_EQ(py_read_stack(t, raw, 4), 0);
+  // And a state pointer that itself points at nothing.
+  put(runtime, l->runtime_gil_holder, reinterpret_cast<uint64_t>(gone));
+  EXPECT_EQ(py_read_stack(t, raw, 4), 0);
 }
 
 TEST(PyLineTable, ForeignBytesGiveNoLine) {
