@@ -68,6 +68,17 @@ setup_mpi() {
   MPIRUN=(mpirun --oversubscribe)
 }
 
+# setup_mpi4py: sets PY to Debian's interpreter, for which python3-mpi4py and python3-numpy are
+# installed (a python3 earlier on PATH, pyenv's, may have neither), and makes mpirun usable;
+# skips with the reason when either module cannot be imported.
+setup_mpi4py() {
+  PY=/usr/bin/python3
+  [ -x "$PY" ] || skip "no $PY"
+  "$PY" -c "import mpi4py, numpy" 2>/dev/null ||
+    skip "mpi4py or NumPy not importable by $PY (python3-mpi4py, python3-numpy)"
+  setup_mpi
+}
+
 # tmux_socket: the path of a tmux server socket of this driver's own. Under /tmp, not the work
 # directory: a socket's path holds at most 107 bytes, and a checkout can lie deeper than that.
 tmux_socket() { echo "/tmp/hpcl-tmux-$(id -u)-$$"; }

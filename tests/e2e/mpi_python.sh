@@ -6,14 +6,11 @@
 # Usage: mpi_python.sh SCRIPT   (tests/programs/mpi_sum.py)
 source "$(dirname "$0")/lib.sh"
 script=$1
-py=/usr/bin/python3  # Debian's interpreter: python3-mpi4py and python3-numpy are installed for it
-[ -x "$py" ] || skip "no $py"
-"$py" -c "import mpi4py, numpy" 2>/dev/null || skip "mpi4py or NumPy not importable by $py (python3-mpi4py, python3-numpy)"
-setup_mpi
+setup_mpi4py
 
-run_to native "${MPIRUN[@]}" -np 2 "$py" "$script"
+run_to native "${MPIRUN[@]}" -np 2 "$PY" "$script"
 [ "$(cat native.status)" = 0 ] || skip "the program does not run natively here: $(tail -5 native.err)"
-run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$py" "$script"
+run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$PY" "$script"
 cat tool.err >&2
 [ "$(cat tool.status)" = 0 ] || fail "exit status $(cat tool.status) under the tool (native 0)"
 cmp -s native.out tool.out || { diff native.out tool.out >&2 || true; fail "the program's output differs under the tool"; }

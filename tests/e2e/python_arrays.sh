@@ -9,15 +9,12 @@
 # Usage: python_arrays.sh SCRIPT
 source "$(dirname "$0")/lib.sh"
 script=$1
-py=/usr/bin/python3  # Debian's interpreter: python3-mpi4py and python3-numpy are installed for it
-[ -x "$py" ] || skip "no $py"
-"$py" -c "import mpi4py, numpy" 2>/dev/null || skip "mpi4py or NumPy not importable by $py (python3-mpi4py, python3-numpy)"
-setup_mpi
+setup_mpi4py
 
 budget=0.5  # seconds of CPU time per weight: 3.5 s of reads per rank, against ~0.3 s of imports
-run_to native "${MPIRUN[@]}" -np 2 "$py" "$script" "$budget"
+run_to native "${MPIRUN[@]}" -np 2 "$PY" "$script" "$budget"
 [ "$(cat native.status)" = 0 ] || skip "the program does not run natively here: $(tail -5 native.err)"
-HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$py" "$script" "$budget"
+HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$PY" "$script" "$budget"
 cat tool.err >&2
 same_as_native native tool
 expect_rank_profiles meas "python3*" 2

@@ -146,18 +146,6 @@ TEST_F(FileTest, ReadErrorsNameThePath) {
 // ProfileWriter: a profile handed over piece by piece (as the runtime does at exit) gives the
 // bytes write_profile_file gives for the whole Profile, and what was handed over wrong fails the
 // write without leaving a file.
-void write_pieces(ProfileWriter& w, const Profile& p) {
-  w.meta(p.meta);
-  w.modules(p.modules);
-  uint64_t frames = 0;
-  for (const AllocSite& s : p.sites) frames += s.frames.size();
-  w.begin_sites(static_cast<uint32_t>(p.sites.size()), frames);
-  for (const AllocSite& s : p.sites) w.site(s);
-  w.statics(p.statics);
-  for (const Tree& t : p.trees) w.tree(t);
-  w.offsets(p.offsets);
-  w.script_frames(p.script_frames);
-}
 
 // Many sites with long call paths, one named: a payload of tens of MiB, written while encoded.
 Profile many_sites(uint32_t n) {
@@ -186,7 +174,7 @@ TEST_F(FileTest, PiecesGiveTheBytesOfTheWholeProfile) {
       {
         ProfileWriter w(p.kind, level);
         ASSERT_TRUE(w.open(path, 0600, &error)) << error;
-        write_pieces(w, p);
+        test::write_pieces(w, p);
         ASSERT_TRUE(w.commit(&error)) << error;
       }
       EXPECT_EQ(entries(dir_), std::vector<std::string>{"pieces.hpcl"});
@@ -228,7 +216,7 @@ TEST_F(FileTest, PiecesHandedOverWrongFailWithoutAFile) {
     w.site(p.sites[0]);
   });
   expect_fails("out of order", [&](ProfileWriter& w) {
-    write_pieces(w, p);
+    test::write_pieces(w, p);
     w.statics(p.statics);
   });
   expect_fails("SITES missing", [&](ProfileWriter& w) {
@@ -241,7 +229,7 @@ TEST_F(FileTest, PiecesHandedOverWrongFailWithoutAFile) {
     ProfileWriter w(p.kind, 3);
     std::string error;
     ASSERT_TRUE(w.open(path, 0600, &error)) << error;
-    write_pieces(w, p);
+    test::write_pieces(w, p);
   }
   EXPECT_TRUE(entries(dir_).empty());
 }

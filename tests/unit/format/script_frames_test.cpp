@@ -246,23 +246,11 @@ TEST(ScriptFrames, CutInTheSectionNamesIt) {
 // The streaming writer takes the script frames at any time before commit, once.
 TEST(ScriptFrames, WriterTakesThemAtAnyTime) {
   const Profile p = test::python_process();
-  auto pieces = [&](ProfileWriter& w, bool frames_first) {
-    if (frames_first) w.script_frames(p.script_frames);
-    w.meta(p.meta);
-    w.modules(p.modules);
-    uint64_t frames = 0;
-    for (const AllocSite& s : p.sites) frames += s.frames.size();
-    w.begin_sites(static_cast<uint32_t>(p.sites.size()), frames);
-    for (const AllocSite& s : p.sites) w.site(s);
-    w.statics(p.statics);
-    for (const Tree& t : p.trees) w.tree(t);
-    if (!frames_first) w.script_frames(p.script_frames);
-  };
   for (bool first : {true, false}) {
     std::vector<uint8_t> out;
     ProfileWriter w(p.kind, 3);
     w.open(&out);
-    pieces(w, first);
+    test::write_pieces(w, p, first);
     std::string error;
     ASSERT_TRUE(w.commit(&error)) << error;
     EXPECT_EQ(out, encode_profile(p, 3));
@@ -270,7 +258,7 @@ TEST(ScriptFrames, WriterTakesThemAtAnyTime) {
   std::vector<uint8_t> out;
   ProfileWriter w(p.kind, 0);
   w.open(&out);
-  pieces(w, true);
+  test::write_pieces(w, p, true);
   w.script_frames(p.script_frames);
   std::string error;
   EXPECT_FALSE(w.commit(&error));

@@ -238,6 +238,20 @@ Profile python_database() {
   return p;
 }
 
+void write_pieces(ProfileWriter& w, const Profile& p, bool script_frames_first) {
+  if (script_frames_first) w.script_frames(p.script_frames);
+  w.meta(p.meta);
+  w.modules(p.modules);
+  uint64_t frames = 0;
+  for (const AllocSite& s : p.sites) frames += s.frames.size();
+  w.begin_sites(static_cast<uint32_t>(p.sites.size()), frames);
+  for (const AllocSite& s : p.sites) w.site(s);
+  w.statics(p.statics);
+  for (const Tree& t : p.trees) w.tree(t);
+  w.offsets(p.offsets);
+  if (!script_frames_first) w.script_frames(p.script_frames);
+}
+
 std::string dump(const Profile& p) {
   std::string s;
   char buf[512];

@@ -35,6 +35,10 @@ Profile python_process();
 // python_process() as a database, with symbols for its native and its script frames.
 Profile python_database();
 
+// Hands `p` to the streaming writer piece by piece, in the order the runtime does at exit; the
+// script frames last, or first (the writer takes them at any time before commit).
+void write_pieces(ProfileWriter& w, const Profile& p, bool script_frames_first = false);
+
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);
 
