@@ -19,21 +19,33 @@ std::atomic<bool> g_found{false};
 uint32_t g_probed = 0;  // modules looked at so far
 bool g_reported = false;
 
-// The link-time value of a data symbol of `m`, or 0.
-uint64_t symbol_value(const ModuleEntry& m, const char* name) {
-  for (uint32_t i = 0; i < m.symbols.count; ++i)
-    if (strcmp(m.symbols.names + m.symbols.syms[i].name, name) == 0) return m.symbols.syms[i].value;
-  return 0;
+// The three symbols that make a module the interpreter, in one pass over its data symbols.
+struct InterpreterSymbols {
+  uint64_t runtime = 0, version = 0, code_type = 0;
+  bool all() const { return runtime && version && code_type; }
+};
+
+InterpreterSymbols interpreter_symbols(const ModuleEntry& m) {
+  InterpreterSymbols found;
+  for (uint32_t i = 0; i < m.symbols.count && !found.all(); ++i) {
+    const char* name = m.symbols.names + m.symbols.syms[i].name;
+    uint64_t* slot = strcmp(name, "_PyRuntime") == 0    ? &found.runtime
+                     : strcmp(name, "Py_Version") == 0  ? &found.version
+                     : strcmp(name, "PyCode_Type") == 0 ? &found.code_type
+                                                        : nullptr;
+    if (slot) *slot = m.symbols.syms[i].value;
+  }
+  return found;
 }
 
 void probe(const ModuleEntry& m) {
-  uint64_t runtime = symbol_value(m, "_PyRuntime");
-  uint64_t version = symbol_value(m, "Py_Version");
-  uint64_t code_type = symbol_value(m, "PyCode_Type");
-  if (!runtime || !version || !code_type || g_reported) return;
+  // One interpreter a process: once it is found (or refused), later modules are not searched.
+  if (g_reported) return;
+  const InterpreterSymbols sym = interpreter_symbols(m);
+  if (!sym.all()) return;
   g_reported = true;
   uint64_t hex;
-  memcpy(&hex, reinterpret_cast<const void*>(m.bias + version), sizeof hex);
+  memcpy(&hex, reinterpret_cast<const void*>(m.bias + sym.version), sizeof hex);
   snprintf(g_version, sizeof g_version, "%u.%u", unsigned(hex >> 24) & 0xff,
            unsigned(hex >> 16) & 0xff);
   const char* base = strrchr(m.path, '/');
@@ -49,7 +61,7 @@ void probe(const ModuleEntry& m) {
              g_version, base);
     return;
   }
-  g_target = PyTarget{m.bias + runtime, m.bias + code_type, layout};
+  g_target = PyTarget{m.bias + sym.runtime, m.bias + sym.code_type, layout};
   g_lo = m.lo;
   g_hi = m.hi;
   g_found.store(true, std::memory_order_release);
