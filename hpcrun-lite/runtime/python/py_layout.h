@@ -19,11 +19,18 @@ struct PyLayout {
   // a thread that released the GIL (NumPy does, around its loops) is found by the key.
   uint32_t runtime_gil_holder;
   uint32_t runtime_tss_key;
+  uint32_t runtime_tss_initialized;  // int: whether the key exists (Py_tss_t._is_initialized)
+  // _PyRuntimeState: the state of the thread finalizing the interpreter (null until it starts).
+  uint32_t runtime_finalizing;
   // PyThreadState: the pthread_t of its thread; its _PyCFrame, whose current frame is the
   // innermost Python frame of the thread.
   uint32_t tstate_thread_id;
   uint32_t tstate_cframe;
   uint32_t cframe_current_frame;
+  // PyThreadState: the chunk of frames the thread pushes on now; _PyStackChunk: its size in
+  // bytes, from the chunk's start.
+  uint32_t tstate_datastack_chunk;
+  uint32_t chunk_size;
   // _PyInterpreterFrame: its code object, the frame that called it, the last instruction
   // started (a pointer into the code object's bytecode).
   uint32_t frame_code;

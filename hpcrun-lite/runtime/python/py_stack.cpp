@@ -81,15 +81,28 @@ uint64_t checked_word(uint64_t addr) {
   return safe_read_works() ? 0 : word(addr);
 }
 
-bool is_code_checked(const PyTarget& t, uint64_t code) {
-  return plausible(code) && checked_word(code + t.layout->object_type) == t.code_type;
-}
+// Loads through the kernel or plainly: see py_read_stack.
+struct Reader {
+  bool through_kernel;
+  uint64_t operator()(uint64_t addr) const { return through_kernel ? checked_word(addr) : word(addr); }
+};
 
-// Whether `tstate` is this thread's state. Read through the kernel: a state pointer kept by the
-// interpreter (the GIL's holder, the thread's key) may outlive the state while the interpreter
-// finalizes or a thread ends.
-bool is_own_state(const PyLayout& l, uint64_t tstate, uint64_t self) {
-  return plausible(tstate) && checked_word(tstate + l.tstate_thread_id) == self;
+// This thread's state, or 0. First the thread's own slot of the interpreter's pthread key (a read
+// of the thread's key array in glibc: no lock, no system call): it holds the thread's live state,
+// or null, for the interpreter clears it before it frees the state (a key the interpreter has
+// not made, or deleted, is not read: its number would be another library's). A thread that holds the GIL
+// under a state the key does not keep (a subinterpreter's) is found as the GIL's holder, which
+// may be another thread's state, freed as it is read: through the kernel.
+uint64_t own_state(const PyTarget& t, Reader read) {
+  const PyLayout& l = *t.layout;
+  const uint64_t self = uint64_t(pthread_self());
+  uint64_t tstate = 0;
+  if (load<int>(t.runtime + l.runtime_tss_initialized))
+    tstate = reinterpret_cast<uint64_t>(pthread_getspecific(load<pthread_key_t>(t.runtime + l.runtime_tss_key)));
+  if (plausible(tstate) && read(tstate + l.tstate_thread_id) == self) return tstate;
+  tstate = word(t.runtime + l.runtime_gil_holder);
+  if (plausible(tstate) && checked_word(tstate + l.tstate_thread_id) == self) return tstate;
+  return 0;
 }
 
 }  // namespace
@@ -97,21 +110,27 @@ bool is_own_state(const PyLayout& l, uint64_t tstate, uint64_t self) {
 int py_read_stack(const PyTarget& t, PyRawFrame* out, int max) {
   if (!t.layout || !plausible(t.runtime)) return 0;
   const PyLayout& l = *t.layout;
-  // The GIL's holder when it is this thread; else this thread's own state by the interpreter's
-  // pthread key (a read of the thread's key array in glibc: no lock, no system call).
-  const uint64_t self = uint64_t(pthread_self());
-  uint64_t tstate = word(t.runtime + l.runtime_gil_holder);
-  if (!is_own_state(l, tstate, self)) {
-    tstate = reinterpret_cast<uint64_t>(pthread_getspecific(load<pthread_key_t>(t.runtime + l.runtime_tss_key)));
-    if (!is_own_state(l, tstate, self)) return 0;
-  }
-  uint64_t cframe = checked_word(tstate + l.tstate_cframe);
+  // While the interpreter finalizes it frees the states of threads that still run (daemon
+  // threads): everything down to the innermost code object is then read through the kernel.
+  Reader read{word(t.runtime + l.runtime_finalizing) != 0};
+  const uint64_t tstate = own_state(t, read);
+  if (!tstate) return 0;
+  uint64_t cframe = read(tstate + l.tstate_cframe);
   if (!plausible(cframe)) return 0;
-  uint64_t frame = checked_word(cframe + l.cframe_current_frame);
-  // The innermost frame and its code through the kernel too: the frames live in chunks the
-  // interpreter unmaps when the thread state goes. Outer frames are in chunks as old or older,
-  // alive while the innermost is, and each holds its code object.
-  if (!plausible(frame) || !is_code_checked(t, checked_word(frame + l.frame_code))) return 0;
+  uint64_t frame = read(cframe + l.cframe_current_frame);
+  if (!plausible(frame)) return 0;
+  // Returning out of the first frame of a chunk, the interpreter unmaps the chunk before it points
+  // the thread at the frame below, and a thread ending unmaps all its chunks: a handler may find
+  // the innermost frame in a chunk that is gone. The interpreter moves the state off a chunk
+  // before it frees it, so a frame inside the state's current chunk is alive and read plainly;
+  // any other (a generator's frame lives in the generator; a push caught half-way) through the
+  // kernel. Outer frames are in chunks as old or older, alive while the innermost is.
+  if (!read.through_kernel) {
+    uint64_t chunk = word(tstate + l.tstate_datastack_chunk);
+    read.through_kernel = !plausible(chunk) || frame < chunk || frame - chunk >= word(chunk + l.chunk_size);
+  }
+  if (uint64_t code = read(frame + l.frame_code); !plausible(code) || read(code + l.object_type) != t.code_type)
+    return 0;
   int n = 0;
   // A chain longer than this is one the reader went astray in (or a recursion it need not show).
   for (int hops = 0; plausible(frame) && n < max && hops < 4096; ++hops) {

@@ -12,9 +12,13 @@
 void py_header_offsets(struct PyHeaderOffsets* o) {
   o->runtime_gil_holder = offsetof(_PyRuntimeState, gilstate.tstate_current);
   o->runtime_tss_key = offsetof(_PyRuntimeState, gilstate.autoTSSkey._key);
+  o->runtime_tss_initialized = offsetof(_PyRuntimeState, gilstate.autoTSSkey._is_initialized);
+  o->runtime_finalizing = offsetof(_PyRuntimeState, _finalizing);
   o->tstate_thread_id = offsetof(PyThreadState, thread_id);
   o->tstate_cframe = offsetof(PyThreadState, cframe);
   o->cframe_current_frame = offsetof(_PyCFrame, current_frame);
+  o->tstate_datastack_chunk = offsetof(PyThreadState, datastack_chunk);
+  o->chunk_size = offsetof(_PyStackChunk, size);
   o->frame_code = offsetof(_PyInterpreterFrame, f_code);
   o->frame_previous = offsetof(_PyInterpreterFrame, previous);
   o->frame_prev_instr = offsetof(_PyInterpreterFrame, prev_instr);

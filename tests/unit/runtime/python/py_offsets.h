@@ -6,7 +6,8 @@ extern "C" {
 #endif
 
 struct PyHeaderOffsets {
-  unsigned long runtime_gil_holder, runtime_tss_key, tstate_thread_id, tstate_cframe, cframe_current_frame;
+  unsigned long runtime_gil_holder, runtime_tss_key, runtime_tss_initialized, runtime_finalizing, tstate_thread_id, tstate_cframe, cframe_current_frame,
+      tstate_datastack_chunk, chunk_size;
   unsigned long frame_code, frame_previous, frame_prev_instr;
   unsigned long code_filename, code_qualname, code_firstlineno, code_linetable, code_bytecode;
   unsigned long object_type, var_size, bytes_data;

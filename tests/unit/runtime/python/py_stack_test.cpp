@@ -103,9 +103,13 @@ TEST(PyLayout, MatchesTheHeadersOfThisPython) {
                         << ((h.version >> 16) & 0xff) << ", the Python the tests embed";
   EXPECT_EQ(l->runtime_gil_holder, h.runtime_gil_holder);
   EXPECT_EQ(l->runtime_tss_key, h.runtime_tss_key);
+  EXPECT_EQ(l->runtime_tss_initialized, h.runtime_tss_initialized);
+  EXPECT_EQ(l->runtime_finalizing, h.runtime_finalizing);
   EXPECT_EQ(l->tstate_thread_id, h.tstate_thread_id);
   EXPECT_EQ(l->tstate_cframe, h.tstate_cframe);
   EXPECT_EQ(l->cframe_current_frame, h.cframe_current_frame);
+  EXPECT_EQ(l->tstate_datastack_chunk, h.tstate_datastack_chunk);
+  EXPECT_EQ(l->chunk_size, h.chunk_size);
   EXPECT_EQ(l->frame_code, h.frame_code);
   EXPECT_EQ(l->frame_previous, h.frame_previous);
   EXPECT_EQ(l->frame_prev_instr, h.frame_prev_instr);
@@ -197,27 +201,80 @@ TEST_F(PyStack, EveryInstructionHasTheInterpretersLine) {
   }
 }
 
-// A state the interpreter still points at after it unmapped the state's frames (a thread ending,
-// the interpreter finalizing): the reader finds nothing there instead of faulting.
-TEST(PyStackSafety, FramesUnmappedUnderAStaleStateReadAsNone) {
-  const PyLayout* l = py_layout_for(0x030b02f0);
-  ASSERT_NE(l, nullptr);
-  alignas(8) static uint8_t runtime[4096], tstate[1024], cframe[64];
-  const long page = sysconf(_SC_PAGESIZE);
-  void* gone = mmap(nullptr, size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(gone, MAP_FAILED);
-  munmap(gone, size_t(page));
-  auto put = [](uint8_t* base, uint32_t at, uint64_t v) { std::memcpy(base + at, &v, sizeof v); };
-  put(runtime, l->runtime_gil_holder, reinterpret_cast<uint64_t>(tstate));
-  put(tstate, l->tstate_thread_id, uint64_t(pthread_self()));
-  put(tstate, l->tstate_cframe, reinterpret_cast<uint64_t>(cframe));
-  put(cframe, l->cframe_current_frame, reinterpret_cast<uint64_t>(gone));
-  PyTarget t{reinterpret_cast<uint64_t>(runtime), 0x1000, l};
+// A fake interpreter in the test's own memory, its state this thread's by the interpreter's key:
+// for the states the interpreter leaves behind, which a real one reaches only in a race.
+class PyStackSafety : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    l = py_layout_for(0x030b02f0);
+    ASSERT_NE(l, nullptr);
+    page = size_t(sysconf(_SC_PAGESIZE));
+    gone = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(gone, MAP_FAILED);
+    munmap(gone, page);
+    ASSERT_EQ(pthread_key_create(&key, nullptr), 0);
+    ASSERT_EQ(pthread_setspecific(key, tstate), 0);
+    put(runtime, l->runtime_tss_initialized, 1);
+    std::memcpy(runtime + l->runtime_tss_key, &key, sizeof key);
+    put(tstate, l->tstate_thread_id, uint64_t(pthread_self()));
+    put(tstate, l->tstate_cframe, addr(cframe));
+    put(tstate, l->tstate_datastack_chunk, addr(chunk));
+    put(chunk, l->chunk_size, sizeof chunk);
+    // One frame in the chunk, running its code's fourth code unit.
+    put(chunk, 64 + l->frame_code, addr(code));
+    put(chunk, 64 + l->frame_prev_instr, addr(code) + l->code_bytecode + 2 * 3);
+    put(code, l->object_type, kCodeType);
+  }
+  void TearDown() override { pthread_key_delete(key); }
+  static uint64_t addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+  static void put(uint8_t* base, uint32_t at, uint64_t v) { std::memcpy(base + at, &v, sizeof v); }
+  int read() {
+    PyRawFrame raw[4];
+    return py_read_stack(PyTarget{addr(runtime), kCodeType, l}, raw, 4);
+  }
+  static constexpr uint64_t kCodeType = 0x1000;
+  const PyLayout* l = nullptr;
+  size_t page = 0;
+  void* gone = nullptr;
+  pthread_key_t key{};
+  alignas(8) uint8_t runtime[4096] = {}, tstate[1024] = {}, cframe[64] = {}, chunk[1024] = {}, code[512] = {};
+};
+
+TEST_F(PyStackSafety, AFrameInTheCurrentChunkReads) {
+  put(cframe, l->cframe_current_frame, addr(chunk) + 64);
   PyRawFrame raw[4];
-  EXPECT_EQ(py_read_stack(t, raw, 4), 0);
-  // And a state pointer that itself points at nothing.
-  put(runtime, l->runtime_gil_holder, reinterpret_cast<uint64_t>(gone));
-  EXPECT_EQ(py_read_stack(t, raw, 4), 0);
+  ASSERT_EQ(py_read_stack(PyTarget{addr(runtime), kCodeType, l}, raw, 4), 1);
+  EXPECT_EQ(raw[0].code, addr(code));
+  EXPECT_EQ(raw[0].unit, 3);
+}
+
+// Returning out of a chunk's first frame, the interpreter unmaps the chunk before it moves the
+// thread to the frame below: the innermost frame outside the current chunk is read through the
+// kernel, and one that is gone reads as no stack instead of a fault.
+TEST_F(PyStackSafety, AFrameOutsideTheCurrentChunkThatIsGoneReadsAsNone) {
+  put(cframe, l->cframe_current_frame, addr(gone));
+  EXPECT_EQ(read(), 0);
+  // A thread ending: its state has no chunk left.
+  put(tstate, l->tstate_datastack_chunk, 0);
+  EXPECT_EQ(read(), 0);
+}
+
+// While the interpreter finalizes, it frees the states of threads that still run: a state under
+// the key, or holding the GIL, that is gone reads as no stack.
+TEST_F(PyStackSafety, StatesGoneWhileTheInterpreterFinalizesReadAsNone) {
+  put(runtime, l->runtime_finalizing, addr(tstate));
+  ASSERT_EQ(pthread_setspecific(key, gone), 0);
+  EXPECT_EQ(read(), 0);
+  put(runtime, l->runtime_tss_initialized, 0);
+  put(runtime, l->runtime_gil_holder, addr(gone));
+  EXPECT_EQ(read(), 0);
+}
+
+// Another thread's state holding the GIL may be freed as it is read: read through the kernel.
+TEST_F(PyStackSafety, AGilHolderThatIsGoneReadsAsNone) {
+  put(runtime, l->runtime_tss_initialized, 0);
+  put(runtime, l->runtime_gil_holder, addr(gone));
+  EXPECT_EQ(read(), 0);
 }
 
 TEST(PyLineTable, ForeignBytesGiveNoLine) {
