@@ -100,3 +100,18 @@ for cols in 80 120; do
       fail "row $n of the table at $cols columns lost its file and line"
   done
 done
+# The access patterns name the Python line that ran NumPy's loop, at both widths.
+for cols in 80 120; do
+  for n in 1 2 3; do
+    sed -n '/^Access patterns/,/^$/p' "report.$cols.txt" | grep -q "^ *$n .*← norm (py_arrays.py:[0-9]*)" ||
+      fail "the access patterns of row $n at $cols columns do not name norm (py_arrays.py:LINE)"
+  done
+done
+# So does the code view: its hottest location is NumPy's loop as norm ran it.
+"$HPCL_PROF" report db --view code --format json >code.json
+"$HPCL_PYTHON" - code.json <<'PY' || fail "the code view does not place NumPy's loop under norm"
+import json, sys
+top = json.load(open(sys.argv[1]))["locations"][0]
+print("hottest code location:", top["label"])
+assert top.get("caller", "").startswith("norm (py_arrays.py:"), top
+PY

@@ -11,6 +11,7 @@
 #include "advice.h"
 #include "report_model.h"
 #include "symbols/code_facts.h"
+#include "symbols/script_code.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -152,6 +153,10 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
 
 }  // namespace
 
+std::string line_label(const LinePattern& l) {
+  return l.caller.empty() ? l.label : l.label + " \u2190 " + l.caller;
+}
+
 std::string pattern_text(const PatternView& p, bool with_why) {
   if (!p.analysed) return "-";
   std::string s = pattern_kind_name(p.kind);
@@ -194,20 +199,31 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
   CodeFacts& facts = *facts_;
   Variable& v = m.variables[row];
   AccessEvidence& e = v.evidence;
-  // One entry per instruction, hottest first (ties by address, for a stable output).
-  std::sort(e.instructions.begin(), e.instructions.end(),
-            [](const auto& a, const auto& b) { return a.frame < b.frame; });
+  // Code the Python interpreter ran is told apart by the Python line that ran it.
+  if (!db_.script_frames.empty()) {
+    std::vector<Location> path;
+    for (auto& x : e.instructions) {
+      path.clear();
+      m.expander->append_access_path(x.leaf, path);
+      if (const Location* py = program_script_frame(path)) x.caller = location_label(*py);
+    }
+  }
+  // One entry per instruction and caller, hottest first (ties by address, for a stable output).
+  std::sort(e.instructions.begin(), e.instructions.end(), [](const auto& a, const auto& b) {
+    return a.frame != b.frame ? a.frame < b.frame : a.caller < b.caller;
+  });
   std::vector<AccessEvidence::Instruction> merged;
-  for (const auto& x : e.instructions) {
-    if (!merged.empty() && merged.back().frame == x.frame) merged.back().samples += x.samples;
-    else merged.push_back(x);
+  for (auto& x : e.instructions) {
+    if (!merged.empty() && merged.back().frame == x.frame && merged.back().caller == x.caller)
+      merged.back().samples += x.samples;
+    else merged.push_back(std::move(x));
   }
   std::stable_sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
   e.instructions = std::move(merged);
   e.analysed = true;
   std::vector<std::pair<const InstructionFacts*, uint64_t>> insns;
   std::map<Frame, PatternView> views;
-  std::map<std::tuple<std::string, int, int64_t>, size_t> line_index;
+  std::map<std::tuple<std::string, std::string, int, int64_t>, size_t> line_index;
   for (const auto& x : e.instructions) {
     const InstructionFacts& f = facts.at(x.frame.module, x.frame.offset);
     insns.emplace_back(&f, x.samples);
@@ -215,9 +231,9 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
     views[x.frame] = pv;
     const Location* leaf = m.expander->access_leaf(x.leaf);
     const std::string label = leaf != nullptr ? location_label(*leaf) : "?";
-    auto key = std::make_tuple(label, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
+    auto key = std::make_tuple(label, x.caller, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
     auto [it, fresh] = line_index.try_emplace(key, e.lines.size());
-    if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, 0, pv});
+    if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, x.caller, 0, pv});
     e.lines[it->second].samples += x.samples;
   }
   std::stable_sort(e.lines.begin(), e.lines.end(), [](const LinePattern& a, const LinePattern& b) { return a.samples > b.samples; });

@@ -39,10 +39,18 @@ struct PatternView {
 // "strided 16384 B, 8 of 64 B per line", "sequential", "unknown: it is in no loop ...".
 std::string pattern_text(const PatternView& p, bool with_why);
 
-// One source line's accesses of a variable (its instructions there with one pattern).
+struct LinePattern;
+// "numpy_kernel.c:120 ← norm (solver.py:31)": the line and the Python line that ran it.
+std::string line_label(const LinePattern& l);
+
+// One source line's accesses of a variable (its instructions there with one pattern), apart for
+// each Python line that ran them.
 struct LinePattern {
   Location where;      // the leaf location of its hottest instruction
   std::string label;   // location_label(where)
+  // Code the Python interpreter ran: the program's Python frame above it ("norm (solver.py:31)",
+  // symbols/script_code.h), which says more than NumPy's loop; else "".
+  std::string caller;
   uint64_t samples = 0;
   PatternView pattern;
 };
@@ -69,6 +77,7 @@ struct AccessEvidence {
     Frame frame;
     uint64_t samples = 0;
     uint32_t leaf = 0;
+    std::string caller;  // LinePattern::caller, set when the variable is analysed
   };
   std::vector<Instruction> instructions;
   // A static variable: where its symbol is (for its DWARF type).

@@ -86,14 +86,17 @@ struct CodeKey {
   InternedString function, file, module;
   uint32_t line = 0;
   uint64_t offset = 0;
-  static CodeKey of(const Location& l) { return {l.function, l.file, l.module, l.line, l.offset}; }
+  uint32_t caller = 0;  // index of CodeLocation::caller among those seen, 0 for none
+  static CodeKey of(const Location& l, uint32_t caller) {
+    return {l.function, l.file, l.module, l.line, l.offset, caller};
+  }
   friend bool operator==(const CodeKey&, const CodeKey&) = default;
 };
 struct CodeKeyHash {
   size_t operator()(const CodeKey& k) const noexcept {
     size_t h = std::hash<InternedString>()(k.function);
     for (size_t x : {std::hash<InternedString>()(k.file), std::hash<InternedString>()(k.module),
-                     static_cast<size_t>(k.line), static_cast<size_t>(k.offset)})
+                     static_cast<size_t>(k.line), static_cast<size_t>(k.offset), static_cast<size_t>(k.caller)})
       h = (h ^ x) * 0x100000001b3ull;
     return h;
   }
@@ -320,7 +323,7 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
 // The code view's locations and each variable's access leaves (paths are expanded later, and
 // only as many as the report asks for).
 void collect_accesses(const Tree& tree, const Attribution& at, const PathExpander& expand,
-                      const ReportModelOptions& options, size_t db_rows, ReportModel& m) {
+                      const ReportModelOptions& options, size_t db_rows, bool script_frames, ReportModel& m) {
   const size_t n = tree.nodes.size();
   const std::vector<NodeKind>& category = at.category;
   const std::vector<size_t>& var = at.var;
@@ -346,7 +349,31 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
     if (node.parent < i && marker[node.parent]) marker[i] = marker[node.parent];
     else if (is_profiler_own_work(*expand.access_leaf(static_cast<uint32_t>(i)))) marker[i] = static_cast<uint32_t>(i + 1);
   }
-  auto code_where = [&](size_t i) { return leaf_where(marker.empty() || !marker[i] ? i : marker[i] - 1); };
+  auto code_node = [&](size_t i) { return marker.empty() || !marker[i] ? i : marker[i] - 1; };
+  auto code_where = [&](size_t i) { return leaf_where(code_node(i)); };
+  // The Python line above each code location's node (CodeLocation::caller), by index into
+  // `callers`; only for a database with Python frames.
+  std::vector<std::string> callers{""};
+  std::unordered_map<std::string, uint32_t> caller_index;
+  std::vector<uint32_t> caller_of;
+  if (options.code_locations && script_frames) {
+    caller_of.assign(n, 0);
+    std::vector<Location> path;
+    for (size_t i = 1; i < n; ++i) {
+      const Node& node = tree.nodes[i];
+      if (node.kind != NodeKind::Frame || code_node(i) != i) continue;
+      path.clear();
+      expand.append_access_path(static_cast<uint32_t>(i), path);
+      const Location* py = program_script_frame(path);
+      if (!py) continue;
+      auto [it, fresh] = caller_index.try_emplace(location_label(*py), static_cast<uint32_t>(callers.size()));
+      if (fresh) callers.push_back(it->first);
+      caller_of[i] = it->second;
+    }
+  }
+  auto code_key = [&](size_t i) {
+    return CodeKey::of(code_where(i), caller_of.empty() ? 0 : caller_of[code_node(i)]);
+  };
   // A small max_access_paths (text, CSV: 1; a viewer's first screen) keeps only that many
   // leaves per variable while scanning, in the order the stable sort below would give them;
   // a larger one keeps every leaf, sorted and cut after the scan.
@@ -372,7 +399,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
   std::unordered_map<size_t, std::unordered_map<std::string, uint64_t>> readers;
   {
     std::unordered_map<CodeKey, uint32_t, CodeKeyHash> code_index;
-    std::vector<Location> wheres;
+    std::vector<std::pair<Location, uint32_t>> wheres;  // and the caller
     std::vector<size_t> leaves(m.variables.size()), touches(m.variables.size());
     for (size_t i = 1; i < n; ++i) {
       const Node& node = tree.nodes[i];
@@ -382,9 +409,9 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
         if (samples > 0) ++leaves[var[i]];
       }
       if (!options.code_locations || node.kind != NodeKind::Frame || !listed(node, samples)) continue;
-      Location where = code_where(i);
-      if (code_index.try_emplace(CodeKey::of(where), static_cast<uint32_t>(wheres.size())).second)
-        wheres.push_back(where);
+      const CodeKey key = code_key(i);
+      if (code_index.try_emplace(key, static_cast<uint32_t>(wheres.size())).second)
+        wheres.emplace_back(code_where(i), key.caller);
     }
     for (size_t v = 0; v < m.variables.size(); ++v) {
       m.variables[v].accesses.reserve(std::min(leaves[v], kept_max));
@@ -392,11 +419,13 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
     }
     if (!options.code_locations) wheres.clear();
     m.locations.reserve(wheres.size());
-    for (const Location& where : wheres) {
-      m.locations.push_back(CodeLocation{where, location_label(where), 0, 0, 0, {}});
+    for (const auto& [where, caller] : wheres) {
+      const std::string& py = callers[caller];
+      m.locations.push_back(
+          CodeLocation{where, py, location_label(where) + (py.empty() ? "" : " \u2190 " + py), 0, 0, 0, {}});
       m.locations.back().counters.assign(m.counters.size(), 0);
     }
-    std::vector<Location>().swap(wheres);
+    std::vector<std::pair<Location, uint32_t>>().swap(wheres);
 
     for (size_t i = 1; i < n; ++i) {
       const Node& node = tree.nodes[i];
@@ -410,7 +439,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
 
       if (options.code_locations && node.kind == NodeKind::Frame) {
-        CodeLocation& loc = m.locations[code_index.at(CodeKey::of(code_where(i)))];
+        CodeLocation& loc = m.locations[code_index.at(code_key(i))];
         loc.samples += samples;
         if (data) loc.data_samples += samples;
         for (size_t k = 0; k < m.counters.size(); ++k) loc.counters[k] += node.metric(m.counters[k].metric);
@@ -424,7 +453,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       }
       // Every sampled instruction of a heap or static variable, for its access evidence.
       if (node.kind == NodeKind::Frame && var[i] < db_rows)
-        m.variables[var[i]].evidence.instructions.push_back({Frame{node.a, node.b}, samples, static_cast<uint32_t>(i)});
+        m.variables[var[i]].evidence.instructions.push_back({Frame{node.a, node.b}, samples, static_cast<uint32_t>(i), {}});
       // Only the leaf and its samples for now: paths are expanded after sorting, and only as
       // many as the report asks for.
       AccessPath path;
@@ -523,7 +552,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.counters = counters_of(db);
   const Attribution at = attribute_nodes(db, tree, rows, m);
   std::vector<size_t>().swap(rows);
-  collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, m);
+  collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, !db.script_frames.empty(), m);
   finish(db, expand, options, m);
   if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows, options.evidence_later);
   return m;

@@ -149,7 +149,10 @@ struct QuietVariable {
 // A source location of sampled instructions (code view).
 struct CodeLocation {
   Location where;             // offset/has_address only for unsymbolized frames
-  std::string label;         // location_label(where)
+  // Code the Python interpreter ran, apart for each Python line that ran it: the program's
+  // Python frame above it ("norm (solver.py:31)", symbols/script_code.h); else "".
+  std::string caller;
+  std::string label;         // location_label(where), then " ← " and the caller when there is one
   uint64_t samples = 0;      // every sample at this location
   uint64_t data_samples = 0; // those attributed to a variable (heap, static or unknown data)
   double share = 0;          // samples / total samples

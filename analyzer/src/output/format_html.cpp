@@ -183,7 +183,7 @@ void write_evidence(const ReportModel& m, const ReportOptions& options, std::ost
       const LinePattern& l = e.lines[k];
       if (l.pattern.unreadable) continue;
       out << "<li>" << percent(static_cast<double>(l.samples) / static_cast<double>(v.samples)) << " "
-          << html(l.label) << ": <b>" << html(pattern_text(l.pattern, true)) << "</b></li>\n";
+          << html(line_label(l)) << ": <b>" << html(pattern_text(l.pattern, true)) << "</b></li>\n";
     }
     out << "</ul>\n";
     const std::string fields = fields_text(v);

@@ -439,6 +439,7 @@ void write_json(const ReportModel& m, const ReportOptions& options, std::ostream
       const CodeLocation& c = m.locations[i];
       w.begin_object();
       w.field("label", c.label);
+      if (!c.caller.empty()) w.field("caller", c.caller);
       w.field("function", c.where.function);
       w.field("file", c.where.file);
       w.field("line", c.where.line);

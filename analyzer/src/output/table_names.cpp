@@ -144,18 +144,38 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
   return shorten_label(name + fixed, width);
 }
 
+// A Python statement ("velocity = np.ones(n)", file "solver.py:18") within `width`: its end gives
+// way first, for its start names what it assigns, then its file, for the line tells it from the
+// other statements of the same file: "velocity = np.o… (solver.py:18)", "velocity
+// (solver.py:18)", "velocity = np.o… (:18)", "velocity (:18)". Without `file`, only the last
+// two. Empty when not even that fits.
+std::string fit_statement(const LabelParts& p, size_t width, bool file = true) {
+  constexpr size_t kMinStart = 8;
+  const size_t eq = p.name.find(" = ");
+  const std::string target = eq != std::string::npos ? p.name.substr(0, eq) : std::string();
+  const size_t colon = p.where.rfind(':');
+  if (colon == std::string::npos) return "";
+  for (const std::string& where : {" (" + p.where + ")", " (" + p.where.substr(colon) + ")"}) {
+    if (!file && where.size() == p.where.size() + 3) continue;
+    const std::string fixed = where + p.number;
+    const size_t wfixed = display_width(fixed);
+    if (display_width(p.name) + wfixed <= width) return p.name + fixed;
+    // The start cut after the assigned name and a little of what is assigned; else the name alone.
+    const size_t room = width > wfixed + 1 ? width - wfixed - 1 : 0;
+    if (room >= std::max(kMinStart, display_width(target) + 4))
+      return first_columns(p.name, room) + "\u2026" + fixed;
+    if (!target.empty() && display_width(target) + wfixed <= width) return target + fixed;
+    if (room >= kMinStart) return first_columns(p.name, room) + "\u2026" + fixed;
+  }
+  return "";
+}
+
 // The richest form that fits without cutting the name; else the richest one whose name, cut,
 // keeps kMinName columns (a name of 200 characters keeps its location); else the poorest one cut.
 std::string best_fit(const LabelParts& p, size_t width) {
   constexpr size_t kMinName = 16;
-  // A Python statement keeps its file and line, which say where it is, and its start, which
-  // names what it assigns ("velocity = np.o… (solver.py:18)"); its end gives way.
-  if (const std::string where = " (" + p.where + ")"; python_statement_label(p.name + where)) {
-    const std::string fixed = where + p.number;
-    if (display_width(p.name + fixed) <= width) return p.name + fixed;
-    if (display_width(fixed) + 8 <= width)
-      return first_columns(p.name, width - display_width(fixed) - 1) + "\u2026" + fixed;
-  }
+  if (const std::string where = " (" + p.where + ")"; python_statement_label(p.name + where))
+    if (std::string s = fit_statement(p, width); !s.empty()) return s;
   for (const Form& f : kLadder) {
     std::string s = name_of(p, f) + rest_of(p, f);
     if (display_width(s) <= width) return s;
@@ -305,6 +325,19 @@ std::vector<std::string> fit_column(const std::vector<std::string>& cells, size_
     parts.push_back(split_label(c));
     out.push_back(display_width(c) <= width ? c : best_fit(parts.back(), width));
   }
+  // Statements of a file one of which had to leave the file out all leave it out: the rows read
+  // as one list ("u = np.zer… (:12)" over "v (:13)"), not as two.
+  std::set<std::string> file_left_out;
+  auto file_of = [](const LabelParts& p) { return p.where.substr(0, p.where.rfind(':')); };
+  auto statement = [&](size_t i) {
+    return parts[i].caller.empty() && python_statement_label(parts[i].name + " (" + parts[i].where + ")");
+  };
+  for (size_t i = 0; i < cells.size(); ++i)
+    if (statement(i) && out[i].find(" (" + parts[i].where + ")") == std::string::npos)
+      file_left_out.insert(file_of(parts[i]));
+  for (size_t i = 0; i < cells.size(); ++i)
+    if (statement(i) && file_left_out.count(file_of(parts[i])))
+      if (std::string s = fit_statement(parts[i], width, false); !s.empty()) out[i] = s;
   // Rows that read alike get back what tells them apart; that may make new look-alikes with
   // other rows, hence a second round.
   for (int round = 0; round < 2; ++round) {

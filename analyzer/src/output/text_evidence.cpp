@@ -58,8 +58,13 @@ void print_patterns(const std::vector<const Variable*>& listed, size_t width, st
     std::string pattern = pattern_text(p, false);
     // The kinds speak for themselves; an unknown one says why (JSON has every reason).
     if (p.kind == PatternKind::Unknown && !p.why.empty()) pattern += ": " + p.why;
-    // One line when it fits, else the pattern under its label.
-    const std::string label = shorten_label(labels[k], limit > display_width(prefix) ? limit - display_width(prefix) : 24);
+    // One line when it fits, else the pattern under its label. The Python line that ran the code
+    // stays whole while the native line keeps a few columns; it goes last.
+    const size_t room = limit > display_width(prefix) ? limit - display_width(prefix) : 24;
+    const std::string caller = x.line->caller.empty() ? "" : " \u2190 " + x.line->caller;
+    const std::string label = display_width(caller) + 16 <= room
+                                  ? shorten_label(labels[k], room - display_width(caller)) + caller
+                                  : shorten_label(labels[k] + caller, room);
     if (display_width(prefix) + display_width(label) + 2 + display_width(pattern) <= limit) {
       out << prefix << label << "  " << pattern << '\n';
     } else {

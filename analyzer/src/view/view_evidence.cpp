@@ -61,7 +61,7 @@ std::vector<std::string> why_lines(const ViewModel& m, const ViewNode& row, size
     for (size_t k = 0; k < e.lines.size() && k < 4; ++k) {
       const LinePattern& l = e.lines[k];
       const double share = v.samples > 0 ? static_cast<double>(l.samples) / static_cast<double>(v.samples) : 0;
-      wrap(pad_left(pct(share), 4) + "  " + l.label + ": " + pattern_text(l.pattern, true), width, 6, out);
+      wrap(pad_left(pct(share), 4) + "  " + line_label(l) + ": " + pattern_text(l.pattern, true), width, 6, out);
     }
     if (const std::string f = fields_text(v); !f.empty()) wrap("fields: " + f, width, 2, out);
     for (const Advice& a : e.advice) wrap("what to try: " + a.text, width, 2, out);

@@ -10,6 +10,7 @@
 
 #include "merge/accumulator.h"
 #include "model/heap_naming.h"
+#include "model/report_model.h"
 #include "model/runtime_libs.h"
 #include "output/cxx_names.h"
 #include "output/table_names.h"
@@ -149,6 +150,46 @@ TEST(ScriptNaming, AnAccessIsPlacedByTheProgramsPythonFrame) {
   EXPECT_EQ(program_script_frame({path[0], path[1]}), nullptr);
 }
 
+// One NumPy loop that two Python functions call, over one array: the code view and the access
+// patterns show it once per Python line that ran it, each with its samples.
+TEST(ScriptNaming, CodeRanByTwoPythonLinesIsShownOncePerLine) {
+  const ScriptFrame norm{"/work/solver.py", "norm", 31}, energy{"/work/solver.py", "energy", 44};
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("tool", "hpcprof-lite");
+  db.modules = {kNumpy, kScript};
+  db.script_frames = {kMain, kMake, energy, norm};
+  db.sites = {{AllocApi::Malloc, 0, {{0, 0x500}, {1, 1}, {1, 0}}, 1, 32000000}};
+  Tree t = new_tree(0);
+  heap_sample(t, 0, {{1, 0}, {1, 3}, {0, 0x700}}, 30);
+  heap_sample(t, 0, {{1, 0}, {1, 2}, {0, 0x700}}, 10);
+  heap_sample(t, 0, {{1, 0}, {1, 3}, {0, 0x708}}, 5);
+  db.trees = {t};
+  db.symbols.push_back(Symbolized{{0, 0x500}, {{"PyDataMem_UserNEW", "", 0}}});
+  db.symbols.push_back(Symbolized{{0, 0x700}, {{"DOUBLE_add", "loops.c", 120}}});
+  db.symbols.push_back(Symbolized{{0, 0x708}, {{"DOUBLE_add", "loops.c", 120}}});
+  for (uint32_t i = 0; i < db.script_frames.size(); ++i) {
+    const ScriptFrame& f = db.script_frames[i];
+    db.symbols.push_back(Symbolized{{1, i}, {{f.function, f.file, f.line}}});
+  }
+  ReportModel m = build_report_model(db);
+  ASSERT_EQ(m.locations.size(), 2u);
+  EXPECT_EQ(m.locations[0].caller, "norm (solver.py:31)");
+  EXPECT_EQ(m.locations[0].samples, 35u);
+  EXPECT_EQ(m.locations[0].label, "DOUBLE_add (loops.c:120) \u2190 norm (solver.py:31)");
+  EXPECT_EQ(m.locations[1].caller, "energy (solver.py:44)");
+  EXPECT_EQ(m.locations[1].samples, 10u);
+  ASSERT_EQ(m.variables.size(), 1u);
+  const AccessEvidence& e = m.variables[0].evidence;
+  ASSERT_TRUE(e.analysed);
+  ASSERT_EQ(e.lines.size(), 2u);
+  EXPECT_EQ(line_label(e.lines[0]), "DOUBLE_add (loops.c:120) \u2190 norm (solver.py:31)");
+  EXPECT_EQ(e.lines[0].samples, 35u);
+  EXPECT_EQ(e.lines[1].caller, "energy (solver.py:44)");
+  EXPECT_EQ(e.lines[1].samples, 10u);
+  EXPECT_EQ(m.variables[0].hottest_access, "norm (solver.py:31)");
+}
+
 TEST(ScriptNaming, LibraryFilesAndFamilies) {
   EXPECT_TRUE(is_python_library_file("/usr/lib/python3.11/json/decoder.py"));
   EXPECT_TRUE(is_python_library_file("/root/.pyenv/versions/3.11.7/lib/python3.11/runpy.py"));
@@ -172,6 +213,27 @@ TEST(ScriptNaming, StatementsKeepTheirBracketsAndTheirLine) {
   EXPECT_EQ(names[1], "std::vector::_M_realloc_insert (a.cpp:3)");
   std::vector<std::string> cells = fit_column({names[0]}, 34);
   EXPECT_EQ(cells[0].substr(cells[0].size() - 14), " (arrays.py:7)");
+}
+
+// Narrower, a statement keeps what it assigns and its line, whatever else goes: the table at 80
+// columns gives the variable about 26.
+TEST(ScriptNaming, NarrowStatementsKeepTheirTargetAndLine) {
+  const std::vector<std::string> names = {"velocity = np.ones(n) (py_arrays.py:18)",
+                                          "pressure = np.full(n, 2.0) (py_arrays.py:19)",
+                                          "np.zeros(n) (py_arrays.py:21)"};
+  EXPECT_EQ(fit_column(names, 35), (std::vector<std::string>{"velocity = np.on… (py_arrays.py:18)",
+                                                            "pressure = np.fu… (py_arrays.py:19)",
+                                                            "np.zeros(n) (py_arrays.py:21)"}));
+  EXPECT_EQ(fit_column({names[0], names[1]}, 26),
+            (std::vector<std::string>{"velocity (py_arrays.py:18)", "pressure (py_arrays.py:19)"}));
+  // One statement of the file without it: all without it.
+  EXPECT_EQ(fit_column(names, 26), (std::vector<std::string>{"velocity = np.ones(… (:18)",
+                                                            "pressure = np.full(… (:19)",
+                                                            "np.zeros(n) (:21)"}));
+  EXPECT_EQ(fit_column(names, 20), (std::vector<std::string>{"velocity = np… (:18)",
+                                                            "pressure = np… (:19)",
+                                                            "np.zeros(n) (:21)"}));
+  EXPECT_EQ(fit_column(names, 14), (std::vector<std::string>{"velocity (:18)", "pressure (:19)", "np.zeros(n)"}));
 }
 
 }  // namespace
