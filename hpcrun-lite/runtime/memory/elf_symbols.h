@@ -1,7 +1,8 @@
 // Reads the data symbols of one ELF file: STT_OBJECT and STT_TLS symbols with a size, from
 // .symtab, else .dynsym; for a stripped file, from its separate debug file found by build-id
-// under /usr/lib/debug/.build-id. Runs at start-up and after dlopen, never in a signal handler.
-// Memory comes from mmap so the program's allocator never sees it.
+// under /usr/lib/debug/.build-id. Runs at start-up and after dlopen, never in a signal handler,
+// one file at a time (the module registry's callers serialise): the reader keeps one scratch
+// buffer for the file being read. Memory comes from mmap so the program's allocator never sees it.
 #pragma once
 
 #include <cstddef>
