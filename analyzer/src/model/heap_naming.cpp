@@ -178,10 +178,16 @@ void AllocWrappers::learn(size_t count, const std::function<void(size_t, std::ve
 size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* wrappers) {
   size_t outermost_wrapper = path.size(), first_runtime = path.size();
   for (size_t i = 0; i < path.size(); ++i) {
-    // Python code of the standard library or of a package (NumPy's np.ones is Python code in
-    // numeric.py) is passed like a runtime library's native code; the interpreter and the
-    // extension modules are a runtime family (runtime_libs.h).
-    if (is_script_location(path[i]) && is_python_library_file(path[i].file)) continue;
+    // Python code of the standard library or of the array packages (NumPy's np.ones is Python
+    // code in numeric.py) is passed like a runtime library's native code; the interpreter and
+    // the extension modules are a runtime family (runtime_libs.h).
+    if (is_script_location(path[i]) && is_python_runtime_file(path[i].file)) continue;
+    // A Python function that returns the array it makes (GPAW's gd.zeros) is passed like an
+    // allocation wrapper: its caller's statement names the array.
+    if (returns_its_call(path[i])) {
+      outermost_wrapper = i;
+      continue;
+    }
     if (is_allocator_or_runtime(path[i])) continue;
     if (runtime_family(path[i].module) != RuntimeFamily::None) {
       if (first_runtime == path.size()) first_runtime = i;

@@ -12,12 +12,31 @@ namespace hpcl::analysis {
 
 bool is_script_location(const Location& loc) { return loc.module == kScriptModulePath; }
 
-bool is_python_library_file(std::string_view file) {
-  if (file.starts_with("<frozen ")) return true;
-  if (file.find("/site-packages/") != std::string_view::npos ||
-      file.find("/dist-packages/") != std::string_view::npos)
-    return true;
-  // .../lib/python3.11/..., .../lib64/python3.11/...
+namespace {
+
+// The installed packages whose Python code makes and reads arrays for a program, named by their
+// top-level directory: the SciPy stack, its MPI binding, and the array libraries built like it.
+constexpr std::string_view kPythonRuntimePackages[] = {
+    "numpy", "scipy", "mpi4py", "numba", "numexpr", "pandas", "h5py", "netCDF4", "xarray",
+    "dask", "cupy", "cupyx", "pyfftw", "torch", "jax", "jaxlib", "llvmlite"};
+
+}  // namespace
+
+bool is_python_runtime_file(std::string_view file) {
+  // Code the interpreter or a package generated, named in angle brackets: "<frozen
+  // importlib._bootstrap>", NumPy's "<__array_function__ internals>". A program's own code run
+  // from a string or typed in is "<string>", "<stdin>".
+  if (file.starts_with("<") && file != "<string>" && file != "<stdin>") return true;
+  for (std::string_view dir : {"/site-packages/", "/dist-packages/"}) {
+    const size_t at = file.find(dir);
+    if (at == std::string_view::npos) continue;
+    std::string_view package = file.substr(at + dir.size());
+    package = package.substr(0, package.find('/'));
+    for (std::string_view p : kPythonRuntimePackages)
+      if (package == p) return true;
+    return false;
+  }
+  // The standard library: .../lib/python3.11/..., .../lib64/python3.11/...
   for (std::string_view lib : {"/lib/python", "/lib64/python"})
     for (size_t at = file.find(lib); at != std::string_view::npos; at = file.find(lib, at + 1)) {
       size_t v = at + lib.size();
@@ -26,11 +45,17 @@ bool is_python_library_file(std::string_view file) {
   return false;
 }
 
+bool returns_its_call(const Location& loc) {
+  if (!is_script_location(loc)) return false;
+  const std::string statement = script_source_line(loc.file, loc.line);
+  return statement.starts_with("return ") && statement.find('(') != std::string::npos;
+}
+
 const Location* program_script_frame(const std::vector<Location>& path) {
   const Location* first = nullptr;
   for (const Location& loc : path) {
     if (!is_script_location(loc)) continue;
-    if (!is_python_library_file(loc.file)) return &loc;
+    if (!is_python_runtime_file(loc.file)) return &loc;
     if (!first) first = &loc;
   }
   return first;

@@ -13,14 +13,23 @@ namespace hpcl::analysis {
 
 bool is_script_location(const Location& loc);
 
-// A source file of the interpreter's standard library or of an installed package: under a
-// lib/pythonX.Y directory, a site-packages or dist-packages directory, or frozen into the
-// interpreter ("<frozen importlib._bootstrap>"). Such frames never name a variable while a frame
-// of the program's own scripts is on the path (NumPy's np.ones is Python code in numeric.py).
-bool is_python_library_file(std::string_view file);
+// A source file of the interpreter's own Python code or of the array packages a program builds
+// on: the standard library (under a lib/pythonX.Y directory, outside its site-packages), code
+// the interpreter or a package generated ("<frozen importlib._bootstrap>", "<__array_function__
+// internals>"; not "<string>" and "<stdin>"), and the installed packages
+// NumPy, SciPy, mpi4py and their kind (kPythonRuntimePackages in script_code.cpp). Such frames
+// never name a variable or an access while another Python frame is on the path (NumPy's np.ones
+// is Python code in numeric.py); an application installed as a package (GPAW, ASE) is the
+// program's own code.
+bool is_python_runtime_file(std::string_view file);
+
+// A frame whose statement returns what it calls for ("return np.zeros(shape)"): a function that
+// makes an array for its caller, which the caller's statement names ("psit = gd.zeros(3)"). Read
+// from the source file (script_source_line); false when it cannot be read.
+bool returns_its_call(const Location& loc);
 
 // The frame of `path` (innermost first) that places it in the program's Python code: the
-// innermost Python frame of a file that is not the library's (is_python_library_file), else the
+// innermost Python frame of a file that is not the runtime's (is_python_runtime_file), else the
 // innermost Python frame; null when the path has none.
 const Location* program_script_frame(const std::vector<Location>& path);
 

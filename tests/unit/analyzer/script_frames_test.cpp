@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "merge/accumulator.h"
@@ -138,6 +139,34 @@ TEST(ScriptNaming, TheProgramsStatementPastPackagesAndTheInterpreter) {
   EXPECT_EQ(runtime_family(own[heap_site_frame(own)].module), RuntimeFamily::Python);
 }
 
+// An application's function that returns the array it makes (GPAW's gd.zeros, through
+// gd._new_array) names nothing: the statement that called it does, even in an installed package.
+TEST(ScriptNaming, AFunctionThatReturnsItsArrayIsPassedForItsCaller) {
+  const std::string dir = ::testing::TempDir() + "/hpcl_app/dist-packages/app";
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  {
+    std::ofstream grid(dir + "/grid.py");
+    grid << "def _new_array(self, shape):\n"
+            "    return np.zeros(shape)\n"
+            "def zeros(self, n):\n"
+            "    return self._new_array((n, 4))\n";
+    std::ofstream fd(dir + "/fd.py");
+    fd << "def allocate(self):\n"
+          "    self.psit = self.gd.zeros(3)\n";
+  }
+  const Location new_array{"GridDescriptor._new_array", dir + "/grid.py", 2, kScriptModulePath, 0, true};
+  const Location zeros{"GridDescriptor.zeros", dir + "/grid.py", 4, kScriptModulePath, 0, true};
+  const Location allocate{"FDWaveFunctions.allocate", dir + "/fd.py", 2, kScriptModulePath, 0, true};
+  std::vector<Location> path = {Location{"PyArray_NewFromDescr_int", "", 0, kNumpy.path, 0x500, true},
+                                script_loc(kOnes), new_array, zeros, allocate, script_loc(kMain)};
+  ASSERT_EQ(heap_site_frame(path), 4u);
+  EXPECT_EQ(heap_site_label(path[4]), "self.psit = self.gd.zeros(3) (fd.py:2)");
+  // With no caller left to name it, the outermost of them does.
+  std::vector<Location> alone = {path[0], new_array, zeros};
+  EXPECT_EQ(heap_site_frame(alone), 2u);
+  ASSERT_EQ(std::system(("rm -rf " + ::testing::TempDir() + "/hpcl_app").c_str()), 0);
+}
+
 TEST(ScriptNaming, AnAccessIsPlacedByTheProgramsPythonFrame) {
   const ScriptFrame norm{"/work/solver.py", "norm", 31};
   std::vector<Location> path = {Location{"DOUBLE_add", "", 0, kNumpy.path, 0x700, true},
@@ -191,14 +220,20 @@ TEST(ScriptNaming, CodeRanByTwoPythonLinesIsShownOncePerLine) {
 }
 
 TEST(ScriptNaming, LibraryFilesAndFamilies) {
-  EXPECT_TRUE(is_python_library_file("/usr/lib/python3.11/json/decoder.py"));
-  EXPECT_TRUE(is_python_library_file("/root/.pyenv/versions/3.11.7/lib/python3.11/runpy.py"));
-  EXPECT_TRUE(is_python_library_file("/usr/lib/python3/dist-packages/numpy/core/numeric.py"));
-  EXPECT_TRUE(is_python_library_file("/home/u/venv/lib/python3.12/site-packages/scipy/sparse.py"));
-  EXPECT_TRUE(is_python_library_file("<frozen importlib._bootstrap>"));
-  EXPECT_FALSE(is_python_library_file("/work/solver.py"));
-  EXPECT_FALSE(is_python_library_file("/home/u/lib/pythonic/solver.py"));
-  EXPECT_FALSE(is_python_library_file("<string>"));
+  EXPECT_TRUE(is_python_runtime_file("/usr/lib/python3.11/json/decoder.py"));
+  EXPECT_TRUE(is_python_runtime_file("/root/.pyenv/versions/3.11.7/lib/python3.11/runpy.py"));
+  EXPECT_TRUE(is_python_runtime_file("/usr/lib/python3/dist-packages/numpy/core/numeric.py"));
+  EXPECT_TRUE(is_python_runtime_file("/home/u/venv/lib/python3.12/site-packages/scipy/sparse.py"));
+  EXPECT_TRUE(is_python_runtime_file("/usr/lib/python3/dist-packages/mpi4py/__init__.py"));
+  EXPECT_TRUE(is_python_runtime_file("<frozen importlib._bootstrap>"));
+  EXPECT_TRUE(is_python_runtime_file("<__array_function__ internals>"));
+  EXPECT_FALSE(is_python_runtime_file("<stdin>"));
+  EXPECT_FALSE(is_python_runtime_file("/work/solver.py"));
+  EXPECT_FALSE(is_python_runtime_file("/home/u/lib/pythonic/solver.py"));
+  EXPECT_FALSE(is_python_runtime_file("<string>"));
+  // An application installed as a package is the program's own code.
+  EXPECT_FALSE(is_python_runtime_file("/usr/lib/python3/dist-packages/gpaw/wavefunctions/fd.py"));
+  EXPECT_FALSE(is_python_runtime_file("/home/u/venv/lib/python3.12/site-packages/numpyro/infer.py"));
   EXPECT_EQ(runtime_family("/usr/bin/python3.11"), RuntimeFamily::Python);
   EXPECT_EQ(runtime_family("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"), RuntimeFamily::Python);
   EXPECT_EQ(runtime_family(kNumpy.path), RuntimeFamily::Python);
