@@ -26,6 +26,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
   python3             # JSON checks in end-to-end tests
   python3-mpi4py python3-numpy  # e2e.mpi_python, e2e.python_arrays: Python MPI programs under the tool
+  gpaw                # e2e.python_gpaw: a real Python + MPI application (284 MB with its dependencies)
   python3-dev         # the Python frame reader's unit tests embed Debian's CPython (pkg-config python3-embed)
   clang ninja-build   # libFuzzer targets of the readers (scripts/fuzz.sh builds them with Ninja; ctest fuzz.readers_short)
   heaptrack           # benchmark peer
