@@ -772,7 +772,7 @@ Access access_for(const PcDecision& d, const SavedRegs& regs) {
 DecodeStats decode_stats() {
   const PcCacheCounts c = pc_cache_counts();
   return DecodeStats{g_lookups.load(std::memory_order_relaxed), g_hits.load(std::memory_order_relaxed),
-                     c.inserts, c.full, c.evictions, c.invalidate_scans,
+                     c.inserts, c.full, c.evictions, c.invalidate_scans, c.invalidate_slots,
                      g_scan_insns.load(std::memory_order_relaxed),
                      g_scan_insns_max.load(std::memory_order_relaxed),
                      g_operand_decodes.load(std::memory_order_relaxed)};

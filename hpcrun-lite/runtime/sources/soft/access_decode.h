@@ -92,6 +92,7 @@ Access resolve_sample(const SavedRegs& regs);
 struct DecodeStats {
   uint64_t lookups, hits, inserts, full, evictions;
   uint64_t invalidate_scans;  // decode_cache_invalidate calls that had to scan the table
+  uint64_t invalidate_slots;  // slots those scans read (only groups of slots ever written)
   uint64_t scan_insns;        // instructions decoded forward by misses, in all
   uint64_t scan_insns_max;    // the most instructions one miss decoded forward (the bound's witness)
   uint64_t operand_decodes;   // instructions decoded at samples to compute an address (access_at)

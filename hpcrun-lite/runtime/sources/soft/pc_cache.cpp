@@ -41,7 +41,22 @@ struct alignas(32) CacheSlot {
   std::atomic<uint64_t> recipe;
 };
 CacheSlot g_cache[kCacheSlots];
-std::atomic<uint64_t> g_inserts{0}, g_full{0}, g_invalidate_scans{0};
+std::atomic<uint64_t> g_inserts{0}, g_full{0}, g_invalidate_scans{0}, g_invalidate_slots{0};
+
+// Which groups of kGroupSlots slots were ever written (bits never cleared): an invalidation
+// reads only those. Reading the whole 2 MiB table took the page faults of every page no decision
+// had touched, on every dlclose of a library with a cached PC (or a hashed region's false
+// positive): 19 ms of an MPI + NumPy program's start-up over 2 ranks, most of what its dlclose
+// calls cost (perf record on bench/python_cost.sh's workload).
+constexpr unsigned kGroupSlots = 32;
+constexpr uint64_t kGroups = kCacheSlots / kGroupSlots;
+std::atomic<uint64_t> g_used_groups[kGroups / 64];
+
+void note_group(uint64_t slot) {
+  const uint64_t g = slot / kGroupSlots, mask = uint64_t{1} << (g % 64);
+  if ((g_used_groups[g / 64].load(std::memory_order_relaxed) & mask) == 0)
+    g_used_groups[g / 64].fetch_or(mask, std::memory_order_seq_cst);
+}
 
 // Which 1 MiB regions of code ever had a decision cached, hashed into 4096 bits (a set bit may
 // stand for several regions; bits are never cleared). An unloaded library none of whose code was
@@ -176,6 +191,8 @@ void cache_insert(uint64_t pc, PcDecision d) {
   // Two threads that missed the same pc at once can both get past this scan and claim two slots:
   // the same decision twice, one slot spent. Rare and harmless; a lock would not be signal-safe.
   auto claim = [&](CacheSlot& slot, uint64_t seen) {
+    // Before the claim, as note_region: an invalidation that skips the group saw no slot of it.
+    note_group(uint64_t(&slot - g_cache));
     if (!slot.key.compare_exchange_strong(seen, pc << 16, std::memory_order_relaxed)) return false;
     // The claim must be visible before the new value: a reader re-checks the key after the value.
     std::atomic_thread_fence(std::memory_order_release);
@@ -213,18 +230,28 @@ void decode_cache_put(uint64_t pc, const PcDecision& d) { cache_insert(pc, d); }
 void decode_cache_invalidate(uint64_t lo, uint64_t hi) {
   if (!any_region_cached(lo, hi)) return;
   g_invalidate_scans.fetch_add(1, std::memory_order_relaxed);
-  for (CacheSlot& slot : g_cache) {
-    uint64_t k = slot.key.load(std::memory_order_relaxed);
-    // A claimed (unready) slot is cleared too: its writer's publishing CAS then fails.
-    if (k != 0 && (k >> 16) >= lo && (k >> 16) < hi)
-      slot.key.compare_exchange_strong(k, 0, std::memory_order_relaxed);
+  uint64_t read = 0;
+  for (uint64_t w = 0; w < kGroups / 64; ++w) {
+    for (uint64_t bits = g_used_groups[w].load(std::memory_order_seq_cst); bits; bits &= bits - 1) {
+      const uint64_t first = (w * 64 + uint64_t(__builtin_ctzll(bits))) * kGroupSlots;
+      for (uint64_t i = first; i < first + kGroupSlots; ++i) {
+        CacheSlot& slot = g_cache[i];
+        uint64_t k = slot.key.load(std::memory_order_relaxed);
+        // A claimed (unready) slot is cleared too: its writer's publishing CAS then fails.
+        if (k != 0 && (k >> 16) >= lo && (k >> 16) < hi)
+          slot.key.compare_exchange_strong(k, 0, std::memory_order_relaxed);
+      }
+      read += kGroupSlots;
+    }
   }
+  g_invalidate_slots.fetch_add(read, std::memory_order_relaxed);
 }
 
 PcCacheCounts pc_cache_counts() {
   return PcCacheCounts{g_inserts.load(std::memory_order_relaxed), g_full.load(std::memory_order_relaxed),
                        g_evictions.load(std::memory_order_relaxed),
-                       g_invalidate_scans.load(std::memory_order_relaxed)};
+                       g_invalidate_scans.load(std::memory_order_relaxed),
+                       g_invalidate_slots.load(std::memory_order_relaxed)};
 }
 
 }  // namespace hpcrun

@@ -24,6 +24,7 @@ void decode_cache_invalidate(uint64_t lo, uint64_t hi);
 struct PcCacheCounts {
   uint64_t inserts, full, evictions;
   uint64_t invalidate_scans;  // decode_cache_invalidate calls that had to scan the table
+  uint64_t invalidate_slots;  // slots those scans read
 };
 PcCacheCounts pc_cache_counts();
 

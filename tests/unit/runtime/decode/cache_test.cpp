@@ -48,6 +48,22 @@ TEST(DecodeCache, InvalidatingNeverDecodedCodeSkipsTheScan) {
   EXPECT_FALSE(hpcrun::decode_cache_get(kDecoded + 0x40, &d));
 }
 
+// A scan reads only the groups of slots a decision was ever written to, not the whole table (whose
+// untouched pages it would fault in).
+TEST(DecodeCache, AScanReadsOnlyTheSlotsEverWritten) {
+  constexpr uint64_t kLib = 0x7e7700000000ull;
+  const hpcrun::DecodeStats before = hpcrun::decode_stats();
+  hpcrun::decode_cache_put(kLib + 0x40, prev(3));
+  hpcrun::decode_cache_invalidate(kLib, kLib + 0x1000);
+  const hpcrun::DecodeStats after = hpcrun::decode_stats();
+  ASSERT_EQ(after.invalidate_scans, before.invalidate_scans + 1);
+  // This test's process wrote at most a few groups before (ctest runs each test on its own).
+  EXPECT_LE(after.invalidate_slots - before.invalidate_slots, 4u * 32u);
+  EXPECT_GE(after.invalidate_slots - before.invalidate_slots, 32u);
+  PcDecision d;
+  EXPECT_FALSE(hpcrun::decode_cache_get(kLib + 0x40, &d));
+}
+
 TEST(DecodeCache, InvalidatingARangeForgetsOnlyItsPcs) {
   constexpr uint64_t kLib = 0x7f1200000000ull, kOther = 0x7f3400000000ull;
   for (uint64_t i = 0; i < 2000; ++i) {
