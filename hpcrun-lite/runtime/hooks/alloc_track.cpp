@@ -28,6 +28,9 @@ std::atomic<uint64_t> g_small_counter_no_state{0};
 // Threads without a state (not started through our pthread_create) track one in 64, fixed.
 constexpr uint32_t kNoStateEvery = 64;
 
+// The Python interpreter's own small blocks: one in this many of those picked (track_slow).
+constexpr uint32_t kPythonOwnEvery = 16;
+
 }  // namespace
 
 bool pick_small_without_state(uint32_t* weight) {
@@ -59,8 +62,16 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   // object, a list's items) is one variable of the interpreter whatever the path above: its
   // caller alone is its path, and the unwinding through the interpreter's deep native stack is
   // spared (a NumPy program makes tens of thousands of them while it imports).
+  // They are one row whatever they hold, so that row needs far fewer of them than the program's
+  // own data: of the small ones the controller picks, one in kPythonOwnEvery is tracked, with
+  // that much more weight (the tracking budget is for the program's data, issue 34's bound on
+  // the profiler's own work: an import of NumPy and mpi4py makes 8,000 of them per process).
   const uint64_t caller = python_target() ? runtime_call_site() : 0;
   if (caller && python_interpreter_code(caller)) {
+    if (ThreadState* ts = t_state; ts && size < g_config.min_bytes) {
+      if (!ts->track.one_in(kPythonOwnEvery)) return;
+      weight *= kPythonOwnEvery;
+    }
     frames[0] = caller;
     n = 1;
   } else {

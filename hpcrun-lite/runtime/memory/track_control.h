@@ -160,6 +160,10 @@ struct TrackControl {
     draw();
   }
 
+  // True with probability 1/n, from the same generator: a further thinning of blocks the
+  // controller picked (a tracked one then carries n times the weight).
+  bool one_in(uint32_t n) { return n <= 1 || next_random() % n == 0; }
+
  private:
   // What the last kCheckEvery tracked allocations cost beyond the one token each already spent.
   int64_t extra_tokens(const TrackPolicy& p) const {
@@ -170,10 +174,14 @@ struct TrackControl {
   void draw() {
     weight = k;
     if (k == 0) return;
+    countdown = int64_t(1 + next_random() % (2 * uint64_t(k) - 1));
+  }
+
+  uint64_t next_random() {
     rng ^= rng << 13;
     rng ^= rng >> 7;
     rng ^= rng << 17;
-    countdown = int64_t(1 + rng % (2 * uint64_t(k) - 1));
+    return rng;
   }
 };
 

@@ -241,3 +241,31 @@ TEST(SampleEstimate, ClusteredVarianceOfOneBlock) {
   EXPECT_EQ(hpcrun::SampleEstimate::of(1, 3).extra, 0u);  // exact blocks add nothing
   EXPECT_EQ(hpcrun::SampleEstimate::of(1, 3).var, 0u);
 }
+
+// The further thinning of the Python interpreter's own blocks (alloc_track.cpp): one in n of
+// the picked blocks, each then weighing n times more, so the weights still sum to the blocks.
+TEST(TrackControl, AFurtherThinningKeepsTheWeightsUnbiased) {
+  TrackPolicy p;
+  TrackControl c;
+  uint64_t clock = 1000;
+  c.init(p, clock, 42);
+  constexpr uint32_t kEvery = 16;
+  constexpr uint64_t kBlocks = 400000;
+  uint64_t kept = 0;
+  double weight_sum = 0;
+  for (uint64_t i = 0; i < kBlocks; ++i) {
+    clock += 2000;
+    if (!c.pick()) continue;
+    const uint32_t w = c.weight;
+    c.after_tracked(p, [&] { return clock; });
+    if (c.time_next) c.note_cost(150);
+    if (!c.one_in(kEvery)) continue;
+    ++kept;
+    weight_sum += double(w) * kEvery;
+  }
+  // Each kept block stands for about kBlocks / kept: the relative error of the sum is about
+  // 1 / sqrt(kept); five of those (the seed is fixed, so the outcome is too).
+  ASSERT_GT(kept, 100u);
+  EXPECT_NEAR(weight_sum / double(kBlocks), 1.0, 5.0 / std::sqrt(double(kept))) << kept << " kept";
+  EXPECT_TRUE(c.one_in(1));
+}
