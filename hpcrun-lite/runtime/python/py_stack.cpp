@@ -90,9 +90,9 @@ struct Reader {
 // This thread's state, or 0. First the thread's own slot of the interpreter's pthread key (a read
 // of the thread's key array in glibc: no lock, no system call): it holds the thread's live state,
 // or null, for the interpreter clears it before it frees the state (a key the interpreter has
-// not made, or deleted, is not read: its number would be another library's). A thread that holds the GIL
-// under a state the key does not keep (a subinterpreter's) is found as the GIL's holder, which
-// may be another thread's state, freed as it is read: through the kernel.
+// not made, or deleted, is not read: its number would be another library's). A thread that holds
+// the GIL under a state the key does not keep (a subinterpreter's) is found as the GIL's holder,
+// which may be another thread's state, freed as it is read: through the kernel.
 uint64_t own_state(const PyTarget& t, Reader read) {
   const PyLayout& l = *t.layout;
   const uint64_t self = uint64_t(pthread_self());

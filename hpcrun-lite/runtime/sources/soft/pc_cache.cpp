@@ -44,10 +44,11 @@ CacheSlot g_cache[kCacheSlots];
 std::atomic<uint64_t> g_inserts{0}, g_full{0}, g_invalidate_scans{0}, g_invalidate_slots{0};
 
 // Which groups of kGroupSlots slots were ever written (bits never cleared): an invalidation
-// reads only those, and a lookup in none of them reads nothing. Reading the whole 2 MiB table took the page faults of every page no decision
-// had touched, on every dlclose of a library with a cached PC (or a hashed region's false
-// positive): 19 ms of an MPI + NumPy program's start-up over 2 ranks, most of what its dlclose
-// calls cost (perf record on bench/python_cost.sh's workload).
+// reads only those, and a lookup in none of them reads nothing. Reading the whole 2 MiB table
+// took the page faults of every page no decision had touched, on every dlclose of a library with
+// a cached PC (or a hashed region's false positive): 19 ms of an MPI + NumPy program's start-up
+// over 2 ranks, most of what its dlclose calls cost (perf record on bench/python_cost.sh's
+// workload).
 constexpr unsigned kGroupSlots = 32;
 constexpr uint64_t kGroups = kCacheSlots / kGroupSlots;
 std::atomic<uint64_t> g_used_groups[kGroups / 64];
