@@ -11,6 +11,9 @@
 namespace hpcrun {
 
 __thread int t_deferred_frees __attribute__((tls_model("initial-exec"))) = 0;
+// The guard's flag (guard.h), beside the frees it defers: code of the core library reads it too
+// (unwind.cpp).
+__thread int t_in_runtime __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 

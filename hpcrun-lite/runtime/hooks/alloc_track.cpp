@@ -14,7 +14,6 @@
 
 namespace hpcrun {
 
-__thread int t_in_runtime __attribute__((tls_model("initial-exec"))) = 0;
 __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 __thread uint8_t t_in_alloc __attribute__((tls_model("initial-exec"))) = 0;
 __thread uint8_t t_in_mpi_init __attribute__((tls_model("initial-exec"))) = 0;

@@ -15,6 +15,7 @@ namespace {
 struct BatchState {
   int active;
   int blocked;       // the batch's first block of everything went to the kernel
+  int quiet;         // inside the runtime: nothing goes to the kernel (mask_batch.h)
   sigset_t saved;    // the mask before it: what libunwind's restores ask for
 };
 __thread BatchState t_batch __attribute__((tls_model("initial-exec")));
@@ -38,9 +39,11 @@ const uint64_t g_full_word = make_full_word();
 
 }  // namespace
 
-MaskBatch::MaskBatch()
-    : outer_active_(t_batch.active), outer_blocked_(t_batch.blocked), outer_saved_(t_batch.saved) {
+MaskBatch::MaskBatch(bool inside_runtime)
+    : outer_active_(t_batch.active), outer_blocked_(t_batch.blocked), outer_quiet_(t_batch.quiet),
+      outer_saved_(t_batch.saved) {
   t_batch.blocked = 0;
+  t_batch.quiet = inside_runtime;
   t_batch.active = 1;
 }
 
@@ -51,6 +54,7 @@ MaskBatch::~MaskBatch() {
   if (t_batch.blocked) raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, &t_batch.saved, nullptr, 8);
   t_batch.saved = outer_saved_;
   t_batch.blocked = outer_blocked_;
+  t_batch.quiet = outer_quiet_;
   t_batch.active = outer_active_;
 }
 
@@ -58,6 +62,14 @@ bool mask_batch_take(int (*real_fn)(int, const sigset_t*, sigset_t*), int how,
                      const sigset_t* set, sigset_t* old, int* rc) {
   if (!t_batch.active || how != SIG_SETMASK || !set) return false;
   const uint64_t full = g_full_word;
+  if (t_batch.quiet) {
+    // Told the full mask was there before, libunwind restores the full mask: a block again,
+    // answered the same way. Anything else goes through.
+    if ((word(*set) & full) != full) return false;
+    if (old) *old = *set;
+    *rc = 0;
+    return true;
+  }
   if ((word(*set) & full) == full) {
     if (!t_batch.blocked) {
       sigset_t before;

@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "base/clock.h"
+#include "base/guard.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
 #include "process/mask_batch.h"
@@ -33,7 +34,8 @@ constexpr uint64_t kForkWaitNs = 200 * 1000 * 1000;
 
 // Every call of unw_backtrace goes through here. Signal-safe: two atomic operations.
 int backtrace(void** buf, int n) {
-  MaskBatch batch;  // one block of every signal for the whole unwind (mask_batch.h)
+  // One block of every signal for the whole unwind, or none inside the runtime (mask_batch.h).
+  MaskBatch batch(t_in_runtime != 0);
   g_unwinders.fetch_add(1, std::memory_order_seq_cst);
   int got = g_fork_pending.load(std::memory_order_seq_cst) ? 0 : g_backtrace(buf, n);
   g_unwinders.fetch_sub(1, std::memory_order_release);

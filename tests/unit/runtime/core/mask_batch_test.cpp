@@ -82,6 +82,46 @@ TEST_F(MaskBatchTest, OneBlockForTheWholeBatchThenTheMaskComesBack) {
   EXPECT_EQ(kernel_mask(), word(start_));
 }
 
+// Inside the runtime no handler of ours unwinds, so the batch blocks nothing: libunwind's blocks
+// and restores are all answered, the kernel's mask never changes.
+TEST_F(MaskBatchTest, InsideTheRuntimeNothingReachesTheKernel) {
+  {
+    MaskBatch batch(true);
+    for (int step = 0; step < 5; ++step) {
+      sigset_t old;
+      int rc = -1;
+      ASSERT_TRUE(mask_batch_take(counting_mask, SIG_SETMASK, &full_, &old, &rc));
+      EXPECT_EQ(rc, 0);
+      EXPECT_EQ(kernel_mask(), word(start_)) << "nothing blocked";
+      ASSERT_TRUE(mask_batch_take(counting_mask, SIG_SETMASK, &old, nullptr, &rc));
+      EXPECT_EQ(rc, 0);
+    }
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, SIGUSR2);
+    int rc = -1;
+    EXPECT_FALSE(mask_batch_take(counting_mask, SIG_SETMASK, &one, nullptr, &rc)) << "others go through";
+    EXPECT_EQ(g_real_calls, 0);
+  }
+  EXPECT_EQ(kernel_mask(), word(start_));
+  // And an ordinary batch inside it still blocks for real, and gives the quiet one back.
+  {
+    MaskBatch quiet(true);
+    {
+      MaskBatch loud;
+      sigset_t old;
+      int rc = -1;
+      ASSERT_TRUE(mask_batch_take(counting_mask, SIG_SETMASK, &full_, &old, &rc));
+      EXPECT_EQ(g_real_calls, 1);
+    }
+    sigset_t old;
+    int rc = -1;
+    ASSERT_TRUE(mask_batch_take(counting_mask, SIG_SETMASK, &full_, &old, &rc));
+    EXPECT_EQ(g_real_calls, 1);
+  }
+  EXPECT_EQ(kernel_mask(), word(start_));
+}
+
 TEST_F(MaskBatchTest, OtherCallsInABatchGoThrough) {
   MaskBatch batch;
   sigset_t one;
