@@ -93,16 +93,12 @@ if known < 1000:
 if errors:
     sys.exit("FAIL: " + "; ".join(errors))
 PY
-# The table keeps each statement's file and line at both widths.
+# At both widths, for each array: the table keeps its statement's file and line, and the access
+# patterns name the Python line that ran NumPy's loop.
 for cols in 80 120; do
   for n in 1 2 3; do
     sed -n "/^#  variable/,/^(/p" "report.$cols.txt" | grep -q "^$n  .*(py_arrays.py:[0-9]*)" ||
       fail "row $n of the table at $cols columns lost its file and line"
-  done
-done
-# The access patterns name the Python line that ran NumPy's loop, at both widths.
-for cols in 80 120; do
-  for n in 1 2 3; do
     sed -n '/^Access patterns/,/^$/p' "report.$cols.txt" | grep -q "^ *$n .*← norm (py_arrays.py:[0-9]*)" ||
       fail "the access patterns of row $n at $cols columns do not name norm (py_arrays.py:LINE)"
   done

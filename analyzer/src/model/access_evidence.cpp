@@ -11,7 +11,6 @@
 #include "advice.h"
 #include "report_model.h"
 #include "symbols/code_facts.h"
-#include "symbols/script_code.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -199,16 +198,8 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
   CodeFacts& facts = *facts_;
   Variable& v = m.variables[row];
   AccessEvidence& e = v.evidence;
-  // Code the Python interpreter ran is told apart by the Python line that ran it.
-  if (!db_.script_frames.empty()) {
-    std::vector<Location> path;
-    for (auto& x : e.instructions) {
-      path.clear();
-      m.expander->append_access_path(x.leaf, path);
-      if (const Location* py = program_script_frame(path)) x.caller = location_label(*py);
-    }
-  }
-  // One entry per instruction and caller, hottest first (ties by address, for a stable output).
+  // One entry per instruction and caller (code the Python interpreter ran is told apart by the
+  // Python line that ran it, found with the code view's locations), hottest first (ties by address, for a stable output).
   std::sort(e.instructions.begin(), e.instructions.end(), [](const auto& a, const auto& b) {
     return a.frame != b.frame ? a.frame < b.frame : a.caller < b.caller;
   });

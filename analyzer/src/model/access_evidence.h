@@ -77,7 +77,7 @@ struct AccessEvidence {
     Frame frame;
     uint64_t samples = 0;
     uint32_t leaf = 0;
-    std::string caller;  // LinePattern::caller, set when the variable is analysed
+    std::string caller;  // LinePattern::caller, from the tree's scan (report_model.cpp)
   };
   std::vector<Instruction> instructions;
   // A static variable: where its symbol is (for its DWARF type).

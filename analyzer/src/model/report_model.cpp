@@ -351,12 +351,13 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
   }
   auto code_node = [&](size_t i) { return marker.empty() || !marker[i] ? i : marker[i] - 1; };
   auto code_where = [&](size_t i) { return leaf_where(code_node(i)); };
-  // The Python line above each code location's node (CodeLocation::caller), by index into
-  // `callers`; only for a database with Python frames.
+  // The Python line above each code location's node (CodeLocation::caller) and each sampled
+  // instruction's (AccessEvidence::Instruction::caller), by index into `callers`; only for a
+  // database with Python frames.
   std::vector<std::string> callers{""};
   std::unordered_map<std::string, uint32_t> caller_index;
   std::vector<uint32_t> caller_of;
-  if (options.code_locations && script_frames) {
+  if (script_frames && (options.code_locations || db_rows > 0)) {
     caller_of.assign(n, 0);
     std::vector<Location> path;
     for (size_t i = 1; i < n; ++i) {
@@ -453,7 +454,8 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       }
       // Every sampled instruction of a heap or static variable, for its access evidence.
       if (node.kind == NodeKind::Frame && var[i] < db_rows)
-        m.variables[var[i]].evidence.instructions.push_back({Frame{node.a, node.b}, samples, static_cast<uint32_t>(i), {}});
+        m.variables[var[i]].evidence.instructions.push_back(
+            {Frame{node.a, node.b}, samples, static_cast<uint32_t>(i), caller_of.empty() ? "" : callers[caller_of[i]]});
       // Only the leaf and its samples for now: paths are expanded after sorting, and only as
       // many as the report asks for.
       AccessPath path;
