@@ -93,12 +93,25 @@ if known < 1000:
 if errors:
     sys.exit("FAIL: " + "; ".join(errors))
 PY
-# At both widths, for each array: the table keeps its statement's file and line, and the access
-# patterns name the Python line that ran NumPy's loop.
+# At both widths, for each array: the table names what its statement assigns and keeps its line,
+# and its file too whenever "<name> (py_arrays.py:<line>)" fits the variable column for every
+# array (the statements of one file keep or leave out the file together); the width of that
+# column depends on the other columns, so it is read from the header. The access patterns name
+# the Python line that ran NumPy's loop.
 for cols in 80 120; do
+  table=$(sed -n "/^#  variable/,/^(/p" "report.$cols.txt")
+  column=$(head -1 <<<"$table" | awk '{ print index($0, " kind") - index($0, "variable") - 1 }')
+  need_file=yes
+  for name in velocity pressure density; do
+    line=$(grep -n "^ *$name = " "$script" | head -1 | cut -d: -f1)
+    [ $(( ${#name} + ${#line} + 16 )) -le "$column" ] || need_file=no
+  done
+  echo "variable column at $cols columns: $column wide; file expected: $need_file"
   for n in 1 2 3; do
-    sed -n "/^#  variable/,/^(/p" "report.$cols.txt" | grep -q "^$n  .*(py_arrays.py:[0-9]*)" ||
-      fail "row $n of the table at $cols columns lost its file and line"
+    grep -q "^$n  [a-z]* .*(\(py_arrays.py\)\?:[0-9]*)" <<<"$table" ||
+      fail "row $n of the table at $cols columns lost its name or line"
+    [ "$need_file" = no ] || grep -q "^$n  .*(py_arrays.py:[0-9]*)" <<<"$table" ||
+      fail "row $n of the table at $cols columns lost its file"
     sed -n '/^Access patterns/,/^$/p' "report.$cols.txt" | grep -q "^ *$n .*← norm (py_arrays.py:[0-9]*)" ||
       fail "the access patterns of row $n at $cols columns do not name norm (py_arrays.py:LINE)"
   done
