@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "container_plumbing.h"
 #include "hpcl/allocator_libs.h"
 #include "model/runtime_libs.h"
 #include "symbols/naming.h"
@@ -197,7 +198,9 @@ size_t heap_site_frame(const std::vector<Location>& path, const AllocWrappers* w
       outermost_wrapper = i;
       continue;
     }
-    return i;
+    // The frames that only make or grow a container are passed too (container_plumbing.h).
+    const size_t user = skip_container_plumbing(path, i);
+    return user < path.size() ? user : i;
   }
   if (outermost_wrapper < path.size()) return outermost_wrapper;
   return first_runtime < path.size() ? first_runtime : 0;
@@ -298,6 +301,8 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
   if (named >= path.size()) return "";
   const Location& site = path[named];
   std::string label = heap_site_label(site);
+  // A container of the program's code base: its type before the function that made it.
+  if (std::string type = plumbing_container(path, named); !type.empty()) return type + " in " + label;
   if (!site.unnamed_function && !site.function.empty()) return label;
   // The C++ container, from the library frame nearest the site (the public member: vector's
   // _M_realloc_insert rather than the allocator below it).

@@ -73,7 +73,7 @@ class AllocWrappers {
 
 // Index into `path` (innermost first, inline-expanded, without the API pseudo-frame) of the
 // frame that names the heap variable: the innermost one that is neither a library frame
-// (is_library_frame) nor a wrapper; else the outermost wrapper (nearest the program); else,
+// (is_library_frame), nor a wrapper, nor container plumbing (container_plumbing.h); else the outermost wrapper (nearest the program); else,
 // for an allocation made wholly inside runtime libraries, the innermost frame of one (its
 // module puts the variable in that library's group row); else 0. Returns 0 when the path is
 // empty.
@@ -105,7 +105,8 @@ std::string heap_site_label(const Location& loc);
 // after what a user can recognise the place by, when the path has it: the C++ container whose
 // member allocated, and the nearest named caller outside the runtimes, e.g.
 // "std::vector<nbnxn_cj_t> in PairlistSet::constructPairlists (libgromacs_mpi.so.7!0x4df710+0x431)".
-// Otherwise heap_site_label(path[named]).
+// Otherwise heap_site_label(path[named]). A variable made through container plumbing has the
+// container before that label: "cfd::Field<double> in make_pressure (fields.cpp:80)".
 std::string heap_site_context_label(const std::vector<Location>& path, size_t named);
 
 // Makes equal labels distinct (rule 3 of docs/REPORT.md): labels shared by several sites get

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "container_plumbing.h"
 #include "heap_naming.h"
 #include "runtime_libs.h"
 #include "report_parts.h"
@@ -109,8 +110,11 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
     frames.clear();
     path_of(s, frames);
     named[s] = heap_site_frame(frames, &wrappers);
+    // Skipped frames of the program's code: its allocation wrappers and container plumbing.
     for (size_t j = 0; j < frames.size() && j <= named[s]; ++j)
-      frames[j].wrapper = !is_allocator_or_runtime(frames[j]) && wrappers.is_wrapper(frames[j]);
+      frames[j].wrapper = !is_allocator_or_runtime(frames[j]) &&
+                          (wrappers.is_wrapper(frames[j]) ||
+                           (j < named[s] && !is_library_frame(frames[j]) && may_be_plumbing(frames[j])));
     if (named[s] < frames.size()) {
       labels[s] = heap_site_context_label(frames, named[s]);
       // The callers outward, for telling apart the sites that share a label.

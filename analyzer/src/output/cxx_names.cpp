@@ -87,9 +87,108 @@ std::string drop_parameter_lists(std::string_view name) { return drop_groups(nam
 
 std::string drop_template_arguments(std::string_view name) { return drop_groups(name, '<', '>'); }
 
+std::string tidy_cxx_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (size_t i = 0; i < name.size();) {
+    if (name.substr(i).starts_with("(anonymous namespace)::")) {
+      i += std::string_view("(anonymous namespace)::").size();
+    } else if (name.substr(i).starts_with("[abi:")) {
+      const size_t close = name.find(']', i);
+      i = close == std::string_view::npos ? name.size() : close + 1;
+    } else if (name[i] == ' ' && i + 1 < name.size() && name[i + 1] == '>' && !out.empty() && out.back() == '>') {
+      ++i;  // "> >" -> ">>"
+    } else {
+      out += name[i++];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The last component of a qualified name (a type), its own template arguments included:
+// "Foam::Tensor<double>" -> "Tensor<double>".
+std::string_view last_component(std::string_view type) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < type.size(); ++i) {
+    if (type[i] == '<' || type[i] == '(') ++depth;
+    else if ((type[i] == '>' || type[i] == ')') && depth > 0) --depth;
+    else if (depth == 0 && type[i] == ':' && type[i + 1] == ':') start = i + 2;
+  }
+  return type.substr(start);
+}
+
+std::string brief_from(std::string_view s, size_t& i);
+
+// The arguments from just after '<' to the matching '>' (consumed), briefed.
+std::string brief_arguments(std::string_view s, size_t& i) {
+  std::string first;
+  bool more = false;
+  for (int depth = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(') ++depth;
+    else if (c == ')' && depth > 0) --depth;
+    else if (c == '>') {
+      if (depth == 0) break;
+      --depth;
+    } else if (c == ',' && depth == 0) more = true;
+    if (!more) first += c;
+  }
+  if (i < s.size()) ++i;  // the closing '>'
+  while (!first.empty() && first.front() == ' ') first.erase(first.begin());
+  while (!first.empty() && first.back() == ' ') first.pop_back();
+  size_t j = 0;
+  std::string inner = brief_from(first, j);
+  return std::string(last_component(inner)) + (more ? ", \u2026" : "");
+}
+
+std::string brief_from(std::string_view s, size_t& i) {
+  std::string out;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '<' && !out.empty() && name_char(out.back()) && !in_operator_name(out, c)) {
+      ++i;
+      out += '<' + brief_arguments(s, i) + '>';
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+// drop_template_arguments on what follows a "TYPE in " prefix only.
+std::string drop_function_template_arguments(std::string_view name) {
+  const size_t type = type_prefix_end(name);
+  if (type == std::string_view::npos) return drop_template_arguments(name);
+  return std::string(name.substr(0, type)) + drop_template_arguments(name.substr(type));
+}
+
+}  // namespace
+
+std::string brief_template_arguments(std::string_view name) {
+  size_t i = 0;
+  return brief_from(name, i);
+}
+
+size_t type_prefix_end(std::string_view label) {
+  int depth = 0;
+  for (size_t i = 0; i < label.size(); ++i) {
+    const char c = label[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    else if ((c == '>' || c == ')' || c == ']') && depth > 0) --depth;
+    else if (c == ' ' && depth == 0) return label.substr(i).starts_with(" in ") && i > 0 ? i : std::string_view::npos;
+  }
+  return std::string_view::npos;
+}
+
 void simplify_names(std::vector<std::string>& names) {
+  apply_unique(names, tidy_cxx_name);
   apply_unique(names, drop_parameter_lists);
-  apply_unique(names, drop_template_arguments);
+  apply_unique(names, brief_template_arguments);
+  apply_unique(names, drop_function_template_arguments);
 }
 
 }  // namespace hpcl::analysis

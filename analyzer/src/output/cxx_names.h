@@ -17,8 +17,24 @@ std::string drop_parameter_lists(std::string_view name);
 // brackets of operator<, operator<< and operator<=> are kept.
 std::string drop_template_arguments(std::string_view name);
 
-// Applies drop_parameter_lists, then drop_template_arguments, to every name whose shortened form
-// no other distinct name of `names` shares; names that would collide stay as they are.
+// What a reader of C++ needs no more of: "(anonymous namespace)::" and ABI tags
+// ("[abi:cxx11]") go, and "> >" closes as ">>".
+std::string tidy_cxx_name(std::string_view name);
+// Template argument lists cut to their first argument without its namespaces, the others an
+// ellipsis: "Foam::GeometricField<Foam::Tensor<double>, Foam::fvPatchField, Foam::volMesh>"
+// -> "Foam::GeometricField<Tensor<double>, …>"; "Eigen::Matrix<double, -1, 1>" ->
+// "Eigen::Matrix<double, …>".
+std::string brief_template_arguments(std::string_view name);
+
+// The end of the type or call a label starts with, "TYPE in FUNCTION (...)" (a container made
+// through plumbing, a runtime library's call: heap_naming.h), or npos: the text before the
+// first " in " outside brackets, when it has no space outside brackets itself.
+size_t type_prefix_end(std::string_view label);
+
+// Applies tidy_cxx_name, drop_parameter_lists, brief_template_arguments and then
+// drop_template_arguments (to the function only, not to a "TYPE in" prefix, whose arguments say
+// what it holds), each step to every name whose shortened form no other distinct name of `names`
+// shares; names that would collide stay as they are.
 void simplify_names(std::vector<std::string>& names);
 
 // A Python statement labelled by its source line, "u = np.zeros(n) (solver.py:12)" (heap_naming.h):

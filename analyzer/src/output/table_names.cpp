@@ -75,6 +75,13 @@ std::string first_columns(std::string_view s, size_t cols) {
 // that does not fit, the function alone ("compute") rather than its letters cut ("Pai…ute").
 std::string cut_name(const std::string& name, size_t width) {
   if (display_width(name) <= width) return name;
+  // "Field<double> in make_pressure": the type's arguments go first, then the type; the function
+  // that made the data is what the row is.
+  if (const size_t type = type_prefix_end(name); type != std::string::npos) {
+    const std::string plain = drop_template_arguments(name.substr(0, type)) + name.substr(type);
+    if (display_width(plain) <= width) return plain;
+    return cut_name(name.substr(type + 4), width);
+  }
   // Code known only by its address ("cp2k.psmp!0x28ffac0+0x4e"): the address tells it apart, the
   // module gives way ("cp2k…!0x28ffac0+0x4e").
   if (size_t bang = name.rfind("!0x"); bang != std::string::npos && bang > 0) {
@@ -300,6 +307,13 @@ LabelParts split_label(std::string_view s) {
 }
 
 std::string without_namespaces(std::string_view name) {
+  // "Foam::GeometricField<…> in Foam::fv::gaussGrad::calcGrad": the type by its class alone.
+  if (const size_t type = type_prefix_end(name); type != std::string_view::npos) {
+    const std::string_view t = name.substr(0, type);
+    const size_t scope = last_scope(t);
+    return std::string(scope == std::string_view::npos ? t : t.substr(scope + 2)) + " in " +
+           without_namespaces(name.substr(type + 4));
+  }
   const size_t last = last_scope(name);
   if (last == std::string_view::npos || last == 0) return std::string(name);
   const size_t before = last_scope(name.substr(0, last));

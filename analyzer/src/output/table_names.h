@@ -26,7 +26,8 @@ struct LabelParts {
 LabelParts split_label(std::string_view label);
 
 // "Class::function" of a qualified name (the last two scope components), the name itself when it
-// has fewer: "LAMMPS_NS::AtomVec::grow" -> "AtomVec::grow".
+// has fewer: "LAMMPS_NS::AtomVec::grow" -> "AtomVec::grow"; a "TYPE in " prefix keeps its class
+// alone: "Foam::Field<double> in Foam::fv::grad" -> "Field<double> in fv::grad".
 std::string without_namespaces(std::string_view name);
 // What of a location varies between sites of one program: "heat2d.c:85" -> ":85",
 // "liblammps.so.0+0x290efa" -> "+0x290efa", "a.c, lib.so+0x10" -> "+0x10"; "" for a module alone.

@@ -60,17 +60,62 @@ bool code_bytes(Dwfl_Module* mod, Dwarf_Addr addr, size_t n, unsigned char* out,
 }
 
 
-std::string die_function(Dwarf_Die* die) {
+namespace {
+
+bool cxx_unit(Dwarf_Die* die) {
+  Dwarf_Die cu;
+  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return false;
+  switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C_plus_plus:
+    case DW_LANG_C_plus_plus_03:
+    case DW_LANG_C_plus_plus_11:
+    case DW_LANG_C_plus_plus_14: return true;
+    default: return false;
+  }
+}
+
+// "ns::Class::" for the function of `die`: the scopes around the DIE that declares it (through
+// DW_AT_abstract_origin and DW_AT_specification, to the declaration inside its class).
+std::string declaring_scopes(Dwarf_Die* die, ScopeCache& cache) {
+  Dwarf_Die decl = *die, next;
+  for (int hop = 0; hop < 4; ++hop) {
+    Dwarf_Attribute attr;
+    Dwarf_Attribute* a = dwarf_attr(&decl, DW_AT_abstract_origin, &attr);
+    if (a == nullptr) a = dwarf_attr(&decl, DW_AT_specification, &attr);
+    if (a == nullptr || dwarf_formref_die(a, &next) == nullptr) break;
+    decl = next;
+  }
+  auto [it, fresh] = cache.try_emplace(dwarf_dieoffset(&decl));
+  if (!fresh) return it->second;
+  Dwarf_Die* around = nullptr;
+  const int n = dwarf_getscopes_die(&decl, &around);
+  for (int i = n - 1; i >= 1; --i) {
+    const int tag = dwarf_tag(&around[i]);
+    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+        tag != DW_TAG_union_type)
+      continue;
+    const char* name = dwarf_diename(&around[i]);
+    it->second += name != nullptr ? name : tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+    it->second += "::";
+  }
+  std::free(around);
+  return it->second;
+}
+
+}  // namespace
+
+std::string die_function(Dwarf_Die* die, ScopeCache& scopes) {
   Dwarf_Attribute attr;
   const char* name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
   if (name == nullptr)
     name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
   if (name != nullptr) return demangle(name);
   name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-  return name != nullptr ? name : "";
+  if (name == nullptr) return "";
+  return cxx_unit(die) ? declaring_scopes(die, scopes) + name : std::string(name);
 }
 
-std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc) {
+std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc, ScopeCache& names) {
   Dwarf_Addr cu_bias = 0;
   Dwarf_Die* cudie = dwfl_module_addrdie(mod, return_pc - 1, &cu_bias);
   if (cudie == nullptr) return {};
@@ -94,7 +139,7 @@ std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc) {
       bool flag = false;
       declared_only =
           dwarf_formflag(dwarf_attr(&origin, DW_AT_declaration, &decl), &flag) == 0 && flag;
-      if (!declared_only) out = die_function(&origin);
+      if (!declared_only) out = die_function(&origin, names);
     }
     break;
   }

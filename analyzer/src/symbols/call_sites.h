@@ -11,19 +11,26 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 namespace hpcl::analysis {
 
+// The "ns::Class::" prefixes of one module's C++ functions without a linkage name, by the
+// offset of the DIE that declares them: finding a DIE's enclosing scopes walks its compile unit.
+using ScopeCache = std::unordered_map<Dwarf_Off, std::string>;
+
 // Function name of a subprogram or inlined instance (DWARF): the linkage name (demangled) when
 // there is one, because DW_AT_name of a C++ member lacks its class; attributes are followed
-// through DW_AT_abstract_origin and DW_AT_specification.
-std::string die_function(Dwarf_Die* die);
+// through DW_AT_abstract_origin and DW_AT_specification. A C++ function without one (GCC gives
+// constructors, destructors and functions of an anonymous namespace none) is named with the
+// namespaces and classes it is declared in: "(anonymous namespace)::Mesh::Mesh", not "Mesh".
+std::string die_function(Dwarf_Die* die, ScopeCache& scopes);
 
 // The callee named by DWARF call-site information for the call returning to `return_pc` (a
 // Dwfl address). Only a callee defined in the caller's compile unit is returned: a declaration
 // may live in another module, which the instruction decoder can tell apart (a PLT stub).
 // Returns "" when there is no such entry.
-std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc);
+std::string dwarf_call_origin(Dwfl_Module* mod, Dwarf_Addr return_pc, ScopeCache& names);
 
 // The bytes of the module file at Dwfl address [addr, addr + n), from the executable section
 // holding them; `which` and `section_name` (may be null) get that section.

@@ -80,6 +80,7 @@ struct ModuleSymbols::Session {
   std::string name;     // basename of the module, for functions known only by their bounds
   // Every function's bounds, with or without a symbol, from the unwind tables.
   std::unique_ptr<FunctionStarts> functions;
+  ScopeCache scopes;  // of functions DWARF names without their class (die_function)
   ~Session() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
@@ -135,7 +136,7 @@ SourceLoc ModuleSymbols::callee(uint64_t offset) const {
   bool direct = direct_call_before(session_->mod, ret, &call) && !call.to_plt &&
                 call.target >= session_->bias;
   SourceLoc out;
-  out.function = dwarf_call_origin(session_->mod, ret);
+  out.function = dwarf_call_origin(session_->mod, ret, session_->scopes);
   if (!out.function.empty() && !direct) return out;
   if (!direct) return {};
   // Five bytes that merely look like a call (the tail of an indirect call) must land on the
@@ -193,7 +194,7 @@ std::vector<SourceLoc> ModuleSymbols::lookup(uint64_t offset) const {
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
             tag != DW_TAG_entry_point)
           continue;
-        cur.function = die_function(&chain[i]);
+        cur.function = die_function(&chain[i], session_->scopes);
         locs.push_back(cur);
         if (tag != DW_TAG_inlined_subroutine) break;
         cur = SourceLoc{{}, call_file(&chain[i]), call_line(&chain[i])};

@@ -51,6 +51,36 @@ TEST(CxxNames, TemplateArgumentsAreDropped) {
   EXPECT_EQ(drop_template_arguments("f<3>::g"), "f::g");
 }
 
+TEST(CxxNames, TidyBriefAndTypePrefixes) {
+  EXPECT_EQ(tidy_cxx_name("(anonymous namespace)::Mesh::Mesh (m.cpp:3)"), "Mesh::Mesh (m.cpp:3)");
+  EXPECT_EQ(tidy_cxx_name("std::__cxx11::basic_string<char>::_M_create[abi:cxx11](int)"),
+            "std::__cxx11::basic_string<char>::_M_create(int)");
+  EXPECT_EQ(tidy_cxx_name("Foam::List<Foam::Tensor<double> >"), "Foam::List<Foam::Tensor<double>>");
+  EXPECT_EQ(brief_template_arguments("Foam::GeometricField<Foam::Tensor<double>, Foam::fvPatchField, Foam::volMesh>"),
+            "Foam::GeometricField<Tensor<double>, \u2026>");
+  EXPECT_EQ(brief_template_arguments("Eigen::Matrix<double, -1, 1, 0, -1, 1> in make (f.cpp:3)"),
+            "Eigen::Matrix<double, \u2026> in make (f.cpp:3)");
+  EXPECT_EQ(brief_template_arguments("ns::operator<<(std::ostream&)"), "ns::operator<<(std::ostream&)");
+  EXPECT_EQ(type_prefix_end("cfd::Field<double> in make (f.cpp:3)"), 18u);
+  EXPECT_EQ(type_prefix_end("_gfortran_string_trim in qs_energy (qs.F:9)"), 21u);
+  EXPECT_EQ(type_prefix_end("u = np.zeros(n) (s.py:4)"), std::string::npos);
+  EXPECT_EQ(type_prefix_end("make (f.cpp:3)"), std::string::npos);
+  EXPECT_EQ(type_prefix_end("std::map<int, in t>::f"), std::string::npos);
+}
+
+TEST(CxxNames, TypePrefixesKeepTheirFirstArgument) {
+  std::vector<std::string> names = {
+      "Foam::GeometricField<Foam::Tensor<double>, Foam::fvPatchField, Foam::volMesh> in "
+      "Foam::fv::gaussGrad<Foam::Vector<double> >::calcGrad(X const&) (gaussGrad.C:54)",
+      "Foam::GeometricField<Foam::Vector<double>, Foam::fvPatchField, Foam::volMesh> in "
+      "Foam::fv::gaussGrad<double>::calcGrad(Y const&) (gaussGrad.C:54)",
+      "(anonymous namespace)::Mesh::Mesh (m.cpp:3)"};
+  simplify_names(names);
+  EXPECT_EQ(names[0], "Foam::GeometricField<Tensor<double>, \u2026> in Foam::fv::gaussGrad::calcGrad (gaussGrad.C:54)");
+  EXPECT_EQ(names[1], "Foam::GeometricField<Vector<double>, \u2026> in Foam::fv::gaussGrad::calcGrad (gaussGrad.C:54)");
+  EXPECT_EQ(names[2], "Mesh::Mesh (m.cpp:3)");
+}
+
 TEST(CxxNames, ShortenedOnlyWhereStillUnique) {
   std::vector<std::string> names = {"LAMMPS_NS::Pair<double>::compute(int, int) (pair.cpp:1)",
                                     "LAMMPS_NS::Pair<float>::compute(int, int) (pair.cpp:1)",

@@ -169,3 +169,18 @@ TEST(TableNames, OneRowOneLine) {
 
 }  // namespace
 }  // namespace hpcl::analysis
+
+namespace hpcl::analysis {
+namespace {
+
+TEST(TableNames, TypePrefixGivesWayBeforeTheFunction) {
+  const std::vector<std::string> cells = {"Field<double> in make_pressure (fields.cpp:80)",
+                                          "Matrix<double, \u2026> in make_velocity (fields.cpp:76)"};
+  EXPECT_EQ(fit_column(cells, 60), cells);
+  EXPECT_EQ(fit_column(cells, 36)[0], "Field<double> in make_pressure (:80)");
+  EXPECT_EQ(fit_column(cells, 24)[0], "make_pressure (:80)");
+  EXPECT_EQ(without_namespaces("Foam::Field<double> in Foam::fv::grad"), "Field<double> in fv::grad");
+}
+
+}  // namespace
+}  // namespace hpcl::analysis

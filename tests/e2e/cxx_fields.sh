@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# A C++ program whose arrays are made through layers of container code (tests/programs/
+# cxx_fields.cpp: std::vector members made in a constructor, an Eigen vector returned by a
+# factory, an OpenFOAM-style List/Field made through a New factory, a class template's vector
+# member). Checks that
+#   - each `// array: LABEL NAME` line of the source names exactly one heap variable, labelled
+#     NAME at that line, and that no variable is named by the container code it went through
+#     (aligned_malloc, Eigen's Matrix/PlainObjectBase/DenseStorage, List/Field constructors,
+#     doAlloc, the standard library);
+#   - the arrays' sample shares are the program's own timing of its reads, within a tolerance
+#     derived from the sample count (binomial, four standard deviations, plus 2 points for what
+#     the timer and the program's clock disagree on; at most the 5 points promised);
+#   - the table at 80 and 120 columns shows five distinct rows for the five arrays.
+# Usage: cxx_fields.sh PROGRAM SOURCE [ROUNDS]
+source "$(dirname "$0")/lib.sh"
+
+prog=$1
+source_file=$2
+rounds=${3:-1500}
+[ -x "$prog" ] || skip "$(basename "$prog") was not built (Eigen's headers missing): $prog"
+
+measure_timed_like_native "$prog" "$rounds"
+for cols in 80 120; do
+  COLUMNS=$cols "$HPCL_PROF" report db.hpcdb --top 8 >"report.$cols.txt"
+  sed -n '/^#  variable/,/^(/p' "report.$cols.txt" >&2
+done
+
+"$HPCL_PYTHON" - report.json "$source_file" timing report.80.txt report.120.txt <<'PY' || fail "the arrays are not named or weighed as the program made and read them"
+import glob, json, math, re, sys
+
+report = json.load(open(sys.argv[1]))
+source = sys.argv[2]
+base = source.rsplit("/", 1)[-1]
+marks = []  # (line, label, expected name)
+for n, text in enumerate(open(source, encoding="utf-8"), 1):
+    m = re.search(r"^(?!\s*//).*// array: (\S+) (.+)$", text)
+    if m:
+        marks.append((n, m.group(1), m.group(2).strip()))
+assert len(marks) == 5, marks
+
+heap = [v for v in report["variables"] if v["kind"] == "heap"]
+errors = []
+found = {}
+for line, label, name in marks:
+    def at_line(v):
+        path, i = v.get("allocation_path", []), v.get("label_frame", -1)
+        f = path[i] if 0 <= i < len(path) else {}
+        return f.get("file", "").endswith("/" + base) and f.get("line") == line
+    named = [v for v in heap if at_line(v)]
+    print(f"{base}:{line} {label}: {[v['name'] for v in named]}")
+    if len(named) != 1:
+        errors.append(f"{label}: {len(named)} heap variables named at {base}:{line}")
+        continue
+    v = found[label] = named[0]
+    # NAME, then the function's parameters if the name keeps them, then the location.
+    if not re.fullmatch(re.escape(name) + r"(\(.*\))? \(" + re.escape(base) + f":{line}\\)", v["name"]):
+        errors.append(f"{label}: named {v['name']!r}, expected {name!r} at {base}:{line}")
+
+plumbing = re.compile(r"aligned_malloc|conditional_aligned|doAlloc|PlainObjectBase|DenseStorage|"
+                      r"Matrix<[^ ]*>::Matrix|::List\b|::Field\(|Field<double>::(Field|New)|^std::|_M_")
+for v in report["variables"]:
+    if plumbing.search(v["name"]):
+        errors.append(f"{v['name']!r} is named by container code")
+
+# Shares of the five arrays against the program's timing (workload.c's lines, in array order).
+line_re = re.compile(r"timing: (?P<label>.*?)\s+weight\s+\d+\s+[\d.]+ us/call\s+(?P<s>[\d.]+) s total")
+seconds = {}
+for path in glob.glob(sys.argv[3] + ".*"):
+    for text in open(path):
+        m = line_re.match(text)
+        if m:
+            seconds[m["label"]] = seconds.get(m["label"], 0.0) + float(m["s"])
+if set(seconds) != {label for _, label, _ in marks}:
+    errors.append(f"timing lines for {sorted(seconds)}, not the five arrays")
+elif len(found) == 5:
+    known = sum(v["metrics"]["samples"] for v in found.values())
+    total = sum(seconds.values())
+    for label, v in found.items():
+        truth = seconds[label] / total
+        share = v["metrics"]["samples"] / known
+        tol = min(0.05, 0.02 + 4 * math.sqrt(truth * (1 - truth) / known))
+        print(f"{label:<9} {v['metrics']['samples']:>6} samples  share {share:.3f}  measured {truth:.3f}  tolerance {tol:.3f}")
+        if abs(share - truth) > tol:
+            errors.append(f"{label}: share {share:.3f}, measured {truth:.3f} (tolerance {tol:.3f})")
+    if known < 3000:
+        errors.append(f"only {known} samples on the arrays: too few to weigh them within 5 points")
+
+# The tables: the five arrays are the five top rows, and read as five different things.
+for path in sys.argv[4:]:
+    rows = []
+    inside = False
+    for text in open(path, encoding="utf-8"):
+        if text.startswith("#  variable"):
+            inside = True
+        elif inside and re.match(r"\d+  ", text):
+            rows.append(re.split(r"\s{2,}", text.strip())[1])
+        elif inside:
+            break
+    arrays = [r for r in rows if not r.startswith("[")][:5]
+    if len(set(arrays)) != 5:
+        errors.append(f"{path}: the arrays' rows are not five distinct names: {arrays}")
+    for r in arrays:
+        if plumbing.search(r):
+            errors.append(f"{path}: row {r!r} is named by container code")
+if errors:
+    sys.exit("FAIL: " + "; ".join(errors))
+PY
+echo "PASS"
