@@ -13,6 +13,12 @@ namespace hpcl::analysis {
 namespace {
 
 constexpr std::string_view kCallerMark = " \u2190 ";
+constexpr std::string_view kFarMark = "\u2026 \u2190 ";  // "f ← … ← g": g is a caller further out
+
+// " ← ", or " ← … ← " before a caller further out than the next frame.
+std::string caller_mark(const LabelParts& p) {
+  return std::string(kCallerMark) + (p.far_caller ? std::string(kFarMark) : std::string());
+}
 constexpr std::string_view kRegionMark = " [omp region ";
 
 // How much of a label a cell shows. The ladder below goes from all of it to the least.
@@ -41,9 +47,9 @@ std::string where_text(const LabelParts& p, const Form& f) { return where_text(p
 
 std::string caller_text(const LabelParts& p, const Form& f) {
   if (!f.caller || p.caller.empty()) return "";
-  if (f.caller_where == 2) return std::string(kCallerMark) + p.caller;
+  if (f.caller_where == 2) return caller_mark(p) + p.caller;
   const LabelParts c = split_label(p.caller);
-  return std::string(kCallerMark) + without_namespaces(c.name) + where_text(c.where, f.caller_where);
+  return caller_mark(p) + without_namespaces(c.name) + where_text(c.where, f.caller_where);
 }
 
 // Everything of the cell but its name.
@@ -128,10 +134,10 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
   const std::string fixed = (f.region ? p.region : std::string()) + where_text(p, f) + p.number;
   const size_t wname = display_width(name), wfixed = display_width(fixed);
   if (wname + wfixed + display_width(caller) <= width) return name + fixed + caller;
-  const size_t mark = display_width(kCallerMark);
+  const size_t mark = display_width(caller_mark(p));
   const size_t keep_name = std::min(wname, kMinName);
   if (!caller.empty() && keep_name + wfixed + mark + 4 <= width) {
-    const std::string who = caller.substr(kCallerMark.size());
+    const std::string who = caller.substr(caller_mark(p).size());
     const size_t room = width - wfixed - mark;  // for the name and the caller's name
     // The name whole when the caller can still show its function ("build" of ...::build); one
     // with a location ("main (:41)") keeps it all.
@@ -144,7 +150,7 @@ std::string fit_form(const LabelParts& p, const Form& f, size_t width) {
                                                                        : shorten_caller(who, room - keep_name);
     // The number last, as in the whole label ("f ← g #3"): it counts sites of the whole path.
     const std::string before_caller = fixed.substr(0, fixed.size() - p.number.size());
-    return cut_name(name, room - display_width(shown)) + before_caller + std::string(kCallerMark) + shown +
+    return cut_name(name, room - display_width(shown)) + before_caller + caller_mark(p) + shown +
            p.number;
   }
   if (wfixed + std::min(kLeast, wname) <= width) return cut_name(name, width - wfixed) + fixed;
@@ -186,6 +192,14 @@ std::string best_fit(const LabelParts& p, size_t width) {
   for (const Form& f : kLadder) {
     std::string s = name_of(p, f) + rest_of(p, f);
     if (display_width(s) <= width) return s;
+  }
+  // A container made in code without line information ("GeometricField<Vector<double>, …> in
+  // gaussGrad::gradf (libfiniteVolume.so+0x15eba44)"): its type says more than the offset.
+  if (const std::string name = without_namespaces(p.name);
+      p.caller.empty() && type_prefix_end(name) != std::string::npos && varying_part(p.where).starts_with("+0x")) {
+    const size_t type = type_prefix_end(name);
+    for (const std::string& s : {name, drop_template_arguments(name.substr(0, type)) + name.substr(type)})
+      if (display_width(s + p.number) <= width) return s + p.number;
   }
   for (const Form& f : kLadder)
     if (display_width(rest_of(p, f)) + kMinName <= width) return fit_form(p, f, width);
@@ -291,6 +305,12 @@ LabelParts split_label(std::string_view s) {
   }
   if (size_t mark = s.find(kCallerMark); mark != std::string_view::npos && mark > 0) {
     p.caller = std::string(s.substr(mark + kCallerMark.size()));
+    // A far caller with a name is shortened as a name ("← … ← kEpsilon::correct"); code known
+    // only by its address stays one chain, whose differing frame keep_difference keeps whole.
+    if (p.caller.starts_with(kFarMark) && p.caller.find("!0x") == std::string::npos) {
+      p.caller.erase(0, kFarMark.size());
+      p.far_caller = true;
+    }
     s = s.substr(0, mark);
   }
   if (size_t paren = s.rfind(" ("); paren != std::string_view::npos && paren > 0 && s.back() == ')' &&

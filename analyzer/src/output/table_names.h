@@ -20,7 +20,8 @@ struct LabelParts {
   std::string name;    // "LAMMPS_NS::AtomVec::grow"
   std::string region;  // " [omp region 0]" or ""
   std::string where;   // "heat2d.c:85", "liblammps.so.0+0x290efa", "liblammps.so.0" or ""
-  std::string caller;  // the label after " ← " (its own parts are not split), or ""
+  std::string caller;  // the label after " ← " or " ← … ← " (its own parts are not split), or ""
+  bool far_caller = false;  // " ← … ← ": a caller further out than the next frame
   std::string number;  // " #2" or ""
 };
 LabelParts split_label(std::string_view label);

@@ -173,6 +173,25 @@ TEST(TableNames, OneRowOneLine) {
 namespace hpcl::analysis {
 namespace {
 
+// OpenFOAM's gradient fields, one function reached from three callers further out: at 36
+// columns each row keeps the function and the caller's class and function that tells it apart.
+TEST(TableNames, FarCallersAreShortenedAsNames) {
+  const std::string head = "GeometricField<Tensor<double>, \u2026> in Foam::fv::gaussGrad::gradf (libfiniteVolume.so+0x1d3f5ef) "
+                           "\u2190 \u2026 \u2190 ";
+  const std::vector<std::string> labels = {head + "Foam::linearUpwind::correction (libfiniteVolume.so+0x17d8fdc)",
+                                           head + "Foam::RASModels::kEpsilon::correct (libturb.so+0x1f5233)"};
+  for (size_t width : {36u, 48u}) {
+    const std::vector<std::string> cells = fit_column(labels, width);
+    expect_fitted_and_distinct(labels, width, cells);
+    for (const std::string& c : cells) EXPECT_NE(c.find("::gradf \u2190 \u2026 \u2190 "), std::string::npos) << c;
+    EXPECT_NE(cells[1].find("kEpsilon::correct"), std::string::npos) << cells[1];
+  }
+  EXPECT_EQ(fit_column(labels, 48)[0], "gaussGrad::gradf \u2190 \u2026 \u2190 linearUpwind::correction");
+  const LabelParts p = split_label(labels[0]);
+  EXPECT_TRUE(p.far_caller);
+  EXPECT_EQ(p.caller, "Foam::linearUpwind::correction (libfiniteVolume.so+0x17d8fdc)");
+}
+
 TEST(TableNames, TypePrefixGivesWayBeforeTheFunction) {
   const std::vector<std::string> cells = {"Field<double> in make_pressure (fields.cpp:80)",
                                           "Matrix<double, \u2026> in make_velocity (fields.cpp:76)"};
