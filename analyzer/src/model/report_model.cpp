@@ -17,6 +17,7 @@
 #include "hpcl/tree.h"
 #include "path_expander.h"
 #include "report_parts.h"
+#include "runtime_libs.h"
 #include "stats.h"
 #include "symbols/script_code.h"
 
@@ -61,8 +62,11 @@ void take_estimates_from_unattributed(ReportModel& m, const std::map<uint32_t, s
     claimed_var += v.samples_estimated_var;
   }
   const double total_claim = claimed;
-  for (UnknownClass cls : {UnknownClass::UntrackedHeap, UnknownClass::Other}) {
-    auto it = unknown_var.find(static_cast<uint32_t>(cls));
+  for (uint32_t cls : {static_cast<uint32_t>(UnknownClass::UntrackedHeap),
+                       static_cast<uint32_t>(UnknownClass::UntrackedHeap) | kReadByMpi,
+                       static_cast<uint32_t>(UnknownClass::Other),
+                       static_cast<uint32_t>(UnknownClass::Other) | kReadByMpi}) {
+    auto it = unknown_var.find(cls);
     if (claimed <= 0 || it == unknown_var.end()) continue;
     Variable& v = m.variables[it->second];
     double taken = std::min(claimed, v.samples_estimated);
@@ -269,24 +273,45 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   // Parents precede children, so one forward pass knows each node's kind root and variable.
   category.assign(n, NodeKind::Root);
   var.assign(n, kNone);
+  // The unknown-data class of each node's subtree; below a frame of MPI's code, the class's
+  // "read by MPI" row (kReadByMpi), which belongs to MPI's module and so to its group row.
+  constexpr uint32_t kNoClass = UINT32_MAX;
+  std::vector<uint32_t> cls(n, kNoClass);
+  std::vector<bool> mpi_module(db.modules.size());
+  for (size_t k = 0; k < db.modules.size(); ++k)
+    mpi_module[k] = runtime_family(db.modules[k].path) == RuntimeFamily::Mpi;
+  auto unknown_row = [&](uint32_t c, const std::string& module) {
+    auto [it, fresh] = unknown_var.try_emplace(c, m.variables.size());
+    if (fresh) {
+      Variable v;
+      v.name = unknown_class_name(c);
+      v.data_module = module;
+      m.variables.push_back(std::move(v));
+    }
+    return it->second;
+  };
   for (size_t i = 1; i < n; ++i) {
     const Node& node = tree.nodes[i];
+    if (node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a])
+      m.samples_in_mpi_code += node.metric(kMetricSamples);
     category[i] = node.parent == 0 ? node.kind : category[node.parent];
     var[i] = var[node.parent];
+    cls[i] = cls[node.parent];
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
     if (var[i] != kNone) {
+      if (node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a] &&
+          (cls[i] == static_cast<uint32_t>(UnknownClass::Other) ||
+           cls[i] == static_cast<uint32_t>(UnknownClass::UntrackedHeap))) {
+        cls[i] |= kReadByMpi;
+        var[i] = unknown_row(cls[i], db.modules[node.a].path);
+      }
     } else if (node.kind == NodeKind::HeapVar) {
       var[i] = node.a < db.sites.size() ? rows[node.a] : kNone;
     } else if (node.kind == NodeKind::StaticVarNode) {
       var[i] = node.a < db.statics.size() ? rows[db.sites.size() + node.a] : kNone;
     } else if (node.kind == NodeKind::UnknownClass) {
-      auto [it, fresh] = unknown_var.try_emplace(node.a, m.variables.size());
-      if (fresh) {
-        Variable v;
-        v.name = unknown_class_name(node.a);
-        m.variables.push_back(std::move(v));
-      }
-      var[i] = it->second;
+      cls[i] = node.a;
+      var[i] = unknown_row(node.a, std::string());
     }
     if (var[i] != kNone) {
       if (sums.size() <= var[i]) sums.resize(m.variables.size());
@@ -316,6 +341,15 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
   add_balance(m, db, rows, unknown_var);
+  // The BALANCE section counts an unknown class's samples per rank and thread before MPI's part
+  // of them was split off: where it was, those counts are not the row's, and it has none.
+  for (const auto& [c, row] : unknown_var)
+    if ((c & kReadByMpi) != 0)
+      if (auto base = unknown_var.find(c & ~kReadByMpi); base != unknown_var.end()) {
+        m.variables[base->second].has_balance = false;
+        m.variables[base->second].ranks = BalanceStats{};
+        m.variables[base->second].threads = BalanceStats{};
+      }
   add_first_touch(m, db, rows, unknown_var);
   return at;
 }

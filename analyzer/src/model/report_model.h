@@ -44,6 +44,15 @@ struct ReaderShare {
 };
 
 // One library's part of a Group row.
+// One of the hottest variables folded into a group row: what the group holds.
+inline constexpr size_t kGroupParts = 6;
+struct GroupPart {
+  std::string name;
+  uint64_t samples = 0;
+  double samples_estimated = 0;
+  uint64_t bytes = 0;
+};
+
 struct LibraryDetail {
   std::string module;      // module path
   uint64_t variables = 0;  // variables of this library folded into the group
@@ -116,8 +125,10 @@ struct Variable {
   std::vector<uint64_t> offset_bins;
   uint64_t offset_min = 0, offset_max = 0;
 
-  // Group only: per library, samples descending.
+  // Group only: per library, samples descending; the hottest of the variables folded in (at
+  // most kGroupParts, estimated samples descending; the libraries count them all).
   std::vector<LibraryDetail> libraries;
+  std::vector<GroupPart> parts;
 
   // How the samples (estimated, as the share counts them) spread over the ranks and the threads
   // of the run (BALANCE section). has_balance is false for a database without that section and
@@ -210,6 +221,7 @@ struct ReportModel {
   uint64_t allocs_lost = 0;           // blocks left untracked: the runtime's tables were full
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  uint64_t samples_in_mpi_code = 0;    // whose instruction is MPI's code (its libraries, transports)
   // CPU time inside dlopen, where the soft source's timer was paused (META dlopen_unsampled_ns),
   // and the sampling rate (samples per second of CPU time; 0 when unknown or not the soft one).
   uint64_t dlopen_unsampled_ns = 0;

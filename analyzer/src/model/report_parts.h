@@ -35,6 +35,10 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
 void add_static_variables(const Profile& db, const std::vector<bool>& measured, ReportModel& m,
                           RowMap& rows);
 std::string unknown_class_name(uint32_t cls);
+// An unknown-data class (UnknownClass) or'ed with this: the samples of that class taken by MPI's
+// code (a frame of the access path is in an MPI module): MPI's own memory outside any tracked
+// block (its free lists, its queues), which the report folds into [MPI runtime data].
+inline constexpr uint32_t kReadByMpi = 0x100;
 
 // report_rows.cpp.
 void set_interval(Variable& v, uint64_t total);

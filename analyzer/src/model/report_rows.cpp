@@ -3,6 +3,7 @@
 // variable's spread over ranks and threads (see report_parts.h).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -66,8 +67,10 @@ void group_runtime_variables(ReportModel& m) {
   size_t kept = 0;
   for (size_t i = 0; i < m.variables.size(); ++i) {
     Variable& v = m.variables[i];
-    RuntimeFamily f = v.kind == VariableKind::Unknown ? RuntimeFamily::None
-                                                      : runtime_family(v.data_module);
+    // Unknown data belongs to no library, but what MPI's code read of it ("[unknown data read
+    // by MPI]") is MPI's own.
+    RuntimeFamily f = v.kind == VariableKind::Unknown && v.data_module.empty() ? RuntimeFamily::None
+                                                                              : runtime_family(v.data_module);
     if (f == RuntimeFamily::None) {
       if (kept != i) m.variables[kept] = std::move(v);
       ++kept;
@@ -91,6 +94,9 @@ void group_runtime_variables(ReportModel& m) {
     d.variables += 1;
     d.samples += v.samples;
     d.bytes += v.bytes;
+    // Hottest first: the first kGroupParts with samples are the group's parts.
+    if (g.parts.size() < kGroupParts && v.samples_estimated > 0)
+      g.parts.push_back({std::move(v.name), v.samples, v.samples_estimated, v.bytes});
     ++m.grouped_variables;
   }
   // The variables without anything measured add their count, bytes and allocations; a group of
@@ -119,6 +125,19 @@ void group_runtime_variables(ReportModel& m) {
   for (auto& [key, d] : libs) {
     d.share = m.total_samples ? as_double(d.samples) / as_double(m.total_samples) : 0;
     groups[key.first].libraries.push_back(std::move(d));
+  }
+  // MPI's own data as one fact: while ranks wait for each other, MPI polls it.
+  if (auto mpi = groups.find(RuntimeFamily::Mpi); mpi != groups.end() && m.total_samples > 0 &&
+                                                  mpi->second.samples_estimated > 0) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "MPI: %.1f%% of the samples were taken in MPI's code, %.1f%% on its own data "
+                  "([MPI runtime data]: its shared-memory segments, queues and free lists, and the untracked "
+                  "memory its code read). Ranks waiting for each other poll there: the imbalance column "
+                  "tells which of the program's variables have more work on one rank.",
+                  100.0 * as_double(m.samples_in_mpi_code) / as_double(m.total_samples),
+                  100.0 * mpi->second.samples_estimated / as_double(m.total_samples));
+    m.notes.push_back(text);
   }
   m.variables.erase(m.variables.begin() + static_cast<std::ptrdiff_t>(kept), m.variables.end());
   for (auto& [f, g] : groups) {

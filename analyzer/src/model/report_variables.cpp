@@ -29,6 +29,10 @@ std::string meta_str(const Profile& db, const char* key) {
 }
 
 std::string unknown_class_name(uint32_t a) {
+  if (a & kReadByMpi) {
+    const std::string base = unknown_class_name(a & ~kReadByMpi);
+    return base.substr(0, base.size() - 1) + " read by MPI]";
+  }
   if (a == static_cast<uint32_t>(UnknownClass::Stack)) return "[stack]";
   if (a == static_cast<uint32_t>(UnknownClass::Other)) return "[unknown data]";
   if (a == static_cast<uint32_t>(UnknownClass::UntrackedHeap)) return "[untracked heap]";
@@ -66,8 +70,13 @@ std::string site_label(const AllocSite& site, const std::vector<Location>& frame
 // Fortran runtime's and the numerical libraries' buffers (array temporaries, FFT plans) are the
 // program's data and stay rows of their own.
 std::string site_data_module(const AllocSite& site, const std::vector<Location>& frames, size_t named) {
+  // Memory with a name of its own (a mapped file, a shared-memory segment) is the program's,
+  // unless MPI made it while it started: its transports' segments (/dev/shm/vader_segment.*), which
+  // MPI polls while a rank waits. A shared window made later (MPI_Win_allocate_shared) stays a row.
+  const std::string call = heap_site_runtime_call(frames, named);
+  const bool mpi_start = call.starts_with("PMPI_Init") || call.starts_with("MPI_Init");
   if (std::string lib = heap_site_runtime_module(frames, named);
-      site.name.empty() && !lib.empty() &&
+      (site.name.empty() || mpi_start) && !lib.empty() &&
       (runtime_family(lib) == RuntimeFamily::Mpi || runtime_family(lib) == RuntimeFamily::OpenMp))
     return lib;
   return named < frames.size() ? std::string(frames[named].module) : std::string();

@@ -83,6 +83,17 @@ void write_libraries(JsonWriter& w, const Variable& v) {
     w.end_object();
   }
   w.end_array();
+  w.key("parts");
+  w.begin_array();
+  for (const GroupPart& p : v.parts) {
+    w.begin_object(true);
+    w.field("name", p.name);
+    w.field("samples", p.samples);
+    w.field_fixed("samples_estimated", p.samples_estimated, kEstimateDecimals);
+    w.field("bytes", p.bytes);
+    w.end_object();
+  }
+  w.end_array();
 }
 
 // "ranks" and "threads": docs/REPORT.md. max_rank -1 names a process without a rank, which

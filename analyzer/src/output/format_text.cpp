@@ -347,6 +347,24 @@ std::string imbalance_cell(const Variable& v) {
 
 }  // namespace
 
+// "/dev/shm/vader_segment.vm.0.1 3.1%, [untracked heap read by MPI] 2.0%, and 230 more": the
+// hottest variables a group row folds in, with their shares of all samples. "" for other rows.
+std::string group_parts_summary(const Variable& v, uint64_t total_samples) {
+  if (v.kind != VariableKind::Group || v.parts.empty() || total_samples == 0) return {};
+  std::vector<std::string> names;
+  for (const GroupPart& p : v.parts) names.push_back(p.name);
+  simplify_names(names);
+  std::string out;
+  for (size_t i = 0; i < v.parts.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += shorten_label(names[i], 60) + " " + percent(v.parts[i].samples_estimated / static_cast<double>(total_samples));
+  }
+  uint64_t all = 0;
+  for (const LibraryDetail& d : v.libraries) all += d.variables;
+  if (all > v.parts.size()) out += ", and " + std::to_string(all - v.parts.size()) + " more";
+  return out;
+}
+
 // "hot: 0-25% of the block (bytes 0-16383 sampled)": the smallest range of the variable that holds
 // 80% of its samples. "" when the variable has no histogram.
 std::string hot_summary(const Variable& v) {
@@ -491,7 +509,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   simplify_names(sites);
   simplify_names(hottest);
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::pair<size_t, std::string>> hot, touched, watched;
+  std::vector<std::pair<size_t, std::string>> hot, touched, watched, held;
   for (size_t i = 0; i < n; ++i) {
     const Variable& v = *listed[i];
     std::string kind = kind_name(v.kind);
@@ -504,6 +522,7 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
     if (faults) rows.back().insert(rows.back().begin() + 5, std::to_string(v.page_faults));
     if (std::string h = hot_summary(v); !h.empty()) hot.emplace_back(i + 1, h);
+    if (std::string g = group_parts_summary(v, m.total_samples); !g.empty()) held.emplace_back(i + 1, v.name + ": " + g);
     if (std::string t = first_touch_summary(v); !t.empty()) touched.emplace_back(i + 1, t);
     if (std::string t = watch_text(v.watch); !t.empty()) watched.emplace_back(i + 1, t);
   }
@@ -524,6 +543,10 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
   if (hidden > 0)
     out << "(" << hidden << " variable" << (hidden == 1 ? "" : "s")
         << " without samples not shown; --all shows them)\n";
+  if (!held.empty()) {
+    out << "\nGroup rows (what each holds, hottest first; --no-group lists all):\n";
+    for (const auto& [row, text] : held) print_wrapped(pad_left(std::to_string(row), 3) + " ", text, o.width, out);
+  }
   if (!hot.empty()) {
     out << "\nHot parts (the smallest part of each variable holding 80% of its samples):\n";
     for (const auto& [row, text] : hot) out << pad_left(std::to_string(row), 3) << "  " << text << '\n';

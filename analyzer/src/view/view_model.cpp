@@ -297,6 +297,14 @@ void ViewModel::build_data(ViewNode& node) const {
         lib->values[0] = static_cast<double>(d.samples);
         node.children.push_back(std::move(lib));
       }
+      // Then what the group holds: its hottest variables, by name (MPI's segments, its queues).
+      for (const GroupPart& p : report_.variables[node.ref].parts) {
+        auto part = make_row(RowKind::GroupPart, printable_line(p.name), columns_.size());
+        part->tag = "part";
+        part->bytes = p.bytes;
+        part->values[0] = static_cast<double>(p.samples);
+        node.children.push_back(std::move(part));
+      }
       return;
     case RowKind::AllocationPath: {
       const Variable& v = report_.variables[node.ref];

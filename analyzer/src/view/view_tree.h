@@ -19,6 +19,7 @@ enum class RowKind {
   Variable,        // data-centric top level: heap, static, unknown
   Group,           // runtime libraries folded into one row (the report's Group rows)
   Library,         // one library of a Group
+  GroupPart,       // one of the hottest variables a Group folds in
   AllocationPath,  // header of a heap variable's allocation path
   AllocationFrame, // one frame of it, innermost first
   AccessPaths,     // header of a variable's access paths (its calling-context subtree)

@@ -49,9 +49,16 @@ Profile make_database() {
       {AllocApi::Named, 0, {{App, 0x700}, main_fr}, 1, 1 << 20, "alpha"},                     // 8
       {AllocApi::New, 0, {pmr, {App, 0x800}, main_fr}, 1, 1 << 20},                           // 9
       {AllocApi::Malloc, 0, {je, {App, 0xa00}, main_fr}, 1, 1 << 20},                         // 10
+      {AllocApi::MmapShm, 0, {{Mpi, 0x900}, {Mpi, 0xb00}, {App, 0x500}, main_fr}, 1, 1 << 22,
+       "/dev/shm/osc_sm_segment.node.0"},                                                     // 11
   };
   Tree t = new_tree(0);
   for (uint32_t s = 0; s < db.sites.size(); ++s) heap_sample(t, s, {{App, 0x980}}, 100 - s);
+  // Untracked memory: what the program's kernel read, and what MPI's progress loop read while
+  // the rank waited in MPI_Wait (frames outermost first).
+  unknown_sample(t, UnknownClass::Other, {main_fr, {App, 0x980}}, 9);
+  unknown_sample(t, UnknownClass::Other, {main_fr, {Mpi, 0xc00}, {Mpi, 0xd00}}, 40);
+  unknown_sample(t, UnknownClass::UntrackedHeap, {main_fr, {Mpi, 0xc00}}, 5);
   db.trees = {t};
   std::map<Frame, std::vector<SourceLoc>> syms = {
       {malloc_fr, {{"malloc", "", 0}}},
@@ -62,6 +69,9 @@ Profile make_database() {
       {plan, {{"fftw_plan_dft_3d", "", 0}}},
       {{Mpi, 0x900}, {{"mca_btl_vader_component_init", "", 0}}},
       {{Mpi, 0x800}, {{"PMPI_Init", "", 0}}},
+      {{Mpi, 0xb00}, {{"PMPI_Win_allocate_shared", "", 0}}},
+      {{Mpi, 0xc00}, {{"PMPI_Wait", "", 0}}},
+      {{Mpi, 0xd00}, {{"opal_progress", "", 0}}},
       {pmr, {{"std::pmr::monotonic_buffer_resource::_M_new_buffer(unsigned long, unsigned long)", "", 0}}},
       {je, {{"je_malloc_default", "", 0}}},
       {{App, 0x100}, {{"__qs_energy_MOD_qs_energies", "/src/qs_energy.F", 120}}},
@@ -93,12 +103,12 @@ TEST(RuntimeNaming, VariablesAreNamedByTheProgramPastTheRuntimes) {
                                "_gfortran_string_trim in qs_energy::qs_energies (qs_energy.F:120)",
                                "_gfortran_string_trim in qs_energy::qs_energies (qs_energy.F:140)",
                                "fftw_plan_dft_3d in fft_setup (fft.c:12)",
-                               "/dev/shm/vader_segment.node.0",
                                "/scratch/run/wfn.bin",
                                "/scratch/run/rho.bin",
                                "alpha",
                                "std::pmr::monotonic_buffer_resource in build_tables (pmr.cpp)",
-                               "make_grid (grid.c:4)"}));
+                               "make_grid (grid.c:4)",
+                               "/dev/shm/osc_sm_segment.node.0"}));
   // Made wholly inside libgomp (a thread's start, no program frame), and libgomp's own state
   // allocated inside the program's call: its group row, where --no-group names the call.
   const Variable* openmp_row = nullptr;
@@ -110,6 +120,32 @@ TEST(RuntimeNaming, VariablesAreNamedByTheProgramPastTheRuntimes) {
   ungrouped.group_runtime = false;
   std::vector<std::string> all = heap_names(build_report_model(make_database(), ungrouped));
   EXPECT_NE(std::find(all.begin(), all.end(), "GOMP_parallel in build_neighbours (nl.c:30)"), all.end());
+  // MPI's own data is one row: the transport's segment made in MPI_Init (a window made later,
+  // above, is the program's) and the untracked memory its code read, which --no-group lists.
+  EXPECT_NE(std::find(all.begin(), all.end(), "/dev/shm/vader_segment.node.0"), all.end());
+  const Variable* mpi_row = nullptr;
+  std::vector<std::string> unknown;
+  for (const Variable& v : m.variables) {
+    if (v.name == "[MPI runtime data]") mpi_row = &v;
+    if (v.kind == VariableKind::Unknown && v.samples > 0) unknown.push_back(v.name + " " + std::to_string(v.samples));
+  }
+  ASSERT_NE(mpi_row, nullptr);
+  EXPECT_EQ(mpi_row->samples, 95u + 40u + 5u);  // the segment (site 5) and what MPI's code read
+  std::vector<std::string> parts;
+  for (const GroupPart& p : mpi_row->parts) parts.push_back(p.name);
+  EXPECT_EQ(parts, (std::vector<std::string>{"/dev/shm/vader_segment.node.0", "[unknown data read by MPI]",
+                                             "[untracked heap read by MPI]"}));
+  EXPECT_EQ(unknown, (std::vector<std::string>{"[unknown data] 9"}));
+  bool noted = false;
+  for (const std::string& note : m.notes) noted |= note.starts_with("MPI: ");
+  EXPECT_TRUE(noted);
+  const ReportModel separate = build_report_model(make_database(), ungrouped);
+  unknown.clear();
+  for (const Variable& v : separate.variables)
+    if (v.kind == VariableKind::Unknown && v.samples > 0) unknown.push_back(v.name + " " + std::to_string(v.samples));
+  std::sort(unknown.begin(), unknown.end());
+  EXPECT_EQ(unknown, (std::vector<std::string>{"[unknown data read by MPI] 40", "[unknown data] 9",
+                                               "[untracked heap read by MPI] 5"}));
   for (const Variable& v : m.variables) {
     if (v.name == "alpha") {
       EXPECT_EQ(v.allocator, "named");
