@@ -65,19 +65,19 @@ namespace {
 
 struct Mesh {
   explicit Mesh(size_t n)
-      : x(n, 1.0),   // array: mesh.x (anonymous namespace)::Mesh::Mesh
-        y(n, 2.0) {  // array: mesh.y (anonymous namespace)::Mesh::Mesh
+      : x(n, 1.0),   // array: mesh.x Mesh::Mesh
+        y(n, 2.0) {  // array: mesh.y Mesh::Mesh
   }
   std::vector<double> x;
   std::vector<double> y;
 };
 
 __attribute__((noinline)) Eigen::VectorXd make_velocity(size_t n) {
-  return Eigen::VectorXd::Constant(static_cast<Eigen::Index>(n), 3.0);  // array: velocity Eigen::Matrix<double, -1, 1, 0, -1, 1> in (anonymous namespace)::make_velocity
+  return Eigen::VectorXd::Constant(static_cast<Eigen::Index>(n), 3.0);  // array: velocity Eigen::Matrix<double, -1, 1, 0, -1, 1> in make_velocity
 }
 
 __attribute__((noinline)) std::unique_ptr<cfd::Field<double>> make_pressure(size_t n) {
-  return cfd::Field<double>::New(n, 4.0);  // array: pressure cfd::Field<double> in (anonymous namespace)::make_pressure
+  return cfd::Field<double>::New(n, 4.0);  // array: pressure cfd::Field<double> in make_pressure
 }
 
 }  // namespace

@@ -74,8 +74,8 @@ bool cxx_unit(Dwarf_Die* die) {
   }
 }
 
-// "ns::Class::" for the function of `die`: the scopes around the DIE that declares it (through
-// DW_AT_abstract_origin and DW_AT_specification, to the declaration inside its class).
+// "ns::Class::" for the function of `die`: the named scopes around the DIE that declares it
+// (through DW_AT_abstract_origin and DW_AT_specification, to the declaration inside its class).
 std::string declaring_scopes(Dwarf_Die* die, ScopeCache& cache) {
   Dwarf_Die decl = *die, next;
   for (int hop = 0; hop < 4; ++hop) {
@@ -94,8 +94,11 @@ std::string declaring_scopes(Dwarf_Die* die, ScopeCache& cache) {
     if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
         tag != DW_TAG_union_type)
       continue;
+    // An anonymous namespace adds nothing a reader needs (GCC names its functions without it,
+    // and tables drop it): only named scopes are written.
     const char* name = dwarf_diename(&around[i]);
-    it->second += name != nullptr ? name : tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+    if (name == nullptr) continue;
+    it->second += name;
     it->second += "::";
   }
   std::free(around);

@@ -23,7 +23,7 @@ using ScopeCache = std::unordered_map<Dwarf_Off, std::string>;
 // there is one, because DW_AT_name of a C++ member lacks its class; attributes are followed
 // through DW_AT_abstract_origin and DW_AT_specification. A C++ function without one (GCC gives
 // constructors, destructors and functions of an anonymous namespace none) is named with the
-// namespaces and classes it is declared in: "(anonymous namespace)::Mesh::Mesh", not "Mesh".
+// named namespaces and classes it is declared in: "cfd::Mesh::Mesh", not "Mesh".
 std::string die_function(Dwarf_Die* die, ScopeCache& scopes);
 
 // The callee named by DWARF call-site information for the call returning to `return_pc` (a

@@ -149,11 +149,9 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
   Dwfl_Module* mod = st->syms->dwfl_module();
   const uint64_t bias = st->syms->bias();
   if (!st->syms->function_bounds(offset, &start, &end)) {
-    GElf_Off off = 0;
-    GElf_Sym sym;
-    if (dwfl_module_addrinfo(mod, offset + bias, &off, &sym, nullptr, nullptr, nullptr) != nullptr && sym.st_size > 0) {
-      start = offset - off;
-      end = start + sym.st_size;
+    if (const ModuleSymbols::Symbol sym = st->syms->symbol_at(offset); sym.name != nullptr && sym.size > 0) {
+      start = sym.start;
+      end = start + sym.size;
     }
   }
   const FunctionCode* f = nullptr;
@@ -234,11 +232,9 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
     const int64_t step = o.step_divisor > 0 ? o.step_divisor : 0;
     for (int k = 0; k <= 8 && (k == 0 || (step > 0 && step * k <= 64)); ++k) {
       const uint64_t at = static_cast<uint64_t>(*absolute + step * k);
-      GElf_Off symoff = 0;
-      GElf_Sym sym;
-      if (dwfl_module_addrinfo(mod, at + bias, &symoff, &sym, nullptr, nullptr, nullptr) == nullptr ||
-          symoff >= sym.st_size)
-        continue;
+      const ModuleSymbols::Symbol sym = st->syms->symbol_at(at);
+      const uint64_t symoff = at - sym.start;
+      if (sym.name == nullptr || symoff >= sym.size) continue;
       x.in_static = true;
       x.static_start = at - symoff;
       x.static_offset = static_cast<uint64_t>(*absolute) - x.static_start;  // may wrap: floor_mod folds it

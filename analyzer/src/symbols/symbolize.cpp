@@ -16,6 +16,7 @@
 
 #include "call_sites.h"
 #include "function_starts.h"
+#include "symbol_index.h"
 #include "location.h"
 #include "naming.h"
 
@@ -81,6 +82,7 @@ struct ModuleSymbols::Session {
   // Every function's bounds, with or without a symbol, from the unwind tables.
   std::unique_ptr<FunctionStarts> functions;
   ScopeCache scopes;  // of functions DWARF names without their class (die_function)
+  std::unique_ptr<SymbolIndex> symbols;  // the ELF symbols by address
   ~Session() {
     if (dwfl != nullptr) dwfl_end(dwfl);
   }
@@ -122,8 +124,15 @@ ModuleSymbols::ModuleSymbols(const std::string& path, const std::string& build_i
   s->name = std::string(basename_of(path));
   Dwarf_Addr elf_bias = 0;
   s->functions = std::make_unique<FunctionStarts>(dwfl_module_getelf(s->mod, &elf_bias));
+  s->symbols = std::make_unique<SymbolIndex>(s->mod);
   has_debug_info_ = dwfl_module_getdwarf(s->mod, &vaddr) != nullptr;
   session_ = std::move(s);
+}
+
+ModuleSymbols::Symbol ModuleSymbols::symbol_at(uint64_t offset) const {
+  const SymbolIndex::Hit h = session_->symbols->at(offset + session_->bias);
+  if (h.name == nullptr) return {};
+  return {h.name, h.start - session_->bias, h.size};
 }
 
 bool ModuleSymbols::function_bounds(uint64_t offset, uint64_t* start, uint64_t* end) const {
@@ -143,11 +152,9 @@ SourceLoc ModuleSymbols::callee(uint64_t offset) const {
   // start of a function to count.
   const uint64_t target = call.target - session_->bias;
   uint64_t start = 0, end = 0;
-  GElf_Off sym_off = 1;
-  GElf_Sym sym;
+  const SymbolIndex::Hit sym = session_->symbols->at(call.target);
   bool starts_function = (function_bounds(target, &start, &end) && start == target) ||
-                         (dwfl_module_addrinfo(session_->mod, call.target, &sym_off, &sym, nullptr,
-                                               nullptr, nullptr) != nullptr && sym_off == 0);
+                         (sym.name != nullptr && sym.start == call.target);
   if (!starts_function) return out;  // DWARF's name alone, if it gave one
   std::vector<SourceLoc> at = lookup(target);
   if (out.function.empty()) out.function = at.back().function;
@@ -206,7 +213,7 @@ std::vector<SourceLoc> ModuleSymbols::lookup(uint64_t offset) const {
   // No DWARF function (no debug info, assembly, stripped): the ELF symbol table names it.
   if (locs.empty()) locs.push_back(here);
   if (locs.back().function.empty()) {
-    if (const char* sym = dwfl_module_addrname(mod, addr)) locs.back().function = demangle(sym);
+    if (const char* sym = session_->symbols->at(addr).name) locs.back().function = demangle(sym);
   }
   // No symbol either (stripped): the function the call-frame information bounds, named by its
   // start, so that the addresses of one function share one name.

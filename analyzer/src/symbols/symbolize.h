@@ -38,6 +38,14 @@ class ModuleSymbols {
   SourceLoc callee(uint64_t offset) const;
   // The function holding `offset` by the module's unwind tables: [start, end) link-time.
   bool function_bounds(uint64_t offset, uint64_t* start, uint64_t* end) const;
+  // The ELF symbol at link-time `offset` (symbol_index.h: dwfl_module_addrinfo's choice, found
+  // by binary search); name null when there is none.
+  struct Symbol {
+    const char* name = nullptr;
+    uint64_t start = 0;  // link-time
+    uint64_t size = 0;
+  };
+  Symbol symbol_at(uint64_t offset) const;
   // DWARF was found, in the file or in a separate debug file (build-id, .gnu_debuglink).
   bool has_debug_info() const { return has_debug_info_; }
   // For the analyses of the module's code and types (code_facts.h): libdw's module, and the
