@@ -3,6 +3,7 @@
 // view merges call sites, the flat view lists functions and lines, columns appear only when the
 // database has their metrics, and no label keeps a control character.
 #include <algorithm>
+#include <map>
 #include <gtest/gtest.h>
 
 #include "output/format_common.h"
@@ -65,6 +66,39 @@ TEST(ViewModel, HeapVariableOpensToAllocationPathThenAccessPaths) {
   EXPECT_EQ(main.children[1]->values[0], 10);
   EXPECT_EQ(main.children[0]->file, "/src/kernel.c");
   EXPECT_EQ(main.children[0]->line, 20u);
+}
+
+// MPI's own data: a segment MPI mapped in MPI_Init and the untracked memory its progress loop
+// read are one group row, which opens to its library, then to what it holds.
+TEST(ViewModel, GroupOpensToItsLibrariesThenItsParts) {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("source", "soft");
+  db.modules = {{"/src/app", "", 0}, {"/usr/lib/x86_64-linux-gnu/libmpi.so.40", "", 0}};
+  db.sites = {{AllocApi::MmapShm, 0, {{1, 0x900}, {1, 0x800}, {0, 0x200}}, 1, 1 << 22,
+               "/dev/shm/vader_segment.node.0"}};
+  Tree t = new_tree(0);
+  heap_sample(t, 0, {{0, 0x300}, {1, 0xa00}}, 7);
+  unknown_sample(t, UnknownClass::Other, {{0, 0x300}, {1, 0xa00}}, 4);
+  db.trees = {t};
+  const std::map<Frame, SourceLoc> syms = {{{1, 0x900}, {"mca_btl_vader_component_init", "", 0}},
+                                           {{1, 0x800}, {"PMPI_Init", "", 0}},
+                                           {{1, 0xa00}, {"opal_progress", "", 0}},
+                                           {{0, 0x200}, {"main", "/src/main.c", 5}},
+                                           {{0, 0x300}, {"main", "/src/main.c", 14}}};
+  for (const auto& [f, loc] : syms) db.symbols.push_back(Symbolized{f, {loc}});
+  ViewModel vm(std::move(db));
+  ViewTree& tree = vm.view(ViewKind::DataCentric);
+  ASSERT_EQ(labels(tree.rows()), (std::vector<std::string>{"[MPI runtime data]"}));
+  ViewNode& group = *tree.rows()[0];
+  EXPECT_EQ(group.values[0], 11);
+  tree.open(group);
+  std::vector<std::string> below;
+  for (auto& c : group.children) below.push_back(c->label + " " + c->tag);
+  EXPECT_EQ(below, (std::vector<std::string>{"libmpi.so.40 2 vars", "/dev/shm/vader_segment.node.0 part",
+                                             "[unknown data read by MPI] part"}));
+  EXPECT_EQ(group.children[1]->kind, RowKind::GroupPart);
+  EXPECT_EQ(group.children[1]->values[0], 7);
 }
 
 TEST(ViewModel, StaticAndStackOpenToTheirAccessPaths) {
