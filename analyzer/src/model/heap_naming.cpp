@@ -302,17 +302,21 @@ std::string heap_site_context_label(const std::vector<Location>& path, size_t na
   const Location& site = path[named];
   std::string label = heap_site_label(site);
   // A container of the program's code base: its type before the function that made it.
-  if (std::string type = plumbing_container(path, named); !type.empty()) return type + " in " + label;
-  if (!site.unnamed_function && !site.function.empty()) return label;
-  // The C++ container, from the library frame nearest the site (the public member: vector's
-  // _M_realloc_insert rather than the allocator below it).
-  std::string container;
+  const std::string type = plumbing_container(path, named);
+  if (!site.unnamed_function && !site.function.empty()) return type.empty() ? label : type + " in " + label;
+  // The C++ container: the plumbing's type, else from the library frame nearest the site (the
+  // public member: vector's _M_realloc_insert rather than the allocator below it).
+  std::string container = type;
   for (size_t j = named; j-- > 0 && container.empty();)
     if (!path[j].function.empty() && is_cxx_library_function(path[j].function))
       container = container_of(path[j].function);
+  // The caller past the code known only by its address; past more plumbing when the site is in
+  // a container's code (OpenFOAM's List<int> read by a static helper under IOList's constructor
+  // under polyMesh's: "Foam::List<int> in Foam::polyMesh::polyMesh (...)").
   std::string caller;
   for (size_t k = named + 1; k < path.size() && caller.empty(); ++k)
-    if (names_a_caller(path[k])) caller = qualified_base_name(path[k].function);
+    if (names_a_caller(path[k]) && (type.empty() || !may_be_plumbing(path[k])))
+      caller = qualified_base_name(path[k].function);
   if (container.empty() && caller.empty()) return label;
   std::string out = container;
   if (!caller.empty()) out += (out.empty() ? "in " : " in ") + caller;

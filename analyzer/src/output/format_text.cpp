@@ -355,13 +355,17 @@ std::string group_parts_summary(const Variable& v, uint64_t total_samples) {
   for (const GroupPart& p : v.parts) names.push_back(p.name);
   simplify_names(names);
   std::string out;
+  size_t listed = 0;
   for (size_t i = 0; i < v.parts.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += shorten_label(names[i], 60) + " " + percent(v.parts[i].samples_estimated / static_cast<double>(total_samples));
+    const double share = v.parts[i].samples_estimated / static_cast<double>(total_samples);
+    if (share < 0.0005) break;  // would print as 0.0%: among "the more"
+    if (listed++ > 0) out += ", ";
+    out += shorten_label(names[i], 60) + " " + percent(share);
   }
+  if (listed == 0) return {};
   uint64_t all = 0;
   for (const LibraryDetail& d : v.libraries) all += d.variables;
-  if (all > v.parts.size()) out += ", and " + std::to_string(all - v.parts.size()) + " more";
+  if (all > listed) out += ", and " + std::to_string(all - listed) + " more";
   return out;
 }
 

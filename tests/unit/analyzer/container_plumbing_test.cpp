@@ -121,6 +121,23 @@ TEST(ContainerPlumbing, PrivateScopes) {
   EXPECT_FALSE(in_private_scope("Foam::List<double>::doAlloc()"));
 }
 
+TEST(ContainerPlumbing, ASiteKnownByItsAddressNamesTheCallerPastThePlumbing) {
+  // OpenFOAM's List<int> grown by a static helper without a symbol, under IOList's constructor,
+  // under polyMesh's.
+  Location helper = frame("libfiniteVolume.so!0x98f5b0", "", 0, "/usr/lib/openfoam/libfiniteVolume.so");
+  helper.unnamed_function = true;
+  helper.offset = 0x98fa7f;
+  helper.function_start = 0x98f5b0;
+  std::vector<Location> path = {frame("Foam::List<int>::doResize(int)", "", 0),
+                                helper,
+                                frame("Foam::IOList<int>::IOList(Foam::IOobject const&)", "", 0),
+                                frame("Foam::polyMesh::polyMesh(Foam::IOobject const&)", "", 0),
+                                frame("main", "simpleFoam.C", 40)};
+  ASSERT_EQ(heap_site_frame(path), 1u);
+  const std::string label = heap_site_context_label(path, 1);
+  EXPECT_TRUE(label.starts_with("Foam::List<int> in Foam::polyMesh::polyMesh (")) << label;
+}
+
 TEST(ContainerPlumbing, AnEntirePathOfPlumbingKeepsItsFirstFrame) {
   // Nothing outward uses the container (a static constructor's path, cut short): the first frame
   // that is not a library's names it, as before.
