@@ -87,7 +87,48 @@ std::string drop_parameter_lists(std::string_view name) { return drop_groups(nam
 
 std::string drop_template_arguments(std::string_view name) { return drop_groups(name, '<', '>'); }
 
-std::string tidy_cxx_name(std::string_view name) {
+namespace {
+
+// A function template's demangled name starts with its return type ("Foam::tmp<Foam::Field<double>
+// > Foam::operator*<...>(...)"): the text before the first space outside brackets, when it reads
+// as a type (a scope, template arguments, a pointer or reference, a built-in type's word) and a
+// parameter list follows. 0 when there is none.
+size_t return_type_end(std::string_view name) {
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    else if (c == ' ' && depth == 0) {
+      const std::string_view type = name.substr(0, i), rest = name.substr(i + 1);
+      // A parameter list before the space ("f(int) const") is a function's, not a type's.
+      if (rest.empty() || rest[0] == '(' || rest[0] == '[' || rest.starts_with("in ") || type.ends_with("operator") ||
+          type.starts_with("/") || type.find('(') != std::string_view::npos || rest.find('(') == std::string_view::npos)
+        return 0;
+      static constexpr std::string_view kWords[] = {"void", "bool", "char", "int", "long", "short", "unsigned",
+                                                    "signed", "float", "double", "const", "auto", "wchar_t"};
+      bool typelike = type.find("::") != std::string_view::npos || type.find('<') != std::string_view::npos ||
+                      type.ends_with('*') || type.ends_with('&');
+      for (std::string_view w : kWords) typelike |= type == w;
+      return typelike ? i + 1 : 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string tidy_cxx_name(std::string_view label) {
+  // The return type goes from the function, after a "TYPE in " prefix when there is one.
+  std::string joined;
+  std::string_view function = label;
+  if (const size_t type = type_prefix_end(label); type != std::string_view::npos) {
+    joined = std::string(label.substr(0, type + 4));
+    function = label.substr(type + 4);
+  }
+  while (const size_t end = return_type_end(function)) function.remove_prefix(end);
+  joined += function;
+  const std::string_view name = joined;
   std::string out;
   out.reserve(name.size());
   for (size_t i = 0; i < name.size();) {

@@ -17,8 +17,8 @@ std::string drop_parameter_lists(std::string_view name);
 // brackets of operator<, operator<< and operator<=> are kept.
 std::string drop_template_arguments(std::string_view name);
 
-// What a reader of C++ needs no more of: "(anonymous namespace)::" and ABI tags
-// ("[abi:cxx11]") go, and "> >" closes as ">>".
+// What a reader of C++ needs no more of: a function template's return type, "(anonymous
+// namespace)::" and ABI tags ("[abi:cxx11]") go, and "> >" closes as ">>".
 std::string tidy_cxx_name(std::string_view name);
 // Template argument lists cut to their first argument without its namespaces, the others an
 // ellipsis: "Foam::GeometricField<Foam::Tensor<double>, Foam::fvPatchField, Foam::volMesh>"

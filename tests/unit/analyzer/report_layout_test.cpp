@@ -56,6 +56,18 @@ TEST(CxxNames, TidyBriefAndTypePrefixes) {
   EXPECT_EQ(tidy_cxx_name("std::__cxx11::basic_string<char>::_M_create[abi:cxx11](int)"),
             "std::__cxx11::basic_string<char>::_M_create(int)");
   EXPECT_EQ(tidy_cxx_name("Foam::List<Foam::Tensor<double> >"), "Foam::List<Foam::Tensor<double>>");
+  // A function template's return type goes; names with spaces that are no return type stay.
+  EXPECT_EQ(tidy_cxx_name("Foam::tmp<Foam::Field<double> > Foam::operator*<Foam::Field, double>(X const&) (lib.so+0x10)"),
+            "Foam::operator*<Foam::Field, double>(X const&) (lib.so+0x10)");
+  EXPECT_EQ(tidy_cxx_name("void std::vector<int>::_M_realloc_insert<int>(int&&)"),
+            "std::vector<int>::_M_realloc_insert<int>(int&&)");
+  EXPECT_EQ(tidy_cxx_name("unsigned long f<3>(int) (a.cc:2)"), "f<3>(int) (a.cc:2)");
+  EXPECT_EQ(tidy_cxx_name("Foam::List<double> in Foam::tmp<Foam::Field<double> > Foam::operator-<double>(X) (l.so+0x9)"),
+            "Foam::List<double> in Foam::operator-<double>(X) (l.so+0x9)");
+  for (const char* kept : {"operator new(unsigned long)", "make_grid (grid.c:41)", "SysV shm key 0x2a",
+                           "/scratch/my run/w.bin", "PMPI_Init in main (m.c:3)", "f [clone .cold] (a.c:1)",
+                           "Field<double> in make (f.cpp:3)", "Foam::PCG::scalarSolve(int) const (lib.so+0x5)"})
+    EXPECT_EQ(tidy_cxx_name(kept), kept);
   EXPECT_EQ(brief_template_arguments("Foam::GeometricField<Foam::Tensor<double>, Foam::fvPatchField, Foam::volMesh>"),
             "Foam::GeometricField<Tensor<double>, \u2026>");
   EXPECT_EQ(brief_template_arguments("Eigen::Matrix<double, -1, 1, 0, -1, 1> in make (f.cpp:3)"),
