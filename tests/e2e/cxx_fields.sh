@@ -25,8 +25,11 @@ for cols in 80 120; do
   sed -n '/^#  variable/,/^(/p' "report.$cols.txt" >&2
 done
 
-"$HPCL_PYTHON" - report.json "$source_file" timing report.80.txt report.120.txt <<'PY' || fail "the arrays are not named or weighed as the program made and read them"
-import glob, json, math, re, sys
+"$HPCL_PYTHON" - report.json "$source_file" timing "$CHECK" report.80.txt report.120.txt <<'PY' || fail "the arrays are not named or weighed as the program made and read them"
+import json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(sys.argv[4]))
+from check_report import CheckFailed, measured_time_shares, share_error
 
 report = json.load(open(sys.argv[1]))
 source = sys.argv[2]
@@ -62,31 +65,25 @@ for v in report["variables"]:
     if plumbing.search(v["name"]):
         errors.append(f"{v['name']!r} is named by container code")
 
-# Shares of the five arrays against the program's timing (workload.c's lines, in array order).
-line_re = re.compile(r"timing: (?P<label>.*?)\s+weight\s+\d+\s+[\d.]+ us/call\s+(?P<s>[\d.]+) s total")
-seconds = {}
-for path in glob.glob(sys.argv[3] + ".*"):
-    for text in open(path):
-        m = line_re.match(text)
-        if m:
-            seconds[m["label"]] = seconds.get(m["label"], 0.0) + float(m["s"])
-if set(seconds) != {label for _, label, _ in marks}:
-    errors.append(f"timing lines for {sorted(seconds)}, not the five arrays")
-elif len(found) == 5:
+# Shares of the five arrays against the program's timing (workload.c's lines, in the program's
+# array order, with the weights it reads them by).
+weights = {"mesh.x": 1, "mesh.y": 2, "velocity": 3, "pressure": 4, "residual": 2}
+spec = {"arrays": [{"label": label, "weight": weights[label]} for label in weights]}
+try:
+    truths = dict(zip(weights, measured_time_shares(sys.argv[3], spec)))
+except CheckFailed as e:
+    truths = None
+    errors.append(str(e))
+if truths and len(found) == 5:
     known = sum(v["metrics"]["samples"] for v in found.values())
-    total = sum(seconds.values())
     for label, v in found.items():
-        truth = seconds[label] / total
-        share = v["metrics"]["samples"] / known
-        tol = min(0.05, 0.02 + 4 * math.sqrt(truth * (1 - truth) / known))
-        print(f"{label:<9} {v['metrics']['samples']:>6} samples  share {share:.3f}  measured {truth:.3f}  tolerance {tol:.3f}")
-        if abs(share - truth) > tol:
-            errors.append(f"{label}: share {share:.3f}, measured {truth:.3f} (tolerance {tol:.3f})")
+        if err := share_error(label, v["metrics"]["samples"], known, truths[label]):
+            errors.append(err)
     if known < 3000:
         errors.append(f"only {known} samples on the arrays: too few to weigh them within 5 points")
 
 # The tables: the five arrays are the five top rows, and read as five different things.
-for path in sys.argv[4:]:
+for path in sys.argv[5:]:
     rows = []
     inside = False
     for text in open(path, encoding="utf-8"):

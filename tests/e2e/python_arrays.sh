@@ -25,8 +25,11 @@ for cols in 80 120; do
   sed -n '/^#  variable/,/^(/p' "report.$cols.txt" >&2
 done
 
-"$HPCL_PYTHON" - report.json timing "$script" report.rows.json <<'PY' || fail "the Python arrays are not named or not weighed as measured"
-import glob, json, math, os, re, sys
+"$HPCL_PYTHON" - report.json timing "$script" report.rows.json "$CHECK" <<'PY' || fail "the Python arrays are not named or not weighed as measured"
+import glob, json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(sys.argv[5]))
+from check_report import share_error
 
 report = json.load(open(sys.argv[1]))
 script = os.path.basename(sys.argv[3])
@@ -57,14 +60,8 @@ if len(by_name) != 3:
              "\n  ".join(v["name"] for v in rows[:6]))
 known = sum(v["metrics"]["samples"] for v in by_name.values())
 for name, v in by_name.items():
-    truth = seconds[name] / total_time
-    share = v["metrics"]["samples"] / known
-    # Binomial noise of `known` samples, four standard deviations, plus 2 points for what the
-    # timer and the program's own clock disagree on; never more than the 5 points promised.
-    tol = min(0.05, 0.02 + 4 * math.sqrt(truth * (1 - truth) / known))
-    print(f"{name:<9} {v['metrics']['samples']:>6} samples  share {share:.3f}  measured {truth:.3f}  tolerance {tol:.3f}")
-    if abs(share - truth) > tol:
-        errors.append(f"{name}: share {share:.3f}, measured {truth:.3f} (tolerance {tol:.3f})")
+    if err := share_error(name, v["metrics"]["samples"], known, seconds[name] / total_time):
+        errors.append(err)
     path = v.get("allocation_path", [])
     if not any(f.get("module") == "[python]" and f.get("function") == "make" and
                f.get("file", "").endswith(script) for f in path):

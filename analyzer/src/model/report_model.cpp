@@ -292,16 +292,15 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   };
   for (size_t i = 1; i < n; ++i) {
     const Node& node = tree.nodes[i];
-    if (node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a])
-      m.samples_in_mpi_code += node.metric(kMetricSamples);
+    const bool mpi_frame = node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a];
+    if (mpi_frame) m.samples_in_mpi_code += node.metric(kMetricSamples);
     category[i] = node.parent == 0 ? node.kind : category[node.parent];
     var[i] = var[node.parent];
     cls[i] = cls[node.parent];
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
     if (var[i] != kNone) {
-      if (node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a] &&
-          (cls[i] == static_cast<uint32_t>(UnknownClass::Other) ||
-           cls[i] == static_cast<uint32_t>(UnknownClass::UntrackedHeap))) {
+      if (mpi_frame && (cls[i] == static_cast<uint32_t>(UnknownClass::Other) ||
+                        cls[i] == static_cast<uint32_t>(UnknownClass::UntrackedHeap))) {
         cls[i] |= kReadByMpi;
         var[i] = unknown_row(cls[i], db.modules[node.a].path);
       }
