@@ -32,7 +32,7 @@ PACKAGES=(
   heaptrack           # benchmark peer
   lammps              # lmp: the real-application end-to-end test and case study (14 MB, 5 s)
   libeigen3-dev       # e2e.cxx_fields: an Eigen vector among a C++ program's arrays (header-only)
-  openfoam openfoam-examples  # e2e.openfoam: a big C++ MPI code and one of its tutorial cases (210 MB)
+  openfoam openfoam-examples  # e2e.mpi_openfoam, bench/openfoam_merge.sh: a big C++ MPI code and one of its tutorial cases (210 MB)
 )
 
 missing=()
