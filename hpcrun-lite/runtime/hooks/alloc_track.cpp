@@ -131,9 +131,11 @@ bool untrack_slow(void* p, BlockInfo* out) {
   // allocator, and a name must not claim whatever is allocated there next.
   if (g_named.ever_used()) carve(g_named, was.start, was.start + was.size);
   // Sampled pages of a block must be placed before the block goes back: once unmapped they have
-  // no node (numa.h). This thread's log only; another thread's samples of the block are placed
-  // at its own next flush and come out unresolved if the pages are gone by then.
-  if (ts && ts->numa.size()) sampler_numa_flush(ts);
+  // no node (numa.h). This thread's log only, and only when it holds a page of the block;
+  // another thread's samples of the block are placed at its own next flush and come out
+  // unresolved if the pages are gone by then.
+  if (ts && ts->numa.size() && ts->numa.holds(was.start, was.start + was.size))
+    sampler_numa_flush(ts);
   if (out) *out = was;
   return true;
 }

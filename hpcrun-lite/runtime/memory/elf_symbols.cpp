@@ -3,13 +3,13 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include "base/raw_sys.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
+
+#include "base/raw_sys.h"
 
 namespace hpcrun {
 
@@ -21,19 +21,25 @@ namespace {
 // threads (an MPI library's progress threads) flushes the TLB of every CPU they ran on: 107 us a
 // module on the project's 2-vCPU VM, read with mmap, for the 123 modules a NumPy and mpi4py
 // program loads (40 us of it in munmap).
+// Raw system calls: the reader runs in the sampling handler (modules.h), where libc's wrappers
+// would set the program's errno and `close` would reach this library's own interposer.
 struct ElfFile {
   int fd = -1;
   uint64_t size = 0;
   Elf64_Ehdr eh{};
   const Elf64_Shdr* sh = nullptr;  // in the scratch buffer
+  // The file's first bytes, read with its header: the notes (the build ID) usually lie there.
+  uint64_t head_len = 0;
   explicit ElfFile(const char* path) {
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    long r = raw_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (raw_failed(r)) return;
+    fd = int(r);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) return;
+    if (raw_failed(raw_syscall(SYS_fstat, fd, &st)) || st.st_size <= 0) return;
     size = uint64_t(st.st_size);
   }
   ~ElfFile() {
-    if (fd >= 0) close(fd);
+    if (fd >= 0) raw_syscall(SYS_close, fd);
   }
   ElfFile(const ElfFile&) = delete;
   ElfFile& operator=(const ElfFile&) = delete;
@@ -42,7 +48,7 @@ struct ElfFile {
     if (!in_range(off, len)) return false;
     auto* p = static_cast<uint8_t*>(dst);
     while (len > 0) {
-      ssize_t r = pread(fd, p, len, off_t(off));
+      long r = raw_syscall(SYS_pread64, fd, p, len, off);
       if (r <= 0) return false;
       p += r;
       off += uint64_t(r);
@@ -51,6 +57,9 @@ struct ElfFile {
     return true;
   }
 };
+
+// The head of the file being read (ElfFile::head_len bytes). One file at a time (elf_symbols.h).
+alignas(8) uint8_t g_head[4096];
 
 // Memory the reader fills at once, its pages made by the mmap itself (MAP_POPULATE) instead of
 // one page fault each as pread or the tables fill them: 223 faults of a NumPy import's start-up,
@@ -101,7 +110,10 @@ struct Arena {
 Arena g_arena;
 
 bool read_headers(ElfFile& f) {
-  if (f.fd < 0 || !f.read(0, &f.eh, sizeof f.eh)) return false;
+  if (f.fd < 0 || f.size < sizeof f.eh) return false;
+  f.head_len = f.size < sizeof g_head ? f.size : sizeof g_head;
+  if (!f.read(0, g_head, f.head_len)) return false;
+  memcpy(&f.eh, g_head, sizeof f.eh);
   const Elf64_Ehdr& eh = f.eh;
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
       eh.e_shentsize != sizeof(Elf64_Shdr))
@@ -113,80 +125,135 @@ bool read_headers(ElfFile& f) {
   return true;
 }
 
+}  // namespace
+
+bool build_id_from_notes(const uint8_t* notes, uint64_t len, char out[41]) {
+  uint64_t off = 0;
+  while (off + sizeof(Elf64_Nhdr) <= len) {
+    auto* nh = reinterpret_cast<const Elf64_Nhdr*>(notes + off);
+    uint64_t name_sz = (uint64_t(nh->n_namesz) + 3) & ~uint64_t(3);
+    uint64_t desc_sz = (uint64_t(nh->n_descsz) + 3) & ~uint64_t(3);
+    const uint8_t* name = reinterpret_cast<const uint8_t*>(nh + 1);
+    const uint8_t* desc = name + name_sz;
+    if (name_sz + desc_sz > len - off - sizeof(Elf64_Nhdr)) return false;
+    if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+        nh->n_descsz <= 20) {
+      static const char hex[] = "0123456789abcdef";
+      for (unsigned k = 0; k < nh->n_descsz; ++k) {
+        out[2 * k] = hex[desc[k] >> 4];
+        out[2 * k + 1] = hex[desc[k] & 15];
+      }
+      out[2 * nh->n_descsz] = 0;
+      return true;
+    }
+    off += sizeof(Elf64_Nhdr) + name_sz + desc_sz;
+  }
+  return false;
+}
+
+namespace {
+
+// The build ID from the file's note sections, when the loaded image did not give it.
 void read_build_id(const ElfFile& f, char out[41]) {
   for (unsigned i = 0; i < f.eh.e_shnum; ++i) {
     const Elf64_Shdr& sh = f.sh[i];
+    if (sh.sh_type != SHT_NOTE) continue;
     alignas(8) uint8_t note[512];
-    if (sh.sh_type != SHT_NOTE || sh.sh_size > sizeof note || !f.read(sh.sh_offset, note, sh.sh_size)) continue;
-    uint64_t off = 0;
-    while (off + sizeof(Elf64_Nhdr) <= sh.sh_size) {
-      auto* nh = reinterpret_cast<const Elf64_Nhdr*>(note + off);
-      uint64_t name_sz = (nh->n_namesz + 3) & ~3u, desc_sz = (nh->n_descsz + 3) & ~3u;
-      const uint8_t* name = reinterpret_cast<const uint8_t*>(nh + 1);
-      const uint8_t* desc = name + name_sz;
-      if (off + sizeof(Elf64_Nhdr) + name_sz + desc_sz > sh.sh_size) break;
-      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-          nh->n_descsz <= 20) {
-        static const char hex[] = "0123456789abcdef";
-        for (unsigned k = 0; k < nh->n_descsz; ++k) {
-          out[2 * k] = hex[desc[k] >> 4];
-          out[2 * k + 1] = hex[desc[k] & 15];
-        }
-        out[2 * nh->n_descsz] = 0;
-        return;
-      }
-      off += sizeof(Elf64_Nhdr) + name_sz + desc_sz;
-    }
+    const uint8_t* at = note;
+    if (sh.sh_offset <= f.head_len && sh.sh_size <= f.head_len - sh.sh_offset)
+      at = g_head + sh.sh_offset;  // already read with the header
+    else if (sh.sh_size > sizeof note || !f.read(sh.sh_offset, note, sh.sh_size))
+      continue;
+    if (build_id_from_notes(at, sh.sh_size, out)) return;
   }
 }
 
-// Reads the symbols of one section type; returns false if the file has no such section.
-bool read_symtab(const ElfFile& f, uint32_t type, SymbolTable* out) {
+// A symbol table's section and that of its strings.
+struct TablePair {
+  Elf64_Shdr tab{}, strs{};
+};
+
+// Finds the symbol table of one section type; false when the file has none (or a broken one).
+bool find_symtab(const ElfFile& f, uint32_t type, TablePair* out) {
   for (unsigned i = 0; i < f.eh.e_shnum; ++i) {
     if (f.sh[i].sh_type != type || f.sh[i].sh_entsize != sizeof(Elf64_Sym)) continue;
     if (f.sh[i].sh_link >= f.eh.e_shnum) return false;
-    const Elf64_Shdr tab = f.sh[i], strs = f.sh[f.sh[i].sh_link];
-    if (!f.in_range(tab.sh_offset, tab.sh_size) || !f.in_range(strs.sh_offset, strs.sh_size)) return false;
-    // Both tables after the section headers, which stay where they are.
-    const size_t headers = size_t(f.eh.e_shnum) * sizeof(Elf64_Shdr);
-    const size_t at_syms = (headers + 7) & ~size_t(7), at_strs = at_syms + tab.sh_size;
-    // (A buffer that grows leaves f.sh behind: only the copies above are used from here.)
-    uint8_t* buf = g_scratch.get(at_strs + strs.sh_size);
-    if (!buf) return false;
-    if (!f.read(tab.sh_offset, buf + at_syms, tab.sh_size) || !f.read(strs.sh_offset, buf + at_strs, strs.sh_size))
-      return false;
-    auto* syms = reinterpret_cast<const Elf64_Sym*>(buf + at_syms);
-    size_t n = tab.sh_size / sizeof(Elf64_Sym);
-    const char* strtab = reinterpret_cast<const char*>(buf + at_strs);
-    size_t count = 0, names = 0;
-    auto wanted = [&](const Elf64_Sym& s) {
-      int t = ELF64_ST_TYPE(s.st_info);
-      return (t == STT_OBJECT || t == STT_TLS) && s.st_size > 0 && s.st_shndx != SHN_UNDEF &&
-             s.st_name < strs.sh_size;
-    };
-    for (size_t k = 0; k < n; ++k) {
-      if (!wanted(syms[k])) continue;
-      ++count;
-      names += strnlen(strtab + syms[k].st_name, strs.sh_size - syms[k].st_name) + 1;
-    }
-    out->syms = static_cast<DataSymbol*>(g_arena.take(count * sizeof(DataSymbol)));
-    out->names = static_cast<char*>(g_arena.take(names));
-    if (!out->syms || !out->names) return false;
-    size_t used = 0;
-    for (size_t k = 0; k < n; ++k) {
-      if (!wanted(syms[k])) continue;
-      const char* nm = strtab + syms[k].st_name;
-      size_t len = strnlen(nm, strs.sh_size - syms[k].st_name);
-      memcpy(out->names + used, nm, len);
-      out->names[used + len] = 0;
-      out->syms[out->count++] = DataSymbol{syms[k].st_value, syms[k].st_size, uint32_t(used),
-                                           ELF64_ST_TYPE(syms[k].st_info) == STT_TLS};
-      used += len + 1;
-    }
-    out->names_size = used;
-    return true;
+    out->tab = f.sh[i];
+    out->strs = f.sh[f.sh[i].sh_link];
+    return f.in_range(out->tab.sh_offset, out->tab.sh_size) &&
+           f.in_range(out->strs.sh_offset, out->strs.sh_size);
   }
   return false;
+}
+
+// Reads the data symbols of a table found by find_symtab. A table and its strings that lie close
+// together in the file (.dynsym and .dynstr always do) are read with one pread.
+bool load_symtab(const ElfFile& f, const TablePair& p, SymbolTable* out) {
+  const Elf64_Shdr& tab = p.tab;
+  const Elf64_Shdr& strs = p.strs;
+  constexpr uint64_t kJoinGap = 64 * 1024;
+  const uint64_t tab_end = tab.sh_offset + tab.sh_size;
+  const bool joined = strs.sh_offset >= tab_end && strs.sh_offset - tab_end <= kJoinGap;
+  const size_t at_strs = joined ? size_t(strs.sh_offset - tab.sh_offset) : size_t(tab.sh_size);
+  uint8_t* buf = g_scratch.get(at_strs + strs.sh_size);
+  if (!buf) return false;
+  if (joined) {
+    if (!f.read(tab.sh_offset, buf, at_strs + strs.sh_size)) return false;
+  } else if (!f.read(tab.sh_offset, buf, tab.sh_size) ||
+             !f.read(strs.sh_offset, buf + at_strs, strs.sh_size)) {
+    return false;
+  }
+  auto* syms = reinterpret_cast<const Elf64_Sym*>(buf);
+  size_t n = tab.sh_size / sizeof(Elf64_Sym);
+  const char* strtab = reinterpret_cast<const char*>(buf + at_strs);
+  size_t count = 0, names = 0;
+  auto wanted = [&](const Elf64_Sym& s) {
+    int t = ELF64_ST_TYPE(s.st_info);
+    return (t == STT_OBJECT || t == STT_TLS) && s.st_size > 0 && s.st_shndx != SHN_UNDEF &&
+           s.st_name < strs.sh_size;
+  };
+  for (size_t k = 0; k < n; ++k) {
+    if (!wanted(syms[k])) continue;
+    ++count;
+    names += strnlen(strtab + syms[k].st_name, strs.sh_size - syms[k].st_name) + 1;
+  }
+  out->syms = static_cast<DataSymbol*>(g_arena.take(count * sizeof(DataSymbol)));
+  out->names = static_cast<char*>(g_arena.take(names));
+  if (!out->syms || !out->names) return false;
+  size_t used = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (!wanted(syms[k])) continue;
+    const char* nm = strtab + syms[k].st_name;
+    size_t len = strnlen(nm, strs.sh_size - syms[k].st_name);
+    memcpy(out->names + used, nm, len);
+    out->names[used + len] = 0;
+    out->syms[out->count++] = DataSymbol{syms[k].st_value, syms[k].st_size, uint32_t(used),
+                                         ELF64_ST_TYPE(syms[k].st_info) == STT_TLS};
+    used += len + 1;
+  }
+  out->names_size = used;
+  return true;
+}
+
+// "/usr/lib/debug/.build-id/ab/cdef....debug" for build ID "abcdef...", without snprintf (the
+// handler may be the caller).
+void debug_file_path(const char* build_id, char* out, size_t cap) {
+  static const char kDir[] = "/usr/lib/debug/.build-id/";
+  static const char kExt[] = ".debug";
+  const size_t id_len = strlen(build_id);
+  if (id_len < 3 || sizeof kDir + id_len + sizeof kExt > cap) {
+    out[0] = 0;
+    return;
+  }
+  size_t k = 0;
+  memcpy(out, kDir, sizeof kDir - 1);
+  k += sizeof kDir - 1;
+  out[k++] = build_id[0];
+  out[k++] = build_id[1];
+  out[k++] = '/';
+  memcpy(out + k, build_id + 2, id_len - 2);
+  k += id_len - 2;
+  memcpy(out + k, kExt, sizeof kExt);  // with its NUL
 }
 
 // Sorts by (is_tls, value) and drops symbols that start inside the previous one (aliases), so
@@ -212,17 +279,23 @@ void normalize(SymbolTable* t) {
 bool read_data_symbols(const char* path, SymbolTable* out) {
   ElfFile f(path);
   if (!read_headers(f)) return false;
-  read_build_id(f, out->build_id);
-  bool have = read_symtab(f, SHT_SYMTAB, out);
+  if (!out->build_id[0]) read_build_id(f, out->build_id);
+  // Both tables' places first: the debug file's headers take the scratch buffer over.
+  TablePair full, dynamic;
+  const bool has_full = find_symtab(f, SHT_SYMTAB, &full);
+  const bool has_dynamic = find_symtab(f, SHT_DYNSYM, &dynamic);
+  bool have = has_full && load_symtab(f, full, out);
   if (!have && out->build_id[0]) {
     // A stripped file: the full table from its separate debug file, else its dynamic symbols.
     char debug[128];
-    snprintf(debug, sizeof debug, "/usr/lib/debug/.build-id/%.2s/%s.debug", out->build_id, out->build_id + 2);
-    ElfFile d(debug);
-    have = read_headers(d) && read_symtab(d, SHT_SYMTAB, out);
+    debug_file_path(out->build_id, debug, sizeof debug);
+    if (debug[0]) {
+      ElfFile d(debug);
+      TablePair p;
+      have = read_headers(d) && find_symtab(d, SHT_SYMTAB, &p) && load_symtab(d, p, out);
+    }
   }
-  // The headers again: the scratch buffer held the debug file's, or grew.
-  if (!have && read_headers(f)) read_symtab(f, SHT_DYNSYM, out);
+  if (!have && has_dynamic) load_symtab(f, dynamic, out);
   normalize(out);
   return true;
 }

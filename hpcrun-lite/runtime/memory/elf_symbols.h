@@ -1,8 +1,9 @@
 // Reads the data symbols of one ELF file: STT_OBJECT and STT_TLS symbols with a size, from
 // .symtab, else .dynsym; for a stripped file, from its separate debug file found by build-id
-// under /usr/lib/debug/.build-id. Runs at start-up and after dlopen, never in a signal handler,
-// one file at a time (the module registry's callers serialise): the reader keeps one scratch
-// buffer for the file being read. Memory comes from mmap so the program's allocator never sees it.
+// under /usr/lib/debug/.build-id. One file at a time (the module registry serialises its callers):
+// the reader keeps one scratch buffer for the file being read. Async-signal-safe (modules.h reads
+// a module's symbols when a sample first needs them): raw system calls, memory from mmap so the
+// program's allocator never sees it, errno left alone.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,12 @@ struct SymbolTable {
 };
 
 // Reads `path`; false when the file cannot be read or is not ELF64 (the table is then empty).
+// A build ID already in `out` (from the loaded image's notes) finds the debug file; else the
+// file's own notes give it.
 bool read_data_symbols(const char* path, SymbolTable* out);
+
+// The GNU build ID (hex) among ELF notes [notes, notes + len); false when there is none.
+bool build_id_from_notes(const uint8_t* notes, uint64_t len, char out[41]);
 
 // Index of the symbol containing `value` among syms[lo, hi) (same TLS-ness), or -1.
 int64_t find_symbol(const SymbolTable& t, uint64_t value, bool tls);

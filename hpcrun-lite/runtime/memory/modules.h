@@ -41,7 +41,9 @@ struct ModuleEntry {
   uint32_t dynamic_tls;
   uint64_t tls_modid;
   uint32_t unloaded;             // atomic: 1 once the module was found unmapped
-  SymbolTable symbols;
+  uint64_t dynamic;              // runtime address of PT_DYNAMIC, 0 without one
+  uint32_t symbols_read;         // atomic: 1 once `symbols` holds the file's (module_symbols_ready)
+  SymbolTable symbols;           // build_id from the loaded image, the rest when first needed
 };
 
 struct StaticHit {
@@ -66,6 +68,19 @@ uint32_t modules_forget_unloaded(void (*on_range)(uint64_t lo, uint64_t hi));
 
 uint32_t modules_count();
 const ModuleEntry* module_get(uint32_t i);
+
+// Reads module i's data symbols if nobody has yet (see modules.cpp for why not at load time).
+// Async-signal-safe. False only when the caller interrupted its own thread's read (or another
+// thread's read took over 100 ms): the module's symbols are then not available to this caller.
+bool module_symbols_ready(uint32_t i);
+
+// The dynamic symbol `name` of module i, found through the loaded image's GNU hash table as the
+// loader would (no file read): 1 and its link-time value in *value, 0 when the module does not
+// define it, -1 when the module has no GNU hash table to ask.
+int module_dynamic_symbol(uint32_t i, const char* name, uint64_t* value);
+
+// In a forked child: a symbol read that another thread of the parent had under way is abandoned.
+void modules_after_fork_child();
 
 // Signal-safe: the static variable holding `addr`, with `tp` the thread pointer (FS base) of the
 // current thread for TLS.

@@ -300,6 +300,7 @@ void postfork_child() {
   g_heap.unlock();
   g_sites.unlock();
   phdr_snapshot_after_fork_child();
+  modules_after_fork_child();
   unwind_after_fork(true);
   RuntimeGuard guard;
   // Allocation counts stay: the child has the parent's blocks in its own address space, and a

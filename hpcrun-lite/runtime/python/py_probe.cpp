@@ -19,14 +19,23 @@ std::atomic<bool> g_found{false};
 uint32_t g_probed = 0;  // modules looked at so far
 bool g_reported = false;
 
-// The three symbols that make a module the interpreter, in one pass over its data symbols.
+// The three symbols that make a module the interpreter. The interpreter exports them (extension
+// modules link against them), so the loaded image's dynamic symbols answer without reading the
+// module's file (modules.h); a module without a GNU hash table is read as a sample would.
 struct InterpreterSymbols {
   uint64_t runtime = 0, version = 0, code_type = 0;
   bool all() const { return runtime && version && code_type; }
 };
 
-InterpreterSymbols interpreter_symbols(const ModuleEntry& m) {
+InterpreterSymbols interpreter_symbols(uint32_t index, const ModuleEntry& m) {
   InterpreterSymbols found;
+  const int hashed = module_dynamic_symbol(index, "_PyRuntime", &found.runtime);
+  if (hashed == 1) {
+    module_dynamic_symbol(index, "Py_Version", &found.version);
+    module_dynamic_symbol(index, "PyCode_Type", &found.code_type);
+    return found;
+  }
+  if (hashed == 0 || !module_symbols_ready(index)) return found;
   for (uint32_t i = 0; i < m.symbols.count && !found.all(); ++i) {
     const char* name = m.symbols.names + m.symbols.syms[i].name;
     uint64_t* slot = strcmp(name, "_PyRuntime") == 0    ? &found.runtime
@@ -38,10 +47,10 @@ InterpreterSymbols interpreter_symbols(const ModuleEntry& m) {
   return found;
 }
 
-void probe(const ModuleEntry& m) {
+void probe(uint32_t index, const ModuleEntry& m) {
   // One interpreter a process: once it is found (or refused), later modules are not searched.
   if (g_reported) return;
-  const InterpreterSymbols sym = interpreter_symbols(m);
+  const InterpreterSymbols sym = interpreter_symbols(index, m);
   if (!sym.all()) return;
   g_reported = true;
   uint64_t hex;
@@ -74,7 +83,7 @@ void probe(const ModuleEntry& m) {
 void python_probe_modules() {
   uint32_t n = modules_count();
   for (; g_probed < n; ++g_probed)
-    if (const ModuleEntry* m = module_get(g_probed)) probe(*m);
+    if (const ModuleEntry* m = module_get(g_probed)) probe(g_probed, *m);
 }
 
 const PyTarget* python_target() {

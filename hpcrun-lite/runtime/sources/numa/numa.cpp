@@ -22,6 +22,7 @@ namespace {
 int16_t g_cpu_node[kMaxNumaCpus];
 bool g_map_known = false;
 int g_nodes = 0;
+bool g_one_node = false;  // every placement is local: nothing to look up
 std::atomic<bool> g_enabled{false};
 std::atomic<uint64_t> g_local{0}, g_remote{0}, g_unresolved{0};
 MovePagesHook g_hook = nullptr;
@@ -77,6 +78,7 @@ int numa_init(const char* root) {
     for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = 0;
   g_map_known = true;
   g_nodes = nodes;
+  g_one_node = nodes <= 1;
   return nodes;
 }
 
@@ -87,6 +89,7 @@ int numa_cpu_node(uint32_t cpu) {
 }
 
 void numa_set_cpu_node(uint32_t cpu, int node) {
+  g_one_node = false;
   if (!g_map_known) {
     for (int i = 0; i < kMaxNumaCpus; ++i) g_cpu_node[i] = -1;
     g_map_known = true;
@@ -117,10 +120,27 @@ int numa_probe() {
 }
 
 void NumaLog::add(Cct& c, uint32_t node, uint64_t addr, uint32_t cpu) {
+  if (g_one_node) {
+    // The sampled instruction is about to touch the page, on the only node there is.
+    (void)addr;
+    (void)cpu;
+    MemCounts* m = c.mem(node);
+    if (m) ++m->numa_local;
+    (m ? g_local : g_unresolved).fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   if (n_ >= kCapacity) flush(c);
   e_[n_] = Entry{node, cpu};
   page_[n_] = addr & ~uint64_t(4095);
   ++n_;
+}
+
+bool NumaLog::holds(uint64_t lo, uint64_t hi) const {
+  // Pages: one that starts before the block may hold its first bytes.
+  const uint64_t first = lo & ~uint64_t(4095);
+  for (uint32_t i = 0; i < n_; ++i)
+    if (page_[i] >= first && page_[i] < hi) return true;
+  return false;
 }
 
 void NumaLog::flush(Cct& c) {

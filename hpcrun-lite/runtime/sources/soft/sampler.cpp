@@ -158,7 +158,9 @@ void start_real_period(ThreadState* ts) {
 // draws the samples keep their spacing. Not at every sample: the ioctl restarts the event's
 // hrtimer, which costs as much as the real-time signal in a virtual machine (14 us on the
 // development VM, bench/sample_cost_alt: reprogramming the timer exits to the hypervisor).
-constexpr uint32_t kDitherEvery = 4;
+// Every 8th: an eighth of a system call per sample (bench/kernel_entries.sh), and still a fresh
+// phase many times a second at any rate worth sampling at.
+constexpr uint32_t kDitherEvery = 8;
 
 void dither_period(ThreadState* ts) {
   if (ts->periods_to_dither > 1) {
@@ -198,6 +200,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv);
 // The ioctl just made restarted the period, so those overflows are taken here and counted as
 // overruns. Signals of the same number that are not this event's (the program's own, another
 // source's ring) are handled as if they had arrived now. Async-signal-safe: system calls only.
+// Only after a slow handler (see handler_may_have_overrun): a fast one saves a system call.
 void take_overruns(ThreadState* ts, int sig, void* ucv) {
   int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
@@ -212,6 +215,17 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
       on_sample(sig, &si, ucv);  // in_handler is still ours: a sample of ours would count nested
     }
   }
+}
+
+// Whether the event can have overflowed again since this signal's overflow. The overflow came
+// `delivery` before the handler began and the handler has run `elapsed` (wall time, at least
+// the task clock's count of it). The shortest period a dither draws is half the nominal one, so
+// with elapsed < P/4, and a delivery taking no longer than the handler itself (microseconds
+// against tens), delivery + elapsed < P/2 <= the period: no new overflow. Otherwise the pending
+// signals are looked for (take_overruns). Most handlers take a fraction of the period, and
+// their rt_sigtimedwait was a system call per sample for nothing.
+bool handler_may_have_overrun(uint64_t entered_ns) {
+  return monotonic_ns() - entered_ns >= g_period_ns / 4;
 }
 
 void on_sample(int sig, siginfo_t* info, void* ucv) {
@@ -254,6 +268,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       start_real_period(ts);
     }
   } else if (live) {
+    const uint64_t entered = monotonic_ns();
     ++ts->samples;
     const auto* uc = static_cast<const ucontext_t*>(ucv);
     const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
@@ -288,7 +303,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
     } else {
       dither_period(ts);
     }
-    take_overruns(ts, sig, ucv);
+    if (handler_may_have_overrun(entered)) take_overruns(ts, sig, ucv);
     watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
   errno = saved_errno;

@@ -81,3 +81,43 @@ TEST(Modules, CodeAddressesMapToTheirModule) {
   EXPECT_NE(strstr(hpcrun::module_get(libc)->path, "libc"), nullptr);
   EXPECT_EQ(hpcrun::modules_find_code(16), hpcrun::kNoModuleIndex);
 }
+
+// Loading a module reads no file: its build ID comes from the loaded image's notes, and its
+// symbols are read when a lookup first needs them (modules.cpp).
+TEST(Modules, SymbolsAreReadWhenFirstNeededWithTheImagesBuildId) {
+  hpcrun::modules_scan();
+  const uint32_t libc = hpcrun::modules_find_code(uint64_t(&strlen));
+  ASSERT_NE(libc, hpcrun::kNoModuleIndex);
+  const hpcrun::ModuleEntry* m = hpcrun::module_get(libc);
+  // The file's own notes say the same as the image's.
+  hpcrun::SymbolTable from_file{};
+  ASSERT_TRUE(hpcrun::read_data_symbols(m->path, &from_file));
+  EXPECT_STREQ(m->symbols.build_id, from_file.build_id);
+  EXPECT_EQ(strlen(m->symbols.build_id), 40u);
+  // A data lookup in the module reads its table. libc's own `stdout` (the test binary may hold
+  // a copy of it: a copy relocation), found where the loader's hash table says.
+  uint64_t value = 0;
+  ASSERT_EQ(hpcrun::module_dynamic_symbol(libc, "stdout", &value), 1);
+  hpcrun::StaticHit hit;
+  ASSERT_TRUE(hpcrun::modules_find_static(m->bias + value, thread_pointer(), &hit));
+  EXPECT_EQ(hit.module, libc);
+  EXPECT_NE(__atomic_load_n(&m->symbols_read, __ATOMIC_ACQUIRE), 0u);
+  ASSERT_GE(hit.symbol, 0);
+  EXPECT_STREQ(m->symbols.names + m->symbols.syms[hit.symbol].name, "stdout");
+}
+
+// The loader's own hash table answers for exported symbols, without the file.
+TEST(Modules, DynamicSymbolsComeFromTheLoadedImage) {
+  hpcrun::modules_scan();
+  const uint32_t libc = hpcrun::modules_find_code(uint64_t(&strlen));
+  ASSERT_NE(libc, hpcrun::kNoModuleIndex);
+  const hpcrun::ModuleEntry* m = hpcrun::module_get(libc);
+  uint64_t value = 0;
+  ASSERT_EQ(hpcrun::module_dynamic_symbol(libc, "strlen", &value), 1);
+  EXPECT_TRUE(m->lo <= value + m->bias && value + m->bias < m->hi);
+  ASSERT_EQ(hpcrun::module_dynamic_symbol(libc, "stdout", &value), 1);
+  const uint64_t libc_stdout = value + m->bias;
+  EXPECT_TRUE(m->lo <= libc_stdout && libc_stdout < m->hi);
+  EXPECT_EQ(hpcrun::module_dynamic_symbol(libc, "no_such_symbol_anywhere", &value), 0);
+  EXPECT_EQ(hpcrun::module_dynamic_symbol(hpcrun::modules_count() + 5, "stdout", &value), -1);
+}

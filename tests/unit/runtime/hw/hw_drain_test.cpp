@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "hpcl/profile.h"
@@ -255,5 +257,37 @@ TEST(HwDrain, NumaLogCountsLocalAndRemote) {
   for (uint32_t i = 0; i < NumaLog::kCapacity + 5; ++i) log->add(*e.cct, e.leaf(0, 0x401000), 0x10000, 0);
   EXPECT_EQ(log->size(), 5u);
   EXPECT_EQ(e.cct->mem_at(e.leaf(0, 0x401000))->numa_local, 1u + NumaLog::kCapacity);
+  // A block being freed is placed first only when the log holds one of its pages.
+  EXPECT_TRUE(log->holds(0x10000, 0x10010));
+  EXPECT_TRUE(log->holds(0x10ff0, 0x11000));  // shares the logged page
+  EXPECT_FALSE(log->holds(0x11000, 0x20000));
+  EXPECT_FALSE(log->holds(0x1000, 0x10000));
   set_move_pages_hook(nullptr);
+}
+
+// On one node there is nothing to look up: a sample counts local at once, nothing is logged.
+TEST(HwDrain, OneNodeCountsLocalWithoutLookingUp) {
+  char root[] = "/tmp/numa_one_XXXXXX";
+  ASSERT_NE(mkdtemp(root), nullptr);
+  const std::string node0 = std::string(root) + "/sys/devices/system/node/node0";
+  ASSERT_EQ(system(("mkdir -p " + node0 + " && echo 0-3 > " + node0 + "/cpulist").c_str()), 0);
+  ASSERT_EQ(numa_init(root), 1);
+  static int lookups = 0;
+  set_move_pages_hook([](unsigned long, void**, int*) -> long {
+    ++lookups;
+    return 0;
+  });
+  Env e(kPebsType, HwDecoder::Pebs);
+  auto log = std::make_unique<NumaLog>();
+  log->clear();
+  const NumaCounts before = numa_counts();
+  for (int i = 0; i < 300; ++i) log->add(*e.cct, e.leaf(0, 0x401000), 0x10000 + 4096 * i, 2);
+  log->flush(*e.cct);
+  EXPECT_EQ(log->size(), 0u);
+  EXPECT_EQ(lookups, 0);
+  EXPECT_EQ(numa_counts().local - before.local, 300u);
+  EXPECT_EQ(e.cct->mem_at(e.leaf(0, 0x401000))->numa_local, 300u);
+  set_move_pages_hook(nullptr);
+  numa_set_cpu_node(0, 0);  // back to a looked-up map for the other tests
+  ASSERT_EQ(system((std::string("rm -rf ") + root).c_str()), 0);
 }
