@@ -11,25 +11,11 @@ set -euo pipefail
 build=$(cd "${1:?usage: bench/openfoam_merge.sh BUILD_DIR [ROUNDS=5] [TARGET=5]}" && pwd)
 rounds=${2:-5}
 target=${3:-5}
-tutorial=/usr/share/doc/openfoam-examples/examples/incompressible/simpleFoam/pitzDaily
-for tool in simpleFoam blockMesh decomposePar mpirun /usr/bin/time; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "openfoam_merge.sh: $tool not found" >&2; exit 77; }
-done
-[ -d "$tutorial" ] || { echo "openfoam_merge.sh: no $tutorial" >&2; exit 77; }
-export WM_PROJECT_DIR=/usr/share/openfoam FOAM_ETC=/usr/share/openfoam/etc OMP_NUM_THREADS=1
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export OMPI_MCA_rmaps_base_oversubscribe=1
-
-work=$(mktemp -d /tmp/hpcl-openfoam-merge.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cp -r "$tutorial" "$work/case"
-cat >"$work/case/system/decomposeParDict" <<'EOF'
-FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
-numberOfSubdomains 2;
-method simple;
-coeffs { n (2 1 1); }
-EOF
-(cd "$work/case" && blockMesh >/dev/null && decomposePar >/dev/null)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+command -v /usr/bin/time >/dev/null 2>&1 || { echo "openfoam_merge.sh: /usr/bin/time not found" >&2; exit 77; }
+# shellcheck source=bench/openfoam_lib.sh disable=SC1091
+source "$root/bench/openfoam_lib.sh"
+openfoam_case openfoam_merge 0
 (cd "$work/case" && mpirun -np 2 "$build/bin/hpcrun-lite" -o "$work/meas" -- simpleFoam -parallel >/dev/null)
 echo "profiles: $(ls "$work/meas" | tr '\n' ' ')"
 : >"$work/times"

@@ -557,6 +557,15 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
              (unsigned long long)samples, (unsigned long long)dropped, (unsigned long long)busy,
              g_sites.size(), streamer.statics.size(), g_heap.size(), g_heap.footprint() / 1024,
              g_heap_extent.arena_heaps());
+  if (g_verbose) {
+    // What the tracking controller did (track_control.h): how many small blocks it tracked of
+    // the estimated number the threads allocated, and what it priced one at.
+    for (const ThreadState* t = threads_head(); t; t = t->next)
+      if (!t->stale && t->track.seen)
+        log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each",
+                 t->index, (unsigned long long)t->track.tracked, (unsigned long long)t->track.seen,
+                 t->track.k, (unsigned long long)t->track.cost_ns);
+  }
   return true;
 }
 
