@@ -7,9 +7,11 @@
 #     hpcrun-lite, counted by `perf stat -e raw_syscalls:sys_enter,page-faults,
 #     signal:signal_deliver` over every process; median of RUNS rounds. Then one `strace -f -c`
 #     of each, and the system calls the tool adds, by name.
-#  2. Per soft sample: bench/workloads/stream.c on one thread under hpcrun-lite, a short and a
-#     long run; (system calls of the long - of the short) / (signals of the long - of the short)
-#     is what one sample costs, the signal's return included, start-up and exit cancelled out.
+#  2. Per soft sample: bench/workloads/stream.c on one thread, a short and a long run, each
+#     natively and under hpcrun-lite; the system calls the long run adds over the short one under
+#     the tool, less what it adds natively (the workload's own: a futex per parallel region),
+#     divided by the signals it adds, is what one sample costs, the signal's return included;
+#     start-up and exit cancel out.
 # Usage: bench/kernel_entries.sh [BUILD_DIR] [RUNS]   (defaults: build, 5)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,7 +39,9 @@ count() {
       $3 ~ /signal_deliver/ {g=$1} END {print n, s, f, g}' "$work/stat" >>"$work/counts"
 }
 
-echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, hypervisor: $(lscpu | sed -n 's/^Hypervisor vendor: *//p')"
+virt=$(systemd-detect-virt 2>/dev/null || true)
+[ -z "$virt" ] && grep -qw hypervisor /proc/cpuinfo && virt="a hypervisor (cpuinfo flag)"
+echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, kernel $(uname -r), virtualized: ${virt:-no}"
 echo "Build: $build ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt"))"
 for ((r = 0; r < runs; ++r)); do
   count native "${lmp_args[@]}"
@@ -48,6 +52,8 @@ long=${LONG_REPS:-120}
 for ((r = 0; r < runs; ++r)); do
   OMP_NUM_THREADS=1 count short "$tool" -o "$work/s$r" -- "$wl" 8 "$short"
   OMP_NUM_THREADS=1 count long "$tool" -o "$work/l$r" -- "$wl" 8 "$long"
+  OMP_NUM_THREADS=1 count short_native "$wl" 8 "$short"
+  OMP_NUM_THREADS=1 count long_native "$wl" 8 "$long"
 done
 strace -f -c -o "$work/strace.native" "${lmp_args[@]}" >/dev/null 2>&1
 strace -f -c -o "$work/strace.tool" "$tool" -o "$work/strace_prof" -- "${lmp_args[@]}" >/dev/null 2>&1
@@ -65,9 +71,9 @@ for i, what in enumerate(["system calls", "page faults", "signals"]):
     n, t = med("native", i), med("tool", i)
     print("   %-16s %10.0f %10.0f %+10.0f" % (what, n, t, t - n))
 per = []
-for s, l in zip(rows["short"], rows["long"]):
+for s, l, sn, ln in zip(rows["short"], rows["long"], rows["short_native"], rows["long_native"]):
     if l[2] > s[2]:
-        per.append((l[0] - s[0]) / (l[2] - s[2]))
+        per.append(((l[0] - s[0]) - (ln[0] - sn[0])) / (l[2] - s[2]))
 sig = statistics.median(l[2] - s[2] for s, l in zip(rows["short"], rows["long"]))
 print("\n2. Per soft sample (stream, 1 thread; %.0f more samples in the long run):" % sig)
 print("   %.2f system calls per sample, the signal's return included (rounds: %s)"

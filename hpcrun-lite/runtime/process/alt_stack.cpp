@@ -39,6 +39,12 @@ void alt_stack_thread_start(void** memory) {
   sigaltstack(&ss, nullptr);
 }
 
+bool alt_stack_contains(const void* memory, uint64_t lo, uint64_t hi) {
+  if (!memory) return false;
+  const auto base = reinterpret_cast<uint64_t>(memory) + kGuard;
+  return lo >= base && hi <= base + kSize && lo <= hi;
+}
+
 void alt_stack_thread_end(void* memory) {
   if (!memory) return;
   stack_t current;

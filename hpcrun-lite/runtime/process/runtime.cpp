@@ -45,6 +45,7 @@
 #include "sources/source_verdict.h"
 #include "process/thread_state.h"
 #include "trees/unwind.h"
+#include "trees/unwind_validate.h"
 #include "hooks/allocator_apis.h"
 #include "memory/regions.h"
 #include "python/py_probe.h"
@@ -347,6 +348,7 @@ __attribute__((constructor)) void runtime_init() {
   read_options();
   uint64_t brk_lo = read_brk_heap_start();
   g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
+  unwind_validate_set_stack_check(on_own_stacks);
   unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   g_scan_lock.lock();
   modules_set_on_new(allocator_apis_on_object);

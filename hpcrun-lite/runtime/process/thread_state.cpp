@@ -1,5 +1,6 @@
 // See thread_state.h.
 #include "process/thread_state.h"
+#include "process/alt_stack.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -53,6 +54,18 @@ void find_stack(ThreadState* ts) {
     set_stack(ts, reinterpret_cast<uint64_t>(addr), reinterpret_cast<uint64_t>(addr) + size);
   pthread_attr_destroy(&attr);
 }
+
+}  // namespace
+
+bool on_own_stacks(uint64_t lo, uint64_t hi) {
+  const ThreadState* ts = t_state;
+  if (!ts) return false;
+  const uint64_t stack_lo = __atomic_load_n(&ts->stack_lo, __ATOMIC_ACQUIRE);
+  if (stack_lo && lo >= stack_lo && hi <= __atomic_load_n(&ts->stack_hi, __ATOMIC_ACQUIRE)) return true;
+  return alt_stack_contains(ts->alt_stack, lo, hi);
+}
+
+namespace {
 
 bool on_a_stack(const ThreadState* t, uint64_t addr) {
   const uint64_t lo = __atomic_load_n(&t->stack_lo, __ATOMIC_ACQUIRE);

@@ -118,6 +118,9 @@ ThreadState* thread_settle_adopted();
 void thread_end(ThreadState* ts);
 ThreadState* threads_head();
 uint32_t threads_count();  // threads measured so far, including exited ones
+// Whether [lo, hi) lies on the calling thread's stack or its signal stack. Async-signal-safe.
+bool on_own_stacks(uint64_t lo, uint64_t hi);
+
 // Whether addr lies on the stack of some measured live thread (the caller's own first).
 bool address_on_a_stack(uint64_t addr, const ThreadState* self);
 // Whether addr is a TLS variable of some measured live thread (see modules_find_tls): `self`

@@ -8,12 +8,14 @@
 #include <time.h>
 
 #include <atomic>
+#include <cstring>
 
 #include "base/clock.h"
 #include "base/guard.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
 #include "process/mask_batch.h"
+#include "trees/unwind_validate.h"
 #include "base/log.h"
 #include "base/real_fns.h"
 
@@ -122,6 +124,27 @@ bool address_in_runtime(uint64_t addr) {
   return false;
 }
 
+// Points libunwind's memory checks at unwind_validate.h's, before its first use opens its pipe.
+void answer_libunwind_checks(void* handle) {
+  link_map* lm = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return;
+  struct Find {
+    const link_map* lm;
+    int patched;
+  } find{lm, -1};
+  auto each = [](dl_phdr_info* info, size_t, void* data) {
+    auto* f = static_cast<Find*>(data);
+    if (info->dlpi_addr != f->lm->l_addr || !info->dlpi_name ||
+        strcmp(info->dlpi_name, f->lm->l_name) != 0)
+      return 0;
+    f->patched = unwind_validate_install(info);
+    return 1;
+  };
+  (real.dl_iterate_phdr ? real.dl_iterate_phdr : ::dl_iterate_phdr)(each, &find);
+  if (find.patched <= 0)
+    log_info("libunwind's memory checks stay system calls (no slot to redirect)");
+}
+
 bool unwind_init() {
   // Through the real dlopen: our own exported stub would mark the module list as changed.
   void* h = real.dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
@@ -131,6 +154,7 @@ bool unwind_init() {
              dlerror());
     return false;
   }
+  answer_libunwind_checks(h);
   // The runtime's dl_iterate_phdr answers libunwind from the snapshot (phdr_snapshot.h): it must
   // hold libunwind itself, whose frames are the first that every unwind steps through.
   if (!phdr_snapshot_refresh(real.dl_iterate_phdr))

@@ -1,0 +1,105 @@
+// See unwind_validate.h.
+#include "trees/unwind_validate.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstring>
+
+#include "hooks/got_patch.h"
+#include "memory/modules.h"
+
+namespace hpcrun {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+// libunwind's pipe (learned from its pipe2 call) and the bytes its writes really put there.
+constinit std::atomic<int> g_pipe_read{-1}, g_pipe_write{-1};
+constinit std::atomic<int64_t> g_pipe_bytes{0};
+StackCheck g_on_stack = nullptr;
+
+bool in_live_module(uint64_t lo, uint64_t hi) {
+  const uint32_t i = modules_find_code(lo);
+  const ModuleEntry* m = i == kNoModuleIndex ? nullptr : module_get(i);
+  if (!m || __atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE)) return false;
+  for (uint32_t s = 0; s < m->nsegs; ++s)
+    if (lo >= m->seg_lo[s] && hi <= m->seg_hi[s]) return true;
+  return false;
+}
+
+int checked_mincore(void* addr, size_t len, unsigned char* vec) {
+  const auto lo = reinterpret_cast<uint64_t>(addr);
+  if (vec && len > 0 && unwind_known_readable(lo, lo + len)) {
+    memset(vec, 1, (len + kPage - 1) / kPage);
+    return 0;
+  }
+  return mincore(addr, len, vec);
+}
+
+int checked_msync(void* addr, size_t len, int flags) {
+  const auto lo = reinterpret_cast<uint64_t>(addr);
+  if (len > 0 && unwind_known_readable(lo, lo + len)) return 0;
+  return msync(addr, len, flags);
+}
+
+int checked_pipe2(int fds[2], int flags) {
+  int rc = pipe2(fds, flags);
+  if (rc == 0) {
+    g_pipe_bytes.store(0, std::memory_order_relaxed);
+    g_pipe_read.store(fds[0], std::memory_order_relaxed);
+    g_pipe_write.store(fds[1], std::memory_order_relaxed);
+  }
+  return rc;
+}
+
+ssize_t checked_read(int fd, void* buf, size_t n) {
+  if (fd == g_pipe_read.load(std::memory_order_relaxed) && n == 1 &&
+      g_pipe_bytes.load(std::memory_order_relaxed) <= 0) {
+    errno = EAGAIN;  // what the kernel says of the empty non-blocking pipe
+    return -1;
+  }
+  ssize_t r = read(fd, buf, n);
+  if (fd == g_pipe_read.load(std::memory_order_relaxed) && r > 0)
+    g_pipe_bytes.fetch_sub(r, std::memory_order_relaxed);
+  return r;
+}
+
+// libunwind writes with syscall(SYS_write, ...); every other number passes through unchanged
+// (x86-64 passes a variadic call's integer arguments in the same registers).
+long checked_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
+  if (nr == SYS_write && a1 == g_pipe_write.load(std::memory_order_relaxed) && a3 == 1) {
+    const auto at = uint64_t(a2);
+    if (unwind_known_readable(at, at + 1)) return 1;
+    long r = syscall(SYS_write, a1, a2, a3);
+    if (r > 0) g_pipe_bytes.fetch_add(r, std::memory_order_relaxed);
+    return r;
+  }
+  return syscall(nr, a1, a2, a3, a4, a5, a6);
+}
+
+void* checked_for(const char* name) {
+  if (strcmp(name, "mincore") == 0) return reinterpret_cast<void*>(&checked_mincore);
+  if (strcmp(name, "msync") == 0) return reinterpret_cast<void*>(&checked_msync);
+  if (strcmp(name, "pipe2") == 0) return reinterpret_cast<void*>(&checked_pipe2);
+  if (strcmp(name, "read") == 0) return reinterpret_cast<void*>(&checked_read);
+  if (strcmp(name, "syscall") == 0) return reinterpret_cast<void*>(&checked_syscall);
+  return nullptr;
+}
+
+}  // namespace
+
+bool unwind_known_readable(uint64_t lo, uint64_t hi) {
+  if (hi <= lo) return false;
+  return (g_on_stack && g_on_stack(lo, hi)) || in_live_module(lo, hi);
+}
+
+void unwind_validate_set_stack_check(StackCheck check) { g_on_stack = check; }
+
+int unwind_validate_install(const dl_phdr_info* info) { return got_patch_object(info, checked_for); }
+
+}  // namespace hpcrun
