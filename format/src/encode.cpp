@@ -72,7 +72,13 @@ bool is_memory_metric(uint16_t id) {
 }  // namespace
 
 Encoder::Encoder(FileKind kind, Drain drain, void* ctx)
-    : kind_(kind), drain_(drain), ctx_(ctx), w_(buf_) {}
+    : kind_(kind), drain_(drain), ctx_(ctx), w_(buf_) {
+  // A drained buffer holds a little over kDrainBytes at most: reserved at once, it never moves.
+  // Grown by doubling it was copied eight times and its new pages zeroed each time (a tenth of
+  // the page faults a LAMMPS start-up's profiling added, bench/kernel_entries.sh); reserved
+  // memory that is never written costs nothing.
+  if (drain_) buf_.reserve(2 * kDrainBytes);
+}
 
 void Encoder::need(uint16_t minor) { minor_ = std::max(minor_, minor); }
 

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "base/raw_sys.h"
 #include "hooks/got_patch.h"
 #include "memory/modules.h"
 
@@ -82,7 +83,22 @@ long checked_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long 
   return syscall(nr, a1, a2, a3, a4, a5, a6);
 }
 
+// Not a check: libunwind's anonymous mappings (its per-thread trace cache, 256 KiB, which it
+// zeroes whole at once; its memory pools) are populated by the mmap itself, one system call
+// instead of a page fault per page: 64 faults for each thread that unwinds.
+// Raw: this library's own mmap is the program's interposer (raw_sys.h).
+void* populated_mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  if ((flags & MAP_ANONYMOUS) && (prot & PROT_WRITE)) flags |= MAP_POPULATE;
+  long r = raw_syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+  if (raw_failed(r)) {
+    errno = int(-r);
+    return MAP_FAILED;
+  }
+  return reinterpret_cast<void*>(r);
+}
+
 void* checked_for(const char* name) {
+  if (strcmp(name, "mmap") == 0) return reinterpret_cast<void*>(&populated_mmap);
   if (strcmp(name, "mincore") == 0) return reinterpret_cast<void*>(&checked_mincore);
   if (strcmp(name, "msync") == 0) return reinterpret_cast<void*>(&checked_msync);
   if (strcmp(name, "pipe2") == 0) return reinterpret_cast<void*>(&checked_pipe2);

@@ -13,7 +13,8 @@
 // A range inside the calling thread's stack, its signal stack or a live module's segment is
 // answered at once as readable; anything else goes to the kernel as before. The pipe is still
 // drained correctly: a read goes to the kernel only while a write really put a byte in it.
-// Async-signal-safe, as libunwind's own checks.
+// Async-signal-safe, as libunwind's own checks. Its anonymous mappings are populated at once
+// (unwind_validate.cpp).
 #pragma once
 
 #include <link.h>

@@ -537,7 +537,10 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   const size_t nthreads = threads.size();
   ProfileStreamer streamer(std::move(threads), script_module);
   bool ok = without_sigxfsz([&] {
-    hpcl::ProfileWriter w(hpcl::FileKind::Process, 3);
+    // zstd level 1: its tables are 64 KiB where level 3's are 768 KiB, every page of which the
+    // ending process would fault in to zero (255 of a LAMMPS start-up's added page faults), for
+    // files 5% larger (bench/kernel_entries.sh).
+    hpcl::ProfileWriter w(hpcl::FileKind::Process, 1);
     if (!w.open(path, modes.file, &err)) return false;
     streamer.write(w, p);
     return w.commit(&err);
