@@ -638,6 +638,29 @@ def unattributed(report):
                if v.get("kind") == "unknown" and v.get("name") in ("[unknown data]", "[untracked heap]"))
 
 
+def malloc_own_reads(report):
+    """Samples of [unknown data] and [untracked heap] whose instruction is libc's: what malloc's
+    own code read (chunk headers, the top chunk) while the program allocated. No variable's, and
+    never an estimate's to claim."""
+    return sum(int(a["metrics"]["samples"]) for v in report["variables"]
+               if v.get("kind") == "unknown" and v.get("name") in ("[unknown data]", "[untracked heap]")
+               for a in v.get("accesses", [])
+               if a.get("path") and a["path"][0].get("module", "").rsplit("/", 1)[-1].startswith("libc."))
+
+
+def shortfall_sd(variables, shortfall):
+    """The standard deviation of what the estimates of `variables` (blocks tracked one in k)
+    leave unattributed. The variance the report gives is computed from the tracked samples it saw
+    (sum of w(w-1)), so it shrinks exactly when the estimate comes out low; under an unbiased
+    estimate it is that of the variables' true samples, estimated + shortfall, so it is scaled to
+    them (one tracked block in k: the variance grows with the count)."""
+    est = sum(estimated(v) for v in variables)
+    variance = sum(float(v["metrics"].get("samples_estimated_var", 0)) for v in variables)
+    if est > 0:
+        variance *= max(1.0, (est + shortfall) / est)
+    return variance ** 0.5
+
+
 NODES = {"label": "list nodes", "kind": "heap", "allocator": "malloc", "site": "make_nodes"}
 ARRAY = {"label": "array", "kind": "heap", "allocator": "malloc", "site": "make_array"}
 
@@ -688,15 +711,9 @@ def check_heap_list(report, mode, timing=None, cpu=None):
         #   (sum of w(w-1)), so it shrinks exactly when the estimate comes out low; under an
         #   unbiased estimate it is that of the nodes' true samples, estimated + shortfall, and
         #   it is scaled to them (one tracked block in k: the variance grows with the count).
-        metadata = sum(int(a["metrics"]["samples"]) for v in report["variables"]
-                       if v.get("kind") == "unknown" and v.get("name") in ("[unknown data]", "[untracked heap]")
-                       for a in v.get("accesses", [])
-                       if a.get("path") and a["path"][0].get("module", "").rsplit("/", 1)[-1].startswith("libc."))
+        metadata = malloc_own_reads(report)
         shortfall = max(0.0, unattributed(report) - metadata)
-        variance = nodes["metrics"].get("samples_estimated_var", 0)
-        if estimated(nodes) > 0:
-            variance *= max(1.0, (estimated(nodes) + shortfall) / estimated(nodes))
-        sd = variance ** 0.5
+        sd = shortfall_sd([nodes], shortfall)
         bar = max(0.2 * data, 3 * sd)
         print(f"nodes: unattributed {unattributed(report):.0f}, of which malloc's own {metadata}: "
               f"shortfall {shortfall:.0f}, bar {bar:.0f}")
