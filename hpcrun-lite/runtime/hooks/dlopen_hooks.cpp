@@ -121,13 +121,15 @@ using namespace hpcrun;
 
 extern "C" {
 
-// The call made for the caller, with the thread's timer paused around it (sampler.h).
+// The call made for the caller, not sampled (sampler.h): the first sample inside pauses the timer.
 __attribute__((visibility("hidden"))) void* hpcrun_dlopen_unsampled(const char* file, int mode) {
   ThreadState* ts = t_state;
-  sampler_pause(ts);
+  ts->in_dlopen = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   void* handle = real.dlopen(file, mode);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   const int saved_errno = errno;
-  sampler_resume(ts);
+  sampler_dlopen_end(ts);
   errno = saved_errno;
   return handle;
 }

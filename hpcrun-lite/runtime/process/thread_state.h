@@ -71,9 +71,10 @@ struct ThreadState {
   uint64_t dropped;          // tree full: not recorded
   uint64_t nested;           // landed in another source's handler on this thread: not recorded
   uint64_t overruns;         // the event overflowed again while the handler ran: not recorded
-  // dlopen calls made while the timer was paused (sampler_pause): the thread's CPU time in them,
-  // not sampled; its CPU clock when the current one began; whether one runs now. The thread
-  // writes them itself, outside its handler.
+  // dlopen (sampler.h): whether the thread is inside one now; the thread's CPU time in them that
+  // the paused timer did not sample; its CPU clock when the current pause began; whether the
+  // timer is paused now. Written by the thread itself, in its dlopen wrapper and its handler.
+  int in_dlopen;
   uint64_t dlopen_ns;
   uint64_t dlopen_since;
   int dlopen_paused;

@@ -217,6 +217,30 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
   }
 }
 
+// The first sample inside a dlopen (sampler.h): the timer stops until the dlopen returns, and the
+// CPU time from here on counts as not sampled. Why pause at all: a thread that sleeps inside
+// dlopen pays the timer's restart at every wake-up (the kernel cancels a task clock's hrtimer
+// when the thread is switched out, restarts it when it comes back; 5-12 us a switch on the
+// development VM, docs/PERFORMANCE.md). Open MPI's MPI_Init opens libpsm2 and libinfinipath,
+// whose constructors call usleep ~500 times each on a machine without their hardware: ~1,000
+// switches, 3 ms of CPU per process under the timer (measured on LAMMPS's start-up). A disabled
+// event is not switched at all. HPCToolkit's hpcrun does not sample inside dlopen either (its
+// samples that arrive then are counted as blocked). Pausing from the first sample instead of at
+// every dlopen: the 53 dlopens of a LAMMPS start-up cost 212 system calls to pause and resume
+// (two ioctls, two CPU clock reads), nearly all for calls no sample reached.
+void pause_inside_dlopen(ThreadState* ts) {
+  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  if (fd < 0) return;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  // The thread's first period ran for one overflow (start_timer): the resume runs the real one.
+  if (ts->period_pending) {
+    ts->period_pending = 0;
+    ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
+  }
+  ts->dlopen_paused = 1;
+  ts->dlopen_since = thread_cpu_ns();
+}
+
 // Whether the event can have overflowed again since this signal's overflow. The overflow came
 // `delivery` before the handler began and the handler has run `elapsed` (wall time, at least
 // the task clock's count of it). The shortest period a dither draws is half the nominal one, so
@@ -267,6 +291,8 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       ts->period_pending = 0;
       start_real_period(ts);
     }
+  } else if (live && ts->in_dlopen) {
+    pause_inside_dlopen(ts);
   } else if (live) {
     const uint64_t entered = monotonic_ns();
     ++ts->samples;
@@ -416,6 +442,7 @@ void start_timer(ThreadState* ts);
 void sampler_start_thread(ThreadState* ts) {
   ts->soft_records = g_record;
   // A state whose last thread ended inside a dlopen: not paused, no dlopen running.
+  ts->in_dlopen = 0;
   ts->dlopen_paused = 0;
   ts->dlopen_since = 0;
   if (g_timer) start_timer(ts);
@@ -473,32 +500,13 @@ void start_timer(ThreadState* ts) {
 // (measured on LAMMPS's start-up). A disabled event is not switched at all. HPCToolkit's hpcrun
 // does not sample inside dlopen either (its samples that arrive then are counted as blocked).
 bool sampler_can_pause(const ThreadState* ts) {
-  if (!ts || ts->dlopen_paused || __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE) < 0 ||
-      g_stopped.load(std::memory_order_relaxed))
-    return false;
-  if (!ts->period_pending) return true;
-  // The random first period runs for one overflow (start_timer). Paused and resumed before it,
-  // it goes on where it was. Its overflow disables the event until the handler sets the real
-  // period; a signal the thread blocks waits, and resuming such an event would run it with no
-  // limit while nothing takes its signals: not paused then.
-  // The kernel's mask, not the one the program believes it set (signal_guard.h).
-  sigset_t mask;
-  return real.pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 &&
-         !sigismember(&mask, g_trap ? SIGTRAP : g_signo);
+  return ts && !ts->in_dlopen && __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE) >= 0 &&
+         !g_stopped.load(std::memory_order_relaxed);
 }
 
-void sampler_pause(ThreadState* ts) {
-  ts->dlopen_paused = 1;
-  const int first = ts->period_pending;
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  // The first overflow came during the ioctl: its handler ran on the way out of it and enabled
-  // the real period (start_real_period).
-  if (first && !ts->period_pending && fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  ts->dlopen_since = thread_cpu_ns();
-}
-
-void sampler_resume(ThreadState* ts) {
+void sampler_dlopen_end(ThreadState* ts) {
+  ts->in_dlopen = 0;
+  if (!ts->dlopen_paused) return;
   const uint64_t now = thread_cpu_ns();
   if (ts->dlopen_since != 0 && now > ts->dlopen_since) ts->dlopen_ns += now - ts->dlopen_since;
   ts->dlopen_since = 0;

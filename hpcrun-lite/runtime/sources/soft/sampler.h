@@ -38,13 +38,14 @@ void sampler_forget(ThreadState* ts);  // fork child: closes the inherited timer
 // A thread whose hardware source could not start (its events refused, its ring unmappable) is
 // sampled by the timer instead, as `auto` falls back (hw_source.cpp). Not signal-safe.
 void sampler_start_fallback(ThreadState* ts);
-// dlopen (dlopen_hooks.cpp): whether the calling thread's timer runs and can be paused now (not
-// already paused); then pause it, and resume it after. The
-// thread's CPU time in between is added to ts->dlopen_ns: not sampled. The calling thread only,
-// outside its handler. Not signal-safe.
+// dlopen (dlopen_hooks.cpp): whether the calling thread's timer runs and is not inside a dlopen
+// already. The wrapper then sets ts->in_dlopen around the real call: the first sample that lands
+// inside pauses the timer from the handler (not recorded; from then on the thread's CPU time is
+// added to ts->dlopen_ns, not sampled), and sampler_dlopen_end resumes it after. A dlopen that
+// no sample reaches (most take well under a period) costs no system call. The calling thread
+// only, outside its handler.
 bool sampler_can_pause(const ThreadState* ts);
-void sampler_pause(ThreadState* ts);
-void sampler_resume(ThreadState* ts);
+void sampler_dlopen_end(ThreadState* ts);
 // Process end: no timer sample touches a tree from now on, and every thread's timer is closed.
 void sampler_halt_all();
 bool sampler_enabled();
