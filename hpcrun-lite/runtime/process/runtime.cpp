@@ -332,6 +332,14 @@ bool is_launcher_process() {
   return false;
 }
 
+// Each module the registry adds (modules_scan), inside the loader's iteration: its allocator
+// calls are pointed at the wrappers, and it is looked at for the Python interpreter, while no
+// other thread's dlclose can unmap it.
+void on_new_module(const dl_phdr_info* info) {
+  allocator_apis_on_object(info);
+  python_probe_module(modules_count() - 1);
+}
+
 __attribute__((constructor)) void runtime_init() {
   ensure_real_fns();
   // Inert: the wrappers pass every call through (nothing is tracked or sampled, nothing
@@ -351,9 +359,8 @@ __attribute__((constructor)) void runtime_init() {
   unwind_validate_set_stack_check(on_own_stacks);
   unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   g_scan_lock.lock();
-  modules_set_on_new(allocator_apis_on_object);
+  modules_set_on_new(on_new_module);
   modules_scan();
-  python_probe_modules();
   g_scan_lock.unlock();
   bool hw = g_config.sampling && hw_source_for(g_kind);
   if (hw) {
@@ -477,7 +484,6 @@ void scan_now() {
   if (g_unload_pending.exchange(false, std::memory_order_acq_rel))
     modules_forget_unloaded(decode_cache_invalidate);
   modules_scan();
-  python_probe_modules();
   g_scan_lock.unlock();
   refresh_phdr_snapshot();
 }

@@ -41,6 +41,7 @@ ThreadState* take_free_state() {
 // while stack_lo is 0, so stack_lo is cleared first and written last.
 void set_stack(ThreadState* ts, uint64_t lo, uint64_t hi) {
   __atomic_store_n(&ts->stack_lo, 0, __ATOMIC_RELEASE);
+  ts->stack_floor = 0;
   __atomic_store_n(&ts->stack_hi, hi, __ATOMIC_RELEASE);
   __atomic_store_n(&ts->stack_lo, lo, __ATOMIC_RELEASE);
 }
@@ -61,7 +62,14 @@ bool on_own_stacks(uint64_t lo, uint64_t hi) {
   const ThreadState* ts = t_state;
   if (!ts) return false;
   const uint64_t stack_lo = __atomic_load_n(&ts->stack_lo, __ATOMIC_ACQUIRE);
-  if (stack_lo && lo >= stack_lo && hi <= __atomic_load_n(&ts->stack_hi, __ATOMIC_ACQUIRE)) return true;
+  const uint64_t stack_hi = __atomic_load_n(&ts->stack_hi, __ATOMIC_ACQUIRE);
+  if (stack_lo) {
+    const auto here = reinterpret_cast<uint64_t>(__builtin_frame_address(0));
+    uint64_t floor = ts->stack_floor;
+    if (here >= stack_lo && here < stack_hi && (floor == 0 || here < floor)) floor = here;
+    floor &= ~uint64_t(4095);
+    if (floor >= stack_lo && lo >= floor && hi <= stack_hi) return true;
+  }
   return alt_stack_contains(ts->alt_stack, lo, hi);
 }
 

@@ -45,6 +45,10 @@ struct ThreadState {
   // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
   // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
   uint64_t stack_lo, stack_hi;
+  // The lowest stack pointer seen on the thread's stack (a sample's interrupted one): the kernel
+  // never shrinks a stack mapping, so [stack_floor, stack_hi) is mapped, where the main thread's
+  // stack_lo (its rlimit) may lie below what the kernel mapped so far (on_own_stacks).
+  uint64_t stack_floor;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
@@ -119,7 +123,9 @@ ThreadState* thread_settle_adopted();
 void thread_end(ThreadState* ts);
 ThreadState* threads_head();
 uint32_t threads_count();  // threads measured so far, including exited ones
-// Whether [lo, hi) lies on the calling thread's stack or its signal stack. Async-signal-safe.
+// Whether [lo, hi) lies on the calling thread's stack, above the lowest stack pointer seen on it
+// (the caller's own frame, or ts->stack_floor), or in its signal stack: memory that is mapped.
+// Async-signal-safe.
 bool on_own_stacks(uint64_t lo, uint64_t hi);
 
 // Whether addr lies on the stack of some measured live thread (the caller's own first).

@@ -16,7 +16,6 @@ PyTarget g_target;
 uint64_t g_lo = 0, g_hi = 0;
 char g_version[16];
 std::atomic<bool> g_found{false};
-uint32_t g_probed = 0;  // modules looked at so far
 bool g_reported = false;
 
 // The three symbols that make a module the interpreter. The interpreter exports them (extension
@@ -80,10 +79,8 @@ void probe(uint32_t index, const ModuleEntry& m) {
 
 }  // namespace
 
-void python_probe_modules() {
-  uint32_t n = modules_count();
-  for (; g_probed < n; ++g_probed)
-    if (const ModuleEntry* m = module_get(g_probed)) probe(g_probed, *m);
+void python_probe_module(uint32_t index) {
+  if (const ModuleEntry* m = module_get(index)) probe(index, *m);
 }
 
 const PyTarget* python_target() {

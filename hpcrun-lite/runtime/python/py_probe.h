@@ -12,8 +12,11 @@
 
 namespace hpcrun {
 
-// Registered modules not looked at yet. Callers hold the module scan's lock.
-void python_probe_modules();
+// Looks at module `index`, the one just registered, for the interpreter. Called from the module
+// registry's new-module hook (modules_set_on_new), inside the loader's iteration: a module that
+// another thread closes stays mapped while its memory (its dynamic symbols, Py_Version) is read.
+// Callers hold the module scan's lock.
+void python_probe_module(uint32_t index);
 
 // The interpreter once found with a known layout, else null. Signal-safe.
 const PyTarget* python_target();

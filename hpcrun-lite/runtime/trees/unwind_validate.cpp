@@ -12,7 +12,6 @@
 
 #include "base/raw_sys.h"
 #include "hooks/got_patch.h"
-#include "memory/modules.h"
 
 namespace hpcrun {
 
@@ -23,15 +22,6 @@ constexpr uint64_t kPage = 4096;
 constinit std::atomic<int> g_pipe_read{-1}, g_pipe_write{-1};
 constinit std::atomic<int64_t> g_pipe_bytes{0};
 StackCheck g_on_stack = nullptr;
-
-bool in_live_module(uint64_t lo, uint64_t hi) {
-  const uint32_t i = modules_find_code(lo);
-  const ModuleEntry* m = i == kNoModuleIndex ? nullptr : module_get(i);
-  if (!m || __atomic_load_n(&m->unloaded, __ATOMIC_ACQUIRE)) return false;
-  for (uint32_t s = 0; s < m->nsegs; ++s)
-    if (lo >= m->seg_lo[s] && hi <= m->seg_hi[s]) return true;
-  return false;
-}
 
 int checked_mincore(void* addr, size_t len, unsigned char* vec) {
   const auto lo = reinterpret_cast<uint64_t>(addr);
@@ -110,8 +100,11 @@ void* checked_for(const char* name) {
 }  // namespace
 
 bool unwind_known_readable(uint64_t lo, uint64_t hi) {
+  // Only the stacks: a module's segments would be readable too, but another thread's dlclose can
+  // unmap one before the registry hears of it, and a wrong "readable" here is a fault in the
+  // handler; libunwind checks stack slots nearly always.
   if (hi <= lo) return false;
-  return (g_on_stack && g_on_stack(lo, hi)) || in_live_module(lo, hi);
+  return g_on_stack && g_on_stack(lo, hi);
 }
 
 void unwind_validate_set_stack_check(StackCheck check) { g_on_stack = check; }

@@ -6,12 +6,13 @@
 // pipe again. Three system calls per page it has not checked lately (it remembers four), about
 // 140 checks in a 1-rank LAMMPS start-up: 410 of the system calls the runtime added there
 // (bench/kernel_entries.sh, 2-vCPU EPYC VM). Nearly all those addresses are on the stack being
-// unwound, whose bounds the runtime keeps (thread_state.h, alt_stack.h), or in a loaded module.
+// unwound, whose bounds the runtime keeps (thread_state.h, alt_stack.h).
 //
 // libunwind's own calls of mincore, msync, pipe2, read and syscall (its write) are pointed at
 // the functions here through its global offset table (got_patch.h); no other caller is affected.
-// A range inside the calling thread's stack, its signal stack or a live module's segment is
-// answered at once as readable; anything else goes to the kernel as before. The pipe is still
+// A range inside the calling thread's stack or its signal stack is answered at once as readable;
+// anything else goes to the kernel as before (a module's segments too: another thread's dlclose
+// may have unmapped one that the registry still lists). The pipe is still
 // drained correctly: a read goes to the kernel only while a write really put a byte in it.
 // Async-signal-safe, as libunwind's own checks. Its anonymous mappings are populated at once
 // (unwind_validate.cpp).

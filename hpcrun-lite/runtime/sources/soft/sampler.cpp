@@ -94,6 +94,11 @@ constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 void record_sample(ThreadState* ts, const ucontext_t* uc) {
   if (g_test_stage == Stage::Entry) return;
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
+  // The interrupted stack pointer, on the thread's own stack: mapped below it since, whatever the
+  // unwind below reads there (unwind_validate.h).
+  if (const uint64_t sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]);
+      sp >= ts->stack_lo && sp < ts->stack_hi && (ts->stack_floor == 0 || sp < ts->stack_floor))
+    ts->stack_floor = sp;
   Access acc = resolve_sample(regs);
   if (g_test_stage == Stage::Decode) return;
   Cct& c = ts->cct;
