@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/clock.h"
+#include "base/thread_pointer.h"
 #include "memory/dynamic_tls.h"
 #include "base/log.h"
 #include "base/real_fns.h"
@@ -84,10 +85,8 @@ int on_object(dl_phdr_info* info, size_t, void*) {
     } else if (ph.p_type == PT_TLS && !g_initial_scan_done && info->dlpi_tls_data) {
       // Modules present at start-up use static TLS: the block sits at a fixed distance below
       // the thread pointer in every thread.
-      uint64_t tp;
-      __asm__("mov %%fs:0, %0" : "=r"(tp));
       m.has_static_tls = true;
-      m.tls_offset = tp - reinterpret_cast<uint64_t>(info->dlpi_tls_data);
+      m.tls_offset = fs_base_of_current_thread() - reinterpret_cast<uint64_t>(info->dlpi_tls_data);
       m.tls_size = ph.p_memsz;
     } else if (ph.p_type == PT_TLS && info->dlpi_tls_modid != 0) {
       // Later dlopen'd modules (and one already dlopen'd whose block this thread has not
@@ -141,12 +140,6 @@ namespace {
 constinit std::atomic<uint64_t> g_reader{0};
 // How long a caller waits for another thread's read: a large table takes about a millisecond.
 constexpr uint64_t kReaderWaitNs = 100 * 1000 * 1000;
-
-uint64_t thread_pointer() {
-  uint64_t tp;
-  __asm__("mov %%fs:0, %0" : "=r"(tp));
-  return tp;
-}
 }  // namespace
 
 // A module's data symbols are read when something first needs them (a sample, a page fault or a
@@ -159,7 +152,7 @@ uint64_t thread_pointer() {
 bool module_symbols_ready(uint32_t i) {
   ModuleEntry& m = g_modules[i];
   if (__atomic_load_n(&m.symbols_read, __ATOMIC_ACQUIRE)) return true;
-  const uint64_t self = thread_pointer();
+  const uint64_t self = fs_base_of_current_thread();
   if (g_reader.load(std::memory_order_relaxed) == self) return false;
   const uint64_t start = monotonic_ns();
   for (;;) {
@@ -224,7 +217,7 @@ int module_dynamic_symbol(uint32_t i, const char* name, uint64_t* value) {
 
 void modules_after_fork_child() {
   // A read by a thread that the child does not have will never end.
-  if (g_reader.load(std::memory_order_relaxed) != thread_pointer())
+  if (g_reader.load(std::memory_order_relaxed) != fs_base_of_current_thread())
     g_reader.store(0, std::memory_order_relaxed);
 }
 
@@ -263,13 +256,19 @@ const ModuleEntry* module_get(uint32_t i) {
 }
 
 namespace {
+// The symbol of module i holding `value` (link-time address, or offset in its TLS block), its
+// table read first if nobody has; -1 when none does or the table is not available now.
+int64_t symbol_at(uint32_t i, uint64_t value, bool tls) {
+  return module_symbols_ready(i) ? find_symbol(g_modules[i].symbols, value, tls) : -1;
+}
+
 // `addr` in module i's static TLS block of the thread with thread pointer `tp`.
 bool static_tls_hit(uint32_t i, uint64_t addr, uint64_t tp, StaticHit* out) {
   const ModuleEntry& m = g_modules[i];
   if (!m.has_static_tls || tp == 0) return false;
   uint64_t block = tp - m.tls_offset;
   if (addr - block >= m.tls_size) return false;
-  *out = StaticHit{i, module_symbols_ready(i) ? find_symbol(m.symbols, addr - block, true) : -1};
+  *out = StaticHit{i, symbol_at(i, addr - block, true)};
   return true;
 }
 }  // namespace
@@ -282,7 +281,7 @@ bool modules_find_static(uint64_t addr, uint64_t tp, StaticHit* out) {
     if (addr < m.lo || addr >= m.hi || __atomic_load_n(&m.unloaded, __ATOMIC_ACQUIRE)) continue;
     for (uint32_t s = 0; s < m.nsegs; ++s) {
       if (addr >= m.seg_lo[s] && addr < m.seg_hi[s]) {
-        *out = StaticHit{i, module_symbols_ready(i) ? find_symbol(m.symbols, addr - m.bias, false) : -1};
+        *out = StaticHit{i, symbol_at(i, addr - m.bias, false)};
         return true;
       }
     }
@@ -301,7 +300,7 @@ bool modules_find_tls(uint64_t addr, uint64_t tp, bool dynamic, StaticHit* out) 
     if (!__atomic_load_n(&m.dynamic_tls, __ATOMIC_RELAXED)) continue;
     uint64_t block = dtv_block(tp, m.tls_modid);
     if (block != 0 && addr - block < m.tls_size) {
-      *out = StaticHit{i, module_symbols_ready(i) ? find_symbol(m.symbols, addr - block, true) : -1};
+      *out = StaticHit{i, symbol_at(i, addr - block, true)};
       return true;
     }
   }

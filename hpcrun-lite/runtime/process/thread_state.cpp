@@ -16,6 +16,7 @@
 #include "process/thread_stack.h"
 #include "sources/source_table.h"
 #include "base/spinlock.h"
+#include "base/thread_pointer.h"
 #include "trees/unwind.h"
 
 namespace hpcrun {
@@ -93,7 +94,7 @@ void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
-  __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+  ts->fs_base = fs_base_of_current_thread();
   set_stack(ts, 0, 0);
   find_stack(ts);
   ts->alive.store(1, std::memory_order_relaxed);
@@ -204,7 +205,7 @@ ThreadState* thread_claim_adopted(uint64_t sp) {
         !g_adopted[i].tid.compare_exchange_strong(want, 0, std::memory_order_acquire))
       continue;
     ThreadState* ts = g_adopted[i].ts;
-    __asm__("mov %%fs:0, %0" : "=r"(ts->fs_base));
+    ts->fs_base = fs_base_of_current_thread();
     uint64_t lo, hi;
     if (sp && !__atomic_load_n(&ts->stack_lo, __ATOMIC_ACQUIRE) &&
         mapping_containing("/proc/self/maps", sp, &lo, &hi))

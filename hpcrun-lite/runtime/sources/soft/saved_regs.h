@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "base/thread_pointer.h"
 #include "sources/soft/access_decode.h"
 
 namespace hpcrun {
@@ -37,15 +38,6 @@ inline SavedRegs saved_regs_from_ucontext(const ucontext_t* uc, uint64_t fs_base
   r.rip = static_cast<uint64_t>(g[REG_RIP]);
   r.fs_base = fs_base;
   return r;
-}
-
-// The calling thread's FS base: glibc's thread control block starts with a pointer to itself
-// (tcbhead_t::tcb), and FS points at it. Signal-safe (one load, no system call). For threads not
-// created by glibc, arch_prctl(ARCH_GET_FS) is the general (but errno-touching) way.
-inline uint64_t fs_base_of_current_thread() {
-  uint64_t v;
-  asm volatile("movq %%fs:0, %0" : "=r"(v));
-  return v;
 }
 
 }  // namespace hpcrun
