@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by openfoam_merge.sh and openfoam_cost.sh. Sourced, not run.
+# Shared by openfoam_merge.sh and openfoam_cost.sh (which set $root). Sourced, not run.
 #   openfoam_case NAME ITERATIONS
 #       stops the script (status 77) when OpenFOAM, its tutorials or mpirun are missing; makes
 #       $work (removed at exit) and in it $work/case: simpleFoam's pitzDaily tutorial meshed and
@@ -19,12 +19,7 @@ openfoam_case() {
   trap 'rm -rf "$work"' EXIT
   cp -r "$tutorial" "$work/case"
   chmod -R u+w "$work/case"
-  cat >"$work/case/system/decomposeParDict" <<'EOF'
-FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
-numberOfSubdomains 2;
-method simple;
-coeffs { n (2 1 1); }
-EOF
+  cp "$root/tests/e2e/data/openfoam_decomposeParDict" "$work/case/system/decomposeParDict"
   if [ "$iterations" -gt 0 ]; then
     sed -i "s/^endTime .*/endTime         $iterations;/; s/^writeInterval .*/writeInterval   $iterations;/" \
       "$work/case/system/controlDict"

@@ -24,12 +24,7 @@ export WM_PROJECT_DIR=/usr/share/openfoam FOAM_ETC=/usr/share/openfoam/etc
 
 prepare() {
   rm -rf "$1" && cp -r "$tutorial" "$1"
-  cat >"$1/system/decomposeParDict" <<'EOF'
-FoamFile { version 2.0; format ascii; class dictionary; object decomposeParDict; }
-numberOfSubdomains 2;
-method simple;
-coeffs { n (2 1 1); }
-EOF
+  cp "$E2E_DIR/data/openfoam_decomposeParDict" "$1/system/decomposeParDict"
   (cd "$1" && blockMesh >blockMesh.log 2>&1 && decomposePar >decomposePar.log 2>&1) ||
     fail "$1: blockMesh or decomposePar failed: $(tail -5 "$1"/*.log)"
 }
