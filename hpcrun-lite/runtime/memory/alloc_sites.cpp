@@ -112,6 +112,9 @@ bool AllocSites::ensure_index(uint32_t sites) {
   if (ix && want == ix->mask + 1) return true;
   auto* fresh = static_cast<Index*>(map_zeroed(sizeof(Index) + sizeof(std::atomic<uint32_t>) * want));
   if (!fresh) return ix != nullptr && uint64_t(sites) * 2 <= ix->mask + 1;
+  // Entering the ids scatters over every page of the new index (it grows 4x, so they are an
+  // eighth of its slots): all of them present in one call.
+  populate_write(fresh, sizeof(Index) + sizeof(std::atomic<uint32_t>) * want);
   fresh->mask = want - 1;
   uint32_t n = count_.load(std::memory_order_relaxed);
   for (uint32_t id = 0; id < n; ++id) {
@@ -138,6 +141,7 @@ void* AllocSites::store(const void* bytes, size_t n) {
     frame_used_ = 0;
   }
   void* dst = frame_chunk_ + frame_used_;
+  frames_front_.reach(frame_chunk_, frame_chunk_ + frame_used_ + rounded, kFrameChunk);
   if (n && bytes) memcpy(dst, bytes, n);
   frame_used_ += rounded;
   return dst;
@@ -189,7 +193,9 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
       if (stored) pack(frames, nframes, stored);
       const char* stored_name = name_len ? static_cast<const char*>(store(name, name_len)) : nullptr;
       if (!stored || (name_len && !stored_name)) break;
-      SiteRecord* r = &chunks_[c].load(std::memory_order_relaxed)[id & ((1u << kChunkBits) - 1)];
+      SiteRecord* chunk = chunks_[c].load(std::memory_order_relaxed);
+      SiteRecord* r = &chunk[id & ((1u << kChunkBits) - 1)];
+      records_front_.reach(chunk, r + 1, sizeof(SiteRecord) << kChunkBits);
       r->hash = h;
       r->check = d.check;
       r->frames = stored;

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/populate.h"
 #include "base/spinlock.h"
 
 namespace hpcrun {
@@ -103,6 +104,7 @@ class AllocSites {
   SpinLock lock_;
   uint8_t* frame_chunk_ = nullptr;
   size_t frame_used_ = kFrameChunk;
+  PopulatedFront records_front_, frames_front_;  // under lock_
 };
 
 struct SiteDigest {

@@ -56,7 +56,9 @@ uint32_t HeapMap::alloc_node(Shard& s) {
     return i;
   }
   if (p.next == p.end && !draw_chunk(p, false)) return kNil;
-  return p.next++;
+  const uint32_t i = p.next++;
+  p.front.reach(node(i & ~((1u << kChunkBits) - 1)), node(i) + 1, sizeof(Node) << kChunkBits);
+  return i;
 }
 
 void HeapMap::free_node(Shard& s, uint32_t i) {
@@ -77,7 +79,10 @@ uint32_t HeapMap::alloc_small(Shard& s) {
     return i;
   }
   if (p.next == p.end && !draw_chunk(p, true)) return kNil;
-  return p.next++;
+  const uint32_t i = p.next++;
+  p.front.reach(small_node(i & ~((1u << kSmallChunkBits) - 1)), small_node(i) + 1,
+                sizeof(SmallNode) << kSmallChunkBits);
+  return i;
 }
 
 // The node keeps its `next`: a reader standing on it goes on along its old list.

@@ -9,9 +9,12 @@
 //  - A counting filter (one 8-bit counter per bucket of block starts) tells free() in one load
 //    whether the pointer can be tracked at all. It is exact for a pointer the program received
 //    from malloc: the increment happens before the pointer is returned, so any thread that later
-//    frees it sees a non-zero count. Buckets are consecutive 16-byte granules (4M of them, so the
+//    frees it sees a non-zero count. Buckets are consecutive 32-byte granules (2M of them, so the
 //    pattern repeats every 64 MiB), not a hash, so neighbouring frees touch the same cache lines;
-//    a counter that saturates stays saturated (always "maybe"), which is safe.
+//    a counter that saturates stays saturated (always "maybe"), which is safe. 32 bytes is
+//    glibc's smallest chunk, so two of its blocks never share a bucket, and a page of the filter
+//    covers 128 KiB of heap: with 16-byte granules its first writes were 226 of the page faults a
+//    NumPy + mpi4py start-up adds (perf record -e page-faults, 2 Dec).
 //  - Small blocks (up to 4 KiB) are in a granule index: for 256-byte granules (blocks up to 256
 //    bytes) and 4 KiB granules (up to 4 KiB), a radix table gives the list of blocks that start
 //    in each granule, sorted by start, highest first. A block no larger than its level's granule
@@ -54,6 +57,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/populate.h"
 #include "base/spinlock.h"
 
 namespace hpcrun {
@@ -152,6 +156,7 @@ class HeapMap {
     uint32_t next = 0;    // the next never-used index of the chunk drawn last
     uint32_t end = 0;     // one past that chunk's last index
     uint32_t free = kNil; // recycled nodes (small: linked through `site`; large: next[0])
+    PopulatedFront front; // of the chunk drawn last
   };
   // The blocks of one lock (see the header comment). What its writers change sits in its own
   // cache lines, away from the other shards' and from what readers load on every lookup.
@@ -171,7 +176,8 @@ class HeapMap {
   static constexpr int kSmallChunkBits = 16;  // 65536 small nodes (2 MiB) per chunk
   static constexpr int kMaxSmallChunks = 2048;  // up to 128M small blocks
   static constexpr uint32_t kSmallRef = 0x80000000u;  // ref bit: a small node
-  static constexpr int kFilterBits = 22;  // 4M buckets of 8-bit counters: 4 MiB
+  static constexpr int kFilterBits = 21;  // 2M buckets of 8-bit counters: 2 MiB
+  static constexpr int kFilterGranuleBits = 5;  // kFilterBits + 5 = kRegionShift: 1:1 per region
   // Granule levels: granule shift; leaves of the radix table cover 1 GiB of addresses.
   static constexpr int kSmallLevels = 2;
   static constexpr int kLargeLevel = 2;  // the skip lists' index
@@ -180,13 +186,15 @@ class HeapMap {
   static constexpr int kLeafSpanBits = 30;
   static constexpr int kTopEntries = 1 << (47 - kLeafSpanBits);  // user space is 47 bits
 
-  // The filter covers a region 1:1 (16-byte granules of 64 MiB), and each region's 64 KiB units
+  // The filter covers a region 1:1 (32-byte granules of 64 MiB), and each region's 64 KiB units
   // are permuted by an XOR with a number drawn from the region: glibc's arenas all start at the
   // start of their regions, and without the permutation two threads' blocks at the same offsets
   // of their arenas would share counters and cache lines.
+  static_assert(kFilterBits + kFilterGranuleBits == kRegionShift, "the filter maps a region 1:1");
   static size_t bucket(uint64_t start) {
     const uint64_t scramble = ((start >> kRegionShift) * 0x9E3779B97F4A7C15ull) >> 54;  // 10 bits
-    return size_t((start >> 4) ^ (scramble << 12)) & ((1u << kFilterBits) - 1);
+    return size_t((start >> kFilterGranuleBits) ^ (scramble << (16 - kFilterGranuleBits))) &
+           ((1u << kFilterBits) - 1);
   }
   Shard& shard_of(uint64_t addr) { return shards_[(addr >> kRegionShift) & (kShards - 1)]; }
   const Shard& shard_of(uint64_t addr) const {

@@ -59,7 +59,7 @@ bool is_closing(const void* link_map) {
   return false;
 }
 
-constexpr size_t kFirstBytes = 64 * 1024;
+constexpr size_t kFirstBytes = 128 * 1024;  // a LAMMPS process's 143 modules take 97 KiB
 constexpr size_t kMaxBytes = 64 * 1024 * 1024;
 // A reader retries only when a new snapshot was published between its two loads.
 constexpr int kReaderTries = 16;
@@ -138,7 +138,11 @@ constinit std::atomic<uint64_t> g_mappings{0};
 Snapshot* take(PhdrSource source, Snapshot* reuse) {
   size_t start = reuse && reuse->bytes > g_last_bytes ? reuse->bytes : g_last_bytes;
   for (size_t bytes = start; bytes <= kMaxBytes; bytes *= 2) {
-    void* mem = reuse && reuse->bytes == bytes ? static_cast<void*>(reuse) : raw_mmap(bytes);
+    // A new mapping is filled from both ends, most of it at once: its pages made by the mmap
+    // (MAP_POPULATE) instead of ~30 page faults each of a LAMMPS start-up's snapshots took.
+    void* mem = reuse && reuse->bytes == bytes
+                    ? static_cast<void*>(reuse)
+                    : raw_mmap(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE);
     if (!mem) return nullptr;
     if (mem != reuse) g_mappings.fetch_add(1, std::memory_order_relaxed);
     Builder b{static_cast<Snapshot*>(mem), nullptr, nullptr, false, _r_debug.r_map};

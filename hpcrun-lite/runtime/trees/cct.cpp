@@ -3,7 +3,6 @@
 
 #include "base/raw_sys.h"
 
-#include <cstring>
 
 #include "hpcl/profile.h"
 
@@ -21,7 +20,6 @@ uint64_t Cct::hash(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
 }
 
 bool Cct::init() {
-  memset(chunks_, 0, sizeof chunks_);
   count_ = 0;
   mem_.init();
   table_mask_ = (1u << 12) - 1;
@@ -35,8 +33,11 @@ bool Cct::init() {
 }
 
 void Cct::reset() {
-  for (uint32_t c = 0; c < kMaxChunks; ++c)
-    if (chunks_[c]) raw_munmap(chunks_[c], sizeof(RtNode) << kChunkBits);
+  for (uint32_t c = 0; c < kMaxChunks && chunks_[c]; ++c) {
+    raw_munmap(chunks_[c], sizeof(RtNode) << kChunkBits);
+    chunks_[c] = nullptr;
+  }
+  nodes_front_ = PopulatedFront{};  // a new chunk may be mapped where an old one was
   if (table_) raw_munmap(table_, sizeof(uint32_t) * (table_mask_ + 1));
   mem_.release();
   init();
@@ -54,6 +55,7 @@ uint32_t Cct::new_node(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b) {
     if (!chunks_[c]) return kNone;
   }
   RtNode* n = at(i);
+  nodes_front_.reach(chunks_[c], n + 1, sizeof(RtNode) << kChunkBits);
   n->parent = parent;
   n->kind = kind;
   n->mem = 0;

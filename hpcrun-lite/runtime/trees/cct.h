@@ -44,7 +44,9 @@ class Cct {
   // Tests only (HPCRUN_LITE_TEST_TREE_NODES): fewer nodes per thread, to run the tree full.
   static uint32_t node_limit;
 
-  // Creates the root and the four kind roots (indices 0..4). Not from a signal handler.
+  // Creates the root and the four kind roots (indices 0..4) in an empty tree: zeroed memory (as
+  // raw_mmap gives it; a thread's state is never constructed), a constructed Cct, or reset's.
+  // Not from a signal handler.
   bool init();
   // Find-or-create; kNone when memory is exhausted.
   uint32_t child(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
@@ -76,10 +78,11 @@ class Cct {
   bool grow_table();
   static uint64_t hash(uint32_t parent, uint8_t kind, uint64_t a, uint64_t b);
 
-  RtNode* chunks_[kMaxChunks];
-  uint32_t count_;
-  uint32_t* table_;     // node index + 1, 0 = empty
-  uint32_t table_mask_; // capacity - 1
+  RtNode* chunks_[kMaxChunks] = {};  // mapped in order from 0: the first null ends them
+  uint32_t count_ = 0;
+  uint32_t* table_ = nullptr;  // node index + 1, 0 = empty
+  uint32_t table_mask_ = 0;    // capacity - 1
+  PopulatedFront nodes_front_;
   MemTable mem_;
 };
 

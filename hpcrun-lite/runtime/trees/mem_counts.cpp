@@ -1,7 +1,6 @@
 // See mem_counts.h.
 #include "trees/mem_counts.h"
 
-#include <cstring>
 
 #include "base/raw_sys.h"
 
@@ -28,10 +27,7 @@ int mem_counts_metrics(const MemCounts& m, hpcl::Metric* out) {
   return n;
 }
 
-void MemTable::init() {
-  memset(chunks_, 0, sizeof chunks_);
-  count_ = 0;
-}
+void MemTable::init() { count_ = 0; }
 
 uint32_t MemTable::add() {
   uint32_t i = count_;
@@ -42,6 +38,7 @@ uint32_t MemTable::add() {
     chunks_[c] = static_cast<MemCounts*>(raw_mmap(sizeof(MemCounts) << kChunkBits));
     if (!chunks_[c]) return kNone;
   }
+  front_.reach(chunks_[c], at(i + 1) + 1, sizeof(MemCounts) << kChunkBits);
   count_ = i + 1;
   return i + 1;
 }
@@ -54,8 +51,11 @@ size_t MemTable::footprint() const {
 }
 
 void MemTable::release() {
-  for (uint32_t c = 0; c < kMaxChunks; ++c)
-    if (chunks_[c]) raw_munmap(chunks_[c], sizeof(MemCounts) << kChunkBits);
+  for (uint32_t c = 0; c < kMaxChunks && chunks_[c]; ++c) {
+    raw_munmap(chunks_[c], sizeof(MemCounts) << kChunkBits);
+    chunks_[c] = nullptr;
+  }
+  front_ = PopulatedFront{};  // a new chunk may be mapped where an old one was
   init();
 }
 

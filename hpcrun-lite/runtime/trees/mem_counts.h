@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/populate.h"
 #include "hpcl/profile.h"
 
 namespace hpcrun {
@@ -45,6 +46,9 @@ class MemTable {
   static constexpr uint32_t kMaxChunks = 4096;   // 4M slots, as many as a tree's nodes
   static constexpr uint32_t kNone = 0;           // slot numbers start at 1
 
+  // Empties the table. Its chunk pointers are already null: the table's memory was zeroed (as
+  // raw_mmap gives it; a thread's state is never constructed) or release() cleared them. Writing
+  // all 4096 of them was 8 page faults of every thread's start.
   void init();
   // A new zeroed slot's number (>= 1), or kNone when memory is exhausted.
   uint32_t add();
@@ -61,8 +65,9 @@ class MemTable {
   void release();  // unmaps every chunk (fork child)
 
  private:
-  MemCounts* chunks_[kMaxChunks];
-  uint32_t count_;
+  MemCounts* chunks_[kMaxChunks] = {};  // mapped in order from 0: the first null ends them
+  uint32_t count_ = 0;
+  PopulatedFront front_;
 };
 
 }  // namespace hpcrun

@@ -55,6 +55,22 @@ TEST(HeapMap, RemoveForgetsTheBlockAndTheFilter) {
   EXPECT_EQ(m->size(), 0u);
 }
 
+// glibc's chunks are at least 32 bytes, so its neighbouring blocks start 32 bytes apart or more:
+// the filter tells each of them apart, and the free of an untracked neighbour of a tracked block
+// never takes the slow path.
+TEST(HeapMap, FilterTellsApartBlocks32BytesApart) {
+  auto m = make_map();
+  const uint64_t a = 0x7f3000012350ull;  // user pointers are 16 mod 32 in glibc
+  ASSERT_TRUE(m->insert(a, 24, 1));
+  EXPECT_TRUE(m->maybe_tracked(a));
+  EXPECT_FALSE(m->maybe_tracked(a - 32));
+  EXPECT_FALSE(m->maybe_tracked(a + 32));
+  ASSERT_TRUE(m->insert(a + 32, 24, 1));
+  ASSERT_TRUE(m->remove(a, nullptr));
+  EXPECT_FALSE(m->maybe_tracked(a));
+  EXPECT_TRUE(m->maybe_tracked(a + 32));
+}
+
 TEST(HeapMap, InsertAtAKnownStartReplacesTheOldBlock) {
   auto m = make_map();
   m->insert(0x8000, 16, 1);
