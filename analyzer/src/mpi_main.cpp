@@ -1,6 +1,7 @@
 // hpcprof-lite-mpi: `hpcprof-lite merge` spread over the ranks of an MPI job, for measurement
-// directories of thousands of process profiles. Rank 0 lists the directory and splits the files
-// by size, the files of one rank together (merge_plan.h); each rank merges its share on threads
+// directories of thousands of process profiles. Rank 0 lists the directory, every rank reads
+// which run a slice of its files is of, and rank 0 splits the files of the latest run by size,
+// the files of one rank together (merge_plan.h); each rank merges its share on threads
 // (merge_into) and closes the balance of the ranks it holds whole; the partial merges are summed
 // along a binary tree to rank 0 (log2 K rounds), travelling as encoded partial profiles
 // (Accumulator::to_partial); rank 0 finishes, symbolizes and writes the database, which is byte
@@ -21,6 +22,7 @@
 #include "hpcl/scan.h"
 #include "merge/merge_cli.h"
 #include "merge/merge_plan.h"
+#include "merge/merge.h"
 #include "merge/runs.h"
 #include "merge/mpi_transport.h"
 
@@ -91,6 +93,45 @@ void close_complete_ranks(Accumulator& acc) {
   acc.close_ranks(std::set<int64_t>(all.begin(), all.end()));
 }
 
+// The plan, made on rank 0 from the facts every rank read of a slice of the directory's files
+// (merge_plan.h); `local` gets rank 0's whole plan, with the files of other runs it left out.
+MergePlan plan_on_all_ranks(const MergeCommand& command, int rank, int size, MergePlan* local) {
+  std::string bytes;  // the listing: "E" + error, or "P" + the paths
+  std::vector<std::string> paths;
+  if (rank == 0) {
+    std::string error = list_profiles(command.dir, &paths);
+    bytes = error.empty() ? "P" + encode_paths(paths) : "E" + error;
+  }
+  mpi::bcast_bytes(bytes, 0, MPI_COMM_WORLD);
+  MergePlan plan;
+  if (bytes.starts_with("E")) {
+    plan.error = bytes.substr(1);
+    return plan;
+  }
+  if (rank != 0 && !decode_paths(bytes.substr(1), &paths)) fail_all("malformed file list from rank 0");
+  const size_t n = paths.size(), lo = n * size_t(rank) / size_t(size), hi = n * size_t(rank + 1) / size_t(size);
+  std::vector<RunFacts> facts = read_run_facts(
+      std::vector<std::string>(paths.begin() + static_cast<ptrdiff_t>(lo), paths.begin() + static_cast<ptrdiff_t>(hi)),
+      command.options.jobs, true);
+  std::string mine = encode_facts(facts);
+  if (rank != 0) {
+    mpi::send_bytes(std::vector<uint8_t>(mine.begin(), mine.end()), 0, MPI_COMM_WORLD);
+  } else {
+    for (int from = 1; from < size; ++from) {
+      std::vector<uint8_t> got = mpi::recv_bytes(from, MPI_COMM_WORLD);
+      std::vector<RunFacts> theirs;
+      if (!decode_facts(std::string(got.begin(), got.end()), &theirs))
+        fail_all("malformed file facts from rank " + std::to_string(from));
+      for (RunFacts& f : theirs) facts.push_back(std::move(f));
+    }
+    *local = plan_from_facts(facts, size);
+    bytes = encode_plan(*local);
+  }
+  mpi::bcast_bytes(bytes, 0, MPI_COMM_WORLD);
+  if (!decode_plan(bytes, size, &plan)) fail_all("malformed file list from rank 0");
+  return plan;
+}
+
 // Sums the partial merges of all ranks into rank 0's: in round k (k = 1, 2, 4, ...) each rank
 // r with r % 2k == k sends to r - k and is done; r % 2k == 0 receives from r + k.
 void reduce_to_root(Accumulator& acc, int rank, int size) {
@@ -147,15 +188,8 @@ int run(int argc, char** argv, int rank, int size) {
     return kExitUsage;
   }
 
-  std::string plan_bytes;
   MergePlan local;  // rank 0's, with the profiles of other runs it left out
-  if (rank == 0) {
-    local = plan_directory(command.dir, size);
-    plan_bytes = encode_plan(local);
-  }
-  mpi::bcast_bytes(plan_bytes, 0, MPI_COMM_WORLD);
-  MergePlan plan;
-  if (!decode_plan(plan_bytes, size, &plan)) fail_all("malformed file list from rank 0");
+  MergePlan plan = plan_on_all_ranks(command, rank, size, &local);
   if (!plan.error.empty()) {
     if (rank == 0) std::cerr << kProgram << ": " << plan.error << "\n";
     return 1;

@@ -1,7 +1,6 @@
 // See merge_plan.h.
 #include "merge_plan.h"
 
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
@@ -70,6 +69,23 @@ MergePlan balance_by_size(std::vector<std::pair<std::string, uint64_t>> files, i
   return plan;
 }
 
+MergePlan plan_from_facts(const std::vector<RunFacts>& facts, int ranks) {
+  // Two jobs measured into one directory: the latest alone is merged (runs.h).
+  RunChoice runs = choose_latest_run(facts);
+  std::map<std::string_view, uint64_t> size_of;
+  for (const RunFacts& f : facts) size_of.emplace(f.path, f.bytes);
+  // A file that could not be stat'ed is still merged (size 0), so that its reader names the error.
+  std::vector<std::pair<std::string, uint64_t>> files;
+  for (std::string& p : runs.kept) {
+    const uint64_t size = size_of[p];
+    files.emplace_back(std::move(p), size);
+  }
+  MergePlan plan = balance_by_size(std::move(files), ranks);
+  plan.other_runs = std::move(runs.dropped);
+  plan.runs_message = std::move(runs.message);
+  return plan;
+}
+
 MergePlan plan_directory(const std::string& dir, int ranks) {
   std::vector<std::string> paths;
   if (std::string error = list_profiles(dir, &paths); !error.empty()) {
@@ -77,19 +93,80 @@ MergePlan plan_directory(const std::string& dir, int ranks) {
     plan.error = error;
     return plan;
   }
-  // Two jobs measured into one directory: the latest alone is merged (runs.h).
-  RunChoice runs = choose_latest_run(paths, 4);
-  std::vector<std::pair<std::string, uint64_t>> files;
-  for (std::string& p : runs.kept) {
-    // A file that cannot be stat'ed is still merged (size 0), so that its reader names the error.
-    struct stat st {};
-    uint64_t size = ::stat(p.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-    files.emplace_back(std::move(p), size);
+  return plan_from_facts(read_run_facts(paths, 4, true), ranks);
+}
+
+namespace {
+
+// Fields separated by NUL bytes, which neither paths nor run ids hold.
+void put(std::string& out, std::string_view field) {
+  out += field;
+  out += '\0';
+}
+
+// The next field from `pos`; false when none is left.
+bool take(const std::string& bytes, size_t& pos, std::string_view* field) {
+  const size_t end = bytes.find('\0', pos);
+  if (end == std::string::npos) return false;
+  *field = std::string_view(bytes).substr(pos, end - pos);
+  pos = end + 1;
+  return true;
+}
+
+template <class T>
+bool take_number(const std::string& bytes, size_t& pos, T* out) {
+  std::string_view f;
+  if (!take(bytes, pos, &f)) return false;
+  auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), *out);
+  return ec == std::errc() && p == f.data() + f.size();
+}
+
+}  // namespace
+
+std::string encode_paths(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& p : paths) put(out, p);
+  return out;
+}
+
+bool decode_paths(const std::string& bytes, std::vector<std::string>* paths) {
+  paths->clear();
+  std::string_view f;
+  for (size_t pos = 0; pos < bytes.size();) {
+    if (!take(bytes, pos, &f)) return false;
+    paths->emplace_back(f);
   }
-  MergePlan plan = balance_by_size(std::move(files), ranks);
-  plan.other_runs = std::move(runs.dropped);
-  plan.runs_message = std::move(runs.message);
-  return plan;
+  return true;
+}
+
+std::string encode_facts(const std::vector<RunFacts>& facts) {
+  std::string out;
+  for (const RunFacts& f : facts) {
+    put(out, f.path);
+    put(out, f.readable ? "1" : "0");
+    put(out, f.run_id);
+    for (long long v : {f.rank, f.pid}) put(out, std::to_string(v));
+    for (uint64_t v : {f.start_ns, f.end_ns, f.bytes}) put(out, std::to_string(v));
+  }
+  return out;
+}
+
+bool decode_facts(const std::string& bytes, std::vector<RunFacts>* facts) {
+  facts->clear();
+  for (size_t pos = 0; pos < bytes.size();) {
+    RunFacts f;
+    std::string_view path, readable, run_id;
+    if (!take(bytes, pos, &path) || !take(bytes, pos, &readable) || !take(bytes, pos, &run_id) ||
+        (readable != "0" && readable != "1") || !take_number(bytes, pos, &f.rank) ||
+        !take_number(bytes, pos, &f.pid) || !take_number(bytes, pos, &f.start_ns) ||
+        !take_number(bytes, pos, &f.end_ns) || !take_number(bytes, pos, &f.bytes))
+      return false;
+    f.path = path;
+    f.readable = readable == "1";
+    f.run_id = run_id;
+    facts->push_back(std::move(f));
+  }
+  return true;
 }
 
 // "E" + error, or "P" then "rank\0path\0" per file: paths cannot hold a NUL byte.

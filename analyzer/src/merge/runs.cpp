@@ -1,6 +1,8 @@
 // Telling the runs of one measurement directory apart (see runs.h).
 #include "runs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -22,9 +24,10 @@ bool number(const std::string* v, long long* out) {
   return true;
 }
 
-RunFacts facts_of(const std::string& path) {
+RunFacts facts_of(const std::string& path, bool size) {
   RunFacts f;
   f.path = path;
+  if (struct stat st {}; size && ::stat(path.c_str(), &st) == 0) f.bytes = static_cast<uint64_t>(st.st_size);
   ReadResult r = read_profile_meta(path);
   if (!r.ok) return f;
   f.readable = true;
@@ -145,17 +148,21 @@ RunChoice choose_latest_run(const std::vector<RunFacts>& facts) {
   return out;
 }
 
-RunChoice choose_latest_run(const std::vector<std::string>& paths, unsigned jobs) {
+std::vector<RunFacts> read_run_facts(const std::vector<std::string>& paths, unsigned jobs, bool sizes) {
   std::vector<RunFacts> facts(paths.size());
   const size_t n = std::max<size_t>(1, std::min<size_t>(jobs, paths.size()));
   auto work = [&](size_t w) {
-    for (size_t i = paths.size() * w / n; i < paths.size() * (w + 1) / n; ++i) facts[i] = facts_of(paths[i]);
+    for (size_t i = paths.size() * w / n; i < paths.size() * (w + 1) / n; ++i) facts[i] = facts_of(paths[i], sizes);
   };
   std::vector<std::thread> threads;
   for (size_t w = 1; w < n; ++w) threads.emplace_back(work, w);
   work(0);
   for (std::thread& t : threads) t.join();
-  return choose_latest_run(facts);
+  return facts;
+}
+
+RunChoice choose_latest_run(const std::vector<std::string>& paths, unsigned jobs) {
+  return choose_latest_run(read_run_facts(paths, jobs, false));
 }
 
 }  // namespace hpcl::analysis

@@ -27,6 +27,7 @@ struct RunFacts {
   long long rank = -1;
   long long pid = 0;
   uint64_t start_ns = 0, end_ns = 0;
+  uint64_t bytes = 0;      // the file's size, when asked for (0 when it cannot be stat'ed)
 };
 
 struct RunChoice {
@@ -41,7 +42,11 @@ struct RunChoice {
 // are given, so that a test can describe any directory.
 RunChoice choose_latest_run(const std::vector<RunFacts>& facts);
 
-// Reads the META of every path (read_profile_meta, on up to `jobs` threads) and chooses.
+// The facts of every path: its META (read_profile_meta) and, with `sizes`, its size; on up to
+// `jobs` threads.
+std::vector<RunFacts> read_run_facts(const std::vector<std::string>& paths, unsigned jobs, bool sizes);
+
+// Reads the META of every path (read_run_facts) and chooses.
 RunChoice choose_latest_run(const std::vector<std::string>& paths, unsigned jobs);
 
 }  // namespace hpcl::analysis

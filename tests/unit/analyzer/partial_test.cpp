@@ -7,6 +7,7 @@
 #include <set>
 
 #include "merge/accumulator.h"
+#include "merge/merge.h"
 #include "merge/merge_plan.h"
 #include "profile_builder.h"
 
@@ -292,6 +293,63 @@ TEST(MergePlan, EncodesAndDecodes) {
   EXPECT_FALSE(decode_plan("X", 2, &back));
   EXPECT_FALSE(decode_plan(std::string("P5\0/m/a.hpcl\0", 13), 2, &back));  // rank out of range
   EXPECT_FALSE(decode_plan(std::string("P0\0/m/a.hpcl", 12), 2, &back));    // unterminated
+}
+
+// What each rank of hpcprof-lite-mpi sends rank 0: the listing, then the facts of its slice.
+TEST(MergePlan, PathsAndFactsEncodeAndDecode) {
+  const std::vector<std::string> paths = {"/m/a b.hpcl", "/m/c.hpcl"};
+  std::vector<std::string> paths_back;
+  ASSERT_TRUE(decode_paths(encode_paths(paths), &paths_back));
+  EXPECT_EQ(paths_back, paths);
+  ASSERT_TRUE(decode_paths("", &paths_back));
+  EXPECT_TRUE(paths_back.empty());
+  EXPECT_FALSE(decode_paths("/m/a.hpcl", &paths_back));  // unterminated
+
+  RunFacts a;
+  a.path = "/m/a b.hpcl";
+  a.readable = true;
+  a.run_id = "97538f6b9e717b2e";
+  a.rank = 3;
+  a.pid = 4242;
+  a.start_ns = 1764700000123456789ull;
+  a.end_ns = 1764700001123456789ull;
+  a.bytes = 97000;
+  RunFacts b;  // unreadable: defaults, rank -1
+  b.path = "/m/c.hpcl";
+  std::vector<RunFacts> back;
+  ASSERT_TRUE(decode_facts(encode_facts({a, b}), &back));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].path, a.path);
+  EXPECT_TRUE(back[0].readable);
+  EXPECT_EQ(back[0].run_id, a.run_id);
+  EXPECT_EQ(back[0].rank, 3);
+  EXPECT_EQ(back[0].pid, 4242);
+  EXPECT_EQ(back[0].start_ns, a.start_ns);
+  EXPECT_EQ(back[0].end_ns, a.end_ns);
+  EXPECT_EQ(back[0].bytes, 97000u);
+  EXPECT_FALSE(back[1].readable);
+  EXPECT_EQ(back[1].rank, -1);
+  const std::string bytes = encode_facts({a});
+  EXPECT_FALSE(decode_facts(bytes.substr(0, bytes.size() - 1), &back));  // cut short
+  EXPECT_FALSE(decode_facts(std::string("/m/a.hpcl\0" "2\0", 12), &back));  // readable is 0 or 1
+}
+
+// The plan from facts gathered from several ranks is the plan rank 0 makes reading them all.
+TEST(MergePlan, FromFactsAsFromTheDirectory) {
+  TempDir dir;
+  write_or_fail(process(0), dir.file("x.host.0.11.hpcl"));
+  write_or_fail(process(1), dir.file("x.host.1.12.hpcl"));
+  write_or_fail(process(2), dir.file("x.host.2.13.hpcl"));
+  std::vector<std::string> paths;
+  ASSERT_EQ(list_profiles(dir.path(), &paths), "");
+  std::vector<RunFacts> facts;
+  for (size_t i = 0; i < paths.size(); ++i) {  // one slice per "rank", through the wire format
+    std::vector<RunFacts> slice;
+    ASSERT_TRUE(decode_facts(encode_facts(read_run_facts({paths[i]}, 1, true)), &slice));
+    facts.insert(facts.end(), slice.begin(), slice.end());
+  }
+  EXPECT_GT(facts[0].bytes, 0u);
+  EXPECT_EQ(plan_from_facts(facts, 2).shares, plan_directory(dir.path(), 2).shares);
 }
 
 TEST(MergePlan, ListsTheDirectoryAsMergeDoes) {
