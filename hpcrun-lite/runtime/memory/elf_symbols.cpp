@@ -191,52 +191,48 @@ bool find_symtab(const ElfFile& f, uint32_t type, TablePair* out) {
   return false;
 }
 
-// Reads the data symbols of a table found by find_symtab. A table and its strings that lie close
-// together in the file (.dynsym and .dynstr always do) are read with one pread.
+// Reads the data symbols of a table found by find_symtab: the table alone, in pieces of the
+// scratch buffer, twice (to count, then to keep); their names stay in the file.
 bool load_symtab(const ElfFile& f, const TablePair& p, SymbolTable* out) {
   const Elf64_Shdr& tab = p.tab;
-  const Elf64_Shdr& strs = p.strs;
-  constexpr uint64_t kJoinGap = 64 * 1024;
-  const uint64_t tab_end = tab.sh_offset + tab.sh_size;
-  const bool joined = strs.sh_offset >= tab_end && strs.sh_offset - tab_end <= kJoinGap;
-  const size_t at_strs = joined ? size_t(strs.sh_offset - tab.sh_offset) : size_t(tab.sh_size);
-  uint8_t* buf = g_scratch.get(at_strs + strs.sh_size);
-  if (!buf) return false;
-  if (joined) {
-    if (!f.read(tab.sh_offset, buf, at_strs + strs.sh_size)) return false;
-  } else if (!f.read(tab.sh_offset, buf, tab.sh_size) ||
-             !f.read(strs.sh_offset, buf + at_strs, strs.sh_size)) {
-    return false;
-  }
-  auto* syms = reinterpret_cast<const Elf64_Sym*>(buf);
-  size_t n = tab.sh_size / sizeof(Elf64_Sym);
-  const char* strtab = reinterpret_cast<const char*>(buf + at_strs);
-  size_t count = 0, names = 0;
+  const uint64_t n = tab.sh_size / sizeof(Elf64_Sym);
+  out->syms = nullptr;  // a table that failed half-way leaves nothing behind for the next one
+  out->count = 0;
+  constexpr uint64_t kPieceSyms = (256 * 1024) / sizeof(Elf64_Sym);
+  auto* piece = reinterpret_cast<Elf64_Sym*>(g_scratch.get(kPieceSyms * sizeof(Elf64_Sym)));
+  if (!piece) return false;
   auto wanted = [&](const Elf64_Sym& s) {
     int t = ELF64_ST_TYPE(s.st_info);
     return (t == STT_OBJECT || t == STT_TLS) && s.st_size > 0 && s.st_shndx != SHN_UNDEF &&
-           s.st_name < strs.sh_size;
+           s.st_name < p.strs.sh_size;
   };
-  for (size_t k = 0; k < n; ++k) {
-    if (!wanted(syms[k])) continue;
-    ++count;
-    names += strnlen(strtab + syms[k].st_name, strs.sh_size - syms[k].st_name) + 1;
-  }
+  // Each piece of the table in turn, read into the scratch buffer: false when one cannot be.
+  auto each = [&](auto&& fn) {
+    for (uint64_t first = 0; first < n; first += kPieceSyms) {
+      const uint64_t k = n - first < kPieceSyms ? n - first : kPieceSyms;
+      if (!f.read(tab.sh_offset + first * sizeof(Elf64_Sym), piece, k * sizeof(Elf64_Sym))) return false;
+      for (uint64_t i = 0; i < k; ++i)
+        if (wanted(piece[i])) fn(piece[i]);
+    }
+    return true;
+  };
+  uint32_t count = 0;
+  // A table of one piece is read once: its pieces are still in the buffer for the second pass.
+  if (!each([&](const Elf64_Sym&) { ++count; })) return false;
   out->syms = static_cast<DataSymbol*>(g_arena.take(count * sizeof(DataSymbol)));
-  out->names = static_cast<char*>(g_arena.take(names));
-  if (!out->syms || !out->names) return false;
-  size_t used = 0;
-  for (size_t k = 0; k < n; ++k) {
-    if (!wanted(syms[k])) continue;
-    const char* nm = strtab + syms[k].st_name;
-    size_t len = strnlen(nm, strs.sh_size - syms[k].st_name);
-    memcpy(out->names + used, nm, len);
-    out->names[used + len] = 0;
-    out->syms[out->count++] = DataSymbol{syms[k].st_value, syms[k].st_size, uint32_t(used),
-                                         ELF64_ST_TYPE(syms[k].st_info) == STT_TLS};
-    used += len + 1;
+  if (!out->syms) return false;
+  auto keep = [&](const Elf64_Sym& s) {
+    if (out->count < count)
+      out->syms[out->count++] = DataSymbol{s.st_value, s.st_size, s.st_name, ELF64_ST_TYPE(s.st_info) == STT_TLS};
+  };
+  if (n <= kPieceSyms) {
+    for (uint64_t i = 0; i < n; ++i)
+      if (wanted(piece[i])) keep(piece[i]);
+  } else if (!each(keep)) {
+    return false;
   }
-  out->names_size = used;
+  out->names_at = p.strs.sh_offset;
+  out->names_size = p.strs.sh_size;
   return true;
 }
 
@@ -298,10 +294,29 @@ bool read_data_symbols(const char* path, SymbolTable* out) {
       ElfFile d(debug);
       TablePair p;
       have = read_headers(d) && find_symtab(d, SHT_SYMTAB, &p) && load_symtab(d, p, out);
+      out->names_in_debug = have;
     }
   }
   if (!have && has_dynamic) load_symtab(f, dynamic, out);
   normalize(out);
+  return true;
+}
+
+bool read_symbol_name(const char* path, const SymbolTable& t, const DataSymbol& s, char* out, size_t cap) {
+  if (cap == 0) return false;
+  out[0] = 0;
+  char debug[128];
+  if (t.names_in_debug) {
+    debug_file_path(t.build_id, debug, sizeof debug);
+    path = debug;
+  }
+  if (s.name >= t.names_size) return false;
+  ElfFile f(path);
+  if (f.fd < 0) return false;
+  uint64_t len = t.names_size - s.name;
+  if (len > cap - 1) len = cap - 1;
+  if (!f.read(t.names_at + s.name, out, len)) return false;
+  out[len] = 0;  // a name the string table does not end is cut there (strnlen's bound)
   return true;
 }
 

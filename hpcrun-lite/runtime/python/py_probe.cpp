@@ -35,8 +35,9 @@ InterpreterSymbols interpreter_symbols(uint32_t index, const ModuleEntry& m) {
     return found;
   }
   if (hashed == 0 || !module_symbols_ready(index)) return found;
+  char name[32];  // longer names are none of the three
   for (uint32_t i = 0; i < m.symbols.count && !found.all(); ++i) {
-    const char* name = m.symbols.names + m.symbols.syms[i].name;
+    if (!read_symbol_name(m.path, m.symbols, m.symbols.syms[i], name, sizeof name)) break;
     uint64_t* slot = strcmp(name, "_PyRuntime") == 0    ? &found.runtime
                      : strcmp(name, "Py_Version") == 0  ? &found.version
                      : strcmp(name, "PyCode_Type") == 0 ? &found.code_type

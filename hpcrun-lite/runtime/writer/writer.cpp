@@ -159,7 +159,14 @@ class ProfileStreamer {
       v.offset = s.value;
       v.size = s.size;
       v.flags = s.is_tls ? hpcl::kStaticTls : 0;
-      v.name = m->symbols.names + s.name;
+      // Read from the module's file (elf_symbols.h); a file gone since names the place.
+      char name[1024];
+      if (read_symbol_name(m->path, m->symbols, s, name, sizeof name) && name[0]) {
+        v.name = name;
+      } else {
+        snprintf(name, sizeof name, "%s+0x%llx", basename_of(m->path).c_str(), (unsigned long long)s.value);
+        v.name = name;
+      }
     }
     uint32_t idx = uint32_t(statics.size());
     statics.push_back(std::move(v));

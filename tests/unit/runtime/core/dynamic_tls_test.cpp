@@ -25,7 +25,10 @@ std::string tls_name(uint64_t addr, uint64_t tp) {
   if (!hpcrun::modules_find_tls(addr, tp, true, &hit)) return "<none>";
   if (hit.symbol < 0) return "<section>";
   const hpcrun::ModuleEntry* m = hpcrun::module_get(hit.module);
-  return m->symbols.names + m->symbols.syms[hit.symbol].name;
+  char name[256];
+  if (!hpcrun::read_symbol_name(m->path, m->symbols, m->symbols.syms[hit.symbol], name, sizeof name))
+    return "<unreadable>";
+  return name;
 }
 }  // namespace
 

@@ -26,7 +26,10 @@ std::string static_name(uint64_t addr) {
   if (!hpcrun::modules_find_static(addr, thread_pointer(), &hit)) return "<none>";
   if (hit.symbol < 0) return "<section>";
   const hpcrun::ModuleEntry* m = hpcrun::module_get(hit.module);
-  return m->symbols.names + m->symbols.syms[hit.symbol].name;
+  char name[256];
+  if (!hpcrun::read_symbol_name(m->path, m->symbols, m->symbols.syms[hit.symbol], name, sizeof name))
+    return "<unreadable>";
+  return name;
 }
 }  // namespace
 
@@ -34,8 +37,10 @@ TEST(ElfSymbols, ReadsOwnDataSymbols) {
   hpcrun::SymbolTable t{};
   ASSERT_TRUE(hpcrun::read_data_symbols("/proc/self/exe", &t));
   bool found = false;
+  char name[256];
   for (uint32_t i = 0; i < t.count; ++i) {
-    if (strcmp(t.names + t.syms[i].name, "_ZN8probe_ns5tableE") == 0) {
+    ASSERT_TRUE(hpcrun::read_symbol_name("/proc/self/exe", t, t.syms[i], name, sizeof name));
+    if (strcmp(name, "_ZN8probe_ns5tableE") == 0) {
       found = true;
       EXPECT_EQ(t.syms[i].size, sizeof probe_ns::table);
       EXPECT_EQ(t.syms[i].is_tls, 0u);
@@ -43,6 +48,25 @@ TEST(ElfSymbols, ReadsOwnDataSymbols) {
   }
   EXPECT_TRUE(found);
   EXPECT_EQ(strlen(t.build_id) % 2, 0u);
+}
+
+// Names are read from the file when asked for: cut to the buffer, and none past the table.
+TEST(ElfSymbols, NamesReadFromTheFileAreCutToTheBuffer) {
+  hpcrun::SymbolTable t{};
+  ASSERT_TRUE(hpcrun::read_data_symbols("/proc/self/exe", &t));
+  ASSERT_GT(t.count, 0u);
+  char name[256];
+  for (uint32_t i = 0; i < t.count; ++i) {
+    ASSERT_TRUE(hpcrun::read_symbol_name("/proc/self/exe", t, t.syms[i], name, sizeof name));
+    if (strcmp(name, "_ZN8probe_ns5tableE") != 0) continue;
+    char cut[6];
+    ASSERT_TRUE(hpcrun::read_symbol_name("/proc/self/exe", t, t.syms[i], cut, sizeof cut));
+    EXPECT_STREQ(cut, "_ZN8p");
+  }
+  hpcrun::DataSymbol beyond = t.syms[0];
+  beyond.name = uint32_t(t.names_size);
+  EXPECT_FALSE(hpcrun::read_symbol_name("/proc/self/exe", t, beyond, name, sizeof name));
+  EXPECT_FALSE(hpcrun::read_symbol_name("/nonexistent/lib.so", t, t.syms[0], name, sizeof name));
 }
 
 TEST(ElfSymbols, MissingFileIsAnErrorNotACrash) {
@@ -103,7 +127,7 @@ TEST(Modules, SymbolsAreReadWhenFirstNeededWithTheImagesBuildId) {
   EXPECT_EQ(hit.module, libc);
   EXPECT_NE(__atomic_load_n(&m->symbols_read, __ATOMIC_ACQUIRE), 0u);
   ASSERT_GE(hit.symbol, 0);
-  EXPECT_STREQ(m->symbols.names + m->symbols.syms[hit.symbol].name, "stdout");
+  EXPECT_EQ(static_name(m->bias + value), "stdout");
 }
 
 // The loader's own hash table answers for exported symbols, without the file.
