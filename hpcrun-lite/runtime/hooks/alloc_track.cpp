@@ -78,7 +78,10 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
     n = python_alloc_path(frames, n, kMaxAllocFrames);
   }
   settle_adopted_thread();  // a thread started before the runtime finishes its set-up here
-  uint32_t site = g_sites.intern(uint8_t(api), weight > 1 ? hpcl::kSiteSampled : 0, frames, uint32_t(n));
+  const uint8_t flags = weight > 1 ? hpcl::kSiteSampled : 0;
+  ThreadState* ts = t_state;
+  uint32_t site = ts ? g_sites.intern_cached(ts->site_cache, uint8_t(api), flags, frames, uint32_t(n))
+                     : g_sites.intern(uint8_t(api), flags, frames, uint32_t(n));
   // A full site table or address map: the block stays untracked (its samples go to
   // [untracked heap]) and is counted, META allocs_lost; the program never notices.
   if (site == AllocSites::kNoSite) {
@@ -91,7 +94,7 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   if (timed) timed->track.note_cost(monotonic_ns() - t0);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
-  if (ThreadState* ts = t_state; ts && ts->numa.half_full()) sampler_numa_flush(ts);
+  if (ts && ts->numa.half_full()) sampler_numa_flush(ts);
 }
 
 bool track_region(HeapMap& map, uint64_t lo, uint64_t len, hpcl::AllocApi api, const char* name,

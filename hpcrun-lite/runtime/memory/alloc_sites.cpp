@@ -151,7 +151,28 @@ uint32_t AllocSites::intern(uint8_t api, uint8_t flags, const uint64_t* frames, 
                             const char* name, uint32_t name_len) {
   if (name_len > kMaxSiteName) name_len = kMaxSiteName;
   if (!name) name_len = 0;
-  const SiteDigest d = site_digest(api, frames, nframes, name, name_len);
+  return intern_digest(site_digest(api, frames, nframes, name, name_len), api, flags, frames, nframes,
+                       name, name_len);
+}
+
+uint32_t AllocSites::intern_cached(SiteCache& cache, uint8_t api, uint8_t flags, const uint64_t* frames,
+                                   uint32_t nframes) {
+  const SiteDigest d = site_digest(api, frames, nframes);
+  SiteCache::Entry& e = cache.entries[d.hash % SiteCache::kEntries];
+  if (e.id_plus_1 != 0 && e.hash == d.hash && e.check == d.check && e.api == api &&
+      e.nframes == nframes && (e.flags & flags) == flags) {
+    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+    return e.id_plus_1 - 1;
+  }
+  const uint32_t id = intern_digest(d, api, flags, frames, nframes, nullptr, 0);
+  const SiteRecord* r = get(id);
+  if (r) e = SiteCache::Entry{d.hash, d.check, id + 1, uint16_t(nframes), api,
+                              __atomic_load_n(&r->flags, __ATOMIC_RELAXED)};
+  return id;
+}
+
+uint32_t AllocSites::intern_digest(const SiteDigest& d, uint8_t api, uint8_t flags, const uint64_t* frames,
+                                   uint32_t nframes, const char* name, uint32_t name_len) {
   const uint64_t h = d.hash;
   auto matches = [&](uint32_t id) {
     SiteRecord* r = get(id);

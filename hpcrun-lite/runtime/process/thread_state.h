@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "trees/cct.h"
+#include "memory/alloc_sites.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
 #include "sources/hw/event_plan.h"
@@ -86,6 +87,7 @@ struct ThreadState {
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
   TrackControl track;
+  SiteCache site_cache;      // the sites this thread tracked lately (alloc_sites.h)
   // Debug-register watches (watch.h): armed by this thread's handler or by other threads'.
   WatchSlots wp;
   // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.

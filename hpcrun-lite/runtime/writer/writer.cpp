@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
+#include "sources/soft/access_decode.h"
 #include "sources/watch/watch.h"
 #include "sources/watch/watch_table.h"
 #include "options.h"
@@ -575,6 +576,16 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
         log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each",
                  t->index, (unsigned long long)t->track.tracked, (unsigned long long)t->track.seen,
                  t->track.k, (unsigned long long)t->track.cost_ns);
+    // What the decoder's cache did (pc_cache.h): a program that loads and unloads libraries
+    // makes it scan for the decisions of the code that went.
+    log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
+             (unsigned long long)g_sites.cache_hits());
+    const DecodeStats d = decode_stats();
+    log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; %llu scans at "
+             "unloads read %llu slots",
+             (unsigned long long)d.lookups, (unsigned long long)d.hits, (unsigned long long)d.inserts,
+             (unsigned long long)d.evictions, (unsigned long long)d.invalidate_scans,
+             (unsigned long long)d.invalidate_slots);
   }
   return true;
 }

@@ -88,6 +88,27 @@ TEST(AllocSites, SampledFlagJoinsTheSiteInsteadOfSplittingIt) {
   EXPECT_EQ(s->size(), 1u);
 }
 
+// A thread's cache answers a site it met, with the table's id; a flag the cached entry lacks
+// goes through the table, which records it.
+TEST(AllocSites, ThreadCacheAnswersAsTheTable) {
+  auto s = std::make_unique<AllocSites>();
+  auto cache = std::make_unique<hpcrun::SiteCache>();
+  uint64_t a[] = {0x1000, 0x2000}, b[] = {0x1000, 0x3000};
+  const uint32_t x = s->intern(1, 0, a, 2);
+  EXPECT_EQ(s->intern_cached(*cache, 1, 0, a, 2), x);  // a miss: filled from the table
+  EXPECT_EQ(s->cache_hits(), 0u);
+  EXPECT_EQ(s->intern_cached(*cache, 1, 0, a, 2), x);
+  EXPECT_EQ(s->cache_hits(), 1u);
+  EXPECT_NE(s->intern_cached(*cache, 2, 0, a, 2), x);  // another API: another site
+  const uint32_t y = s->intern_cached(*cache, 1, 0, b, 2);
+  EXPECT_NE(y, x);
+  EXPECT_EQ(s->intern(1, 0, b, 2), y);
+  EXPECT_EQ(s->intern_cached(*cache, 1, hpcl::kSiteSampled, a, 2), x);
+  EXPECT_EQ(s->get(x)->flags, hpcl::kSiteSampled);
+  EXPECT_EQ(s->intern_cached(*cache, 1, hpcl::kSiteSampled, a, 2), x);
+  EXPECT_EQ(s->size(), 3u);
+}
+
 TEST(AllocSites, CountsAccumulate) {
   auto s = std::make_unique<AllocSites>();
   uint64_t a[] = {0x42};
