@@ -278,6 +278,7 @@ void normalize(SymbolTable* t) {
 }  // namespace
 
 bool read_data_symbols(const char* path, SymbolTable* out) {
+  out->names_in_debug = false;
   ElfFile f(path);
   if (!read_headers(f)) return false;
   if (!out->build_id[0]) read_build_id(f, out->build_id);

@@ -2,8 +2,6 @@
 #include "trees/cct.h"
 
 #include "base/raw_sys.h"
-
-
 #include "hpcl/profile.h"
 
 namespace hpcrun {

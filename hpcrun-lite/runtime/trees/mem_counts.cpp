@@ -1,7 +1,6 @@
 // See mem_counts.h.
 #include "trees/mem_counts.h"
 
-
 #include "base/raw_sys.h"
 
 namespace hpcrun {

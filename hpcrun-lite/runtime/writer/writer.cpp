@@ -576,10 +576,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
         log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each",
                  t->index, (unsigned long long)t->track.tracked, (unsigned long long)t->track.seen,
                  t->track.k, (unsigned long long)t->track.cost_ns);
-    // What the decoder's cache did (pc_cache.h): a program that loads and unloads libraries
-    // makes it scan for the decisions of the code that went.
+    // How many sites, and how often a thread's cache of its recent sites answered (alloc_sites.h).
     log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
              (unsigned long long)g_sites.cache_hits());
+    // What the decoder's cache did (pc_cache.h): a program that loads and unloads libraries
+    // makes it scan for the decisions of the code that went.
     const DecodeStats d = decode_stats();
     log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; %llu scans at "
              "unloads read %llu slots",
