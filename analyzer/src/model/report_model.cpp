@@ -353,6 +353,33 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   return at;
 }
 
+// The modules the samples under the own-work marker interrupted, by samples: the marker is a
+// frame under the no-data root, and below it the interrupted instructions (sampler.cpp). Only
+// frames under the no-data root are symbolized here.
+void collect_own_work_modules(const Tree& tree, const PathExpander& expand, ReportModel& m) {
+  if (m.samples_in_runtime == 0) return;
+  const size_t n = tree.nodes.size();
+  constexpr uint8_t kElsewhere = 0, kNoData = 1, kOwnWork = 2;
+  std::vector<uint8_t> state(n, kElsewhere);
+  std::map<std::string, uint64_t> by_module;
+  for (size_t i = 1; i < n; ++i) {
+    const Node& node = tree.nodes[i];
+    if (node.kind != NodeKind::Frame || node.parent >= i) continue;
+    const uint8_t above = tree.nodes[node.parent].kind == NodeKind::NoDataRoot ? kNoData : state[node.parent];
+    if (above == kElsewhere) continue;
+    const Location& where = *expand.access_leaf(static_cast<uint32_t>(i));
+    if (above == kNoData) {
+      state[i] = is_profiler_own_work(where) ? kOwnWork : kNoData;
+    } else {
+      state[i] = kOwnWork;
+      if (const uint64_t s = node.metric(kMetricSamples)) by_module[std::string(basename_of(where.module))] += s;
+    }
+  }
+  m.own_work_modules.assign(by_module.begin(), by_module.end());
+  std::stable_sort(m.own_work_modules.begin(), m.own_work_modules.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
 // The code view's locations and each variable's access leaves (paths are expanded later, and
 // only as many as the report asks for).
 void collect_accesses(const Tree& tree, const Attribution& at, const PathExpander& expand,
@@ -588,6 +615,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   const Attribution at = attribute_nodes(db, tree, rows, m);
   std::vector<size_t>().swap(rows);
   collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, !db.script_frames.empty(), m);
+  collect_own_work_modules(tree, expand, m);
   finish(db, expand, options, m);
   if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows, options.evidence_later);
   return m;

@@ -221,6 +221,10 @@ struct ReportModel {
   uint64_t allocs_lost = 0;           // blocks left untracked: the runtime's tables were full
   size_t grouped_variables = 0;       // variables folded into Group rows
   uint64_t samples_in_runtime = 0;     // interrupted the runtime: code time under no data
+  // Where those samples' instructions were, by module basename, most samples first (the tree's
+  // own-work marker keeps each interrupted instruction): which part of the profiler's work
+  // costs what (its tracking code, libunwind's walks of the allocation paths, the C library).
+  std::vector<std::pair<std::string, uint64_t>> own_work_modules;
   uint64_t samples_in_mpi_code = 0;    // whose instruction is MPI's code (its libraries, transports)
   // CPU time inside dlopen, where the soft source's timer was paused (META dlopen_unsampled_ns),
   // and the sampling rate (samples per second of CPU time; 0 when unknown or not the soft one).

@@ -40,6 +40,33 @@ void explain_classes(ReportModel& m) {
   }
 }
 
+// " They ran in libunwind.so.8 (41%: walking the allocations' call paths), libhpcrun-lite.so
+// (33%: the profiler's own code) and 2 more modules." ("" without the modules): what a reader can
+// act on (--track-budget, --small-every) depends on which part costs.
+std::string own_work_where(const ReportModel& m) {
+  constexpr size_t kNamed = 3;
+  uint64_t total = 0;
+  for (const auto& part : m.own_work_modules) total += part.second;
+  if (total == 0) return "";
+  auto what = [](const std::string& module) -> std::string {
+    if (module.starts_with("libunwind")) return ": walking the allocations' call paths";
+    if (module.starts_with("libhpcrun-lite")) return ": the profiler's own code";
+    if (module.starts_with("libc.so")) return ": the C library, called by the profiler";
+    return "";
+  };
+  std::string out = " They ran in ";
+  const size_t named = std::min(kNamed, m.own_work_modules.size());
+  for (size_t k = 0; k < named; ++k) {
+    const auto& [module, samples] = m.own_work_modules[k];
+    if (k > 0) out += k + 1 == named && m.own_work_modules.size() == named ? " and " : ", ";
+    out += (module.empty() ? std::string("code outside any module") : module) + " (" +
+           percent(static_cast<double>(samples) / static_cast<double>(total)) + what(module) + ")";
+  }
+  if (m.own_work_modules.size() > named)
+    out += " and " + count_of(m.own_work_modules.size() - named, "more module");
+  return out + ".";
+}
+
 // "40 ms", "2.5 s": a CPU time in a sentence.
 std::string seconds_text(double s) {
   char buf[32];
@@ -121,7 +148,8 @@ void add_notes(ReportModel& m, const Profile& db) {
     m.notes.push_back(count_of(m.samples_in_runtime, "sample") +
                       " interrupted the profiler's own allocation tracking; " +
                       (m.samples_in_runtime == 1 ? "it is" : "they are") +
-                      " code time of the interrupted instruction, without a data address.");
+                      " code time of the interrupted instruction, without a data address." +
+                      own_work_where(m));
   // The timer pauses inside dlopen (the loader, the new libraries' constructors). Said when that
   // time is worth a reader's attention: 1% of the time the samples stand for, or more.
   if (m.dlopen_unsampled_ns > 0 && m.soft_rate > 0 && m.samples_taken > 0) {

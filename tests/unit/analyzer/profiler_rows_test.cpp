@@ -67,6 +67,25 @@ TEST(ProfilerRows, CodeViewHasOneRowForTheProfilersWork) {
   EXPECT_EQ(samples["main (heat2d.c:160)"], 20u);
 }
 
+// The note on the profiler's own work says where its samples ran, by module, most first.
+TEST(ProfilerRows, OwnWorkIsSplitByTheModuleThatRan) {
+  ReportModel m = build_report_model(database());
+  const std::vector<std::pair<std::string, uint64_t>> expected = {
+      {"libhpcrun-lite.so", 10}, {"libunwind.so.8", 4}, {"libc.so.6", 1}};
+  EXPECT_EQ(m.own_work_modules, expected);
+  bool said = false;
+  for (const std::string& note : m.notes)
+    if (note.find("interrupted the profiler's own allocation tracking") != std::string::npos) {
+      said = true;
+      EXPECT_NE(note.find("They ran in libhpcrun-lite.so (66.7%: the profiler's own code), "
+                          "libunwind.so.8 (26.7%: walking the allocations' call paths) and "
+                          "libc.so.6 (6.7%: the C library, called by the profiler)."),
+                std::string::npos)
+          << note;
+    }
+  EXPECT_TRUE(said);
+}
+
 TEST(ProfilerRows, ItsDataIsOneRowAndTheClockPageTheCRuntimes) {
   ReportModel m = build_report_model(database());
   std::map<std::string, const Variable*> by_name;
