@@ -1,7 +1,6 @@
 // See merge_plan.h.
 #include "merge_plan.h"
 
-
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -175,10 +174,8 @@ std::string encode_plan(const MergePlan& plan) {
   std::string out = "P";
   for (size_t r = 0; r < plan.shares.size(); ++r)
     for (const std::string& path : plan.shares[r]) {
-      out += std::to_string(r);
-      out += '\0';
-      out += path;
-      out += '\0';
+      put(out, std::to_string(r));
+      put(out, path);
     }
   return out;
 }
@@ -191,17 +188,11 @@ bool decode_plan(const std::string& bytes, int ranks, MergePlan* plan) {
   }
   if (!bytes.starts_with("P") || ranks < 1) return false;
   plan->shares.resize(static_cast<size_t>(ranks));
-  size_t pos = 1;
-  while (pos < bytes.size()) {
-    size_t rank_end = bytes.find('\0', pos);
-    if (rank_end == std::string::npos) return false;
-    size_t path_end = bytes.find('\0', rank_end + 1);
-    if (path_end == std::string::npos) return false;
+  for (size_t pos = 1; pos < bytes.size();) {
     size_t r = 0;
-    auto [p, ec] = std::from_chars(bytes.data() + pos, bytes.data() + rank_end, r);
-    if (ec != std::errc() || p != bytes.data() + rank_end || r >= plan->shares.size()) return false;
-    plan->shares[r].push_back(bytes.substr(rank_end + 1, path_end - rank_end - 1));
-    pos = path_end + 1;
+    std::string_view path;
+    if (!take_number(bytes, pos, &r) || r >= plan->shares.size() || !take(bytes, pos, &path)) return false;
+    plan->shares[r].emplace_back(path);
   }
   return true;
 }
