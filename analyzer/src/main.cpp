@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hpcl_build_info.h"
 #include "model/database.h"
 #include "output/diff_formatters.h"
 #include "output/exports.h"
@@ -261,7 +262,7 @@ int main(int argc, char** argv) {
   // A repeated option takes its last value, as the hand-written parser did (--alloc-wrapper,
   // a list, keeps them all).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.set_version_flag("--version", std::string("hpcprof-lite ") + HPCL_VERSION);
+  app.set_version_flag("--version", "hpcprof-lite " HPCL_VERSION_TEXT);
 
   MergeCommand merge;
   std::string jobs;

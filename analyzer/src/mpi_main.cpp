@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "hpcl_build_info.h"
 #include "merge/accumulator.h"
 #include "hpcl/io.h"
 #include "hpcl/scan.h"
@@ -171,6 +172,7 @@ int run(int argc, char** argv, int rank, int size) {
   std::string jobs;
   add_merge_options(app, &command, &jobs);
   app.allow_extras();
+  app.set_version_flag("--version", std::string(kProgram) + " " HPCL_VERSION_TEXT);
   std::string error;
   try {
     app.parse(argc, argv);
@@ -178,6 +180,9 @@ int run(int argc, char** argv, int rank, int size) {
     if (error.empty()) error = finish_merge_args(jobs, default_jobs(), &command);
   } catch (const CLI::CallForHelp&) {
     if (rank == 0) std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    if (rank == 0) std::cout << e.what() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     error = e.what();

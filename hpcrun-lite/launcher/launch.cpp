@@ -1,6 +1,8 @@
 // See launch.h.
 #include "launch.h"
 
+#include "install_paths.h"
+
 #include "output_check.h"
 #include "process_env.h"
 #include "program_check.h"
@@ -69,25 +71,10 @@ bool is_static_elf(const char* path) {
   return is_static;
 }
 
-std::string find_runtime_library() {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return "";
-  self[n] = 0;
-  std::string dir(self);
-  dir = dir.substr(0, dir.rfind('/'));
-  for (const char* rel : {"/../lib/libhpcrun-lite.so", "/libhpcrun-lite.so"}) {
-    std::string candidate = dir + rel;
-    char resolved[PATH_MAX];
-    if (realpath(candidate.c_str(), resolved) && access(resolved, R_OK) == 0) return resolved;
-  }
-  return "";
-}
-
 int launch(const LaunchRequest& req) {
   std::string lib = find_runtime_library();
   if (lib.empty()) {
-    fprintf(stderr, "hpcrun-lite: cannot find libhpcrun-lite.so next to the launcher (../lib/)\n");
+    fprintf(stderr, "hpcrun-lite: cannot find libhpcrun-lite.so relative to the launcher (" HPCL_BIN_TO_LIB "/)\n");
     return 127;
   }
   // The program first: a name that does not run must not leave a measurement directory behind.

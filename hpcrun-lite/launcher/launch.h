@@ -16,9 +16,6 @@ struct LaunchRequest {
   std::vector<std::string> argv;   // the program and its arguments
 };
 
-// The runtime library beside the launcher (../lib/libhpcrun-lite.so), or "" if missing.
-std::string find_runtime_library();
-
 // True for an ELF executable without a program interpreter or dynamic section: LD_PRELOAD cannot
 // reach it. False for anything else (scripts, dynamic executables, unreadable files).
 bool is_static_elf(const char* path);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "hpcl_build_info.h"
 #include "env_vars.h"
 #include "launch.h"
 #include "options.h"
@@ -292,7 +293,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cl.version) {
-    printf("hpcrun-lite %s\n", HPCL_VERSION);
+    printf("hpcrun-lite %s\n", HPCL_VERSION_TEXT);
     return 0;
   }
   if (cl.check_only && !cl.check) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "install_paths.h"
 #include "hpcl/io.h"
 #include "hpcl/profile.h"
 #include "sources/source_verdict.h"
@@ -54,20 +55,11 @@ struct Measured {
   uint64_t levels[kLevels] = {};
 };
 
-std::string self_dir() {
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return ".";
-  self[n] = 0;
-  std::string dir(self);
-  return dir.substr(0, dir.rfind('/'));
-}
-
 // Runs `hpcrun-lite -e SOURCE -o DIR/meas -- KERNEL SECONDS` with its output in DIR; false with
 // why when it did not end well.
 bool run_measured(const std::string& source, const fs::path& dir, const std::string& kernel,
                   std::string* why) {
-  const std::string self = self_dir() + "/hpcrun-lite";
+  const std::string self = launcher_dir() + "/hpcrun-lite";
   const std::string out = (dir / "meas").string();
   std::vector<std::string> args = {self, "-e", source, "-o", out, "--", kernel, kKernelSeconds};
   std::vector<char*> argv;
@@ -263,12 +255,13 @@ bool validate_source(FILE* out, const char* name, bool time_weighted, const std:
 }  // namespace
 
 int run_validate(FILE* out, const HardwareProbe& hw) {
-  const std::string kernel = self_dir() + "/hpcrun-lite-validate-kernel";
+  const std::string kernel = find_validate_kernel();
   fprintf(out, "\nvalidation: the built-in kernel (three arrays read 1:2:3) measured under each "
                "source; the arrays' shares against the truth, within %.0f points\n\n",
           kTolerancePoints);
-  if (access(kernel.c_str(), X_OK) != 0) {
-    fprintf(out, "  cannot run %s: %s\n", kernel.c_str(), strerror(errno));
+  if (kernel.empty()) {
+    fprintf(out, "  cannot find hpcrun-lite-validate-kernel relative to the launcher (in " HPCL_BIN_TO_LIBEXEC
+                 "/ or beside it)\n");
     return 1;
   }
   fflush(out);

@@ -15,6 +15,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "hpcl_build_info.h"
 #include "output/format_common.h"
 #include "keys.h"
 #include "screen.h"
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
   app.add_option("--startup-report", o.startup_report,
                  "write the seconds from start to the first full screen into FILE (benchmarks, tests)")
       ->type_name("FILE");
-  app.set_version_flag("--version", std::string("hpcviewer-tui ") + HPCL_VERSION);
+  app.set_version_flag("--version", "hpcviewer-tui " HPCL_VERSION_TEXT);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
