@@ -40,6 +40,11 @@ set_package_properties(MPI PROPERTIES TYPE RECOMMENDED
 find_package(Boost 1.74 CONFIG COMPONENTS headers)
 set_package_properties(Boost PROPERTIES TYPE RECOMMENDED PURPOSE "Boost.Container flat maps in the tree model")
 
+# protobuf: report --format pprof writes pprof's profile.proto (gzipped by protobuf's own stream).
+find_package(Protobuf REQUIRED)
+set_package_properties(Protobuf PROPERTIES TYPE REQUIRED
+  PURPOSE "report --format pprof: pprof's profile.proto (libprotobuf-dev, protobuf-compiler)")
+
 pkg_check_modules(NCURSES IMPORTED_TARGET ncursesw)
 
 # Header-only: CLI11::CLI11 and nlohmann_json::nlohmann_json are imported targets.

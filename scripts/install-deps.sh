@@ -21,6 +21,9 @@ PACKAGES=(
   chromium            # e2e report_html: renders the HTML export headless
   tmux                # hpcviewer-tui tested in a real terminal (tests/e2e/viewer_tmux.sh)
   strace              # a ptrace tracer: e2e.timer_signal checks the timer's signal under a debugger
+  libprotobuf-dev protobuf-compiler zlib1g-dev
+                      # report --format pprof: pprof's profile.proto, gzipped
+  golang-go           # e2e.report_pprof reads the export back with `go tool pprof`
   libpfm4-dev         # event names for hardware sources
   libpapi-dev         # PAPI: --check lists its components, -e PAPI_NAME (launcher dlopens it)
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests

@@ -32,7 +32,8 @@ constexpr int kExitUsage = 2;
 // Printed after a usage error, under the message; `--help` prints every option.
 const char kSynopsis[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
-    "       hpcprof-lite report DB [--format text|json|csv|folded|html] [--view data|code|accesses]\n"
+    "       hpcprof-lite report DB [--format text|json|csv|folded|html|pprof]\n"
+    "                              [--view data|code|accesses]\n"
     "                              [--top N] [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
     "                              [--alloc-wrapper REGEX]...\n"
@@ -95,8 +96,8 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
   c.add_option("DB", a.db, "the database (written by `hpcprof-lite merge`)");
   c.add_option("-f,--format", a.format,
                "text (default), json (schema: docs/REPORT.md), csv, folded (folded stacks for "
-               "flamegraph.pl, inferno, speedscope) or html (one self-contained page); "
-               "docs/EXPORTS.md")
+               "flamegraph.pl, inferno, speedscope), html (one self-contained page) or pprof "
+               "(gzipped profile.proto for go tool pprof, Pyroscope; to a file); docs/EXPORTS.md")
       ->type_name("FORMAT");
   c.add_option("--view", a.view,
                "data (default): variables by samples; code: source locations of the sampled "
@@ -131,8 +132,13 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
     return usage_error(e);
   if (a.db.empty()) return usage_error("report: which database? (report DB)");
   const std::string& format = a.format;
-  if (format != "text" && format != "json" && format != "csv" && format != "folded" && format != "html")
-    return usage_error("--format is text, json, csv, folded or html, not " + format);
+  if (format != "text" && format != "json" && format != "csv" && format != "folded" && format != "html" &&
+      format != "pprof")
+    return usage_error("--format is text, json, csv, folded, html or pprof, not " + format);
+  // A gzipped protobuf on a terminal is noise, and a terminal that receives it may be left in a
+  // state its user must reset.
+  if (format == "pprof" && isatty(STDOUT_FILENO))
+    return usage_error("--format pprof writes a binary file: redirect it (report DB --format pprof > DB.pb.gz)");
   ReportModelOptions model_options;
   for (const std::string& wrapper : a.wrappers) {
     try {
@@ -153,7 +159,7 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (a.view == "accesses") return usage_error("--view accesses is for --format csv");
   else return usage_error("--view is data, code or accesses, not " + a.view);
   // The exports draw the data-centric tree; a code view of them would be another tree.
-  if (options.view == View::Code && (format == "folded" || format == "html"))
+  if (options.view == View::Code && (format == "folded" || format == "html" || format == "pprof"))
     return usage_error("--format " + format + " shows the data view; --view code is for text, json and csv");
   // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
   options.top = format == "text" ? 20 : 0;
@@ -183,7 +189,7 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   model_options.all_variables = a.all;
   // Why each variable is slow (its access evidence): for the data view's printed rows only. The
   // folded export shows none of it; a sort other than by samples may print any variable.
-  model_options.access_evidence = options.view != View::Code && format != "folded";
+  model_options.access_evidence = options.view != View::Code && format != "folded" && format != "pprof";
   if (order == VariableOrder::Samples && options.top > 0) model_options.evidence_rows = options.top;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);
@@ -191,6 +197,12 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (format == "json") write_json(model, options, std::cout);
   else if (format == "folded") write_folded(model, options, std::cout);
   else if (format == "html") write_html(model, options, std::cout);
+  else if (format == "pprof") {
+    if (!write_pprof(model, options, std::cout)) {
+      std::cerr << "hpcprof-lite: cannot write the pprof profile to standard output\n";
+      return 1;
+    }
+  }
   else if (options.view == View::Accesses) write_csv_accesses(model, options, std::cout);
   else write_csv(model, options, std::cout);
   return finish_output("report");
@@ -258,7 +270,7 @@ int main(int argc, char** argv) {
   CLI::App app{"hpcprof-lite: the offline analyzer of hpcrun-lite measurements.", "hpcprof-lite"};
   app.footer(
       "Formats: docs/REPORT.md (text, JSON schema, CSV) and docs/EXPORTS.md (folded, csv\n"
-      "--view accesses, html). Usage errors exit with status 2.");
+      "--view accesses, html, pprof). Usage errors exit with status 2.");
   // A repeated option takes its last value, as the hand-written parser did (--alloc-wrapper,
   // a list, keeps them all).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

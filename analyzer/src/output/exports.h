@@ -1,6 +1,6 @@
 // Exports of the report model to the tools users already have: folded stacks (flamegraph.pl,
-// inferno, speedscope), a CSV row per variable and access path (pandas, spreadsheets) and one
-// self-contained HTML page (a browser). docs/EXPORTS.md describes each format.
+// inferno, speedscope), a CSV row per variable and access path (pandas, spreadsheets), one
+// self-contained HTML page (a browser) and pprof's profile.proto (go tool pprof, Pyroscope). docs/EXPORTS.md describes each format.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +45,9 @@ void write_folded(const ReportModel& model, const ReportOptions& options, std::o
 // One row per variable x access path (--view accesses).
 void write_csv_accesses(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 void write_html(const ReportModel& model, const ReportOptions& options, std::ostream& out);
+// pprof's profile.proto, gzipped (format_pprof.cpp): one sample per variable and access path, the
+// variable the root and the leaf frame, labels variable, kind, allocator and bytes. False when
+// the profile could not be written.
+bool write_pprof(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 
 }  // namespace hpcl::analysis

@@ -1,13 +1,19 @@
 // The exports of the report model (exports.h): folded stacks (counts add up to the report's
 // samples, variables as root frames, allocation then access path outermost first, names made
 // safe for the folded tools), the CSV of variables x access paths, and the HTML page (names
-// escaped, nothing loaded from the network).
+// escaped, nothing loaded from the network) and pprof's profile.proto (read back with the
+// generated classes: each stack from its variable to its variable, labels, counts).
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "output/exports.h"
 #include "profile_builder.h"
 #include "model/report_model.h"
+#include "src/output/pprof/profile.pb.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -231,6 +237,90 @@ TEST(Html, NamesEscapedAndNothingFromTheNetwork) {
   EXPECT_NE(page.find("var TREE=[\"all samples\",54,"), std::string::npos);
   EXPECT_NE(page.find("<input type=\"checkbox\" id=\"nodata\">"), std::string::npos)
       << "the samples without a data address are drawn on request";
+}
+
+// Reads back a --format pprof file with the generated classes.
+hpcl::pprof::Profile read_pprof(const std::string& bytes) {
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+  google::protobuf::io::GzipInputStream unzipped(&raw, google::protobuf::io::GzipInputStream::GZIP);
+  hpcl::pprof::Profile p;
+  EXPECT_TRUE(p.ParseFromZeroCopyStream(&unzipped));
+  return p;
+}
+
+TEST(Pprof, EveryStackRunsFromItsVariableToItsVariable) {
+  ReportModel m = model();
+  std::ostringstream out;
+  ASSERT_TRUE(write_pprof(m, ReportOptions{}, out));
+  ASSERT_GT(out.str().size(), 2u);
+  EXPECT_EQ(out.str().substr(0, 2), "\x1f\x8b") << "gzipped";
+  const hpcl::pprof::Profile p = read_pprof(out.str());
+  auto str = [&](int64_t i) { return p.string_table(int(i)); };
+  ASSERT_GT(p.string_table_size(), 0);
+  EXPECT_EQ(p.string_table(0), "");
+  ASSERT_EQ(p.sample_type_size(), 1) << "no latency in a soft database";
+  EXPECT_EQ(str(p.sample_type(0).type()), "samples");
+  EXPECT_EQ(str(p.sample_type(0).unit()), "count");
+  // The function of each location (one line each), by id.
+  std::map<uint64_t, std::string> fn_name, fn_file;
+  for (const auto& f : p.function()) {
+    fn_name[f.id()] = str(f.name());
+    fn_file[f.id()] = str(f.filename());
+  }
+  std::map<uint64_t, std::pair<std::string, int64_t>> where;  // location -> (function, line)
+  for (const auto& l : p.location()) {
+    ASSERT_EQ(l.line_size(), 1);
+    where[l.id()] = {fn_name[l.line(0).function_id()], l.line(0).line()};
+  }
+  for (const auto& mp : p.mapping()) EXPECT_TRUE(mp.has_functions()) << "symbolized: not to be symbolized again";
+
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> by_variable;
+  std::vector<std::pair<std::string, int64_t>> hottest;  // the stack of the 30-sample path
+  for (const auto& s : p.sample()) {
+    ASSERT_GE(s.location_id_size(), 1);
+    const std::string root = where[s.location_id(s.location_id_size() - 1)].first;
+    EXPECT_EQ(where[s.location_id(0)].first, root) << "the leaf is the variable again";
+    total += uint64_t(s.value(0));
+    by_variable[root] += uint64_t(s.value(0));
+    std::map<std::string, std::string> labels;
+    for (const auto& l : s.label()) labels[str(l.key())] = l.str() ? str(l.str()) : std::to_string(l.num());
+    if (root == "[no data]" || root == "[profiler's own work]") {
+      EXPECT_TRUE(labels.empty());
+      continue;
+    }
+    EXPECT_EQ(labels["variable"], root);
+    if (s.value(0) == 30) {
+      EXPECT_EQ(labels["kind"], "heap");
+      EXPECT_EQ(labels["allocator"], "malloc");
+      EXPECT_EQ(labels["bytes"], "4096");
+      for (int i = 0; i < s.location_id_size(); ++i) hottest.push_back(where[s.location_id(i)]);
+    }
+  }
+  EXPECT_EQ(total, 54u) << "the model's total samples";
+  EXPECT_EQ(by_variable[m.variables[0].name], 40u);
+  EXPECT_EQ(by_variable["[no data]"], 5u);
+  // Leaf first: the variable, the sampled instruction's function (its name as it is: pprof has no
+  // separator to protect), its caller, the variable.
+  ASSERT_EQ(hottest.size(), 4u);
+  EXPECT_EQ(hottest[1], std::make_pair(std::string("compute;odd\nname"), int64_t{20}));
+  EXPECT_EQ(hottest[2], std::make_pair(std::string("main"), int64_t{14}));
+  EXPECT_EQ(hottest[0].first, m.variables[0].name);
+  EXPECT_EQ(hottest[3].first, m.variables[0].name);
+}
+
+TEST(Pprof, TopLimitsTheVariables) {
+  ReportModel m = model();
+  std::ostringstream out;
+  ReportOptions options;
+  options.top = 1;
+  ASSERT_TRUE(write_pprof(m, options, out));
+  const hpcl::pprof::Profile p = read_pprof(out.str());
+  std::set<std::string> variables;
+  for (const auto& s : p.sample())
+    for (const auto& l : s.label())
+      if (p.string_table(int(l.key())) == "variable") variables.insert(p.string_table(int(l.str())));
+  EXPECT_EQ(variables, std::set<std::string>{m.variables[0].name});
 }
 
 }  // namespace
