@@ -35,6 +35,14 @@ file(RELATIVE_PATH _hpcl_pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${C
 configure_file(${CMAKE_CURRENT_LIST_DIR}/hpcrun-lite.pc.in ${CMAKE_BINARY_DIR}/generated/hpcrun-lite.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/generated/hpcrun-lite.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# A manual page per command; the one completion file under each command's name, as
+# bash-completion loads a command's completion from the file named after it on its first TAB.
+foreach(cmd hpcrun-lite hpcprof-lite hpcprof-lite-mpi hpcviewer-tui)
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/man/${cmd}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/bash-completion/hpcrun-lite
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME ${cmd})
+endforeach()
+
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 install(FILES ${PROJECT_SOURCE_DIR}/examples/heat2d.c ${PROJECT_SOURCE_DIR}/examples/named_pool.c

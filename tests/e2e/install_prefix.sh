@@ -30,6 +30,15 @@ for f in include/hpcrun-lite.h include/hpcrun_lite.f90 share/doc/hpcrun-lite/REA
   share/doc/hpcrun-lite/FORMAT.md share/doc/hpcrun-lite/examples/named_pool.c; do
   [ -f "$p/$f" ] || fail "$f is not installed"
 done
+# The manual pages and completions, as `man` and bash-completion find them under the prefix.
+for cmd in hpcrun-lite hpcprof-lite hpcprof-lite-mpi hpcviewer-tui; do
+  [ -f "$p/share/bash-completion/completions/$cmd" ] || fail "no bash completion for $cmd"
+  MANWIDTH=80 MAN_DISABLE_SECCOMP=1 man --warnings -l "$p/share/man/man1/$cmd.1" >"man-$cmd.txt" 2>"man-$cmd.err" ||
+    fail "man -l $cmd.1 failed: $(cat "man-$cmd.err")"
+  [ ! -s "man-$cmd.err" ] || fail "man -l $cmd.1 warns: $(cat "man-$cmd.err")"
+  grep -q "^SYNOPSIS" "man-$cmd.txt" || fail "the installed $cmd.1 has no SYNOPSIS"
+  MANPATH=$p/share/man man -w "$cmd" >/dev/null 2>&1 || fail "man does not find $cmd under MANPATH=$p/share/man"
+done
 
 # The demo's program and check, with the installed tools in place of the build's.
 HPCL_RUN=$p/bin/hpcrun-lite HPCL_PROF=$p/bin/hpcprof-lite

@@ -22,7 +22,7 @@ for opt in --view --no-color --no-group --alloc-wrapper --startup-report --diff 
 done
 status=0
 "$viewer" --bogus "$db" >bad.out 2>&1 || status=$?
-[ "$status" -eq 1 ] || fail "an unknown option exits $status, expected 1"
+[ "$status" -eq 2 ] || fail "an unknown option exits $status, expected 2 (a usage error)"
 grep -q -- "--bogus" bad.out || fail "the error does not name the bad option: $(cat bad.out)"
 status=0
 "$viewer" "$HPCL_WORK/missing.hpcdb" >missing.out 2>&1 || status=$?

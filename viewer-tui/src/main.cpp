@@ -133,11 +133,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "hpcviewer-tui: %s\nRun with --help for more information.\n", e.what());
-    return 1;
+    return 2;  // a usage error, as hpcprof-lite's
   }
   if (o.database.empty() && o.diff.empty()) {
     std::fprintf(stderr, "hpcviewer-tui: DB is required (or --diff BEFORE AFTER)\nRun with --help for more information.\n");
-    return 1;
+    return 2;
   }
   return run(o, start);
 }

@@ -15,7 +15,7 @@ namespace hpcl::analysis {
 void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs) {
   app.add_option("DIR", command->dir, "the measurement directory (hpcrun-lite -o DIR)");
   app.add_option("-o,--output", command->output, "the database to write")->type_name("DB");
-  app.add_option("-j,--jobs", *jobs, "worker threads (default: online CPUs)")->type_name("N");
+  app.add_option("-j,--jobs", *jobs, "worker threads (default: the CPUs this process may run on)")->type_name("N");
   app.add_option("--debug-dir", command->options.debug_dir,
                  "also look for separate debug files in DIR/.build-id/xx/yyyy.debug (and "
                  "DIR/<module path>), before /usr/lib/debug")
