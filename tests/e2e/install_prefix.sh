@@ -2,7 +2,7 @@
 # The installed tool, as a cluster gets it (issue 39): `cmake --install` into a prefix, the prefix
 # moved elsewhere, and then, with LD_LIBRARY_PATH unset and nothing of the build tree on any path:
 # each command's --version (version and commit), the bundled MPI example measured on 2 ranks,
-# merged and reported as the demo's test checks it; `--check --validate` (the kernel under
+# merged and reported as the demo's test checks it, and viewed in a terminal; `--check --validate` (the kernel under
 # libexec/); and a program built against the installed package, by find_package(hpcrun-lite) and by
 # pkg-config, whose named pool parts are rows of its report.
 # Usage: install_prefix.sh CMAKE BUILD_DIR HEAT2D
@@ -49,6 +49,25 @@ same_as_native native tool
 expect_profiles meas 2
 merge_and_report meas db.hpcdb report.json
 check heat2d report.json --processes 2
+
+# The installed viewer, in a terminal of its own (tmux at 120x40): its first screen lists the
+# report's hottest variable, and q quits with status 0.
+command -v tmux >/dev/null || fail "tmux is missing (scripts/install-deps.sh installs it)"
+hottest=$("$HPCL_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["variables"][0]["name"][:12])' report.json)
+sock=$(tmux_socket)
+trap 'tmux -S "$sock" kill-server >/dev/null 2>&1 || true; rm -f "$sock"' EXIT
+step "$p/bin/hpcviewer-tui db.hpcdb in tmux"
+tmux -S "$sock" new-session -d -s viewer -x 120 -y 40 \
+  "env -u LD_LIBRARY_PATH '$p/bin/hpcviewer-tui' db.hpcdb; echo \$? >'$PWD/viewer.status'; sleep 600"
+for ((i = 0; i < 200; i++)); do
+  tmux -S "$sock" capture-pane -p -t viewer >screen.txt 2>/dev/null || true
+  grep -qF -- "$hottest" screen.txt && break
+  sleep 0.05
+done
+grep -qF -- "$hottest" screen.txt || { cat screen.txt >&2; fail "the installed viewer does not show $hottest"; }
+tmux -S "$sock" send-keys -t viewer q
+for ((i = 0; i < 100; i++)); do [ -s viewer.status ] && break; sleep 0.05; done
+[ "$(cat viewer.status 2>/dev/null)" = 0 ] || fail "the installed viewer did not quit with status 0 on q"
 
 step "$HPCL_RUN --check --validate"
 "$HPCL_RUN" --check --validate >validate.txt 2>&1 || fail "--check --validate from the prefix: $(tail -5 validate.txt)"
