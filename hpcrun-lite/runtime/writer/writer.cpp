@@ -582,10 +582,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     // What the decoder's cache did (pc_cache.h): a program that loads and unloads libraries
     // makes it scan for the decisions of the code that went.
     const DecodeStats d = decode_stats();
-    log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; %llu scans at "
-             "unloads read %llu slots",
+    log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; misses decoded "
+             "%llu instructions forward (at most %llu at once); %llu scans at unloads read %llu slots",
              (unsigned long long)d.lookups, (unsigned long long)d.hits, (unsigned long long)d.inserts,
-             (unsigned long long)d.evictions, (unsigned long long)d.invalidate_scans,
+             (unsigned long long)d.evictions, (unsigned long long)d.scan_insns,
+             (unsigned long long)d.scan_insns_max, (unsigned long long)d.invalidate_scans,
              (unsigned long long)d.invalidate_slots);
   }
   return true;
