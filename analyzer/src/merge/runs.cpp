@@ -140,7 +140,7 @@ RunChoice choose_latest_run(const std::vector<RunFacts>& facts) {
   std::string list;
   for (const auto& [k, r] : runs)
     if (k != latest->first) list += (list.empty() ? "" : "; ") + describe(k, r);
-  out.message = "the profiles come from " + std::to_string(runs.size()) + " runs (each job into its own -o " +
+  out.message = "the profiles come from " + std::to_string(runs.size()) + " runs (each job, or each measured step of a job, into its own -o " +
                 "directory keeps them apart): merged the latest, " + describe(latest->first, latest->second) +
                 ", and left out " + std::to_string(out.dropped.size()) + " of the other" +
                 (runs.size() > 2 ? "s" : "") + ": " + list;
