@@ -6,6 +6,8 @@
 #   lib*/cmake/hpcrun-lite/      find_package(hpcrun-lite): the target hpcrun-lite::api
 #   lib*/pkgconfig/hpcrun-lite.pc
 #   share/man/man1/, share/doc/hpcrun-lite/, share/bash-completion/completions/
+#   share/hpcrun-lite/modulefiles/hpcrun-lite/VERSION.lua   an Lmod modulefile
+# cmake/Packaging.cmake makes .deb (and .rpm) packages of the same rules.
 # Nothing in the prefix names the prefix: the launcher finds its runtime and kernel from its own
 # path, the package files from theirs, so a prefix that is copied or moved keeps working.
 
@@ -43,7 +45,20 @@ foreach(cmd hpcrun-lite hpcprof-lite hpcprof-lite-mpi hpcviewer-tui)
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME ${cmd})
 endforeach()
 
+# An Lmod modulefile (module use P/share/hpcrun-lite/modulefiles; module load hpcrun-lite): its
+# prefix is the path from its directory up to P, so a moved prefix keeps it working.
+set(_hpcl_module_dir ${CMAKE_INSTALL_DATADIR}/hpcrun-lite/modulefiles/hpcrun-lite)
+file(RELATIVE_PATH PREFIX ${CMAKE_INSTALL_PREFIX}/${_hpcl_module_dir} ${CMAKE_INSTALL_PREFIX})
+set(VERSION ${PROJECT_VERSION})
+configure_file(${PROJECT_SOURCE_DIR}/packaging/modules/hpcrun-lite.lua.in
+  ${CMAKE_BINARY_DIR}/generated/modulefiles/${PROJECT_VERSION}.lua @ONLY)
+unset(PREFIX)
+unset(VERSION)
+install(FILES ${CMAKE_BINARY_DIR}/generated/modulefiles/${PROJECT_VERSION}.lua DESTINATION ${_hpcl_module_dir})
+
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
+# The documents only: the manual pages' folder (docs/man) goes to share/man above.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md"
+  PATTERN "man" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/heat2d.c ${PROJECT_SOURCE_DIR}/examples/named_pool.c
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
