@@ -29,6 +29,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin  # MPI example and end-to-end tests
   slurm-wlm munge libpmix-dev # e2e.slurm: a one-node Slurm of the test's own (srun --mpi=pmix loads libpmix.so)
   file lua5.4 lmod    # packaging.*: dpkg-shlibdeps needs file; the modulefile is parsed (luac5.4) and loaded (Lmod)
+  man-db              # docs.man_pages, e2e.install_prefix: the manual pages rendered with man -l
   python3             # JSON checks in end-to-end tests
   python3-mpi4py python3-numpy  # e2e.mpi_python, e2e.python_arrays: Python MPI programs under the tool
   gpaw                # e2e.python_gpaw: a real Python + MPI application (284 MB with its dependencies)

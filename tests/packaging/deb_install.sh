@@ -14,10 +14,11 @@
 #  3. installs it into an empty root with `dpkg --root=ROOT --force-not-root --force-depends
 #     --force-script-chrootless -i` (the maintainer scripts' ldconfig replaced by a no-op, so the
 #     host is not touched), or, where dpkg refuses, unpacks it with `dpkg-deb -x`;
-#  4. from ROOT/usr/bin, with LD_LIBRARY_PATH unset: --version of each command; a small C program
-#     (compiled here, a 64 MiB heap array filled and read) measured by ROOT/usr/bin/hpcrun-lite
-#     -v, which must preload ROOT's runtime; `hpcprof-lite merge` and `report`, whose table must
-#     have the array (make_array (prog.c:LINE), heap) as a row; `hpcrun-lite --check --validate`
+#  4. from ROOT/usr/bin, with LD_LIBRARY_PATH unset: --version of each command; the example the
+#     package installs (share/doc/hpcrun-lite/examples/named_pool.c, compiled here against the
+#     package's header) measured by ROOT/usr/bin/hpcrun-lite -v, which must preload ROOT's
+#     runtime; `hpcprof-lite merge` and `report`, whose table must have its three named arrays
+#     (pressure, velocity, density) as rows; `hpcrun-lite --check --validate`
 #     (the kernel in ROOT/usr/libexec);
 #  5. `dpkg --root=ROOT -r hpcrun-lite` leaves no file of the package.
 # Prints the time of each step.
@@ -147,30 +148,11 @@ for cmd in hpcrun-lite hpcprof-lite hpcprof-lite-mpi hpcviewer-tui; do
 done
 echo "version: $("$p/bin/hpcrun-lite" --version)"
 
-cat >prog.c <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-
-/* A 64 MiB heap array, filled once and then read, pass after pass: the profile's variable. */
-static double *make_array(size_t n) {
-  double *a = malloc(n * sizeof *a);
-  if (!a) exit(2);
-  for (size_t i = 0; i < n; i++) a[i] = (double)i;
-  return a;
-}
-
-int main(void) {
-  const size_t n = (size_t)8 << 20;
-  double *array = make_array(n);
-  volatile double sum = 0;
-  for (int pass = 0; pass < 80; pass++)
-    for (size_t i = 0; i < n; i += 8) sum += array[i];
-  printf("sum %.0f\n", sum);
-  free(array);
-  return 0;
-}
-C
-cc -O1 -g -o prog prog.c || fail "cannot compile the measured program"
+# The example the package installs: a pool carved into three arrays named with the API of
+# include/hpcrun-lite.h, read 3:2:1.
+example=$p/share/doc/hpcrun-lite/examples/named_pool.c
+[ -f "$example" ] || fail "the package has no $example"
+cc -O2 -g -I "$p/include" -o prog "$example" || fail "cannot compile the installed example against the package's header"
 ./prog >native.out || fail "the program fails without the tool"
 step "$p/bin/hpcrun-lite -v -o meas -- ./prog"
 "$p/bin/hpcrun-lite" -v -o meas -- ./prog >tool.out 2>tool.err || fail "hpcrun-lite -o meas -- ./prog failed (status $?): $(tail -5 tool.err)"
@@ -184,10 +166,12 @@ step "$p/bin/hpcprof-lite merge meas -o db"
 "$p/bin/hpcprof-lite" merge meas -o db >merge.log 2>&1 || fail "hpcprof-lite merge failed: $(tail -3 merge.log)"
 step "$p/bin/hpcprof-lite report db"
 "$p/bin/hpcprof-lite" report db >report.txt 2>report.err || fail "hpcprof-lite report failed: $(cat report.err)"
-row=$(grep -E '^ *[0-9]+ +make_array \(prog\.c:[0-9]+\) +heap ' report.txt) ||
-  fail "the report has no row for the heap array make_array (prog.c:...):
+for name in pressure velocity density; do
+  row=$(grep -E "^ *[0-9]+ +$name +heap " report.txt) ||
+    fail "the report has no row for the named array $name:
 $(head -30 report.txt)"
-echo "row: $row"
+  echo "row: $row"
+done
 lap "measure, merge, report"
 
 step "$p/bin/hpcrun-lite --check --validate"

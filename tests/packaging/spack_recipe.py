@@ -96,6 +96,7 @@ NOT_FOR_THE_BUILD = {
     "file": "packaging.deb_install: dpkg-shlibdeps reads the binaries' types with it",
     "lua5.4": "packaging.modulefile parses the Lmod modulefile (luac5.4)",
     "lmod": "packaging.modulefile loads the modulefile",
+    "man-db": "docs.man_pages and e2e.install_prefix render the manual pages",
 }
 
 BUILD_ONLY = {"c", "cxx", "cmake", "pkgconfig"}

@@ -1,6 +1,7 @@
 // Exports of the report model to the tools users already have: folded stacks (flamegraph.pl,
 // inferno, speedscope), a CSV row per variable and access path (pandas, spreadsheets), one
-// self-contained HTML page (a browser) and pprof's profile.proto (go tool pprof, Pyroscope). docs/EXPORTS.md describes each format.
+// self-contained HTML page (a browser) and pprof's profile.proto (go tool pprof, Pyroscope).
+// docs/EXPORTS.md describes each format.
 #pragma once
 
 #include <cstdint>

@@ -15,31 +15,6 @@ try:  # Spack 1.0 and later: the build systems live in the builtin package repos
 except ImportError:  # Spack 0.x: spack.package exports CMakePackage
     pass
 
-# The program test_measure measures: a 64 MiB heap array, filled once and read pass after pass.
-MEASURED_PROGRAM = r"""
-#include <stdio.h>
-#include <stdlib.h>
-
-static double *make_array(size_t n) {
-  double *a = malloc(n * sizeof *a);
-  if (!a) exit(2);
-  for (size_t i = 0; i < n; i++) a[i] = (double)i;
-  return a;
-}
-
-int main(void) {
-  const size_t n = (size_t)8 << 20;
-  double *array = make_array(n);
-  volatile double sum = 0;
-  for (int pass = 0; pass < 80; pass++)
-    for (size_t i = 0; i < n; i += 8) sum += array[i];
-  printf("sum %.0f\n", sum);
-  free(array);
-  return 0;
-}
-"""
-
-
 class HpcrunLite(CMakePackage):
     """A data-centric memory profiler for MPI+OpenMP programs on Linux/x86-64: it tells which
     variables (heap allocations named by their allocation path, static arrays, the stack) the
@@ -159,20 +134,21 @@ class HpcrunLite(CMakePackage):
                 assert f" {self.spec.version} " in out, f"{name} --version printed {out!r}"
 
     def test_measure(self):
-        """hpcrun-lite measures a small C program; its heap array is a row of hpcprof-lite's report"""
-        with open("prog.c", "w") as f:
-            f.write(MEASURED_PROGRAM)
+        """hpcrun-lite measures the installed example (a pool carved into three named arrays);
+        each array is a row of hpcprof-lite's report"""
+        example = join_path(self.prefix.share.doc, "hpcrun-lite", "examples", "named_pool.c")
         cc = Executable(self._c_compiler())
-        cc("-O1", "-g", "-o", "prog", "prog.c")
+        cc("-O2", "-g", "-I", self.prefix.include, "-o", "named_pool", example)
 
         hpcrun = which("hpcrun-lite", path=self.prefix.bin, required=True)
-        out = hpcrun("-o", "meas", "--", "./prog", output=str.split, error=str.split)
-        assert "sum " in out, f"the program's output under hpcrun-lite: {out!r}"
+        out = hpcrun("-o", "meas", "--", "./named_pool", output=str.split, error=str.split)
+        assert "named_pool: " in out, f"the program's output under hpcrun-lite: {out!r}"
         profiles = [f for f in os.listdir("meas") if f.endswith(".hpcl")]
         assert len(profiles) == 1, f"expected one profile in meas/, found {profiles}"
 
         hpcprof = which("hpcprof-lite", path=self.prefix.bin, required=True)
         hpcprof("merge", "meas", "-o", "db", output=str.split, error=str.split)
         report = hpcprof("report", "db", output=str, error=str.split)
-        row = re.search(r"^\s*\d+\s+make_array \(prog\.c:\d+\)\s+heap\s", report, re.MULTILINE)
-        assert row, f"no row for the heap array make_array (prog.c:...) in the report:\n{report}"
+        for name in ("pressure", "velocity", "density"):
+            row = re.search(r"^\s*\d+\s+" + name + r"\s+heap\s", report, re.MULTILINE)
+            assert row, f"no row for the named array {name} in the report:\n{report}"
