@@ -1,5 +1,5 @@
 # Writes the commit the build came from into OUT (a header defining HPCL_COMMIT), run at every
-# build by the hpcl_build_info target (cmake/Install.cmake), and rewrites it only when the commit
+# build by the hpcl_build_info_header target (cmake/BuildInfoTarget.cmake), and rewrites it only when the commit
 # changed, so an unchanged checkout rebuilds nothing. Outside a git checkout (a release tarball, a
 # Spack stage) the commit is HPCL_COMMIT if the configure step was given one, else "unknown".
 # Usage: cmake -DSRC=<source dir> -DOUT=<header> [-DCOMMIT=<commit>] -P BuildInfo.cmake

@@ -103,6 +103,13 @@ names_option() {
   grep -qE -- "(^|[^A-Za-z0-9_-])$1([^A-Za-z0-9_-]|\$)" "$2"
 }
 
+# lacking FILE OPTION...: prints the options FILE does not name, separated by spaces.
+lacking() {
+  local file=$1 opt
+  shift
+  for opt; do names_option "$opt" "$file" || printf '%s ' "$opt"; done
+}
+
 check_page() {
   local cmd=$1
   local page="$MAN_DIR/$cmd.1"
@@ -153,12 +160,11 @@ check_page() {
       fail "$what names no option (cannot check the page)"
       continue
     fi
-    local missing=()
-    for opt in $options; do
-      names_option "$opt" "$WORK/$cmd.options" || missing+=("$opt")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-      fail "$cmd: the OPTIONS section of $page lacks ${missing[*]} (printed by $what)"
+    local missing
+    # shellcheck disable=SC2086  # the options are words
+    missing=$(lacking "$WORK/$cmd.options" $options)
+    if [ -n "$missing" ]; then
+      fail "$cmd: the OPTIONS section of $page lacks ${missing% } (printed by $what)"
     else
       echo "ok: $cmd.1 names the $(wc -w <<<"$options") options of $what"
     fi
@@ -171,12 +177,10 @@ check_page() {
       continue
     fi
     options=$(grep -E '^[[:space:]]+-' <<<"$help" | help_options | grep -vxE -- '-h|--help')
-    missing=()
-    for opt in $options; do
-      names_option "$opt" "$WORK/$cmd.$sub" || missing+=("$opt")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-      fail "$cmd: the subsection $sub of $page lacks ${missing[*]} (listed by $what)"
+    # shellcheck disable=SC2086
+    missing=$(lacking "$WORK/$cmd.$sub" $options)
+    if [ -n "$missing" ]; then
+      fail "$cmd: the subsection $sub of $page lacks ${missing% } (listed by $what)"
     fi
   done
 }
