@@ -32,7 +32,7 @@ constexpr int kExitUsage = 2;
 // Printed after a usage error, under the message; `--help` prints every option.
 const char kSynopsis[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
-    "       hpcprof-lite report DB [--format text|json|csv|folded|html|pprof]\n"
+    "       hpcprof-lite report DB [--format text|json|csv|folded|html|pprof|hatchet]\n"
     "                              [--view data|code|accesses]\n"
     "                              [--top N] [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
@@ -96,8 +96,9 @@ void add_report_options(CLI::App& c, ReportArgs& a) {
   c.add_option("DB", a.db, "the database (written by `hpcprof-lite merge`)");
   c.add_option("-f,--format", a.format,
                "text (default), json (schema: docs/REPORT.md), csv, folded (folded stacks for "
-               "flamegraph.pl, inferno, speedscope), html (one self-contained page) or pprof "
-               "(gzipped profile.proto for go tool pprof, Pyroscope; to a file); docs/EXPORTS.md")
+               "flamegraph.pl, inferno, speedscope), html (one self-contained page), pprof "
+               "(gzipped profile.proto for go tool pprof, Pyroscope; to a file) or hatchet (JSON "
+               "for Hatchet and Thicket; per rank after merge --per-rank); docs/EXPORTS.md")
       ->type_name("FORMAT");
   c.add_option("--view", a.view,
                "data (default): variables by samples; code: source locations of the sampled "
@@ -133,8 +134,8 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   if (a.db.empty()) return usage_error("report: which database? (report DB)");
   const std::string& format = a.format;
   if (format != "text" && format != "json" && format != "csv" && format != "folded" && format != "html" &&
-      format != "pprof")
-    return usage_error("--format is text, json, csv, folded, html or pprof, not " + format);
+      format != "pprof" && format != "hatchet")
+    return usage_error("--format is text, json, csv, folded, html, pprof or hatchet, not " + format);
   // A gzipped protobuf on a terminal is noise, and a terminal that receives it may be left in a
   // state its user must reset.
   if (format == "pprof" && isatty(STDOUT_FILENO))
@@ -159,7 +160,8 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
   else if (a.view == "accesses") return usage_error("--view accesses is for --format csv");
   else return usage_error("--view is data, code or accesses, not " + a.view);
   // The exports draw the data-centric tree; a code view of them would be another tree.
-  if (options.view == View::Code && (format == "folded" || format == "html" || format == "pprof"))
+  if (options.view == View::Code &&
+      (format == "folded" || format == "html" || format == "pprof" || format == "hatchet"))
     return usage_error("--format " + format + " shows the data view; --view code is for text, json and csv");
   // Scripts get every variable unless they ask for fewer; a reader gets the top 20.
   options.top = format == "text" ? 20 : 0;
@@ -184,12 +186,15 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
     model_options.max_access_paths = 1;
   // Text and CSV print names only: no heap variable keeps its allocation path once named.
   model_options.keep_allocation_paths = format_reads_allocation_paths(format);
-  model_options.group_runtime = !a.no_group;
+  // Hatchet's rows are per rank, and a group row keeps no paths to split by rank: the export
+  // groups the variables itself, each with its paths.
+  model_options.group_runtime = !a.no_group && format != "hatchet";
   // A run sees hundreds of thousands of allocation sites that take no sample: counted, not built.
   model_options.all_variables = a.all;
   // Why each variable is slow (its access evidence): for the data view's printed rows only. The
   // folded export shows none of it; a sort other than by samples may print any variable.
-  model_options.access_evidence = options.view != View::Code && format != "folded" && format != "pprof";
+  model_options.access_evidence =
+      options.view != View::Code && format != "folded" && format != "pprof" && format != "hatchet";
   if (order == VariableOrder::Samples && options.top > 0) model_options.evidence_rows = options.top;
   ReportModel model = build_report_model(db, model_options);
   sort_variables(model, order);
@@ -202,6 +207,12 @@ int run_report(const CLI::App& command, const ReportArgs& a) {
       std::cerr << "hpcprof-lite: cannot write the pprof profile to standard output\n";
       return 1;
     }
+  }
+  else if (format == "hatchet") {
+    if (db.rank_values.empty())
+      std::cerr << "hpcprof-lite: " << a.db << " has no values per rank (merge it with --per-rank): "
+                << "the dataframe is indexed by node alone\n";
+    write_hatchet(model, db, options, !a.no_group, std::cout);
   }
   else if (options.view == View::Accesses) write_csv_accesses(model, options, std::cout);
   else write_csv(model, options, std::cout);

@@ -203,6 +203,7 @@ int run(int argc, char** argv, int rank, int size) {
   if (!jobs.empty()) warn_if_bound(command.options.jobs, rank);  // the default fits each rank
   const size_t found = plan.found() + local.other_runs.size();
   Accumulator acc;
+  acc.keep_rank_values(command.options.per_rank);
   merge_into(acc, std::move(plan.shares[static_cast<size_t>(rank)]), command.options.jobs);
   close_complete_ranks(acc);
   reduce_to_root(acc, rank, size);

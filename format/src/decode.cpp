@@ -27,6 +27,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagFirstTouch: return "FIRST_TOUCH";
     case layout::kTagSiteNames: return "SITE_NAMES";
     case layout::kTagScriptFrames: return "SCRIPT_FRAMES";
+    case layout::kTagRankValues: return "RANK_VALUES";
     default: return nullptr;
   }
 }
@@ -354,6 +355,20 @@ std::string read_script_frames(Section& s, Profile& p) {
   return {};
 }
 
+// RANK_VALUES (1.9); its order and node indices are checked by validate().
+void read_rank_values(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kRankValueSize, "rank values")) return;
+  p.rank_values.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    RankValue& v = p.rank_values.emplace_back();
+    v.node = s.r.u32();
+    v.rank = static_cast<int64_t>(s.r.u64());
+    v.metric = s.r.u16();
+    v.value = s.r.u64();
+  }
+}
+
 }  // namespace
 
 std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
@@ -488,6 +503,13 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
         break;
       case layout::kTagScriptFrames:
         if (std::string err = read_script_frames(s, out); !err.empty()) return err;
+        break;
+      case layout::kTagRankValues:
+        if (out.kind != FileKind::Database) {
+          return strf("section RANK_VALUES at payload byte %zu in a process profile "
+                      "(only a merge sums ranks)", at);
+        }
+        read_rank_values(s, out);
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -324,6 +324,20 @@ void Encoder::script_frames(std::span<const ScriptFrame> frames) {
   script_frames_.assign(frames.begin(), frames.end());
 }
 
+void Encoder::rank_values(std::span<const RankValue> values) {
+  if (!error_.empty()) return;
+  if (rank_values_given_) {
+    error_ = "RANK_VALUES handed over twice";
+    return;
+  }
+  if (!values.empty() && kind_ != FileKind::Database) {
+    error_ = "RANK_VALUES in a process profile (only a merge sums ranks)";
+    return;
+  }
+  rank_values_given_ = true;
+  rank_values_ = values;
+}
+
 std::string Encoder::finish() {
   if (!enter(Stage::End)) return error_;
   // Only when some site has a name, so that other files keep their earlier minor.
@@ -348,6 +362,19 @@ std::string Encoder::finish() {
       }
     });
   }
+  // Only when the merge kept them (merge --per-rank), so that other databases keep their minor.
+  if (!rank_values_.empty()) {
+    need(kMinorRankValues);
+    section(w_, layout::kTagRankValues, [&] {
+      w_.u32(static_cast<uint32_t>(rank_values_.size()));
+      for (const RankValue& v : rank_values_) {
+        w_.u32(v.node);
+        w_.u64(static_cast<uint64_t>(v.rank));
+        w_.u16(v.metric);
+        w_.u64(v.value);
+      }
+    });
+  }
   return error_;
 }
 
@@ -364,6 +391,7 @@ void Encoder::all(const Profile& p) {
   offsets(p.offsets);
   balance(p.balance);
   script_frames(p.script_frames);
+  rank_values(p.rank_values);
 }
 
 }  // namespace hpcl::payload

@@ -44,8 +44,9 @@ enum Tag : uint32_t {
   kTagFirstTouch = 10,  // since 1.5
   kTagSiteNames = 11,  // since 1.7
   kTagScriptFrames = 12,  // since 1.8
+  kTagRankValues = 13,  // since 1.9
 };
-inline constexpr uint32_t kLastKnownTag = kTagScriptFrames;
+inline constexpr uint32_t kLastKnownTag = kTagRankValues;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -78,6 +79,9 @@ static_assert(kSiteNameMin == 8);
 // SCRIPT_FRAMES: u32 n, then n entries of str file, str function and u32 line.
 inline constexpr size_t kScriptFrameMin = kStrMin + kStrMin + 4;
 static_assert(kScriptFrameMin == 12);
+// RANK_VALUES: u32 n, then n entries of u32 node, i64 rank, u16 metric and u64 value.
+inline constexpr size_t kRankValueSize = 4 + 8 + 2 + 8;
+static_assert(kRankValueSize == 22);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
 // Largest node kind this version knows (NodeKind::UnknownClass).

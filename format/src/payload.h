@@ -55,9 +55,13 @@ class Encoder {
   // whenever it knows them all, before or after the sites and trees that point into them. At
   // most once; an empty list writes nothing.
   void script_frames(std::span<const ScriptFrame> frames);
-  // Every section of a Profile, from META to BALANCE, and its script frames.
+  // RANK_VALUES (a database's): not copied, since a merge of many ranks may keep millions; they
+  // must stay alive until finish() writes them last. At most once; empty writes nothing.
+  void rank_values(std::span<const RankValue> values);
+  // Every section of a Profile, from META to BALANCE, its script frames and its rank values.
   void all(const Profile& profile);
-  // SITE_NAMES (from the sites' names) and SCRIPT_FRAMES end the payload. "" or what went wrong.
+  // SITE_NAMES (from the sites' names), SCRIPT_FRAMES and RANK_VALUES end the payload. "" or
+  // what went wrong.
   std::string finish();
 
   uint16_t minor() const { return minor_; }
@@ -84,6 +88,8 @@ class Encoder {
   std::vector<std::pair<uint32_t, std::string>> site_names_;
   std::vector<ScriptFrame> script_frames_;
   bool script_frames_given_ = false;
+  std::span<const RankValue> rank_values_;
+  bool rank_values_given_ = false;
   std::string error_;
 };
 

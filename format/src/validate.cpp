@@ -263,6 +263,24 @@ struct Checker {
     return {};
   }
 
+  // RANK_VALUES: nodes of the one tree, sorted by (node, rank, metric) with each triple once,
+  // ranks from -1 up, no zero value (a rank without the metric has no entry).
+  std::string rank_values(size_t nodes) const {
+    const std::vector<RankValue>& r = p.rank_values;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const RankValue& v = r[i];
+      std::string where = strf("section RANK_VALUES entry %zu: ", i);
+      if (v.node >= nodes)
+        return where + strf("node %" PRIu32 " out of range (%zu nodes)", v.node, nodes);
+      if (v.rank < -1) return where + strf("rank %" PRId64 " (ranks are -1 or more)", v.rank);
+      if (v.value == 0) return where + "a zero value (a rank without the metric has no entry)";
+      if (i > 0 && !(std::tie(r[i - 1].node, r[i - 1].rank, r[i - 1].metric) <
+                     std::tie(v.node, v.rank, v.metric)))
+        return where + "out of order (entries are sorted by node, rank and metric, each once)";
+    }
+    return {};
+  }
+
   std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
     if (std::string err = modules(); !err.empty()) return err;
     for (size_t i = 0; i < p.sites.size(); ++i) {
@@ -285,6 +303,12 @@ struct Checker {
     if (std::string err = offsets(); !err.empty()) return err;
     if (std::string err = balance(); !err.empty()) return err;
     if (std::string err = first_touch(); !err.empty()) return err;
+    if (!p.rank_values.empty()) {
+      // Databases only (the decoder refuses the section elsewhere), and a database has one tree.
+      const size_t nodes = flat ? ((*flat).empty() ? 0 : (*flat)[0].size())
+                                : (p.trees.empty() ? 0 : p.trees[0].nodes.size());
+      if (std::string err = rank_values(nodes); !err.empty()) return err;
+    }
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       // CALLEES entries are keyed by these frames (decode.cpp), so they are checked here too.

@@ -254,7 +254,7 @@ void Accumulator::add_content(const Profile& p, const ContentMaps& maps) {
 }
 
 std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> trees,
-                                   std::vector<std::vector<ThreadValue>>* threads) {
+                                   std::vector<std::vector<ThreadValue>>* threads, int64_t rank) {
   map_content(p, maps_);
   const KeyMaps keys{maps_.modules, maps_.sites, maps_.statics, maps_.script_module, maps_.script_frames};
   const size_t before = tree_.size();
@@ -265,10 +265,22 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
       return error;
     }
   }
+  // A partial's rank values name its tree's nodes: checked before anything is added.
+  if (!p.rank_values.empty()) {
+    if (trees.size() != 1) return "rank values beside " + std::to_string(trees.size()) + " trees";
+    if (std::string error = rank_values_.absorb(p.rank_values, {dest_[0].data(), trees[0].size()});
+        !error.empty()) {
+      tree_.truncate(before);
+      return error;
+    }
+  }
   add_content(p, maps_);
   if (threads) threads->resize(trees.size());
+  const bool per_rank = keep_rank_values_ && p.kind == FileKind::Process;
   for (size_t t = 0; t < trees.size(); ++t) {
     std::span<const MergedTree::Reached> reached = tree_.add_metrics(trees[t], dest_[t]);
+    if (per_rank)
+      for (const MergedTree::Reached& r : reached) rank_values_.add(dest_[t][r.node], rank, trees[t].metrics_of(r.node));
     if (!threads) continue;
     std::vector<ThreadValue>& values = (*threads)[t];
     values.clear();
@@ -295,7 +307,9 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
 
 std::string Accumulator::add_process(const ScannedProfile& scanned, std::string_view path) {
   const Profile& p = scanned.profile;
-  if (std::string error = add_input(p, scanned.trees(), &thread_values_); !error.empty()) return error;
+  long long rank = -1;
+  if (!parse_ll(p.find_meta("rank"), &rank) || rank < 0) rank = -1;
+  if (std::string error = add_input(p, scanned.trees(), &thread_values_, rank); !error.empty()) return error;
   balance_.add_process(p, thread_values_);
   processes_ += 1;
   // A process's META threads counts every thread it measured; its trees can be fewer (the
@@ -304,8 +318,7 @@ std::string Accumulator::add_process(const ScannedProfile& scanned, std::string_
   threads_ += parse_u64(p.find_meta("threads"), &n) && n > 0 ? n : scanned.trees().size();
   for (const char* key : kSummedKeys)
     if (parse_u64(p.find_meta(key), &n)) summed_[key] += n;
-  long long rank = -1;
-  if (parse_ll(p.find_meta("rank"), &rank) && rank >= 0) {
+  if (rank >= 0) {
     ranks_.insert(rank);
     if (rank_in_file_name(path) != rank) not_named_.insert(rank);
   }
@@ -360,8 +373,15 @@ Profile Accumulator::to_partial() {
   // A path cannot hold a NUL byte; the format's strings can.
   for (auto& [path, reason] : skipped_) put("partial.skipped", path + '\0' + reason);
   balance_.put_meta(put);
-  *this = Accumulator();
+  p.rank_values = rank_values_.take();
+  reset();
   return p;
+}
+
+void Accumulator::reset() {
+  const bool keep = keep_rank_values_;
+  *this = Accumulator();
+  keep_rank_values_ = keep;
 }
 
 std::string Accumulator::add_partial(const Profile& partial) {
@@ -373,6 +393,7 @@ std::string Accumulator::add_partial(const Profile& partial) {
   scanned.profile.statics = partial.statics;
   scanned.profile.offsets = partial.offsets;
   scanned.profile.script_frames = partial.script_frames;
+  scanned.profile.rank_values = partial.rank_values;
   for (const Tree& t : partial.trees) flatten(t, scanned.add_tree());
   return add_partial(scanned);
 }
@@ -505,10 +526,12 @@ Profile Accumulator::finish() {
   out.tid = 0;
   out.nodes.reserve(count);
   std::vector<std::pair<uint32_t, uint32_t>> stack = {{0u, kNoParent}};  // (old index, new parent)
+  std::vector<uint32_t> new_index(rank_values_.empty() ? 0 : count);
   while (!stack.empty()) {
     auto [i, parent] = stack.back();
     stack.pop_back();
     const auto self = static_cast<uint32_t>(out.nodes.size());
+    if (!new_index.empty()) new_index[i] = self;
     Node& n = out.nodes.emplace_back();
     n.parent = parent;
     n.kind = old.kind(i);
@@ -529,6 +552,7 @@ Profile Accumulator::finish() {
     db.offsets.push_back(std::move(h));
   }
   db.balance = balance_.finish(new_site, new_static);
+  if (!rank_values_.empty()) db.rank_values = rank_values_.finish(new_index);
   std::sort(db.offsets.begin(), db.offsets.end(),
             [](const OffsetHistogram& x, const OffsetHistogram& y) {
               return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);
@@ -557,7 +581,7 @@ Profile Accumulator::finish() {
   for (const char* k : kSummedKeys)
     if (auto it = summed_.find(k); it != summed_.end() && !db.find_meta(k))
       db.set_meta(k, std::to_string(it->second));
-  *this = Accumulator();
+  reset();
   return db;
 }
 

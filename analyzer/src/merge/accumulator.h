@@ -23,12 +23,19 @@
 #include "hpcl/profile.h"
 #include "hpcl/scan.h"
 #include "merged_tree.h"
+#include "rank_values.h"
 
 namespace hpcl::analysis {
 
 class Accumulator {
  public:
   Accumulator() = default;
+
+  // merge --per-rank: also keep every node's metrics per rank (RANK_VALUES, rank_values.h). Set
+  // before the first input; partials made by to_partial() carry them whatever their receiver's
+  // setting, and the setting survives to_partial() and finish().
+  void keep_rank_values(bool keep) { keep_rank_values_ = keep; }
+  bool keeps_rank_values() const { return keep_rank_values_; }
 
   // Adds a process profile as ProfileScanner read it from `path` ("" when it comes from no
   // file). Returns "" or why it is damaged (two children of one parent with the same key, which
@@ -93,8 +100,11 @@ class Accumulator {
   // map_content, the trees mapped (which may refuse the input), add_content and the trees'
   // metrics: "" or why the input is refused, and then nothing of it was added. With `threads`,
   // also what each tree adds to the balance of its variables.
+  // `rank`: the process's (-1 without one), for its rank values; a partial's come in its own.
   std::string add_input(const Profile& p, std::span<const FlatTree> trees,
-                        std::vector<std::vector<ThreadValue>>* threads);
+                        std::vector<std::vector<ThreadValue>>* threads, int64_t rank = -1);
+  // Empties the accumulator but for its settings.
+  void reset();
 
   std::vector<Module> modules_;
   std::vector<AllocSite> sites_;
@@ -112,6 +122,8 @@ class Accumulator {
   // Offset histograms by (owner, index in sites_ / statics_).
   std::map<std::pair<OffsetOwner, uint32_t>, OffsetHistogram> offsets_;
   BalanceParts balance_;  // per-rank and per-thread summaries (BALANCE)
+  RankValueParts rank_values_;  // merge --per-rank (RANK_VALUES)
+  bool keep_rank_values_ = false;
 
   uint64_t processes_ = 0, threads_ = 0;
   std::map<std::string, uint64_t> summed_;  // META counters summed over the inputs

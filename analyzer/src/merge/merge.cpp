@@ -59,6 +59,7 @@ void merge_into(Accumulator& into, std::vector<std::string> paths, unsigned jobs
   // Contiguous slices: each worker's partial is independent; canonical order comes at the end.
   // Worker 0 adds to `into` itself, which saves absorbing one partial.
   std::vector<Accumulator> partials(nworkers);
+  for (Accumulator& a : partials) a.keep_rank_values(into.keeps_rank_values());
   auto acc = [&](size_t w) -> Accumulator& { return w == 0 ? into : partials[w]; };
   auto run = [&](size_t w) {
     size_t begin = paths.size() * w / nworkers, end = paths.size() * (w + 1) / nworkers;
@@ -120,6 +121,7 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
 
 MergeOutcome merge_files(std::vector<std::string> paths, const MergeOptions& options) {
   Accumulator merged;
+  merged.keep_rank_values(options.per_rank);
   size_t found = paths.size();
   merge_into(merged, std::move(paths), options.jobs);
   return finish_merge(merged, found, "", options);
@@ -157,6 +159,7 @@ MergeOutcome merge_directory(const std::string& dir, const MergeOptions& options
     return out;
   }
   Accumulator merged;
+  merged.keep_rank_values(options.per_rank);
   size_t found = paths.size();
   // Two jobs measured into one directory merge as the latest alone (runs.h).
   RunChoice runs = choose_latest_run(paths, options.jobs);

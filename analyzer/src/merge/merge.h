@@ -18,6 +18,7 @@ struct MergeOptions {
   bool symbolize = true;   // fill the SYMBOLS section with libdw
   std::string debug_dir;   // searched for separate debug files before /usr/lib/debug
   bool package_hints = true;  // name the Debian packages of modules without debug info (dpkg -S)
+  bool per_rank = false;   // keep every node's metrics per rank (RANK_VALUES; merge --per-rank)
 };
 
 struct SkippedInput {

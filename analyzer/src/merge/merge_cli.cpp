@@ -22,6 +22,9 @@ void add_merge_options(CLI::App& app, MergeCommand* command, std::string* jobs) 
       ->type_name("DIR");
   app.add_flag("--strict", command->strict,
                "any damaged profile is fatal (status 1, no database)");
+  app.add_flag("--per-rank", command->options.per_rank,
+               "also keep each access path's samples per rank, for the hatchet export of report "
+               "(a larger database: a value per path and rank)");
 }
 
 std::string extras_error(const CLI::App& command, const std::string& name, const std::string& what) {

@@ -186,6 +186,10 @@ struct SourceFallback {
   std::string reason;
 };
 
+// The group row a variable of an ungrouped model would fold into ("[MPI runtime data]", ...;
+// runtime_libs.h), "" when it is a row of its own.
+std::string runtime_group_of(const Variable& v);
+
 // The orders of the data view (--sort); see sort_variables below.
 enum class VariableOrder { Samples, Imbalance, ThreadImbalance };
 

@@ -61,16 +61,29 @@ void stable_sort_rows(std::vector<Variable>& rows, const std::function<bool(cons
 // Folds the variables of runtime libraries into one Group row per family (runtime_libs.h). The
 // variables are sorted hottest first, so each group's first member gives its hottest access.
 // The rows kept move down in place: a second vector of them doubled the peak under --all.
+namespace {
+
+RuntimeFamily family_of(const Variable& v) {
+  // Unknown data belongs to no library, but what MPI's code read of it ("[unknown data read by
+  // MPI]") is MPI's own.
+  return v.kind == VariableKind::Unknown && v.data_module.empty() ? RuntimeFamily::None
+                                                                  : runtime_family(v.data_module);
+}
+
+}  // namespace
+
+std::string runtime_group_of(const Variable& v) {
+  const RuntimeFamily f = family_of(v);
+  return f == RuntimeFamily::None ? "" : runtime_family_row(f);
+}
+
 void group_runtime_variables(ReportModel& m) {
   std::map<RuntimeFamily, Variable> groups;
   std::map<std::pair<RuntimeFamily, std::string>, LibraryDetail> libs;
   size_t kept = 0;
   for (size_t i = 0; i < m.variables.size(); ++i) {
     Variable& v = m.variables[i];
-    // Unknown data belongs to no library, but what MPI's code read of it ("[unknown data read
-    // by MPI]") is MPI's own.
-    RuntimeFamily f = v.kind == VariableKind::Unknown && v.data_module.empty() ? RuntimeFamily::None
-                                                                              : runtime_family(v.data_module);
+    const RuntimeFamily f = family_of(v);
     if (f == RuntimeFamily::None) {
       if (kept != i) m.variables[kept] = std::move(v);
       ++kept;

@@ -1,6 +1,7 @@
 // Exports of the report model to the tools users already have: folded stacks (flamegraph.pl,
 // inferno, speedscope), a CSV row per variable and access path (pandas, spreadsheets), one
-// self-contained HTML page (a browser) and pprof's profile.proto (go tool pprof, Pyroscope).
+// self-contained HTML page (a browser), pprof's profile.proto (go tool pprof, Pyroscope) and
+// Hatchet's JSON (Hatchet, Thicket).
 // docs/EXPORTS.md describes each format.
 #pragma once
 
@@ -50,5 +51,11 @@ void write_html(const ReportModel& model, const ReportOptions& options, std::ost
 // variable the root and the leaf frame, labels variable, kind, allocator and bytes. False when
 // the profile could not be written.
 bool write_pprof(const ReportModel& model, const ReportOptions& options, std::ostream& out);
+// Hatchet's JSON (format_hatchet.cpp): a graph root per variable with its access paths below
+// (with `group`, the runtime libraries' variables under a root per family), a root "[no data]",
+// and a dataframe row per node and rank from the database's RANK_VALUES (per node alone without
+// them). The model must list every variable apart (no group rows) with every access path.
+void write_hatchet(const ReportModel& model, const Profile& db, const ReportOptions& options, bool group,
+                   std::ostream& out);
 
 }  // namespace hpcl::analysis

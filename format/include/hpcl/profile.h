@@ -22,8 +22,9 @@ inline constexpr uint16_t kMajorVersion = 1;
 // file without the newer parts stays a file of the earlier minor byte for byte.
 // 1.6 added the watchpoint metrics (ids 96-151). 1.7 added the allocation APIs 15-22 (mappings
 // of files and shared memory, named ranges, the allocators' own entry points) and SITE_NAMES.
-// 1.8 added SCRIPT_FRAMES, frames of interpreted code (see ScriptFrame).
-inline constexpr uint16_t kMinorVersion = 8;
+// 1.8 added SCRIPT_FRAMES, frames of interpreted code (see ScriptFrame). 1.9 added RANK_VALUES, a
+// database's metrics per tree node and rank (see RankValue).
+inline constexpr uint16_t kMinorVersion = 9;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
@@ -32,6 +33,7 @@ inline constexpr uint16_t kMinorMemoryMetrics = 5;
 inline constexpr uint16_t kMinorWatch = 6;
 inline constexpr uint16_t kMinorSiteNames = 7;
 inline constexpr uint16_t kMinorScriptFrames = 8;
+inline constexpr uint16_t kMinorRankValues = 9;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -311,6 +313,20 @@ struct Balance {
   friend bool operator==(const Balance&, const Balance&) = default;
 };
 
+// One metric of one node of a database's tree, summed over the trees of one rank's processes
+// (format 1.9, RANK_VALUES section, database only). `merge --per-rank` keeps them so that an
+// export can say how each access path's samples split over the ranks (Hatchet's dataframe is
+// indexed by node and rank); the tree's own metrics are their sums over the ranks. rank -1: the
+// processes without a rank.
+struct RankValue {
+  uint32_t node = 0;  // index into the database's TREE
+  int64_t rank = -1;
+  uint16_t metric = 0;
+  uint64_t value = 0;
+  friend bool operator==(const RankValue&, const RankValue&) = default;
+  friend auto operator<=>(const RankValue&, const RankValue&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -323,6 +339,8 @@ struct Profile {
   Balance balance;                       // database only; present() when the merge computed it
   // Since 1.8: what the frames of the script pseudo-module stand for, by their offset.
   std::vector<ScriptFrame> script_frames;
+  // Since 1.9, database only: sorted by (node, rank, metric), each triple once, no zero value.
+  std::vector<RankValue> rank_values;
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

@@ -4,6 +4,7 @@
 // accumulator's state; a field that the transport forgets makes the bytes differ. Also the
 // plan that splits a directory over ranks, and the ranks a share may close before it sends.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "merge/accumulator.h"
@@ -245,6 +246,102 @@ TEST(Partial, ClosedRanksGiveTheDatabaseOfTheDirectMerge) {
     }
   }
   EXPECT_TRUE(apart) << "no plan put rank 3's two profiles apart";
+}
+
+// merge --per-rank: every node's metrics per rank travel with the partials and land in the
+// canonical order, so a split merge still gives the direct merge's bytes.
+Accumulator per_rank() {
+  Accumulator a;
+  a.keep_rank_values(true);
+  return a;
+}
+
+TEST(PerRank, SplitAndTransportedEqualsDirectMerge) {
+  Accumulator direct = per_rank();
+  for (int r = 0; r < 5; ++r) direct.add_process(process(r));
+  Accumulator rank[3] = {per_rank(), per_rank(), Accumulator()};  // the last only receives
+  rank[0].add_process(process(4));
+  rank[0].add_process(process(1));
+  rank[1].add_process(process(0));
+  rank[1].add_process(process(3));
+  Accumulator threads = per_rank();
+  threads.add_process(process(2));
+  rank[1].absorb(threads);
+  transport(rank[1], rank[2]);
+  transport(rank[0], rank[2]);
+  const std::vector<uint8_t> expected = database_bytes(direct);
+  EXPECT_EQ(database_bytes(rank[2]), expected);
+  ReadResult db = read_profile_bytes(expected.data(), expected.size(), "db");
+  ASSERT_TRUE(db.ok) << db.error;
+  EXPECT_FALSE(db.profile.rank_values.empty());
+}
+
+// Each node's values over the ranks sum to its metrics; each rank's samples are its process's.
+TEST(PerRank, ValuesSplitTheTreesMetricsByRank) {
+  Accumulator a = per_rank();
+  for (int r = 0; r < 4; ++r) a.add_process(process(r));
+  Profile extra = process(2);  // a second process of rank 2 (as a rank with two profiles)
+  extra.set_meta("pid", "77");
+  a.add_process(extra);
+  Profile rankless = process(1);
+  rankless.set_meta("rank", "-1");
+  rankless.set_meta("pid", "78");
+  a.add_process(rankless);
+  const std::vector<uint8_t> bytes = encode_profile(a.finish(), 0);
+  ReadResult r = read_profile_bytes(bytes.data(), bytes.size(), "db");
+  ASSERT_TRUE(r.ok) << r.error;
+  const Profile& db = r.profile;
+  const Tree& t = db.trees[0];
+  std::map<std::pair<uint32_t, uint16_t>, uint64_t> summed;
+  std::map<int64_t, uint64_t> samples_of_rank;
+  for (const RankValue& v : db.rank_values) {
+    summed[{v.node, v.metric}] += v.value;
+    if (v.metric == kMetricSamples) samples_of_rank[v.rank] += v.value;
+  }
+  size_t metrics = 0;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i)
+    for (const Metric& m : t.nodes[i].metrics) {
+      ++metrics;
+      EXPECT_EQ((summed[{i, m.id}]), m.value) << "node " << i << " metric " << m.id;
+    }
+  EXPECT_EQ(summed.size(), metrics) << "no value of a metric the tree lacks";
+  auto samples_of = [](const Profile& p) {
+    uint64_t n = 0;
+    for (const Tree& tree : p.trees)
+      for (const Node& node : tree.nodes) n += node.metric(kMetricSamples);
+    return n;
+  };
+  EXPECT_EQ(samples_of_rank[0], samples_of(process(0)));
+  EXPECT_EQ(samples_of_rank[2], 2 * samples_of(process(2))) << "a rank's two processes add up";
+  EXPECT_EQ(samples_of_rank[-1], samples_of(process(1))) << "a process without a rank is rank -1";
+  EXPECT_EQ(samples_of_rank.size(), 5u);
+}
+
+TEST(PerRank, OffByDefaultAndTheDatabaseIsUnchanged) {
+  Accumulator plain, kept = per_rank();
+  for (int r = 0; r < 3; ++r) {
+    plain.add_process(process(r));
+    kept.add_process(process(r));
+  }
+  Profile with = kept.finish();
+  EXPECT_FALSE(with.rank_values.empty());
+  EXPECT_TRUE(kept.keeps_rank_values()) << "finish() keeps the setting";
+  Profile without = plain.finish();
+  EXPECT_TRUE(without.rank_values.empty());
+  with.rank_values.clear();
+  EXPECT_EQ(encode_profile(with, 0), encode_profile(without, 0)) << "the rest of the database is the same";
+}
+
+// A partial whose rank values name a node its tree lacks is refused whole.
+TEST(PerRank, PartialWithBadNodeIsRefused) {
+  Accumulator a = per_rank();
+  a.add_process(process(0));
+  Profile partial = a.to_partial();
+  partial.rank_values.push_back({uint32_t(partial.trees[0].nodes.size()), 0, kMetricSamples, 1});
+  Accumulator into;
+  EXPECT_NE(into.add_partial(partial).find("names node"), std::string::npos);
+  EXPECT_EQ(into.processes(), 0u);
+  EXPECT_EQ(encode_profile(into.finish(), 0), encode_profile(Accumulator().finish(), 0)) << "nothing added";
 }
 
 TEST(MergePlan, RankInFileName) {

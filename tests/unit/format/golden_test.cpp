@@ -72,6 +72,9 @@ TEST(Golden, SmallProcessWithOffsets) {
 }
 TEST(Golden, PythonProcess) { check_golden("python-process-1.8.hpcl", test::python_process()); }
 TEST(Golden, PythonDatabase) { check_golden("python-database-1.8.hpcdb", test::python_database()); }
+TEST(Golden, SmallDatabaseWithRankValues) {
+  check_golden("small-database-ranks-1.9.hpcdb", test::small_database_ranks());
+}
 
 // The same small profile spelled out field by field from docs/FORMAT.md, independently of the
 // writer: if this fails, the writer and the spec disagree (the golden file alone would only show

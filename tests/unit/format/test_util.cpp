@@ -201,6 +201,15 @@ Profile small_database_first_touch() {
   return p;
 }
 
+Profile small_database_ranks() {
+  Profile p = small_database();
+  // The heap access (node 3, 5 samples): 2 on rank 0, 3 on rank 1; the static one (node 6, one
+  // sample, 300 cycles): rank 0 alone.
+  p.rank_values = {{3, 0, kMetricSamples, 2}, {3, 1, kMetricSamples, 3},
+                   {6, 0, kMetricSamples, 1}, {6, 0, kMetricLatency, 300}};
+  return p;
+}
+
 Profile python_process() {
   Profile p = small_process();
   p.modules.push_back({kScriptModulePath, "", 0});
@@ -309,6 +318,8 @@ std::string dump(const Profile& p) {
   }
   for (const ScriptFrame& f : p.script_frames)
     s += "script [" + f.function + "] [" + f.file + "]:" + std::to_string(f.line) + "\n";
+  for (const RankValue& v : p.rank_values)
+    line("rank value node %u rank %" PRId64 " metric %u = %" PRIu64, v.node, v.rank, v.metric, v.value);
   return s;
 }
 

@@ -29,6 +29,8 @@ Profile small_database();
 Profile small_database_balance();
 // small_database_balance() with a FIRST_TOUCH section and a first-touch-by-node metric (1.5).
 Profile small_database_first_touch();
+// small_database() with RANK_VALUES (1.9): its two accesses split over ranks 0 and 1.
+Profile small_database_ranks();
 // small_process() with Python frames (1.8): the script pseudo-module (module 1), SCRIPT_FRAMES
 // with a duplicated entry, a site and an access path through script frames.
 Profile python_process();
