@@ -32,6 +32,7 @@ PACKAGES=(
   man-db              # docs.man_pages, e2e.install_prefix: the manual pages rendered with man -l
   python3             # JSON checks in end-to-end tests
   python3-mpi4py python3-numpy  # e2e.mpi_python, e2e.python_arrays: Python MPI programs under the tool
+  python3-pandas      # e2e.report_hatchet reads the Hatchet export into a DataFrame as Hatchet's reader does
   gpaw                # e2e.python_gpaw: a real Python + MPI application (284 MB with its dependencies)
   python3-dev         # the Python frame reader's unit tests embed Debian's CPython (pkg-config python3-embed)
   clang ninja-build   # libFuzzer targets of the readers (scripts/fuzz.sh builds them with Ninja; ctest fuzz.readers_short)

@@ -2,8 +2,8 @@
 # hpcprof-lite-mpi against hpcprof-lite merge on one measurement directory: the profiles of a
 # 2-rank MPI run and of two separate runs given its run id, a truncated profile and a file that is no profile at
 # all. On 2 and 3 ranks (an odd rank waits a round), with messages cut into 4 KiB chunks, the
-# MPI merge writes the same database byte for byte, prints the same skipped files, warnings and
-# summary line, and exits as merge does on a directory of damaged files and on a missing one.
+# MPI merge writes the same database byte for byte (with --per-rank too), prints the same skipped
+# files, warnings and summary line, and exits as merge does on a directory of damaged files and on a missing one.
 # A rank bound to one core and asked for 2 threads says so once.
 # Usage: mpi_merge.sh HPCPROF_LITE_MPI MPI_PROGRAM PROGRAM
 source "$(dirname "$0")/lib.sh"
@@ -59,6 +59,14 @@ for np in 2 3; do
   "$HPCL_PROF" report "mpi$np.hpcdb" --format json --top 0 >"mpi$np.json" || fail "report of mpi$np.hpcdb failed"
   cmp -s serial.json "mpi$np.json" || fail "-np $np: the JSON report differs from merge's"
 done
+
+# --per-rank: each node's values per rank travel with the partials, through the chunked messages
+# too; the database is merge's, byte for byte.
+run_to serial_ranks "$HPCL_PROF" merge meas -o serial_ranks.hpcdb -j 2 --per-rank
+HPCPROF_LITE_MPI_CHUNK=4096 run_to mpi_ranks "${MPIRUN[@]}" -np 3 "$mpi_tool" meas -o mpi_ranks.hpcdb -j 1 --per-rank
+same_outcome serial_ranks mpi_ranks
+cmp serial_ranks.hpcdb mpi_ranks.hpcdb || fail "--per-rank: the MPI merge's database differs from merge's"
+if cmp -s serial.hpcdb serial_ranks.hpcdb; then fail "--per-rank wrote the database of a merge without it"; fi
 
 # A rank bound to one core with -j 2 says once that its threads take turns (and still writes
 # merge's database); unbound, it says nothing. Open MPI binds as asked with --bind-to.

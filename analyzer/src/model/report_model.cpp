@@ -341,14 +341,18 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   take_estimates_from_unattributed(m, unknown_var);
   add_balance(m, db, rows, unknown_var);
   // The BALANCE section counts an unknown class's samples per rank and thread before MPI's part
-  // of them was split off: where it was, those counts are not the row's, and it has none.
+  // of them was split off: where it was, those counts are not the row's, and it has none; nor
+  // has MPI's part, which no BALANCE entry describes (it printed zeros on every rank).
+  auto no_balance = [&](size_t row) {
+    m.variables[row].has_balance = false;
+    m.variables[row].ranks = BalanceStats{};
+    m.variables[row].threads = BalanceStats{};
+  };
   for (const auto& [c, row] : unknown_var)
-    if ((c & kReadByMpi) != 0)
-      if (auto base = unknown_var.find(c & ~kReadByMpi); base != unknown_var.end()) {
-        m.variables[base->second].has_balance = false;
-        m.variables[base->second].ranks = BalanceStats{};
-        m.variables[base->second].threads = BalanceStats{};
-      }
+    if ((c & kReadByMpi) != 0) {
+      no_balance(row);
+      if (auto base = unknown_var.find(c & ~kReadByMpi); base != unknown_var.end()) no_balance(base->second);
+    }
   add_first_touch(m, db, rows, unknown_var);
   return at;
 }

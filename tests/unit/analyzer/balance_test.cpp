@@ -285,6 +285,30 @@ TEST(Balance, SortByImbalanceRanksOnlyHeapAndStaticVariables) {
   EXPECT_EQ(m.variables[2].kind, VariableKind::Unknown);
 }
 
+// The part of an unknown class that MPI's code read is a row of the report's own ("[untracked
+// heap read by MPI]", listed apart by --no-group): no BALANCE entry describes it, nor what is
+// left of its class, so neither claims a spread (the MPI part once printed 0 on every rank).
+TEST(Balance, ClassesSplitByMpiHaveNoSpread) {
+  Profile r0 = process(0, 10, {{600, 900}}), r1 = process(1, 11, {{1000, 900}});
+  for (Profile* p : {&r0, &r1}) {
+    p->modules.push_back({"/usr/lib/x86_64-linux-gnu/libmpi.so.40", "", 0x7f0000000000ull});
+    const auto mpi = static_cast<uint32_t>(p->modules.size() - 1);
+    unknown_sample(p->trees[0], UnknownClass::UntrackedHeap, {{mpi, 0x40}}, 7);
+    unknown_sample(p->trees[0], UnknownClass::UntrackedHeap, {{0, 0x940}}, 3);
+  }
+  ReportModelOptions ungrouped;
+  ungrouped.group_runtime = false;
+  const ReportModel m = build_report_model(finish({r0, r1}), ungrouped);
+  std::vector<std::string> seen;
+  for (const Variable& v : m.variables)
+    if (v.name == "[untracked heap read by MPI]" || v.name == "[untracked heap]") {
+      seen.push_back(v.name);
+      EXPECT_GT(v.samples, 0u) << v.name;
+      EXPECT_FALSE(v.has_balance) << v.name;
+    }
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 // The column a table is sorted by stays when the table narrows: sorted by imbalance, the text
 // table names the imbalance column at every width, where in samples order it is the last
 // column to give way (e2e.rank_balance once got an 80-column table sorted by imbalance without

@@ -1,9 +1,8 @@
 // report --format hatchet: Hatchet's JSON (hatchet.GraphFrame.from_json) from databases merged
-// with and without --per-rank. Each dataframe row and each graph node is one line of the
-// output, which the tests read with two patterns; e2e.report_hatchet reads the whole document
-// with Python as Hatchet's reader does.
+// with and without --per-rank, read back as Hatchet's reader walks it. e2e.report_hatchet reads
+// a real run's export with pandas.
 #include <map>
-#include <regex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -68,6 +67,7 @@ struct Row {
 
 struct Export {
   std::string text;
+  nlohmann::json doc;
   std::vector<Row> rows;
   std::map<uint64_t, std::pair<std::string, std::vector<uint64_t>>> graph;  // name, children
 };
@@ -81,33 +81,21 @@ Export export_of(const Profile& db, bool group = true) {
   report.top = 0;
   std::ostringstream out;
   write_hatchet(m, db, report, group, out);
-  Export e{out.str(), {}, {}};
-  static const std::regex node(R"re(^\s*"(\d+)": \{"data": \{"name": "([^"]*)", "type": "[^"]*"\}, "children": \[([\d, ]*)\]\},?$)re");
-  static const std::regex field(R"re("([^"]+)": ("[^"]*"|-?\d+))re");
-  std::istringstream in(e.text);
-  for (std::string line; std::getline(in, line);) {
-    std::smatch mm;
-    if (std::regex_match(line, mm, node)) {
-      std::vector<uint64_t> kids;
-      std::istringstream k(mm[3].str());
-      for (std::string id; std::getline(k, id, ',');) kids.push_back(std::stoull(id));
-      e.graph[std::stoull(mm[1].str())] = {mm[2].str(), kids};
-      continue;
-    }
-    if (line.find("{\"node\": ") == std::string::npos) continue;
+  Export e{out.str(), nlohmann::json::parse(out.str()), {}, {}};
+  // As Hatchet's reader walks it: graphs of "id": {data, children}, then the records.
+  for (const auto& graph : e.doc.at("graph"))
+    for (const auto& [id, node] : graph.items())
+      e.graph[std::stoull(id)] = {node.at("data").at("name"), node.at("children").get<std::vector<uint64_t>>()};
+  for (const auto& record : e.doc.at("dataframe")) {
     Row r;
-    for (auto it = std::sregex_iterator(line.begin(), line.end(), field); it != std::sregex_iterator(); ++it) {
-      const std::string key = (*it)[1].str(), value = (*it)[2].str();
-      const std::string text = value.front() == '"' ? value.substr(1, value.size() - 2) : value;
-      if (key == "node") r.node = std::stoull(value);
-      else if (key == "rank") r.rank = std::stoll(value);
-      else if (key == "name") r.name = text;
-      else if (key == "type") r.type = text;
-      else if (key == "variable") r.variable = text;
-      else if (key == "kind") r.kind = text;
-      else if (key == "samples") r.samples = std::stoull(value);
-      else if (key == "samples (inc)") r.inclusive = std::stoull(value);
-    }
+    r.node = record.at("node");
+    if (record.contains("rank")) r.rank = record.at("rank");
+    r.name = record.at("name");
+    r.type = record.at("type");
+    r.variable = record.at("variable");
+    r.kind = record.at("kind");
+    r.samples = record.at("samples");
+    r.inclusive = record.at("samples (inc)");
     e.rows.push_back(r);
   }
   return e;
@@ -123,9 +111,9 @@ const Row& row(const Export& e, const std::string& name, int64_t rank) {
 
 TEST(Hatchet, RowsPerNodeAndRankSplitTheSamples) {
   const Export e = export_of(database(true));
-  EXPECT_NE(e.text.find("\"dataframe_indices\": [\"node\", \"rank\"]"), std::string::npos) << e.text;
-  EXPECT_NE(e.text.find("\"exclusive_metrics\": [\"samples\"]"), std::string::npos);
-  EXPECT_NE(e.text.find("\"inclusive_metrics\": [\"samples (inc)\"]"), std::string::npos);
+  EXPECT_EQ(e.doc.at("dataframe_indices"), nlohmann::json({"node", "rank"})) << e.text;
+  EXPECT_EQ(e.doc.at("exclusive_metrics"), nlohmann::json({"samples"}));
+  EXPECT_EQ(e.doc.at("inclusive_metrics"), nlohmann::json({"samples (inc)"}));
   const std::string heap = "make_grid (grid.c:41)";
   EXPECT_EQ(row(e, heap, 0).inclusive, 30u);
   EXPECT_EQ(row(e, heap, 1).inclusive, 15u);
@@ -190,7 +178,7 @@ TEST(Hatchet, RuntimeVariablesUnderTheirFamilyUnlessNoGroup) {
 // A database merged without --per-rank: one row per node, indexed by node alone, the same sums.
 TEST(Hatchet, WithoutRankValuesIndexedByNode) {
   const Export e = export_of(database(false));
-  EXPECT_NE(e.text.find("\"dataframe_indices\": [\"node\"]"), std::string::npos);
+  EXPECT_EQ(e.doc.at("dataframe_indices"), nlohmann::json({"node"}));
   EXPECT_EQ(e.rows.size(), e.graph.size());
   EXPECT_EQ(row(e, "make_grid (grid.c:41)", -99).inclusive, 45u);
   uint64_t total = 0;
