@@ -32,6 +32,7 @@ constexpr int kExitUsage = 2;
 // Printed after a usage error, under the message; `--help` prints every option.
 const char kSynopsis[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
+    "                             [--per-rank]\n"
     "       hpcprof-lite report DB [--format text|json|csv|folded|html|pprof|hatchet]\n"
     "                              [--view data|code|accesses]\n"
     "                              [--top N] [--sort samples|imbalance|thread-imbalance]\n"

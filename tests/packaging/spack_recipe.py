@@ -82,6 +82,7 @@ NOT_FOR_THE_BUILD = {
     "golang-go": "e2e.report_pprof reads the export back with go tool pprof",
     "python3-mpi4py": "e2e.mpi_python's program",
     "python3-numpy": "e2e.python_arrays's program",
+    "python3-pandas": "e2e.report_hatchet reads the Hatchet export with pandas",
     "gpaw": "e2e.python_gpaw's application",
     "clang": "the libFuzzer targets (scripts/fuzz.sh)",
     "ninja-build": "the fuzz build (scripts/fuzz.sh)",

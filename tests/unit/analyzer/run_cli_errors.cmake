@@ -33,7 +33,7 @@ expect(1 "^hpcprof-lite: ${WORK}/cut.hpcdb" 1 report ${WORK}/cut.hpcdb)
 
 expect(2 "no command.*usage: hpcprof-lite merge" -1)
 expect(2 "unknown command frobnicate.*usage:" -1 frobnicate)
-expect(2 "--format is text, json, csv, folded, html or pprof, not xml" -1 report ${WORK}/good.hpcdb --format xml)
+expect(2 "--format is text, json, csv, folded, html, pprof or hatchet, not xml" -1 report ${WORK}/good.hpcdb --format xml)
 expect(2 "--view is data, code or accesses" -1 report ${WORK}/good.hpcdb --view heap)
 expect(2 "--top wants a number" -1 report ${WORK}/good.hpcdb --top many)
 expect(2 "--alloc-wrapper: not a regular expression: \\(" -1 report ${WORK}/good.hpcdb --alloc-wrapper "(")
