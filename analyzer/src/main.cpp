@@ -1,5 +1,5 @@
 // hpcprof-lite: the command line of the offline analyzer. `merge` turns a measurement directory
-// into a database; `report` prints a database as text, JSON, CSV, folded stacks or an HTML page;
+// into a database; `report` prints a database as text, JSON, CSV or one of the exports;
 // `diff` compares two. All the work is in the hpcl_analysis library; this file only parses
 // arguments (CLI11: subcommands, --help listing every option) and reports errors.
 #include <sys/ioctl.h>
@@ -19,6 +19,7 @@
 #include "output/diff_formatters.h"
 #include "output/exports.h"
 #include "output/formatters.h"
+#include "help_format.h"
 #include "hpcl/io.h"
 #include "merge/merge_cli.h"
 #include "model/report_model.h"
@@ -34,12 +35,12 @@ const char kSynopsis[] =
     "usage: hpcprof-lite merge DIR -o DB [-j N] [--debug-dir DIR] [--strict]\n"
     "                             [--per-rank]\n"
     "       hpcprof-lite report DB [--format text|json|csv|folded|html|pprof|hatchet]\n"
-    "                              [--view data|code|accesses]\n"
-    "                              [--top N] [--sort samples|imbalance|thread-imbalance]\n"
+    "                              [--view data|code|accesses] [--top N]\n"
+    "                              [--sort samples|imbalance|thread-imbalance]\n"
     "                              [--all] [--no-group] [--wide | --width N]\n"
     "                              [--alloc-wrapper REGEX]...\n"
-    "       hpcprof-lite diff BEFORE AFTER [--format text|json|csv] [--top N] [--per-process]\n"
-    "                              [--wide | --width N]\n"
+    "       hpcprof-lite diff BEFORE AFTER [--format text|json|csv] [--top N]\n"
+    "                              [--per-process] [--wide | --width N]\n"
     "       hpcprof-lite --version\n"
     "Run `hpcprof-lite --help` (or `hpcprof-lite COMMAND --help`) for every option.\n";
 
@@ -280,9 +281,10 @@ int run_merge(const CLI::App& command, MergeCommand& merge, const std::string& j
 
 int main(int argc, char** argv) {
   CLI::App app{"hpcprof-lite: the offline analyzer of hpcrun-lite measurements.", "hpcprof-lite"};
+  app.formatter(std::make_shared<WrappedHelp>());  // before the subcommands, which copy it
   app.footer(
-      "Formats: docs/REPORT.md (text, JSON schema, CSV) and docs/EXPORTS.md (folded, csv\n"
-      "--view accesses, html, pprof). Usage errors exit with status 2.");
+      "Formats: docs/REPORT.md (text, JSON schema, CSV) and docs/EXPORTS.md (folded, csv "
+      "--view accesses, html, pprof, hatchet). Usage errors exit with status 2.");
   // A repeated option takes its last value, as the hand-written parser did (--alloc-wrapper,
   // a list, keeps them all).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -302,8 +304,8 @@ int main(int argc, char** argv) {
   CLI::App* report_app = app.add_subcommand(
       "report",
       "prints the variables of DB by samples (--view data, default) or the source locations "
-      "of the sampled instructions (--view code), as a text table, JSON, CSV, folded stacks "
-      "or an HTML page.");
+      "of the sampled instructions (--view code), as a text table, JSON or CSV, or exports "
+      "the data view: folded stacks, an HTML page, pprof, Hatchet.");
   report_app->allow_extras();
   add_report_options(*report_app, report);
 

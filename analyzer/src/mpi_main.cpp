@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "help_format.h"
 #include "hpcl_build_info.h"
 #include "merge/accumulator.h"
 #include "hpcl/io.h"
@@ -167,6 +168,7 @@ int run(int argc, char** argv, int rank, int size) {
   // The options of `hpcprof-lite merge` (merge_cli.h), parsed the same way on every rank; only
   // rank 0 prints.
   CLI::App app{kDescription, kProgram};
+  app.formatter(std::make_shared<WrappedHelp>());
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   MergeCommand command;
   std::string jobs;

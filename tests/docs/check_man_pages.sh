@@ -10,6 +10,7 @@
 #       `merge --help`, `report --help`, `diff --help`) is in the OPTIONS section of the
 #       rendered page; for hpcprof-lite, each option a command's --help lists on a line of
 #       its own (but -h, --help) is also in that command's subsection (.SS merge, ...);
+#       and no line of those --help texts is wider than 80 columns;
 #   (c) the page has the sections NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, SEE ALSO.
 # Then (d) COMPLETION_FILE, sourced in `bash --norc`, registers a function for each command
 # and completes `hpcrun-lite -e s` to soft, `hpcprof-lite rep` to report and
@@ -154,6 +155,10 @@ check_page() {
       fail "$what exited with a failure status: $help"
       continue
     fi
+    # A terminal of 80 columns shows --help whole: no line breaks mid-word.
+    local wide
+    wide=$(awk 'length($0) > 80 { n++ } END { print n + 0 }' <<<"$help")
+    [ "$wide" = 0 ] || fail "$what prints $wide lines wider than 80 columns"
     local options
     options=$(help_options <<<"$help")
     if [ -z "$options" ]; then

@@ -15,6 +15,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "help_format.h"
 #include "hpcl_build_info.h"
 #include "output/format_common.h"
 #include "keys.h"
@@ -105,9 +106,10 @@ int main(int argc, char** argv) {
   std::setlocale(LC_ALL, "");
   Options o;
   CLI::App app{"hpcviewer-tui: browse the variable hotspots of a hpcprof-lite database in the terminal.\n"
-               "Keys: Tab views, Enter/Right/Left open and close, +/- all, h hot path, / search (n/N),\n"
-               "s sort, m metrics, ? help, q quit. See docs/VIEWER.md.",
+               "Keys: Tab views, Enter/Right/Left open and close, +/- all, h hot path, / search "
+               "(n/N), s sort, m metrics, ? help, q quit. See docs/VIEWER.md.",
                "hpcviewer-tui"};
+  app.formatter(std::make_shared<hpcl::analysis::WrappedHelp>());
   auto* db = app.add_option("DB", o.database, "database written by hpcprof-lite merge")->type_name("FILE");
   app.add_option("--diff", o.diff,
                  "show the diff of two databases (as hpcprof-lite diff BEFORE AFTER) instead of DB")
