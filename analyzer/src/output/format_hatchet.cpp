@@ -61,8 +61,9 @@ class Graph {
   // The frame `name` under `parent`, made the first time a path passes there.
   uint32_t frame(uint32_t parent, const std::string& name) {
     auto [it, fresh] = nodes_[parent].child_of.try_emplace(name, uint32_t(nodes_.size()));
+    const uint32_t child = it->second;  // read before add() moves the nodes (and their maps)
     if (fresh) add(parent, name, "function", nodes_[parent].variable, nodes_[parent].row);
-    return it->second;
+    return child;
   }
   GraphNode& operator[](uint32_t n) { return nodes_[n]; }
   const std::vector<GraphNode>& nodes() const { return nodes_; }

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 
 namespace hpcl::analysis {
 
@@ -17,7 +17,7 @@ FunctionCode::FunctionCode(const uint8_t* bytes, size_t len, uint64_t start)
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   for (size_t off = 0; off < len;) {
-    const size_t avail = std::min(len - off, hpcrun::kMaxInsnLen);
+    const size_t avail = std::min(len - off, x86::kMaxInsnLen);
     if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&decoder_, bytes + off, avail, &in, ops))) {
       undecodable_ = true;
       ++off;
@@ -27,7 +27,7 @@ FunctionCode::FunctionCode(const uint8_t* bytes, size_t len, uint64_t start)
     ci.addr = start + off;
     ci.len = in.length;
     uint64_t target = 0;
-    const bool direct = hpcrun::direct_branch_target(in, ci.addr, &target);
+    const bool direct = x86::direct_branch_target(in, ci.addr, &target);
     switch (in.meta.category) {
       case ZYDIS_CATEGORY_COND_BR: ci.flow = direct ? CodeInsn::Flow::CondJump : CodeInsn::Flow::IndirectJump; break;
       case ZYDIS_CATEGORY_UNCOND_BR: ci.flow = direct ? CodeInsn::Flow::Jump : CodeInsn::Flow::IndirectJump; break;

@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "reg_values.h"
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 
 namespace hpcl::analysis {
 
@@ -100,11 +100,11 @@ const LoopWrites& Analysis::writes(int loop) {
     const CodeBlock& blk = f_.blocks()[static_cast<size_t>(b)];
     for (uint32_t i = blk.first; i <= blk.last; ++i) {
       if (!f_.decode(static_cast<int>(i), &in, ops)) continue;
-      w.regs |= hpcrun::writes_of(in, ops) & 0xffff;
+      w.regs |= x86::writes_of(in, ops) & 0xffff;
       if (in.mnemonic == ZYDIS_MNEMONIC_CALL) w.regs |= 0x0fc7;  // caller-saved
-      const int m = hpcrun::access_operand(in, ops);
-      if (m >= 0 && (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0 && hpcrun::stack_only(ops[m]))
-        w.stack.emplace_back(static_cast<uint8_t>(hpcrun::gpr64(ops[m].mem.base) - ZYDIS_REGISTER_RAX),
+      const int m = x86::access_operand(in, ops);
+      if (m >= 0 && (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0 && x86::stack_only(ops[m]))
+        w.stack.emplace_back(static_cast<uint8_t>(x86::gpr64(ops[m].mem.base) - ZYDIS_REGISTER_RAX),
                              ops[m].mem.disp.has_displacement ? ops[m].mem.disp.value : 0);
       if (in.mnemonic == ZYDIS_MNEMONIC_PUSH || in.mnemonic == ZYDIS_MNEMONIC_CALL) w.stack.emplace_back(4, INT64_MIN);
     }
@@ -160,7 +160,7 @@ RegState Analysis::edge_state(const Pass& p, int q, int b) const {
   auto reg_of = [](const ZydisDecodedOperand& op) {
     if (op.type != ZYDIS_OPERAND_TYPE_REGISTER) return -1;
     if (ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, op.reg.value) < 32) return -1;
-    const ZydisRegister g = hpcrun::gpr64(op.reg.value);
+    const ZydisRegister g = x86::gpr64(op.reg.value);
     return g == ZYDIS_REGISTER_NONE ? -1 : g - ZYDIS_REGISTER_RAX;
   };
   const int r1 = reg_of(cops[0]), r2 = reg_of(cops[1]);
@@ -461,7 +461,7 @@ std::vector<std::pair<int64_t, uint32_t>> group_ranges(const FunctionCode& f, Pa
     RegState s = p.in[static_cast<size_t>(b)];
     for (uint32_t j = blk.first; j <= blk.last; ++j) {
       if (!f.decode(static_cast<int>(j), &in, ops)) continue;
-      const int m = hpcrun::access_operand(in, ops);
+      const int m = x86::access_operand(in, ops);
       if (m >= 0 && ops[m].mem.type == ZYDIS_MEMOP_TYPE_MEM) {
         const Lin d = p.syms.address_of(s, in, ops[m], f.insns()[j].addr) - A;
         if (d.is_constant()) ranges.emplace_back(d.c, ops[m].size / 8);
@@ -613,7 +613,7 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
     out.why = "the instruction does not decode";
     return out;
   }
-  const int m = hpcrun::access_operand(in, ops);
+  const int m = x86::access_operand(in, ops);
   if (m < 0) {
     out.why = "the instruction has no memory operand";
     return out;
@@ -622,7 +622,7 @@ AccessPattern analyze_access(const FunctionCode& f, uint64_t insn) {
   out.size = mem.size / 8;
   out.write = (mem.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
   out.disp = mem.mem.disp.has_displacement ? mem.mem.disp.value : 0;
-  const ZydisRegister base64 = hpcrun::gpr64(mem.mem.base);
+  const ZydisRegister base64 = x86::gpr64(mem.mem.base);
   out.base_reg = base64 == ZYDIS_REGISTER_NONE ? -1 : base64 - ZYDIS_REGISTER_RAX;
   if (mem.mem.type == ZYDIS_MEMOP_TYPE_VSIB) {
     out.kind = PatternKind::Indirect;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 
 namespace hpcl::analysis {
 namespace {
@@ -14,7 +14,7 @@ constexpr int kRsp = 4, kRbp = 5;
 
 // Register number 0..15 of a general register of any width, or -1.
 int gpr_index(ZydisRegister r) {
-  const ZydisRegister g = hpcrun::gpr64(r);
+  const ZydisRegister g = x86::gpr64(r);
   return g == ZYDIS_REGISTER_NONE ? -1 : g - ZYDIS_REGISTER_RAX;
 }
 
@@ -276,19 +276,19 @@ void RegionSymbols::apply(RegState& s, const ZydisDecodedInstruction& in, const 
   // An operation's unknown result, tainted by the loads its register inputs came from.
   auto computed = [&]() {
     Lin v = Lin::unknown(Unknowable::Operation, addr);
-    const hpcrun::RegSet r = hpcrun::reads_of(in, ops);
+    const x86::RegSet r = x86::reads_of(in, ops);
     for (unsigned k = 0; k < 16; ++k)
       if ((r >> k) & 1) v.add_taint_of(s.reg[k]);
     return v;
   };
   auto unknown_writes = [&](Unknowable why) {
-    const hpcrun::RegSet w = hpcrun::writes_of(in, ops);
+    const x86::RegSet w = x86::writes_of(in, ops);
     const Lin v = why == Unknowable::Operation ? computed() : Lin::unknown(why, addr);
     for (unsigned r = 0; r < 16; ++r)
       if ((w >> r) & 1) s.reg[r] = v;
   };
   // Stores into stack slots (and read-modify-writes of them); other memory is not tracked.
-  const int m = hpcrun::access_operand(in, ops);
+  const int m = x86::access_operand(in, ops);
   if (m >= 0 && (ops[m].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0 && ops[m].mem.type == ZYDIS_MEMOP_TYPE_MEM) {
     const int cell = cell_of(address_of(s, in, ops[m], addr), true);
     if (cell >= 0) {

@@ -11,7 +11,7 @@
 
 #include "model/report_model.h"
 #include "profile_builder.h"
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 #include "symbols/code_cfg.h"
 #include "symbols/code_facts.h"
 
@@ -53,8 +53,8 @@ std::vector<uint64_t> accesses_of(const char* name) {
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   for (size_t i = 0; i < f.insns().size(); ++i) {
     if (!f.decode(static_cast<int>(i), &in, ops)) continue;
-    const int m = hpcrun::access_operand(in, ops);
-    if (m >= 0 && !hpcrun::stack_only(ops[m])) out.push_back(f.insns()[i].addr);
+    const int m = hpcl::x86::access_operand(in, ops);
+    if (m >= 0 && !hpcl::x86::stack_only(ops[m])) out.push_back(f.insns()[i].addr);
   }
   return out;
 }

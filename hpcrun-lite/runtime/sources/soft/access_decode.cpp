@@ -24,9 +24,13 @@
 #include <cstring>
 
 #include "memory/find_object.h"
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 
 namespace hpcrun {
+
+// The instruction facts this file decides with (what an access is, which registers an
+// instruction reads and writes) are the x86 library's, which the analyzer shares.
+using namespace hpcl::x86;
 namespace {
 
 constexpr uint64_t kPageSize = 4096;

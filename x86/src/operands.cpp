@@ -1,7 +1,7 @@
 // x86-64 operand helpers (see operands.h for what each one decides and why).
-#include "sources/soft/operands.h"
+#include "hpcl/x86/operands.h"
 
-namespace hpcrun {
+namespace hpcl::x86 {
 
 bool is_control_transfer(const ZydisDecodedInstruction& in) {
   if (in.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) return true;
@@ -155,4 +155,4 @@ bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperan
   }
 }
 
-}  // namespace hpcrun
+}  // namespace hpcl::x86

@@ -1,6 +1,7 @@
-// x86-64 operand helpers on Zydis-decoded instructions, shared by the sampler's attribution rules
-// (access_decode.cpp), which decide from the code which instruction a timer sample charges, and
-// any analysis of the same code that must agree with them on what "an access" is and which
+// x86-64 operand helpers on Zydis-decoded instructions (library hpcl::x86), shared by the
+// runtime's sampler, whose attribution rules (sources/soft/access_decode.cpp) decide from the code
+// which instruction a timer sample charges, and the analyzer's code analysis (symbols/code_cfg,
+// loop_pattern, reg_values), which must agree with them on what "an access" is and which
 // registers an instruction reads and writes.
 //
 // Pure functions of a decoded instruction: they allocate nothing, take no lock and make no
@@ -12,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace hpcrun {
+namespace hpcl::x86 {
 
 inline constexpr size_t kMaxInsnLen = 15;  // the longest x86 instruction
 
@@ -71,4 +72,4 @@ bool stack_only(const ZydisDecodedOperand& m);
 bool constant_update(const ZydisDecodedInstruction& in, const ZydisDecodedOperand* ops, ZydisRegister r,
                      int64_t* delta);
 
-}  // namespace hpcrun
+}  // namespace hpcl::x86
