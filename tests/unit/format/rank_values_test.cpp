@@ -9,8 +9,7 @@ namespace hpcl {
 namespace {
 
 using test::Bytes;
-
-uint16_t minor_of(const std::vector<uint8_t>& b) { return uint16_t(b[10] | b[11] << 8); }
+using test::minor_of;
 
 // The body of a RANK_VALUES section as docs/FORMAT.md spells it.
 std::vector<uint8_t> section_body(const std::vector<RankValue>& values) {
@@ -23,10 +22,7 @@ std::vector<uint8_t> section_body(const std::vector<RankValue>& values) {
 // The payload of `p` written without its rank values, then `body` as a last section.
 std::vector<uint8_t> with_section(Profile p, const std::vector<uint8_t>& body) {
   p.rank_values.clear();
-  Bytes payload;
-  payload.raw(test::payload_of(encode_profile(p, 0)));
-  payload.section(13, body);
-  return test::file_with({1, 9, static_cast<uint32_t>(p.kind), 0}, payload.v);
+  return test::with_last_section(p, 9, 13, body);
 }
 
 std::string error_of(const std::vector<RankValue>& values) {

@@ -15,7 +15,7 @@ Profile named_process() {
   return p;
 }
 
-uint16_t minor_of(const std::vector<uint8_t>& b) { return uint16_t(b[10] | b[11] << 8); }
+using test::minor_of;
 
 TEST(SiteNames, RoundTripAndMinor) {
   Profile p = named_process();

@@ -261,6 +261,16 @@ void write_pieces(ProfileWriter& w, const Profile& p, bool script_frames_first) 
   if (!script_frames_first) w.script_frames(p.script_frames);
 }
 
+uint16_t minor_of(const std::vector<uint8_t>& file) { return uint16_t(file[10] | file[11] << 8); }
+
+std::vector<uint8_t> with_last_section(const Profile& p, uint16_t minor, uint32_t tag,
+                                       const std::vector<uint8_t>& body) {
+  Bytes payload;
+  payload.raw(payload_of(encode_profile(p, 0)));
+  payload.section(tag, body);
+  return file_with({1, minor, static_cast<uint32_t>(p.kind), 0}, payload.v);
+}
+
 std::string dump(const Profile& p) {
   std::string s;
   char buf[512];

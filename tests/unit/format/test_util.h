@@ -41,6 +41,13 @@ Profile python_database();
 // script frames last, or first (the writer takes them at any time before commit).
 void write_pieces(ProfileWriter& w, const Profile& p, bool script_frames_first = false);
 
+// The minor version in a file's header.
+uint16_t minor_of(const std::vector<uint8_t>& file);
+// An uncompressed file of `p`'s kind whose header says `minor`: `p`'s payload as the writer
+// writes it, then a section `tag` with `body` (a section written by hand, as the spec spells it).
+std::vector<uint8_t> with_last_section(const Profile& p, uint16_t minor, uint32_t tag,
+                                       const std::vector<uint8_t>& body);
+
 // Every field, one line per record; equal dumps mean equal profiles.
 std::string dump(const Profile& p);
 

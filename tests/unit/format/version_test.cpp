@@ -10,37 +10,39 @@ namespace {
 TEST(Version, WriterStampsTheLowestMinorThatDescribesTheFile) {
   std::vector<uint8_t> b = encode_profile(test::small_process(), 0);
   EXPECT_EQ(b[8] | b[9] << 8, kMajorVersion);
-  EXPECT_EQ(b[10] | b[11] << 8, 0) << "nothing of a later minor in it: a 1.0 file";
+  EXPECT_EQ(test::minor_of(b), 0) << "nothing of a later minor in it: a 1.0 file";
   Profile db = test::rich_database();
   db.symbols[0].callee = {"make_x", "/src/app.cpp", 3};
   b = encode_profile(db, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorCallees);
+  EXPECT_EQ(test::minor_of(b), kMinorCallees);
   b = encode_profile(test::small_process_offsets(), 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorOffsets);
+  EXPECT_EQ(test::minor_of(b), kMinorOffsets);
   Profile balanced = test::rich_database();
   balanced.balance.rank_groups = 1;
   balanced.balance.thread_groups = 1;
   b = encode_profile(balanced, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorBalance);
+  EXPECT_EQ(test::minor_of(b), kMinorBalance);
   Profile faulted = test::small_process();
   faulted.trees[0].nodes.back().add_metric(kMetricPageFaults, 5);
   b = encode_profile(faulted, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorPageFaults);
+  EXPECT_EQ(test::minor_of(b), kMinorPageFaults);
   Profile measured = test::small_process();
   measured.trees[0].nodes.back().add_metric(kMetricTlbMiss, 2);
   b = encode_profile(measured, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics);
+  EXPECT_EQ(test::minor_of(b), kMinorMemoryMetrics);
   Profile touched = test::small_process();
   touched.trees[0].nodes.back().add_metric(kMetricFirstTouchNodeBase + 3, 2);
   b = encode_profile(touched, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "first touch by node is 1.5";
+  EXPECT_EQ(test::minor_of(b), kMinorMemoryMetrics) << "first touch by node is 1.5";
   b = encode_profile(test::small_database_first_touch(), 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorMemoryMetrics) << "FIRST_TOUCH is 1.5";
+  EXPECT_EQ(test::minor_of(b), kMinorMemoryMetrics) << "FIRST_TOUCH is 1.5";
   Profile watched = test::small_process();
   watched.trees[0].nodes.back().add_metric(kMetricWpFalse, 3);
   b = encode_profile(watched, 0);
-  EXPECT_EQ(b[10] | b[11] << 8, kMinorWatch) << "watchpoint metrics are 1.6";
+  EXPECT_EQ(test::minor_of(b), kMinorWatch) << "watchpoint metrics are 1.6";
   EXPECT_EQ(kMinorWatch, 6);
+  b = encode_profile(test::small_database_ranks(), 0);
+  EXPECT_EQ(test::minor_of(b), kMinorRankValues) << "RANK_VALUES is 1.9";
 }
 
 // 1.5: the memory metrics have stable names, and nothing else counts as one.
