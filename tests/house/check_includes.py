@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Which component's files include which: a ratchet for the house's boundaries (issue 37).
+
+  check_includes.py SOURCE_DIR [--write-known]
+
+Every `#include "..."` of a C/C++ file is resolved as the compiler would find it (the including
+file's folder, then the components' include folders) and the file it names is given its component:
+format/, x86/, the runtime (hpcrun-lite/runtime/), the launcher, common/ (the options both share),
+include/ (the public API), analyzer/, viewer-tui/, bench/, tests/, examples/. A component may
+include its own files and those of the components it builds on:
+
+  format    -> (none)             x86       -> (none)
+  common    -> format             runtime   -> format, x86, common, include
+  launcher  -> format, common     analyzer  -> format, x86
+  viewer    -> format, analyzer's public headers (none yet: see KNOWN)
+
+Tests and benchmarks may include anything. Inside the runtime, the folder graph (base, hooks,
+memory, process, python, sources, trees, writer) must not grow a cycle it does not have.
+
+Includes that break these rules today are listed in tests/house/known_includes.txt, one
+`FROM_FILE -> INCLUDED_FILE` per line; a crossing or a runtime folder cycle not listed there fails,
+so the list can only shrink. --write-known rewrites it from the tree (after a deliberate change).
+Python standard library only. Exit status: 0 pass, 1 fail, 2 usage.
+"""
+
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+ROOTS = [  # (component, folder, its include folders)
+    ("format", "format", ["format/include", "format/src"]),
+    ("x86", "x86", ["x86/include"]),
+    ("common", "hpcrun-lite/common", ["hpcrun-lite/common"]),
+    ("runtime", "hpcrun-lite/runtime", ["hpcrun-lite/runtime"]),
+    ("launcher", "hpcrun-lite/launcher", ["hpcrun-lite/launcher"]),
+    ("validate", "hpcrun-lite/validate", []),
+    ("include", "include", ["include"]),
+    ("analyzer", "analyzer/src", ["analyzer/src"]),
+    ("viewer", "viewer-tui/src", ["viewer-tui/src"]),
+    ("bench", "bench", []),
+    ("tests", "tests", []),
+    ("examples", "examples", []),
+]
+ALLOWED = {
+    "format": set(), "x86": set(), "common": {"format"},
+    "runtime": {"format", "x86", "common", "include"},
+    "launcher": {"format", "common"}, "validate": {"include"},
+    "include": set(), "analyzer": {"format", "x86"}, "viewer": {"format"},
+    "examples": {"include"},
+}
+SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp")
+
+
+def component_of(rel):
+    for name, folder, _ in ROOTS:
+        if rel == folder or rel.startswith(folder + "/"):
+            return name
+    return None
+
+
+def resolve(src, rel, name):
+    """The repository-relative path `#include "name"` in `rel` finds, or None (generated, system)."""
+    candidates = [os.path.join(os.path.dirname(rel), name)]
+    for _, _, dirs in ROOTS:
+        candidates += [os.path.join(d, name) for d in dirs]
+    for c in candidates:
+        c = os.path.normpath(c)
+        if os.path.isfile(os.path.join(src, c)):
+            return c
+    return None
+
+
+def runtime_folder(rel):
+    parts = rel.split("/")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["hpcrun-lite", "runtime"] else None
+
+
+def cycles(edges):
+    """The edges of the folder graph that lie on a cycle (both ends in one strongly connected part)."""
+    nodes = {a for a, _ in edges} | {b for _, b in edges}
+    reach = {n: {n} for n in nodes}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in edges:
+            new = reach[b] - reach[a]
+            if new:
+                reach[a] |= new
+                changed = True
+    return {(a, b) for a, b in edges if a in reach[b]}
+
+
+def scan(src):
+    crossings, folder_edges = set(), {}
+    for top in ("format", "x86", "hpcrun-lite", "include", "analyzer", "viewer-tui", "examples"):
+        for dirpath, dirs, files in os.walk(os.path.join(src, top)):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for f in files:
+                if not f.endswith(SUFFIXES):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, f), src)
+                owner = component_of(rel)
+                if owner is None or owner in ("tests", "bench"):
+                    continue
+                with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                for name in INCLUDE.findall(text):
+                    target = resolve(src, rel, name)
+                    if target is None:
+                        continue
+                    to = component_of(target)
+                    if to is not None and to != owner and to not in ALLOWED.get(owner, set()):
+                        crossings.add(f"{rel} -> {target}")
+                    a, b = runtime_folder(rel), runtime_folder(target)
+                    if a and b and a != b:
+                        folder_edges.setdefault((a, b), f"{rel} -> {target}")
+    on_cycle = cycles(set(folder_edges))
+    # Each edge by its folders (the known list's key) and with the first include that makes it.
+    return (crossings, {f"runtime folders {a} -> {b}" for a, b in on_cycle},
+            {f"runtime folders {a} -> {b} (first: {folder_edges[(a, b)]})" for a, b in on_cycle})
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    src = args[0]
+    known_path = os.path.join(src, "tests/house/known_includes.txt")
+    crossings, cycle_edges, described = scan(src)
+    found = crossings | cycle_edges
+    if "--write-known" in args:
+        with open(known_path, "w", encoding="utf-8") as f:
+            f.write("# Includes that cross a component boundary or close a cycle of the runtime's folders\n"
+                    "# today (tests/house/check_includes.py says the rules). Issue 37 empties this list;\n"
+                    "# nothing may be added to it but by a deliberate --write-known.\n")
+            for line in sorted(found):
+                f.write(line + "\n")
+        print(f"check_includes: wrote {len(found)} known lines to {known_path}")
+        return 0
+    with open(known_path, encoding="utf-8") as f:
+        known = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    new = sorted(found - known)
+    gone = sorted(known - found)
+    by_owner = {}
+    for c in crossings:
+        owner = component_of(c.split(" -> ")[0])
+        by_owner[owner] = by_owner.get(owner, 0) + 1
+    print(f"check_includes: {len(crossings)} crossing includes known ({by_owner}), "
+          f"{len(cycle_edges)} runtime folder edges on a cycle")
+    for line in sorted(described):
+        print("  cycle:", line)
+    if gone:
+        print(f"check_includes: {len(gone)} known lines are gone; shrink the list (--write-known):")
+        for line in gone:
+            print("  gone:", line)
+    if new:
+        for line in new:
+            print("FAIL: new:", line, file=sys.stderr)
+        print(f"check_includes: {len(new)} new crossings or cycle edges (the rules are in this script's doc)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
