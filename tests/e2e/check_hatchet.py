@@ -117,10 +117,15 @@ def check(doc, report, ranks, times):
                                       f"its subtree sums to {total}")
 
     # The roots against the report's rows.
+    # Names are compared, so each must be one row's (the report numbers equal names: "#2").
     rows = {v["name"]: v for v in report["variables"] if samples(v) > 0}
+    if len(rows) != sum(1 for v in report["variables"] if samples(v) > 0):
+        raise CheckFailed("two rows of the report have one name")
     root_samples = {}
     for n in roots:
         name = nodes[n][0]["name"]
+        if name in root_samples:
+            raise CheckFailed(f"two roots are named {name!r}")
         root_samples[name] = sum(value(n, r, "samples (inc)") for r in rank_list)
     no_data = root_samples.pop("[no data]", 0)
     if no_data != report["totals"]["no_data_samples"]:
@@ -138,7 +143,10 @@ def check(doc, report, ranks, times):
         return
 
     # Per rank, each variable's split against the report's BALANCE summary (the same samples).
-    by_name = {nodes[n][0]["name"]: n for n in nodes if nodes[n][0]["type"] == "variable"}
+    variables = [n for n in nodes if nodes[n][0]["type"] == "variable"]
+    by_name = {nodes[n][0]["name"]: n for n in variables}
+    if len(by_name) != len(variables):
+        raise CheckFailed("two variable nodes have one name")
     checked = 0
     for v in report["variables"]:
         r = v.get("ranks")
