@@ -2,7 +2,6 @@
 #include "rank_values.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace hpcl::analysis {
 namespace {
@@ -20,7 +19,7 @@ constexpr size_t kCompactFloor = size_t{1} << 16;
 void RankValueParts::add(uint32_t node, int64_t rank, std::span<const Metric> metrics) {
   for (const Metric& m : metrics)
     if (m.value != 0) values_.push_back(RankValue{node, rank, m.id, m.value});
-  if (values_.size() > std::max(kCompactFloor, 2 * compacted_)) compact();
+  compact_if_doubled();
 }
 
 std::string RankValueParts::absorb(std::span<const RankValue> values, std::span<const uint32_t> dest) {
@@ -30,14 +29,17 @@ std::string RankValueParts::absorb(std::span<const RankValue> values, std::span<
              " of a tree of " + std::to_string(dest.size());
   for (const RankValue& v : values)
     if (v.value != 0) values_.push_back(RankValue{dest[v.node], v.rank, v.metric, v.value});
-  if (values_.size() > std::max(kCompactFloor, 2 * compacted_)) compact();
+  compact_if_doubled();
   return "";
 }
 
+void RankValueParts::compact_if_doubled() {
+  if (values_.size() > std::max(kCompactFloor, 2 * compacted_)) compact();
+}
+
 void RankValueParts::compact() {
-  std::sort(values_.begin(), values_.end(), [](const RankValue& x, const RankValue& y) {
-    return std::tie(x.node, x.rank, x.metric) < std::tie(y.node, y.rank, y.metric);
-  });
+  // RankValue's order is (node, rank, metric, value): equal triples end up side by side.
+  std::sort(values_.begin(), values_.end());
   size_t out = 0;
   for (size_t i = 0; i < values_.size(); ++i) {
     if (out > 0 && same_triple(values_[out - 1], values_[i])) {

@@ -31,6 +31,8 @@ class RankValueParts {
  private:
   // Sorts and sums equal triples (a sum that would overflow stays at the largest value).
   void compact();
+  // compact() once the list has doubled since the last time (and holds kCompactFloor or more).
+  void compact_if_doubled();
   std::vector<RankValue> values_;
   size_t compacted_ = 0;  // size after the last compact()
 };
