@@ -21,7 +21,9 @@ grep -q "data view" code.err || fail "--format pprof --view code: $(cat code.err
 command -v go >/dev/null || fail "go is missing (scripts/install-deps.sh installs golang-go)"
 export HOME=$PWD PPROF_TMPDIR=$PWD GOFLAGS=-mod=mod GOCACHE=$PWD/gocache
 step "go tool pprof -top profile.pb.gz"
-go tool pprof -top -nodecount=100 profile.pb.gz >top.txt 2>top.err || fail "go tool pprof -top failed: $(cat top.err)"
+# pprof hides nodes under 0.5% of the total by default: a variable with 1 or 2 samples of a few
+# hundred came and went with the run (CI failed so); -nodefraction=0 lists every one.
+go tool pprof -top -nodecount=1000 -nodefraction=0 -edgefraction=0 profile.pb.gz >top.txt 2>top.err || fail "go tool pprof -top failed: $(cat top.err)"
 go tool pprof -tags profile.pb.gz >tags.txt 2>tags.err || fail "go tool pprof -tags failed: $(cat tags.err)"
 "$HPCL_PYTHON" - top.txt tags.txt "$HPCL_SHARED/report.json" <<'PY' || fail "go tool pprof does not read what the report says"
 import json, re, sys
@@ -34,7 +36,10 @@ for line in top.splitlines():
         rows.append((m.group(3), int(m.group(1))))
 names = [n for n, _ in rows if n not in ("[no data]", "[profiler's own work]")]
 want = [(v["name"], v["metrics"]["samples"]) for v in report["variables"] if v["metrics"]["samples"] > 0]
-assert sorted(names) == sorted(n for n, _ in want), f"pprof -top lists {names[:8]}, the report {[n for n, _ in want][:8]}"
+missing = sorted({n for n, _ in want} - set(names))
+extra = sorted(set(names) - {n for n, _ in want})
+assert not missing and not extra, f"pprof -top lacks {missing} and adds {extra} (of {len(want)} variables)"
+assert len(names) == len(want), f"pprof -top lists {len(names)} rows for {len(want)} variables"
 counts = dict(rows)
 for name, samples in want:
     assert counts[name] == samples, f"{name}: pprof {counts[name]}, report {samples}"
