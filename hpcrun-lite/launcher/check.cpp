@@ -5,12 +5,12 @@
 
 #include <cstring>
 
-#include "sources/pebs/pfm_api.h"
+#include "hpcrun/probe/pfm_api.h"
 #include "text_wrap.h"
 #include "validate.h"
-#include "sources/numa/numa.h"
-#include "sources/source_verdict.h"
-#include "sources/watch/watch_probe.h"
+#include "hpcrun/probe/numa_topology.h"
+#include "hpcrun/probe/source_verdict.h"
+#include "hpcrun/probe/watch_probe.h"
 
 namespace hpcrun {
 

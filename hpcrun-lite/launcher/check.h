@@ -1,6 +1,6 @@
 // `hpcrun-lite --check`: what a machine offers for measurement and, for each missing piece, the
 // fix; for each hardware source, the perf events it would open there. On this machine it probes
-// with real perf_event_open attempts (sources/source_probe.h) and asks PAPI; with --root DIR it
+// with real perf_event_open attempts (probe/source_probe.h) and asks PAPI; with --root DIR it
 // reads a copy of another machine's /sys and /proc files (what a user sends from a cluster) and
 // opens nothing. --json prints the same as one JSON object (docs/USAGE.md has its shape);
 // --validate measures a built-in kernel under each source that works (validate.h).
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "papi_query.h"
-#include "sources/source_probe.h"
+#include "hpcrun/probe/source_probe.h"
 
 namespace hpcrun {
 

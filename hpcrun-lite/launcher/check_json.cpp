@@ -6,9 +6,9 @@
 #include <string>
 
 #include "check.h"
-#include "sources/perf_event.h"
-#include "sources/source_verdict.h"
-#include "sources/watch/watch_probe.h"
+#include "hpcrun/probe/perf_event.h"
+#include "hpcrun/probe/source_verdict.h"
+#include "hpcrun/probe/watch_probe.h"
 
 namespace hpcrun {
 

@@ -16,8 +16,8 @@
 #include "launch.h"
 #include "options.h"
 #include "papi_query.h"
-#include "sources/source_verdict.h"
-#include "sources/watch/watch_probe.h"
+#include "hpcrun/probe/source_verdict.h"
+#include "hpcrun/probe/watch_probe.h"
 
 using namespace hpcrun;
 

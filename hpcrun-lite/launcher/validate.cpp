@@ -22,7 +22,7 @@
 #include "install_paths.h"
 #include "hpcl/io.h"
 #include "hpcl/profile.h"
-#include "sources/source_verdict.h"
+#include "hpcrun/probe/source_verdict.h"
 
 extern char** environ;
 

@@ -11,7 +11,7 @@
 
 #include <cstdio>
 
-#include "sources/source_probe.h"
+#include "hpcrun/probe/source_probe.h"
 
 namespace hpcrun {
 

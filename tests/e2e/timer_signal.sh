@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the timer reaches its thread (hpcrun-lite/runtime/sources/soft/timer_signal.h): as perf's
+# How the timer reaches its thread (hpcrun-lite/probe/include/hpcrun/probe/timer_signal.h): as perf's
 # own SIGTRAP on Linux 6.11 and later (where the probe opens it: the way --check names), as the
 # real-time signal on older kernels, with
 # HPCRUN_LITE_SIGTRAP=0, and while a debugger traces the program (strace uses ptrace as gdb

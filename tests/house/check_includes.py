@@ -6,12 +6,14 @@
 Every `#include "..."` of a C/C++ file is resolved as the compiler would find it (the including
 file's folder, then the components' include folders) and the file it names is given its component:
 format/, x86/, the runtime (hpcrun-lite/runtime/), the launcher, common/ (the options both share),
+probe/ (what the launcher's --check and the runtime both ask of the machine),
 include/ (the public API), analyzer/, viewer-tui/, bench/, tests/, examples/. A component may
 include its own files and those of the components it builds on:
 
   format    -> (none)             x86       -> (none)
-  common    -> format             runtime   -> format, x86, common, include
-  launcher  -> format, common     analyzer  -> format, x86
+  common    -> format             runtime   -> format, x86, common, probe, include
+  probe     -> common             launcher  -> format, common, probe
+  analyzer  -> format, x86
   viewer    -> format, analyzer's public headers (none yet: see KNOWN)
 
 Tests and benchmarks may include anything. Inside the runtime, the folder graph (base, hooks,
@@ -32,6 +34,7 @@ ROOTS = [  # (component, folder, its include folders)
     ("format", "format", ["format/include", "format/src"]),
     ("x86", "x86", ["x86/include"]),
     ("common", "hpcrun-lite/common", ["hpcrun-lite/common"]),
+    ("probe", "hpcrun-lite/probe", ["hpcrun-lite/probe/include"]),
     ("runtime", "hpcrun-lite/runtime", ["hpcrun-lite/runtime"]),
     ("launcher", "hpcrun-lite/launcher", ["hpcrun-lite/launcher"]),
     ("validate", "hpcrun-lite/validate", []),
@@ -44,8 +47,9 @@ ROOTS = [  # (component, folder, its include folders)
 ]
 ALLOWED = {
     "format": set(), "x86": set(), "common": {"format"},
-    "runtime": {"format", "x86", "common", "include"},
-    "launcher": {"format", "common"}, "validate": {"include"},
+    "probe": {"common"},
+    "runtime": {"format", "x86", "common", "probe", "include"},
+    "launcher": {"format", "common", "probe"}, "validate": {"include"},
     "include": set(), "analyzer": {"format", "x86"}, "viewer": {"format"},
     "examples": {"include"},
 }

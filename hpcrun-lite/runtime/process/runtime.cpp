@@ -42,7 +42,7 @@
 #include "sources/watch/watch.h"
 #include "sources/watch/watch_table.h"
 #include "base/spinlock.h"
-#include "sources/source_verdict.h"
+#include "hpcrun/probe/source_verdict.h"
 #include "process/thread_state.h"
 #include "trees/unwind.h"
 #include "trees/unwind_validate.h"

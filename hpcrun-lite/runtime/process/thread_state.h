@@ -18,7 +18,7 @@
 #include "memory/alloc_sites.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 #include "sources/numa/numa.h"
 #include "sources/perf_ring.h"
 #include "sources/watch/watch_slot.h"

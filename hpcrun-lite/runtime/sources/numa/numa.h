@@ -2,8 +2,8 @@
 // the CPU that made the access (numa_local) or on another (numa_remote)?
 //
 // The page's node comes from move_pages(2) in query mode (a NULL node list: nothing moves), the
-// CPU's node from a CPU -> node map read from /sys/devices/system/node at start-up (not in a
-// signal). move_pages costs a system call per batch, so the sampling handler only logs (tree
+// CPU's node from the map numa_topology.h reads from /sys/devices/system/node at start-up (not
+// in a signal). move_pages costs a system call per batch, so the sampling handler only logs (tree
 // node, page, CPU) in a small per-thread NumaLog; the log is resolved in batches by the thread's
 // allocation wrappers once half full, at thread end, and at process end before the writer.
 // When the log fills inside the handler (a thread that samples without allocating), the
@@ -23,24 +23,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hpcrun/probe/numa_topology.h"
+
 namespace hpcrun {
 
 class Cct;
 
-inline constexpr int kMaxNumaCpus = 1024;
-
-// Reads <root>/sys/devices/system/node/node*/cpulist. Returns the number of nodes found (0:
-// no NUMA information, every CPU counts as node 0). Not signal-safe.
-int numa_init(const char* root);
-// What numa_init found (0 before it ran).
-int numa_node_count();
-// The node of `cpu`, -1 when unknown.
-int numa_cpu_node(uint32_t cpu);
-// One move_pages query of one page, at start-up: 0 when it works, else its errno (ENOSYS on a
-// kernel without NUMA, EPERM under a seccomp filter), and then placement is not looked up. A
-// lookup that fails so later (a filter installed by the program) turns placement off too. The
-// lookups are raw system calls: they run inside the program's free() and never touch errno.
-int numa_probe();
 // Whether placement is looked up in this run (numa_enable, HPCRUN_LITE_NUMA).
 bool numa_enabled();
 void numa_enable(bool on);
@@ -76,11 +64,5 @@ class NumaLog {
   Entry e_[kCapacity];
   uint64_t page_[kCapacity];
 };
-
-// Test hook: replaces the move_pages system call (same arguments, nodes always NULL).
-using MovePagesHook = long (*)(unsigned long count, void** pages, int* status);
-void set_move_pages_hook(MovePagesHook hook);
-// Test: sets the CPU -> node map directly (and makes placement looked up, as on several nodes).
-void numa_set_cpu_node(uint32_t cpu, int node);
 
 }  // namespace hpcrun

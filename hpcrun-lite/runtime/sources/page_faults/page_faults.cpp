@@ -21,7 +21,7 @@
 #include "process/thread_state.h"
 #include "sources/page_faults/fault_record.h"
 #include "sources/page_faults/touch_node.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 #include "process/fd_guard.h"
 #include "process/handler_gate.h"
 #include "sources/perf_ring.h"

@@ -19,7 +19,7 @@
 #include "base/log.h"
 #include "process/runtime.h"
 #include "process/thread_state.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 #include "sources/sampling_phase.h"
 #include "sources/soft/access_decode.h"
 #include "sources/soft/saved_regs.h"

@@ -4,7 +4,7 @@
 // source's record parser and attribute (through the perf_open hook, no event opened).
 #include "sources/perf_ring.h"
 #include "sources/page_faults/fault_record.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <map>
 
-#include "sources/perf_event.h"
-#include "sources/watch/watch_probe.h"
+#include "hpcrun/probe/perf_event.h"
+#include "hpcrun/probe/watch_probe.h"
 #include "sources/watch/watch_table.h"
 
 namespace hpcrun {

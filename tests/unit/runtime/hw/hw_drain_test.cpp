@@ -16,7 +16,7 @@
 #include "memory/track_control.h"
 #include "record_builder.h"
 #include "sources/numa/numa.h"
-#include "sources/pebs/pebs_attr.h"
+#include "hpcrun/probe/pebs_attr.h"
 
 using namespace hpcrun;
 

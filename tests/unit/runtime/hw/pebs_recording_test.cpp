@@ -23,7 +23,7 @@
 #include "perf_data_file.h"
 #include "perf_mem_text.h"
 #include "record_builder.h"
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 #include "sources/hw/hw_drain.h"
 #include "sources/hw/hw_sample.h"
 #include "sources/hw/sample_record.h"

@@ -11,7 +11,7 @@
 
 #include "perf_mem_text.h"
 #include "sources/hw/data_src.h"
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 #include "sources/ibs/ibs_decode.h"
 
 using namespace hpcrun;

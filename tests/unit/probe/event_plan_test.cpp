@@ -13,7 +13,7 @@
 //    Arnaldo Carvalho de Melo): cpu_atom/mem-loads config 0x5d0 type 10, cpu_atom/mem-stores
 //    0x6d0, cpu_core/mem-loads-aux 0x8203 type 4 leading cpu_core/mem-loads 0x1cd,
 //    cpu_core/mem-stores 0x2cd. The expected values below are those numbers, not our code's.
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -22,7 +22,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 using namespace hpcrun;
 

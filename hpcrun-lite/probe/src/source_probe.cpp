@@ -1,7 +1,7 @@
 // See source_probe.h. Everything here reads files with open/read into stack buffers and lists
 // directories with getdents64: no malloc, since the runtime probes before the program's
 // allocator can be trusted to be ours.
-#include "sources/source_probe.h"
+#include "hpcrun/probe/source_probe.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sources/hw/pmu_sysfs.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/pmu_sysfs.h"
+#include "hpcrun/probe/perf_event.h"
 
 namespace hpcrun {
 

@@ -4,9 +4,9 @@
 // this project's machines). Opens go through the perf_open hook, which plays the kernel: what it
 // accepts decides the precise level and the verdict. (The events each source opens on full
 // trees of real machines: tests/unit/runtime/hw/event_plan_test.cpp.)
-#include "sources/perf_event.h"
-#include "sources/source_probe.h"
-#include "sources/source_verdict.h"
+#include "hpcrun/probe/perf_event.h"
+#include "hpcrun/probe/source_probe.h"
+#include "hpcrun/probe/source_verdict.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 // See pebs_attr.h.
-#include "sources/pebs/pebs_attr.h"
+#include "hpcrun/probe/pebs_attr.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
 #include <cstdio>
 #include <cstring>
 
-#include "sources/pebs/pfm_api.h"
+#include "hpcrun/probe/pfm_api.h"
 
 namespace hpcrun {
 

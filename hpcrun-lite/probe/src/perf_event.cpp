@@ -1,5 +1,5 @@
 // See perf_event.h.
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>

@@ -15,7 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "options.h"
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 
 namespace hpcrun {
 

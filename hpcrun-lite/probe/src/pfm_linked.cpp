@@ -2,7 +2,7 @@
 // pfm_api.cpp so that the runtime, which only dlopens, never pulls libpfm4's symbols in.
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "sources/pebs/pfm_api.h"
+#include "hpcrun/probe/pfm_api.h"
 
 namespace hpcrun {
 

@@ -1,6 +1,6 @@
 // The attributes the soft source asks the kernel for (checked without opening anything, through
 // the perf_open hook). The probe on fake sysfs/procfs roots is in source_probe_test.cpp.
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 #include <gtest/gtest.h>
 

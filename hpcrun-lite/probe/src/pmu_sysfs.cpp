@@ -1,5 +1,5 @@
 // See pmu_sysfs.h.
-#include "sources/hw/pmu_sysfs.h"
+#include "hpcrun/probe/pmu_sysfs.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // How the timer signals (timer_signal.h): the rules on given facts, and the recognition of the
 // timer's SIGTRAP checked against what the kernel really sends (a task-clock event with perf's
 // sigtrap on this thread), not against siginfo bytes written here.
-#include "sources/soft/timer_signal.h"
+#include "hpcrun/probe/timer_signal.h"
 
 #include <gtest/gtest.h>
 #include <sys/ioctl.h>
@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 using namespace hpcrun;
 

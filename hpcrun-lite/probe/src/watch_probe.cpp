@@ -1,5 +1,5 @@
 // See watch_probe.h.
-#include "sources/watch/watch_probe.h"
+#include "hpcrun/probe/watch_probe.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "sources/perf_event.h"
+#include "hpcrun/probe/perf_event.h"
 
 namespace hpcrun {
 

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "sources/soft/timer_signal.h"
-#include "sources/source_probe.h"
+#include "hpcrun/probe/timer_signal.h"
+#include "hpcrun/probe/source_probe.h"
 
 namespace hpcrun {
 

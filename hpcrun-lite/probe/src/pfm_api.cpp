@@ -1,5 +1,5 @@
 // See pfm_api.h: the table and its dlopen loader.
-#include "sources/pebs/pfm_api.h"
+#include "hpcrun/probe/pfm_api.h"
 
 #include <dlfcn.h>
 

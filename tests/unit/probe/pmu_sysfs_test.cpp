@@ -1,8 +1,8 @@
-// Encoding perf events from a PMU's sysfs files (sources/hw/pmu_sysfs.h), in every spelling the
+// Encoding perf events from a PMU's sysfs files (probe/pmu_sysfs.h), in every spelling the
 // kernel writes and a copy of the tree may have. The expected bits are the perf ABI's: a format
 // "config1:0-15" puts the value in bits 0-15 of attr.config1; a multi-range format fills its
 // lowest range with the value's low bits first (tools/perf/util/pmu.c, pmu_format_value).
-#include "sources/hw/pmu_sysfs.h"
+#include "hpcrun/probe/pmu_sysfs.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // The PEBS events from libpfm4's tables per CPU model (event_plan.h's fallback where sysfs is
 // silent). libpfm4 reads LIBPFM_FORCE_PMU once per process, so each model is encoded in a child
 // process.
-#include "sources/pebs/pebs_attr.h"
+#include "hpcrun/probe/pebs_attr.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "sources/pebs/pfm_api.h"
+#include "hpcrun/probe/pfm_api.h"
 
 using namespace hpcrun;
 

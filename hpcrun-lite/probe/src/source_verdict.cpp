@@ -1,5 +1,5 @@
 // See source_verdict.h.
-#include "sources/source_verdict.h"
+#include "hpcrun/probe/source_verdict.h"
 
 #include <cerrno>
 #include <cstdio>

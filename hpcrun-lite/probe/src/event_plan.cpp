@@ -1,5 +1,5 @@
 // See event_plan.h.
-#include "sources/hw/event_plan.h"
+#include "hpcrun/probe/event_plan.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "sources/hw/pmu_sysfs.h"
-#include "sources/ibs/ibs_attr.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/pmu_sysfs.h"
+#include "hpcrun/probe/ibs_attr.h"
+#include "hpcrun/probe/perf_event.h"
 
 namespace hpcrun {
 

@@ -31,7 +31,7 @@
 #include <cstdint>
 
 #include "options.h"
-#include "sources/pebs/pebs_attr.h"
+#include "hpcrun/probe/pebs_attr.h"
 
 namespace hpcrun {
 

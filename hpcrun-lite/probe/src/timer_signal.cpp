@@ -1,5 +1,5 @@
 // See timer_signal.h.
-#include "sources/soft/timer_signal.h"
+#include "hpcrun/probe/timer_signal.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "options.h"
-#include "sources/hw/pmu_sysfs.h"
-#include "sources/perf_event.h"
+#include "hpcrun/probe/pmu_sysfs.h"
+#include "hpcrun/probe/perf_event.h"
 
 namespace hpcrun {
 
