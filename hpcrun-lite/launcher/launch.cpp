@@ -4,6 +4,7 @@
 #include "install_paths.h"
 
 #include "output_check.h"
+#include "papi_query.h"
 #include "process_env.h"
 #include "program_check.h"
 #include "run_id.h"
@@ -120,11 +121,13 @@ int launch(const LaunchRequest& req) {
   // A library registers its software-defined events in its constructor, and libsde looks for
   // PAPI right then, in the global scope: PAPI must be loaded before the program's libraries
   // start, which only a preload does. Other PAPI events need no such thing (the runtime opens
-  // libpapi locally when it starts).
+  // libpapi locally when it starts). The file preloaded is the one the event's check opened
+  // (main.cpp): Debian's libpapi.so.7.0 or another PAPI 7's libpapi.so.7.
   for (int i = 0; i < req.opts.nsources; ++i) {
     if (req.opts.sources[i].kind == SourceKind::Papi &&
         strncmp(req.opts.sources[i].papi_event, "sde:::", 6) == 0) {
-      preload.append(":libpapi.so.7.0");
+      const PapiView view = papi_view();
+      preload.append(":").append(view.loaded ? view.library : "libpapi.so.7");
       break;
     }
   }

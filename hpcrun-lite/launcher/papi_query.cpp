@@ -1,16 +1,13 @@
-// See papi_query.h. Built against papi.h for the structure layouts (PAPI_library_init refuses a
-// library of another major version); without the header at build time, --check says so.
+// See papi_query.h. libpapi is opened by the probe library's loader (hpcrun/probe/papi_api.h);
+// without papi.h at build time, --check says so.
 #include "papi_query.h"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 
-#ifdef HPCL_HAVE_PAPI_H
-#include <papi.h>
-#endif
+#include "hpcrun/probe/papi_api.h"
 
 namespace hpcrun {
 
@@ -18,81 +15,22 @@ namespace hpcrun {
 
 namespace {
 
-struct PapiFns {
-  int (*library_init)(int);
-  int (*num_components)();
-  const PAPI_component_info_t* (*component_info)(int);
-  int (*enum_event)(int*, int);
-  int (*code_to_name)(int, char*);
-  int (*name_to_code)(const char*, int*);
-  int (*query_event)(int);
-  char* (*strerror)(int);
-  int (*create_eventset)(int*);
-  int (*add_event)(int, int);
-  int (*start)(int);
-  int (*stop)(int, long long*);
-  int (*cleanup_eventset)(int);
-  int (*destroy_eventset)(int*);
-};
-
 // One opening per launcher run: dlopen and PAPI_library_init are not undone.
-const PapiFns* papi_fns(std::string* library, std::string* error) {
-  static PapiFns fns;
+const PapiApi* papi_api(std::string* library, std::string* error) {
+  static PapiApi api;
   static int state = 0;  // 0 untried, 1 ready, -1 failed
-  static std::string lib, err;
-  if (state == 0) {
-    state = -1;
-    void* h = nullptr;
-    for (const char* name : {"libpapi.so.7.0", "libpapi.so.7", "libpapi.so"}) {
-      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
-        lib = name;
-        break;
-      }
-    }
-    if (!h) {
-      err = "libpapi.so.7 not found (Debian: apt-get install libpapi7.0)";
-    } else {
-      fns.library_init = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_library_init"));
-      fns.num_components = reinterpret_cast<int (*)()>(dlsym(h, "PAPI_num_components"));
-      fns.component_info = reinterpret_cast<const PAPI_component_info_t* (*)(int)>(dlsym(h, "PAPI_get_component_info"));
-      fns.enum_event = reinterpret_cast<int (*)(int*, int)>(dlsym(h, "PAPI_enum_event"));
-      fns.code_to_name = reinterpret_cast<int (*)(int, char*)>(dlsym(h, "PAPI_event_code_to_name"));
-      fns.name_to_code = reinterpret_cast<int (*)(const char*, int*)>(dlsym(h, "PAPI_event_name_to_code"));
-      fns.query_event = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_query_event"));
-      fns.strerror = reinterpret_cast<char* (*)(int)>(dlsym(h, "PAPI_strerror"));
-      fns.create_eventset = reinterpret_cast<int (*)(int*)>(dlsym(h, "PAPI_create_eventset"));
-      fns.add_event = reinterpret_cast<int (*)(int, int)>(dlsym(h, "PAPI_add_event"));
-      fns.start = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_start"));
-      fns.stop = reinterpret_cast<int (*)(int, long long*)>(dlsym(h, "PAPI_stop"));
-      fns.cleanup_eventset = reinterpret_cast<int (*)(int)>(dlsym(h, "PAPI_cleanup_eventset"));
-      fns.destroy_eventset = reinterpret_cast<int (*)(int*)>(dlsym(h, "PAPI_destroy_eventset"));
-      if (!fns.library_init || !fns.num_components || !fns.component_info || !fns.enum_event ||
-          !fns.code_to_name || !fns.name_to_code || !fns.query_event || !fns.strerror ||
-          !fns.create_eventset || !fns.add_event || !fns.start || !fns.stop ||
-          !fns.cleanup_eventset || !fns.destroy_eventset) {
-        err = lib + " lacks a PAPI function this launcher uses";
-      } else {
-        int v = fns.library_init(PAPI_VER_CURRENT);
-        if (v != PAPI_VER_CURRENT) {
-          err = "PAPI_library_init failed: " +
-                std::string(v > 0 ? "library version differs from the one built against"
-                                  : fns.strerror(v));
-        } else {
-          state = 1;
-        }
-      }
-    }
-  }
+  static char lib[64], err[256];
+  if (state == 0) state = papi_api_load(&api, lib, sizeof lib, err, sizeof err) ? 1 : -1;
   *library = lib;
   *error = err;
-  return state == 1 ? &fns : nullptr;
+  return state == 1 ? &api : nullptr;
 }
 
 // Counts `code` for a moment in an event set of the launcher's own thread. PAPI lists presets
 // from libpfm4's tables for the CPU model cpuid names, whether or not the kernel offers a core
 // PMU (an AMD VM without a virtual PMU lists 23 presets): only adding and starting the event
 // shows that it can be counted. Returns PAPI_OK or the first error.
-int try_counting(const PapiFns* f, int code) {
+int try_counting(const PapiApi* f, int code) {
   int set = PAPI_NULL;
   int rc = f->create_eventset(&set);
   if (rc != PAPI_OK) return rc;
@@ -111,7 +49,7 @@ int try_counting(const PapiFns* f, int code) {
 
 PapiView papi_view() {
   PapiView view;
-  const PapiFns* f = papi_fns(&view.library, &view.error);
+  const PapiApi* f = papi_api(&view.library, &view.error);
   if (!f) return view;
   view.loaded = true;
   char ver[32];
@@ -119,7 +57,7 @@ PapiView papi_view() {
            PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION));
   view.version = ver;
   for (int c = 0; c < f->num_components(); ++c) {
-    const PAPI_component_info_t* ci = f->component_info(c);
+    const PAPI_component_info_t* ci = f->get_component_info(c);
     if (!ci) continue;
     PapiComponent pc;
     pc.name = ci->name;
@@ -134,7 +72,7 @@ PapiView papi_view() {
   if (f->enum_event(&code, PAPI_ENUM_FIRST) == PAPI_OK) {
     do {
       char name[PAPI_MAX_STR_LEN];
-      if (f->query_event(code) == PAPI_OK && f->code_to_name(code, name) == PAPI_OK)
+      if (f->query_event(code) == PAPI_OK && f->event_code_to_name(code, name) == PAPI_OK)
         view.presets.emplace_back(name);
     } while (f->enum_event(&code, PAPI_PRESET_ENUM_AVAIL) == PAPI_OK);
   }
@@ -150,9 +88,9 @@ bool papi_event_available(const PapiView& view, const char* name, std::string* w
   // runtime checks it then and says so if it cannot count it.
   if (strncmp(name, "sde:::", 6) == 0) return true;
   std::string lib, err;
-  const PapiFns* f = papi_fns(&lib, &err);
+  const PapiApi* f = papi_api(&lib, &err);
   int code = 0;
-  if (f->name_to_code(name, &code) != PAPI_OK) {
+  if (f->event_name_to_code(name, &code) != PAPI_OK) {
     *why = std::string("PAPI does not know ") + name;
     return false;
   }

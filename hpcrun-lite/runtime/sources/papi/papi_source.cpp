@@ -21,9 +21,7 @@
 #include "sources/soft/sampler.h"
 #include "trees/unwind.h"
 
-#ifdef HPCL_HAVE_PAPI_H
-#include <papi.h>
-#endif
+#include "hpcrun/probe/papi_api.h"
 
 namespace hpcrun {
 
@@ -39,23 +37,7 @@ uint64_t g_periods[kMaxPapiEvents];
 
 #ifdef HPCL_HAVE_PAPI_H
 
-struct PapiFns {
-  int (*library_init)(int);
-  int (*thread_init)(unsigned long (*)(void));
-  int (*register_thread)();
-  int (*unregister_thread)();
-  int (*create_eventset)(int*);
-  int (*add_named_event)(int, const char*);
-  int (*name_to_code)(const char*, int*);
-  int (*overflow)(int, int, int, int, PAPI_overflow_handler_t);
-  int (*start)(int);
-  int (*stop)(int, long long*);
-  int (*cleanup_eventset)(int);
-  int (*destroy_eventset)(int*);
-  int (*overflow_index)(int, long long, int*, int*);
-  char* (*strerror)(int);
-};
-PapiFns g_fns;
+PapiApi g_fns;
 int g_codes[kMaxPapiEvents];
 // libpapi's code, and libsde's (the API a library counts its software-defined events with):
 // their frames between the counting code and our handler are not the program's.
@@ -108,7 +90,7 @@ void on_overflow(int set, void* address, long long vector, void*) {
   if (gate.live()) {
     int idx[kMaxPapiEvents];
     int n = kMaxPapiEvents;
-    if (g_fns.overflow_index(set, vector, idx, &n) != PAPI_OK) n = 0;
+    if (g_fns.get_overflow_event_index(set, vector, idx, &n) != PAPI_OK) n = 0;
     uint32_t node = n > 0 ? overflow_node(ts, reinterpret_cast<uint64_t>(address)) : Cct::kNone;
     if (n > 0 && node == Cct::kNone) g_dropped.fetch_add(1, std::memory_order_relaxed);
     MemCounts* counts = node != Cct::kNone ? ts->cct.mem(node) : nullptr;
@@ -122,44 +104,13 @@ void on_overflow(int set, void* address, long long vector, void*) {
   errno = saved_errno;
 }
 
-template <typename F>
-bool resolve(void* h, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(h, name));
-  return *out != nullptr;
-}
-
 bool load_papi() {
-  void* h = nullptr;
-  for (const char* name : {"libpapi.so.7.0", "libpapi.so.7", "libpapi.so"})
-    if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!h) {
-    log_warn("PAPI events requested but libpapi.so.7 cannot be loaded (%s)", dlerror());
+  char library[64], error[256];
+  if (!papi_api_load(&g_fns, library, sizeof library, error, sizeof error)) {
+    log_warn("PAPI events requested but %s", error);
     return false;
   }
-  PapiFns& f = g_fns;
-  bool ok = resolve(h, "PAPI_library_init", &f.library_init) &&
-            resolve(h, "PAPI_thread_init", &f.thread_init) &&
-            resolve(h, "PAPI_register_thread", &f.register_thread) &&
-            resolve(h, "PAPI_unregister_thread", &f.unregister_thread) &&
-            resolve(h, "PAPI_create_eventset", &f.create_eventset) &&
-            resolve(h, "PAPI_add_named_event", &f.add_named_event) &&
-            resolve(h, "PAPI_event_name_to_code", &f.name_to_code) &&
-            resolve(h, "PAPI_overflow", &f.overflow) && resolve(h, "PAPI_start", &f.start) &&
-            resolve(h, "PAPI_stop", &f.stop) &&
-            resolve(h, "PAPI_cleanup_eventset", &f.cleanup_eventset) &&
-            resolve(h, "PAPI_destroy_eventset", &f.destroy_eventset) &&
-            resolve(h, "PAPI_get_overflow_event_index", &f.overflow_index) &&
-            resolve(h, "PAPI_strerror", &f.strerror);
-  if (!ok) {
-    log_warn("PAPI events requested but libpapi lacks a function this runtime uses");
-    return false;
-  }
-  int v = f.library_init(PAPI_VER_CURRENT);
-  if (v != PAPI_VER_CURRENT) {
-    log_warn("PAPI_library_init failed: %s",
-             v > 0 ? "the library's version differs from the one built against" : f.strerror(v));
-    return false;
-  }
+  PapiApi& f = g_fns;
   if (int err = f.thread_init(papi_thread_id); err != PAPI_OK) {
     log_warn("PAPI_thread_init failed: %s", f.strerror(err));
     return false;
@@ -202,7 +153,7 @@ uint64_t papi_event_period(int i) { return i >= 0 && i < g_nevents ? g_periods[i
 void papi_start_thread(ThreadState* ts) {
   if (!papi_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
 #ifdef HPCL_HAVE_PAPI_H
-  PapiFns& f = g_fns;
+  PapiApi& f = g_fns;
   int set = PAPI_NULL;
   int err = f.register_thread();
   if (err == PAPI_OK) err = f.create_eventset(&set);
@@ -216,7 +167,7 @@ void papi_start_thread(ThreadState* ts) {
     // runtime started: every thread asks again.
     if ((err = f.add_named_event(set, g_names[i])) != PAPI_OK) {
       warn_once("cannot add", g_names[i], err);
-    } else if ((err = f.name_to_code(g_names[i], &g_codes[i])) != PAPI_OK ||
+    } else if ((err = f.event_name_to_code(g_names[i], &g_codes[i])) != PAPI_OK ||
                (err = f.overflow(set, g_codes[i], int(g_periods[i]), 0, on_overflow)) != PAPI_OK) {
       warn_once("cannot sample on the overflows of", g_names[i], err);
     }
