@@ -8,7 +8,8 @@ also take samples, and they are not what is being checked.
 
 Subcommands:
   proportions REPORT --program NAME [--processes N] [--timing PREFIX]
-                                                      shares within 5 points of the truth: the
+                                                      shares within the tolerance of their sample
+                                                      count (tolerance.py) of the truth: the
                                                       weights, or with --timing the time shares
                                                       the program measured itself (PREFIX.<pid>)
      [--min-data-fraction F]                          and at least F of all samples with an address
@@ -52,6 +53,9 @@ import json
 import math
 import re
 import sys
+
+import tolerance
+from tolerance import Z, share_check
 
 # What each test program allocates, and how often it reads each array (kernel calls per round).
 # A heap array is identified by its allocator and its allocation site (the function it is named after); the static
@@ -157,8 +161,9 @@ PROGRAMS["small_tables"] = {
     "array_bytes": 101376,
 }
 
-TOLERANCE = 0.05  # absolute, in share of the known arrays' samples
-RELATIVE = 0.5  # and within 50% of the expected share, so a light array cannot vanish unnoticed
+# Shares are held to tolerance.share_tolerance of their sample count (4 binomial standard
+# deviations plus the stated systematic allowance), and a tolerance that could not catch a light
+# array losing half its share fails as too few samples (tolerance.share_check).
 MIN_SAMPLES = 300  # fewer samples on the known arrays than this and the check means nothing
 
 
@@ -283,7 +288,7 @@ def share_error(label, samples, known, truth):
     return None
 
 
-def check_proportions(report, program, processes, verbose=True, timing=None, tolerance=TOLERANCE):
+def check_proportions(report, program, processes, verbose=True, timing=None):
     say = print if verbose else (lambda *a, **k: None)
     check_totals(report, processes)
     spec = PROGRAMS[program]
@@ -299,12 +304,13 @@ def check_proportions(report, program, processes, verbose=True, timing=None, tol
     truth = measured_time_shares(timing, spec) if timing else [a["weight"] / weights for a in spec["arrays"]]
     ranks = processes or 1
     errors = []
-    say(f"{'array':<16} {'samples':>8} {'share':>7} {'expected':>8}" + ("  (measured time)" if timing else ""))
+    say(f"shares of the {known} samples on the known arrays against the "
+        + ("time shares the program measured" if timing else "weights")
+        + f" (tolerance: {Z:g} binomial sd + the systematic allowance, tolerance.py)")
     for (array, var), expected in zip(found, truth):
-        share = samples(var) / known
-        say(f"{array['label']:<16} {samples(var):>8} {share:7.3f} {expected:8.3f}")
-        if abs(share - expected) > tolerance or abs(share - expected) > RELATIVE * expected:
-            errors.append(f"{array['label']}: share {share:.3f}, expected {expected:.3f}")
+        err = share_check(array["label"], samples(var), known, expected, say=say)
+        if err:
+            errors.append(err)
         if array["kind"] == "heap":
             if var.get("sampled"):
                 errors.append(f"{array['label']}: flagged as sampled, but it is above --min-bytes")
@@ -521,11 +527,11 @@ def check_unnamed_sites(report, module, timing):
         if known < MIN_SAMPLES:
             raise CheckFailed(f"only {known} samples on the two arrays (need {MIN_SAMPLES})")
         # Which label is which array depends on code layout; the shares, sorted, must match.
-        shares = sorted(samples(v) / known for v in sites)
-        print(f"shares {[f'{s:.3f}' for s in shares]}, measured time {[f'{t:.3f}' for t in truth]}")
-        for share, expected in zip(shares, truth):
-            if abs(share - expected) > TOLERANCE:
-                raise CheckFailed(f"share {share:.3f}, expected {expected:.3f}")
+        counts = sorted(samples(v) for v in sites)
+        errors = [e for i, (k, expected) in enumerate(zip(counts, truth))
+                  if (e := share_check(f"site {i + 1}", k, known, expected))]
+        if errors:
+            raise CheckFailed("\n".join(errors))
     notes = " ".join(report.get("notes", []))
     if module not in notes or "debug information" not in notes:
         raise CheckFailed(f"the report's notes do not repeat that {module} lacks debug information: {notes}")
@@ -854,8 +860,6 @@ def main():
     p.add_argument("--program", required=True, choices=sorted(PROGRAMS))
     p.add_argument("--processes", type=int)
     p.add_argument("--timing", help="prefix of the timing files the measured program wrote")
-    p.add_argument("--tolerance", type=float, default=TOLERANCE,
-                   help="absolute tolerance of each share (default %(default)s)")
     p.add_argument("--min-data-fraction", type=float,
                    help="also require this fraction of all samples to carry a data address")
     q = sub.add_parser("same_shares")
@@ -916,8 +920,7 @@ def main():
     try:
         if args.command == "proportions":
             report = load(args.report)
-            check_proportions(report, args.program, args.processes, timing=args.timing,
-                              tolerance=args.tolerance)
+            check_proportions(report, args.program, args.processes, timing=args.timing)
             if args.min_data_fraction is not None:
                 check_data_fraction(report, args.min_data_fraction)
         elif args.command == "same_shares":
