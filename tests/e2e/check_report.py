@@ -13,10 +13,11 @@ Subcommands:
                                                       weights, or with --timing the time shares
                                                       the program measured itself (PREFIX.<pid>)
      [--min-data-fraction F]                          and at least F of all samples with an address
-  same_shares REPORT1 REPORT2 --program NAME [--within D] [--timing PREFIX1 PREFIX2]
-                                                      two builds give the same shares within D
-                                                      (with --timing: the same distances from
-                                                      each run's measured time shares)
+  same_shares REPORT1 REPORT2 --program NAME [--timing PREFIX1 PREFIX2]
+                                                      two builds give the same shares within the
+                                                      tolerance of both sample counts (with
+                                                      --timing: the same distances from each
+                                                      run's measured time shares)
   store_join REPORT                                   the store before a branch target is charged
                                                       to the table, not the stack
   heap_list REPORT --mode walk|churn|free [--timing PREFIX] [--cpu NATIVE TOOL]
@@ -371,28 +372,38 @@ def check_data_fraction(report, minimum):
 
 
 def known_shares(report, program):
+    """[(label, share)] of the known arrays, and the number of samples on them."""
     found = [(a, find(report, a, required=True)) for a in PROGRAMS[program]["arrays"]]
     known = sum(samples(v) for _, v in found)
     if known < MIN_SAMPLES:
         raise CheckFailed(f"only {known} samples on the known arrays (need {MIN_SAMPLES})")
-    return [(a["label"], samples(v) / known) for a, v in found]
+    return [(a["label"], samples(v) / known) for a, v in found], known
 
 
-def check_same_shares(first, second, program, within, timings=None):
-    """Two builds of one program (e.g. SSE2 and AVX2 code) give the same shares within `within`.
-    With the two runs' timing prefixes, what is compared is each share's distance from its own
-    run's measured time share: two runs on a busy machine do not spend exactly the same time on
-    each array, and the decoder must attribute both the same way."""
-    truth = ([measured_time_shares(t, PROGRAMS[program]) for t in timings] if timings
-             else [[0.0] * len(PROGRAMS[program]["arrays"])] * 2)
+def check_same_shares(first, second, program, timings=None):
+    """Two builds of one program (e.g. SSE2 and AVX2 code) give the same shares: each array's
+    share, or with the two runs' timing prefixes its distance from its own run's measured time
+    share, differs between the runs by no more than the binomial noise of both sample counts
+    allows (tolerance.two_sample_tolerance, 4 sd; no systematic allowance: one source read the
+    same way must be attributed the same way). Two runs on a busy machine do not spend exactly
+    the same time on each array, hence the distances from the measured shares."""
+    spec = PROGRAMS[program]
+    weights = sum(a["weight"] for a in spec["arrays"])
+    truth = ([measured_time_shares(t, spec) for t in timings] if timings
+             else [[a["weight"] / weights for a in spec["arrays"]]] * 2)
+    (shares1, n1), (shares2, n2) = known_shares(first, program), known_shares(second, program)
     errors = []
-    rows = zip(known_shares(first, program), known_shares(second, program), truth[0], truth[1])
-    print(f"{'array':<16} {'first':>7} {'second':>7}" + ("  (minus measured time shares)" if timings else ""))
-    for (label, a), (_, b), ta, tb in rows:
+    print(f"{'array':<16} {'first':>7} {'second':>7} {'tolerance':>9}  ({n1} and {n2} samples"
+          + (", minus the measured time shares)" if timings else ", minus the weights)"))
+    for (label, a), (_, b), ta, tb in zip(shares1, shares2, truth[0], truth[1]):
         da, db = a - ta, b - tb
-        print(f"{label:<16} {da:7.3f} {db:7.3f}")
-        if abs(da - db) > within:
-            errors.append(f"{label}: {da:.3f} and {db:.3f} differ by more than {within}")
+        tol = tolerance.two_sample_tolerance((ta + tb) / 2, n1, n2)
+        print(f"{label:<16} {da:7.3f} {db:7.3f} {tol:9.3f}")
+        if tol >= (ta + tb) / 4:
+            errors.append(f"{label}: {n1} and {n2} samples are too few: the tolerance {tol:.3f} would "
+                          f"not catch a build losing half of its share")
+        elif abs(da - db) > tol:
+            errors.append(f"{label}: {da:.3f} and {db:.3f} differ by more than {tol:.3f}")
     if errors:
         raise CheckFailed("\n".join(errors))
 
@@ -866,7 +877,6 @@ def main():
     q.add_argument("first")
     q.add_argument("second")
     q.add_argument("--program", required=True, choices=sorted(PROGRAMS))
-    q.add_argument("--within", type=float, default=0.03)
     q.add_argument("--timing", nargs=2, metavar=("PREFIX1", "PREFIX2"),
                    help="timing prefixes of the two runs: compare distances from the measured shares")
     j = sub.add_parser("store_join")
@@ -924,7 +934,7 @@ def main():
             if args.min_data_fraction is not None:
                 check_data_fraction(report, args.min_data_fraction)
         elif args.command == "same_shares":
-            check_same_shares(load(args.first), load(args.second), args.program, args.within, args.timing)
+            check_same_shares(load(args.first), load(args.second), args.program, args.timing)
         elif args.command == "compute_spills":
             check_compute_spills(load(args.report), args.timing)
         elif args.command == "store_join":
