@@ -276,19 +276,6 @@ def measured_time_shares(prefix, spec):
     return [t / total for t in seconds]
 
 
-def share_error(label, samples, known, truth):
-    """One array's share of the `known` samples against its measured time share `truth`, with the
-    tolerance of the sample count: binomial noise of `known` samples, four standard deviations,
-    plus 2 points for what the timer and the program's own clock disagree on; never more than the
-    5 points promised. Prints the comparison; returns the error, or None."""
-    share = samples / known
-    tol = min(0.05, 0.02 + 4 * math.sqrt(truth * (1 - truth) / known))
-    print(f"{label:<9} {samples:>6} samples  share {share:.3f}  measured {truth:.3f}  tolerance {tol:.3f}")
-    if abs(share - truth) > tol:
-        return f"{label}: share {share:.3f}, measured {truth:.3f} (tolerance {tol:.3f})"
-    return None
-
-
 def check_proportions(report, program, processes, verbose=True, timing=None):
     say = print if verbose else (lambda *a, **k: None)
     check_totals(report, processes)

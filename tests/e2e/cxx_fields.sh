@@ -8,8 +8,9 @@
 #     (aligned_malloc, Eigen's Matrix/PlainObjectBase/DenseStorage, List/Field constructors,
 #     doAlloc, the standard library);
 #   - the arrays' sample shares are the program's own timing of its reads, within a tolerance
-#     derived from the sample count (binomial, four standard deviations, plus 2 points for what
-#     the timer and the program's clock disagree on; at most the 5 points promised);
+#     derived from the sample count (tolerance.py: four binomial standard deviations plus the
+#     stated allowance for what the timer and the program's clock disagree on, 8% of p (1 - p));
+#     a tolerance too wide to catch an array losing half of its share fails (too few samples);
 #   - the table at 80 and 120 columns shows five distinct rows for the five arrays.
 # Usage: cxx_fields.sh PROGRAM SOURCE [ROUNDS]
 source "$(dirname "$0")/lib.sh"
@@ -29,7 +30,8 @@ done
 import json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(sys.argv[4]))
-from check_report import CheckFailed, measured_time_shares, share_error
+from check_report import CheckFailed, measured_time_shares
+from tolerance import share_check
 
 report = json.load(open(sys.argv[1]))
 source = sys.argv[2]
@@ -77,10 +79,8 @@ except CheckFailed as e:
 if truths and len(found) == 5:
     known = sum(v["metrics"]["samples"] for v in found.values())
     for label, v in found.items():
-        if err := share_error(label, v["metrics"]["samples"], known, truths[label]):
+        if err := share_check(label, v["metrics"]["samples"], known, truths[label], width=9):
             errors.append(err)
-    if known < 3000:
-        errors.append(f"only {known} samples on the arrays: too few to weigh them within 5 points")
 
 # The tables: the five arrays are the five top rows, and read as five different things.
 for path in sys.argv[5:]:

@@ -2,8 +2,8 @@
 # A Python MPI program (mpi4py + NumPy, 2 ranks) with three arrays of measured time shares
 # (tests/programs/py_arrays.py) under `mpirun hpcrun-lite`: it runs with the same output and exit
 # status as natively; the three arrays are the top rows that are not groups, each named by the
-# statement that made it (its file and line); each one's share is within a tolerance of the time
-# the program measured; the allocation path of each names the Python function that made it, and
+# statement that made it (its file and line); each one's share is within the tolerance of its
+# sample count (tolerance.py) of the time the program measured; the allocation path of each names the Python function that made it, and
 # an access path (and the table's hottest access) the one that reads it; no variable of the
 # interpreter's own data takes more than 5%, nor all of them (their group row) more than an array.
 # Usage: python_arrays.sh SCRIPT
@@ -12,9 +12,12 @@ script=$1
 setup_mpi4py
 
 budget=0.5  # seconds of CPU time per weight: 3.5 s of reads per rank, against ~0.3 s of imports
+# At SOFT_RATE (1,000/s): about 6,000 samples on the arrays, a tolerance of 4.5 points on the
+# heaviest (velocity, 57%); the default 500/s gave ~3,000 and 5.6 points.
 run_to native "${MPIRUN[@]}" -np 2 "$PY" "$script" "$budget"
 [ "$(cat native.status)" = 0 ] || skip "the program does not run natively here: $(tail -5 native.err)"
-HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -o meas -- "$PY" "$script" "$budget"
+HPCL_TEST_TIMING_FILE=$PWD/timing run_to tool "${MPIRUN[@]}" -np 2 "$HPCL_RUN" -e "soft@$SOFT_RATE" -o meas -- \
+  "$PY" "$script" "$budget"
 cat tool.err >&2
 same_as_native native tool
 expect_rank_profiles meas "python3*" 2
@@ -29,7 +32,7 @@ done
 import glob, json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(sys.argv[5]))
-from check_report import share_error
+from tolerance import share_check
 
 report = json.load(open(sys.argv[1]))
 script = os.path.basename(sys.argv[3])
@@ -60,7 +63,7 @@ if len(by_name) != 3:
              "\n  ".join(v["name"] for v in rows[:6]))
 known = sum(v["metrics"]["samples"] for v in by_name.values())
 for name, v in by_name.items():
-    if err := share_error(name, v["metrics"]["samples"], known, seconds[name] / total_time):
+    if err := share_check(name, v["metrics"]["samples"], known, seconds[name] / total_time, width=9):
         errors.append(err)
     path = v.get("allocation_path", [])
     if not any(f.get("module") == "[python]" and f.get("function") == "make" and
@@ -85,8 +88,6 @@ for v in json.load(open(sys.argv[4]))["variables"]:
 group = next((v for v in report["variables"] if v["name"] == "[Python runtime data]"), None)
 if group and group["share"] >= min(v["share"] for v in by_name.values()):
     errors.append(f"[Python runtime data] ({group['share']:.1%}) above an array")
-if known < 1000:
-    errors.append(f"only {known} samples on the arrays: too few to weigh them")
 if errors:
     sys.exit("FAIL: " + "; ".join(errors))
 PY
