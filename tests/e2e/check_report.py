@@ -38,8 +38,10 @@ Subcommands:
                                                       M!0xF+0xB: one function, two labels; their
                                                       shares match the program's measured time
   debug_sites REPORT --function F --lines L1 L2       two malloc sites named F (file:L1), (file:L2)
-  work REPORT --site F --min-samples N                the heap variable allocated in F has at
-                                                      least N samples (the work before an ending)
+  work REPORT --site F (--min-samples N | --expected E)
+                                                      the heap variable allocated in F has at
+                                                      least N samples (the work before an ending),
+                                                      or 4 Poisson sd under E (tolerance.py)
   selftest SAMPLE                                     the checker rejects broken reports
 
 Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadable report.
@@ -671,9 +673,16 @@ NODES = {"label": "list nodes", "kind": "heap", "allocator": "malloc", "site": "
 ARRAY = {"label": "array", "kind": "heap", "allocator": "malloc", "site": "make_array"}
 
 
-def check_work(report, site, minimum):
+def check_work(report, site, minimum=None, expected=None):
+    """The heap variable allocated in `site` has at least `minimum` samples, or with `expected`
+    at least tolerance.count_lower_bound(expected) (4 Poisson sd under it)."""
     spec = {"label": site, "kind": "heap", "allocator": "malloc", "site": site}
     var = find(report, spec, True)
+    if expected is not None:
+        err = tolerance.count_check(site, samples(var), expected)
+        if err:
+            raise CheckFailed(err + ":\n" + listing(report, 8))
+        return
     if samples(var) < minimum:
         raise CheckFailed(f"{site}: {samples(var)} samples, expected at least {minimum}:\n" +
                           listing(report, 8))
@@ -931,7 +940,9 @@ def main():
     w = sub.add_parser("work")
     w.add_argument("report")
     w.add_argument("--site", required=True)
-    w.add_argument("--min-samples", type=int, required=True)
+    wm = w.add_mutually_exclusive_group(required=True)
+    wm.add_argument("--min-samples", type=int)
+    wm.add_argument("--expected", type=float, help="the samples expected: at least 4 Poisson sd under it")
     args = parser.parse_args()
 
     try:
@@ -958,7 +969,7 @@ def main():
         elif args.command == "heap_list":
             check_heap_list(load(args.report), args.mode, args.timing, args.cpu)
         elif args.command == "work":
-            check_work(load(args.report), args.site, args.min_samples)
+            check_work(load(args.report), args.site, args.min_samples, args.expected)
         elif args.command == "heat2d":
             check_heat2d(load(args.report), args.processes)
         elif args.command == "hottest":

@@ -172,16 +172,19 @@ measure_timed_like_native() {
 
 # check_work_in_each MIN_SAMPLES PROFILE...: each profile, merged on its own, holds at least
 # MIN_SAMPLES samples in the array made by make_work_array (tests/programs/endings.c): the work
-# its process did before it ended.
+# its process did before it ended. MIN_SAMPLES "expected:E" asks for 4 Poisson standard
+# deviations under E samples instead (tolerance.count_lower_bound).
 check_work_in_each() {
-  local min=$1 f i=0
+  local min=$1 f i=0 bar
   shift
+  bar=(--min-samples "$min")
+  [[ $min == expected:* ]] && bar=(--expected "${min#expected:}")
   for f in "$@"; do
     i=$((i + 1))
     mkdir -p "one$i"
     cp "$f" "one$i/"
     merge_and_report "one$i" "one$i.db" "one$i.json"
-    check work "one$i.json" --site make_work_array --min-samples "$min" ||
+    check work "one$i.json" --site make_work_array "${bar[@]}" ||
       fail "$(basename "$f") lacks the work done before the end"
   done
 }
