@@ -6,19 +6,23 @@ one of their variables and write one line per phase (workload.h, write_timing) t
 the truth that time-weighted samples must match, whatever allocator, pool or mapping holds the
 data.
 
-  check_alloc.py REPORT --timing PREFIX --var LABEL ALLOCATOR NAME [--var ...]
-                 [--tolerance T] [--max-untracked F] [--max-sum S] [--min-known F]
+  check_alloc.py REPORT [--timing PREFIX | --weights W...] --var LABEL ALLOCATOR NAME [--var ...]
+                 [--light LABEL] [--max-untracked F] [--max-sum S] [--min-known F]
 
 Each --var is a timed phase (LABEL, its timing line) and the variables that hold its data: those
 whose allocator is ALLOCATOR (`*`: any) and whose name starts with NAME, summed (a hash map is
 its bucket array and its nodes). Checks:
   - every --var matches at least one variable;
-  - each one's share of the samples on all the --var variables is within T (default 0.05) of the
-    phase's share of the timed time (estimated samples for variables tracked one in k);
+  - each one's share of the samples on all the --var variables is the phase's share of the
+    timed time (or with --weights, one weight per --var, its share of the weights) within the
+    tolerance of the sample count (tolerance.py: 4 standard deviations, binomial and those of the
+    estimates of variables tracked one in k, plus the stated systematic allowance); a tolerance
+    too wide to catch a variable losing half of its share fails as too few samples, but for a
+    --light LABEL (a variable so light that the run cannot judge it so; said in the output);
   - the --var variables hold at least F (--min-known, default 0.80) of all data samples, so the
     shares compared are the report's own and not a remainder, leaving out what malloc's own code
-    read; a shortfall within 3 standard deviations of the estimates of blocks tracked one in k
-    is the estimator's noise and passes (check_report.shortfall_sd);
+    read; a shortfall within 4 standard deviations (tolerance.Z) of the estimates of blocks
+    tracked one in k is the estimator's noise and passes (check_report.shortfall_sd);
   - [untracked heap] and [unknown data] together hold at most F (--max-untracked) of all samples;
   - the shares of all variables add up to at most S (--max-sum, default 1.02: the estimates of
     sampled variables have noise), and no note says samples were counted twice;
@@ -30,7 +34,9 @@ Python 3 standard library only. Exit status: 0 pass, 1 fail, 2 usage or unreadab
 """
 
 import argparse
+import contextlib
 import copy
+import io
 import glob
 import json
 import os
@@ -39,6 +45,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_report import malloc_own_reads, shortfall_sd  # noqa: E402
+from tolerance import Z, share_check  # noqa: E402
 
 TIMING_LINE = re.compile(r"timing: (?P<label>.*?)\s+weight\s+\d+\s+[\d.]+ us/call\s+"
                          r"(?P<seconds>[\d.]+) s total")
@@ -85,9 +92,13 @@ def matching(report, allocator, name):
             and (allocator == "*" or v.get("allocator") == allocator)]
 
 
-def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.02, min_known=0.8,
-          forbid=()):
+def check(report, timing, specs, max_untracked=None, max_sum=1.02, min_known=0.8, forbid=(), weights=None,
+          light=()):
     truth = timed_shares(timing, [s[0] for s in specs]) if timing else None
+    if weights:
+        if len(weights) != len(specs):
+            raise CheckFailed(f"{len(weights)} weights for {len(specs)} --var")
+        truth = {label: w / sum(weights) for (label, _, _), w in zip(specs, weights)}
     totals = report.get("totals", {})
     total = float(totals.get("samples", 0))
     data = float(totals.get("estimated_data_samples", totals.get("data_samples", 0)))
@@ -103,15 +114,26 @@ def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.0
     known = sum(estimated(v) for vs in found.values() for v in vs)
     if known < MIN_SAMPLES:
         raise CheckFailed(f"only {known:.0f} samples on the checked variables (need {MIN_SAMPLES})")
-    print(f"{'phase':<14} {'variables':>9} {'samples':>8} {'share':>6} {'truth':>6}")
+    if truth:
+        print(f"shares of the {known:.0f} samples on the checked variables against "
+              + ("the time the program measured" if timing else "the weights")
+              + f" (tolerance: {Z:g} sd, binomial and the estimates', + the systematic allowance)")
+    # Blocks tracked one in k: the variance of each phase's estimate (samples_estimated_var).
+    est_var = {label: sum(float(v.get("metrics", {}).get("samples_estimated_var", 0)) for v in found[label])
+               for label, _, _ in specs}
     for label, _, _ in specs:
-        got = sum(estimated(v) for v in found[label]) / known
-        want = truth[label] if truth else None
-        print(f"{label:<14} {len(found[label]):>9} {sum(estimated(v) for v in found[label]):8.0f} "
-              f"{got:6.3f} " + (f"{want:6.3f}" if want is not None else "     -"))
-        if want is not None and abs(got - want) > tolerance:
-            errors.append(f"{label}: share {got:.3f} of the checked variables, the program measured "
-                          f"{want:.3f} (tolerance {tolerance})")
+        got = sum(estimated(v) for v in found[label])
+        if truth is None:
+            print(f"{label:<14} {len(found[label]):>3} variables {got:8.0f} samples  share {got / known:.3f}")
+            continue
+        # A share E_i / K (K the sum of the estimates) moves by (1 - p) / K with its own estimate
+        # and by -p / K with each other's.
+        p = got / known
+        extra = ((1 - p) ** 2 * est_var[label] + p ** 2 * (sum(est_var.values()) - est_var[label])) ** 0.5 / known
+        err = share_check(label, round(got), round(known), truth[label], extra_sd=extra, width=14,
+                          light=label in light)
+        if err:
+            errors.append(err)
     # The data samples the checked variables could hold: not what malloc's own code read.
     data -= min(data, malloc_own_reads(report))
     shortfall = max(0.0, min_known * data - known)
@@ -119,10 +141,10 @@ def check(report, timing, specs, tolerance=0.05, max_untracked=None, max_sum=1.0
         checked = [v for vs in found.values() for v in vs]
         sd = shortfall_sd(checked, data - known)
         print(f"the checked variables hold {known / data:.3f} of the data samples: {shortfall:.0f} "
-              f"under {min_known}, 3 sd of their estimates {3 * sd:.0f}")
-        if shortfall > 3 * sd:
+              f"under {min_known}, {Z:g} sd of their estimates {Z * sd:.0f}")
+        if shortfall > Z * sd:
             errors.append(f"the checked variables hold {known / data:.3f} of the data samples, under "
-                          f"{min_known} by {shortfall:.0f} samples, over 3 sd of their estimates ({3 * sd:.0f})")
+                          f"{min_known} by {shortfall:.0f} samples, over {Z:g} sd of their estimates ({Z * sd:.0f})")
     untracked = sum(estimated(v) for v in report["variables"]
                     if v.get("name") in ("[untracked heap]", "[unknown data]"))
     print(f"untracked and unknown: {untracked:.0f} of {total:.0f} samples")
@@ -149,19 +171,20 @@ def selftest():
     def var(name, allocator, est, share, kind="heap"):
         return {"name": name, "kind": kind, "allocator": allocator, "share": share,
                 "metrics": {"samples": int(est), "samples_estimated": est}}
-    good = {"totals": {"samples": 1000, "data_samples": 1000, "estimated_data_samples": 1000},
+    good = {"totals": {"samples": 10000, "data_samples": 10000, "estimated_data_samples": 10000},
             "notes": [],
-            "variables": [var("alpha", "named", 500, 0.5), var("beta", "named", 330, 0.33),
-                          var("gamma", "named", 160, 0.16), var("[untracked heap]", "-", 10, 0.01, "unknown")]}
+            "variables": [var("alpha", "named", 5000, 0.5), var("beta", "named", 3300, 0.33),
+                          var("gamma", "named", 1600, 0.16), var("[untracked heap]", "-", 100, 0.01, "unknown")]}
     specs = [("alpha", "named", "alpha"), ("beta", "named", "beta"), ("gamma", "named", "gamma")]
     truth = {"alpha": 0.5, "beta": 1 / 3, "gamma": 1 / 6}
 
-    def run(report):
+    def run(report, timed=True):
         global timed_shares
         saved = timed_shares
         timed_shares = lambda prefix, labels: truth  # noqa: E731
         try:
-            check(report, "T", specs, max_untracked=0.1)
+            with contextlib.redirect_stdout(io.StringIO()):
+                check(report, "T" if timed else None, specs, max_untracked=0.1)
         finally:
             timed_shares = saved
 
@@ -178,26 +201,40 @@ def selftest():
 
     expect_failure("a variable missing", lambda r: r["variables"].pop(1))
     expect_failure("a wrong allocator", lambda r: r["variables"][0].update(allocator="malloc"))
-    expect_failure("shares off by 10 points", lambda r: r["variables"][0]["metrics"].update(samples_estimated=700))
+    expect_failure("shares off by 10 points", lambda r: r["variables"][0]["metrics"].update(samples_estimated=7000))
+    expect_failure("the light variable losing half", lambda r: r["variables"][2]["metrics"].update(samples_estimated=800))
     expect_failure("shares over 102%", lambda r: r["variables"].append(var("x", "mmap", 0, 0.05)))
     expect_failure("too much untracked", lambda r: r["variables"][3].update(
-        metrics={"samples": 200, "samples_estimated": 200}))
+        metrics={"samples": 2000, "samples_estimated": 2000}))
     expect_failure("a note of double counting", lambda r: r["notes"].append("some samples were counted twice"))
+    expect_failure("too few samples to judge a light variable",
+                   lambda r: [v["metrics"].update(samples_estimated=v["metrics"]["samples_estimated"] / 50)
+                              for v in r["variables"]])
     # Half of the data samples outside the checked variables, with estimates that cannot explain
-    # it, fails; the same shortfall within 3 sd of noisy estimates passes, and so does data that
+    # it, fails; the same shortfall within 4 sd of noisy estimates passes (such noise leaves the
+    # shares unjudgeable, so that report is checked without its timing), and so does data that
     # malloc's own code read.
     def lose_half(r, var=0.0):
-        r["totals"].update(estimated_data_samples=2000, data_samples=2000)
+        r["totals"].update(estimated_data_samples=20000, data_samples=20000)
         r["variables"][0]["metrics"]["samples_estimated_var"] = var
     expect_failure("the checked variables holding half the data", lose_half)
     noisy = copy.deepcopy(good)
-    lose_half(noisy, var=(1000 / 3) ** 2)
-    run(noisy)
+    lose_half(noisy, var=(10000 / 4) ** 2)
+    run(noisy, timed=False)
     malloc_read = copy.deepcopy(good)
-    malloc_read["totals"].update(estimated_data_samples=2000, data_samples=2000)
+    malloc_read["totals"].update(estimated_data_samples=20000, data_samples=20000)
     malloc_read["variables"][3]["accesses"] = [
-        {"metrics": {"samples": 1000}, "path": [{"function": "_int_malloc", "module": "/usr/lib/libc.so.6"}]}]
+        {"metrics": {"samples": 10000}, "path": [{"function": "_int_malloc", "module": "/usr/lib/libc.so.6"}]}]
     run(malloc_read)
+    # The weights as the truth (a program that times nothing).
+    with contextlib.redirect_stdout(io.StringIO()):
+        check(good, None, specs, weights=[3, 2, 1])
+        try:
+            check(good, None, specs, weights=[1, 2, 3])
+        except CheckFailed:
+            pass
+        else:
+            raise CheckFailed("selftest: shares against the wrong weights passed")
     try:
         check(good, None, specs, forbid=["bet"])
     except CheckFailed:
@@ -219,7 +256,9 @@ def main():
     p.add_argument("report")
     p.add_argument("--timing")
     p.add_argument("--var", nargs=3, action="append", required=True, metavar=("LABEL", "ALLOCATOR", "NAME"))
-    p.add_argument("--tolerance", type=float, default=0.05)
+    p.add_argument("--weights", type=float, nargs="+", help="the truth when the program times nothing")
+    p.add_argument("--light", action="append", default=[],
+                   help="a --var LABEL too light to judge for a lost half: only its tolerance is held")
     p.add_argument("--max-untracked", type=float)
     p.add_argument("--max-sum", type=float, default=1.02)
     p.add_argument("--min-known", type=float, default=0.8)
@@ -232,8 +271,8 @@ def main():
         print(f"check_alloc: cannot read {args.report}: {e}", file=sys.stderr)
         return 2
     try:
-        check(report, args.timing, [tuple(v) for v in args.var], args.tolerance, args.max_untracked,
-              args.max_sum, args.min_known, args.forbid)
+        check(report, args.timing, [tuple(v) for v in args.var], args.max_untracked,
+              args.max_sum, args.min_known, args.forbid, args.weights, args.light)
     except CheckFailed as e:
         print(f"check_alloc: FAIL: {e}", file=sys.stderr)
         return 1

@@ -22,6 +22,11 @@ if [ "$mode" = mappings ]; then
   [ -d /dev/shm ] && [ -w /dev/shm ] || skip "no writable /dev/shm for shm_open here"
 fi
 
+# Each share is held to the tolerance of its sample count (check_alloc.py, tolerance.py), which
+# must stay under half of the lightest share: named_pool's "reused" has 5% (about 1,700 samples
+# needed; ~1,150 at 1,000/s, ~4,600 at 4,000/s), and at 4,000/s the 37-50% shares get 3.5-4
+# points (6.5-8 at 1,000/s).
+[ "$mode" = pools ] || SOFT_RATE=4000
 measure_timed_like_native "$prog" "${args[@]}"
 [ -z "$(ls /dev/shm | grep hpcl-mappings || true)" ] || fail "a shared-memory object was left in /dev/shm"
 
@@ -39,21 +44,11 @@ case $mode in
       --var sysv shmat "SysV shm" --max-untracked 0.05 ;;
   example)
     # No timing: the example is plain C. Its loop reads the three arrays 3:2:1 through one
-    # function, so the shares follow the weights; 10 points of slack for the caches.
+    # function, so the shares follow the weights (arrays of one size read by one loop: the
+    # weights are the time shares as closely as the clocks' stated allowance, tolerance.py;
+    # 0.501/0.336/0.163 seen).
     check_alloc --var pressure named pressure --var velocity named velocity \
-      --var density named density --min-known 0.8
-    "$HPCL_PYTHON" - report.json <<'PY'
-import json, sys
-v = {x["name"]: x for x in json.load(open(sys.argv[1]))["variables"]}
-s = {k: v[k]["metrics"]["samples"] for k in ("pressure", "velocity", "density")}
-total = sum(s.values())
-for name, weight in (("pressure", 3), ("velocity", 2), ("density", 1)):
-    share = s[name] / total
-    print(f"{name}: {share:.3f} (weight {weight / 6:.3f})")
-    if abs(share - weight / 6) > 0.10:
-        sys.exit(f"FAIL: {name} has {share:.3f} of the named samples, expected {weight / 6:.3f}")
-PY
-    ;;
+      --var density named density --weights 3 2 1 --min-known 0.8 ;;
   pools)
     check_alloc --var cells "operator new[]" "make_cells (pools_cxx.cpp:" \
       --var pmr "*" "std::pmr::monotonic_buffer_resource in build_tables (pools_cxx.cpp)" \
