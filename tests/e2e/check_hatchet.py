@@ -25,8 +25,9 @@ by node and rank over ranks 0..N-1, and for every variable with a BALANCE summar
 samples, the largest rank's share and that rank are the report's ranks.max and ranks.max_rank.
 
 With --timing PREFIX (mpi_imbalance's timing files, as check_balance.py reads them): rank 1's
-fraction of `skewed`'s samples is the fraction of its kernel time measured on rank 1 within 4
-binomial sigmas of its sample count, plus 0.02 for what the kernel's clock does not see.
+fraction of `skewed`'s samples is the fraction of its kernel time measured on rank 1 within Z = 4
+binomial sigmas of its sample count (tolerance.py), plus 0.02 for what the kernel's clock does
+not see.
 
 pandas is required (Debian's python3-pandas, which scripts/install-deps.sh installs): the
 dataframe is built and indexed as the reader builds it. Exit status: 0 pass, 1 fail, 2 usage.
@@ -34,11 +35,11 @@ dataframe is built and indexed as the reader builds it. Exit status: 0 pass, 1 f
 
 import argparse
 import json
-import math
 import sys
 
 from check_balance import rank_times
 from check_report import CheckFailed, load, samples
+from tolerance import binomial_tolerance
 
 
 def read_graph(doc):
@@ -166,7 +167,7 @@ def check(doc, report, ranks, times):
     n0, n1 = value(skewed[0], 0, "samples (inc)"), value(skewed[0], 1, "samples (inc)")
     t0, t1 = times[0]["skewed"], times[1]["skewed"]
     p, got, n = t1 / (t0 + t1), n1 / max(1, n0 + n1), n0 + n1
-    allowed = 4 * math.sqrt(p * (1 - p) / max(1, n)) + 0.02
+    allowed = binomial_tolerance(p, n) + 0.02
     print(f"  skewed: rank 0 {n0}, rank 1 {n1} samples: rank 1's fraction {got:.4f}, "
           f"measured {p:.4f} (allowed {allowed:.4f})")
     if abs(got - p) > allowed:
