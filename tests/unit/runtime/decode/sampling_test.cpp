@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -103,6 +104,15 @@ constexpr size_t kN = size_t{4} << 20;  // 4 Mi doubles = 32 MiB per array
 constexpr uint64_t kWantSamples = 300;
 constexpr auto kMaxTime = std::chrono::seconds(30);
 
+// The least share of the loop's samples that must resolve into the arrays: the lowest share seen
+// on any machine less Z = 4 binomial standard deviations of the n samples taken in the loop (the
+// end-to-end tests' rule, tests/e2e/tolerance.py: a false failure at most once in 10,000 runs on
+// a machine as slow to resolve as the worst seen). A decoder that loses the load resolves next to
+// nothing, and one that loses half of it falls under the bar too.
+double resolved_bar(double lowest_seen, double n) {
+  return lowest_seen - 4.0 * std::sqrt(lowest_seen * (1 - lowest_seen) / n);
+}
+
 TEST_F(Sampling, StreamingSumResolvesIntoArray) {
   std::vector<double> a(kN, 1.0);
   g_a = {reinterpret_cast<uint64_t>(a.data()), reinterpret_cast<uint64_t>(a.data() + a.size())};
@@ -127,8 +137,12 @@ TEST_F(Sampling, StreamingSumResolvesIntoArray) {
   ASSERT_GE(g_in_code.load(), 200u);
   // 93-99% on an idle machine; 71-89% while other processes share the caches (a CI run beside
   // builds), when more samples land on the loop's increment and branch than on its load. A
-  // decoder that loses the load falls far below either.
-  EXPECT_GE(frac, 0.65);
+  // decoder that loses the load falls far below either. The fixed bar of 0.65 was 2.3 sd under
+  // 71% at 300 samples (a false failure about once in 100 such runs); the bar is now derived.
+  const double bar = resolved_bar(0.71, in_code);
+  std::printf("[stream sum] resolved %.3f of %.0f samples, at least %.3f required (71%% seen, 4 sd)\n", frac,
+              in_code, bar);
+  EXPECT_GE(frac, bar);
   EXPECT_EQ(g_errno_changed.load(), 0u);
 }
 
@@ -154,8 +168,12 @@ TEST_F(Sampling, StreamingScaleResolvesIntoArrays) {
   // memory operand) count as no_mem. How many do depends on the CPU: 5-10% on the project's
   // EPYC hosts, 12-20% on the Xeon VMs of November 2026 (80-88% resolved, with or without
   // load); 74.3% resolved once on an EPYC VM under ASan beside another test (a clean-clone CI
-  // run, 27 Nov). So the sum's bar: a decoder that loses the load resolves next to nothing.
-  EXPECT_GE(frac, 0.65);
+  // run, 27 Nov; the bar was 0.75 then, 0.65 after). The bar is derived from the lowest seen
+  // (74%) and the sample count; a decoder that loses the load resolves next to nothing.
+  const double bar = resolved_bar(0.74, in_code);
+  std::printf("[stream scale] resolved %.3f of %.0f samples, at least %.3f required (74%% seen, 4 sd)\n", frac,
+              in_code, bar);
+  EXPECT_GE(frac, bar);
   EXPECT_EQ(g_errno_changed.load(), 0u);
 }
 
