@@ -9,8 +9,8 @@
 #include <string>
 
 #include "model/database.h"
-#include "output/format_common.h"
-#include "view/view_model.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/view/view_model.h"
 
 namespace {
 

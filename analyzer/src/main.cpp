@@ -19,7 +19,7 @@
 #include "output/diff_formatters.h"
 #include "output/exports.h"
 #include "output/formatters.h"
-#include "help_format.h"
+#include "hpcl/text/help_format.h"
 #include "hpcl/io.h"
 #include "merge/merge_cli.h"
 #include "model/report_model.h"

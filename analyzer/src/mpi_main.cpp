@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "help_format.h"
+#include "hpcl/text/help_format.h"
 #include "hpcl_build_info.h"
 #include "merge/accumulator.h"
 #include "hpcl/io.h"

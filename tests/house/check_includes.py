@@ -6,15 +6,18 @@
 Every `#include "..."` of a C/C++ file is resolved as the compiler would find it (the including
 file's folder, then the components' include folders) and the file it names is given its component:
 format/, x86/, the runtime (hpcrun-lite/runtime/), the launcher, common/ (the options both share),
-probe/ (what the launcher's --check and the runtime both ask of the machine),
+probe/ (what the launcher's --check and the runtime both ask of the machine), text/ (the words and
+table cells the report and the viewer share), the analyzer's public view model
+(analyzer/include/),
 include/ (the public API), analyzer/, viewer-tui/, bench/, tests/, examples/. A component may
 include its own files and those of the components it builds on:
 
   format    -> (none)             x86       -> (none)
   common    -> format             runtime   -> format, x86, common, probe, include
   probe     -> common             launcher  -> format, common, probe
-  analyzer  -> format, x86
-  viewer    -> format, analyzer's public headers (none yet: see KNOWN)
+  text      -> (none)             analyzer  -> format, x86, text, view
+  view      -> analyzer, format, text (the analyzer's public headers: its view model)
+  viewer    -> format, text, view
 
 Tests and benchmarks may include anything. Inside the runtime, the folder graph (base, hooks,
 memory, process, python, sources, trees, writer) must not grow a cycle it does not have.
@@ -39,6 +42,8 @@ ROOTS = [  # (component, folder, its include folders)
     ("launcher", "hpcrun-lite/launcher", ["hpcrun-lite/launcher"]),
     ("validate", "hpcrun-lite/validate", []),
     ("include", "include", ["include"]),
+    ("text", "text", ["text/include"]),
+    ("view", "analyzer/include", ["analyzer/include"]),
     ("analyzer", "analyzer/src", ["analyzer/src"]),
     ("viewer", "viewer-tui/src", ["viewer-tui/src"]),
     ("bench", "bench", []),
@@ -50,7 +55,8 @@ ALLOWED = {
     "probe": {"common"},
     "runtime": {"format", "x86", "common", "probe", "include"},
     "launcher": {"format", "common", "probe"}, "validate": {"include"},
-    "include": set(), "analyzer": {"format", "x86"}, "viewer": {"format"},
+    "include": set(), "text": set(), "analyzer": {"format", "x86", "text", "view"},
+    "view": {"analyzer", "format", "text"}, "viewer": {"format", "text", "view"},
     "examples": {"include"},
 }
 SUFFIXES = (".c", ".cc", ".cpp", ".h", ".hpp")

@@ -15,13 +15,13 @@
 #include <string>
 #include <unistd.h>
 
-#include "help_format.h"
+#include "hpcl/text/help_format.h"
 #include "hpcl_build_info.h"
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "keys.h"
 #include "screen.h"
 #include "ui_state.h"
-#include "view/view_model.h"
+#include "hpcl/view/view_model.h"
 
 namespace {
 

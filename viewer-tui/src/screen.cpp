@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <map>
 
-#include "output/cxx_names.h"
-#include "output/format_common.h"
-#include "output/table_names.h"
+#include "hpcl/text/cxx_names.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/text/table_names.h"
 #include "keys.h"
-#include "view/view_evidence.h"
-#include "view/view_status.h"
+#include "hpcl/view/view_evidence.h"
+#include "hpcl/view/view_status.h"
 
 namespace hpcl::viewer {
 

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string>
 
-#include "view/view_model.h"
-#include "view/view_source.h"
+#include "hpcl/view/view_model.h"
+#include "hpcl/view/view_source.h"
 
 namespace hpcl::viewer {
 

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "hpcl/io.h"
-#include "words.h"
+#include "hpcl/text/words.h"
 
 namespace hpcl::analysis {
 

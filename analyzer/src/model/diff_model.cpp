@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "stats.h"
-#include "words.h"
+#include "hpcl/text/words.h"
 
 namespace hpcl::analysis {
 

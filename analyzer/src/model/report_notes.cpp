@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "merge/runs.h"
-#include "words.h"
+#include "hpcl/text/words.h"
 #include "report_parts.h"
 #include "symbols/debug_hints.h"
 #include "symbols/location.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "exports.h"
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 #include "formatters.h"
 
 namespace hpcl::analysis {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "diff_formatters.h"
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 
 namespace hpcl::analysis {
 namespace {

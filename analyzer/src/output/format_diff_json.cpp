@@ -1,7 +1,7 @@
 // The JSON diff. The schema is documented in docs/REPORT.md ("diff"); its field names are a
 // contract with scripts, so change them only together with that document and its version.
 #include "diff_formatters.h"
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 #include "json_writer.h"
 
 namespace hpcl::analysis {

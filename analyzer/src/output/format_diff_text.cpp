@@ -8,8 +8,8 @@
 #include <string>
 
 #include "diff_formatters.h"
-#include "format_common.h"
-#include "table_names.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/text/table_names.h"
 
 namespace hpcl::analysis {
 namespace {

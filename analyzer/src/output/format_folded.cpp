@@ -5,7 +5,7 @@
 #include <map>
 
 #include "exports.h"
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 #include "symbols/location.h"
 
 namespace hpcl::analysis {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exports.h"
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 #include "json_writer.h"
 #include "symbols/location.h"
 

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "exports.h"
-#include "format_common.h"
-#include "words.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/text/words.h"
 #include "text_evidence.h"
 
 namespace hpcl::analysis {

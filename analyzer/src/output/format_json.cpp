@@ -2,7 +2,7 @@
 // contract with scripts, so change them only together with that document and its version.
 #include <cmath>
 
-#include "format_common.h"
+#include "hpcl/text/format_common.h"
 #include "formatters.h"
 #include "json_writer.h"
 #include "model/stats.h"

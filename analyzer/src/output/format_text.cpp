@@ -7,13 +7,13 @@
 #include <sstream>
 #include <vector>
 
-#include "cxx_names.h"
-#include "format_common.h"
+#include "hpcl/text/cxx_names.h"
+#include "hpcl/text/format_common.h"
 #include "formatters.h"
 #include "text_evidence.h"
 #include "model/stats.h"
-#include "table_names.h"
-#include "words.h"
+#include "hpcl/text/table_names.h"
+#include "hpcl/text/words.h"
 
 namespace hpcl::analysis {
 namespace {

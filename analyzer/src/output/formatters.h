@@ -30,7 +30,9 @@ std::string first_touch_summary(const Variable& v);
 // Whether the writer of `format` ("text", "json", "csv", "folded", "html") reads the heap
 // variables' allocation paths (ReportModelOptions::keep_allocation_paths): JSON lists them,
 // folded stacks and the HTML flame graph draw them; the text and CSV tables print names only.
-bool format_reads_allocation_paths(std::string_view format);
+inline bool format_reads_allocation_paths(std::string_view format) {
+  return format == "json" || format == "folded" || format == "html";
+}
 
 void write_text(const ReportModel& model, const ReportOptions& options, std::ostream& out);
 void write_json(const ReportModel& model, const ReportOptions& options, std::ostream& out);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cxx_names.h"
-#include "format_common.h"
+#include "hpcl/text/cxx_names.h"
+#include "hpcl/text/format_common.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hpcl/text/cxx_names.h"  // qualified_name, qualified_base_name, last_scope
 #include "location.h"
 
 namespace hpcl::analysis {
@@ -44,17 +45,5 @@ bool is_fortran_source(std::string_view file);
 // (DW_TAG_common_block: linkage name, else name + "_"), or nullopt when the file cannot be
 // opened or has no DWARF. Then fortran_common_block_name's heuristic is all there is.
 std::optional<std::set<std::string>> dwarf_common_blocks(const std::string& path);
-
-// The qualified name of a demangled function, without return type, parameters or qualifiers:
-// "void std::vector<int>::_M_realloc_insert<int>(...)"
-//   -> "std::vector<int>::_M_realloc_insert<int>".
-std::string_view qualified_name(std::string_view demangled);
-// The qualified name without template arguments:
-// "std::vector<int>::push_back(int const&)" -> "std::vector::push_back".
-std::string qualified_base_name(std::string_view demangled);
-
-// Position of the last "::" outside <...> and (...) of a demangled name, or npos:
-// "std::vector<a::b>::push_back(c::d)" -> the "::" before "push_back".
-size_t last_scope(std::string_view name);
 
 }  // namespace hpcl::analysis

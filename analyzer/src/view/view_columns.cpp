@@ -1,14 +1,14 @@
 // The viewer's metric columns (see view_columns.h).
-#include "view_columns.h"
+#include "hpcl/view/view_columns.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "model/memory_model.h"
 #include "model/watch_summary.h"
-#include "view_tree.h"
+#include "hpcl/view/view_tree.h"
 
 namespace hpcl::analysis {
 

@@ -1,5 +1,5 @@
 // The viewer's index of the database tree (see view_db.h).
-#include "view_db.h"
+#include "hpcl/view/view_db.h"
 
 #include <algorithm>
 

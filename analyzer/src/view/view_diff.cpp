@@ -2,8 +2,8 @@
 // `hpcprof-lite diff` (diff_model.h) as one flat view, a row per variable in the diff's order,
 // each opening to its access paths before and after. See view_model.h.
 #include "model/database.h"
-#include "output/format_common.h"
-#include "view_model.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/view/view_model.h"
 
 namespace hpcl::analysis {
 

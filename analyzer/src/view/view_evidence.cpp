@@ -1,11 +1,11 @@
 // See view_evidence.h.
-#include "view_evidence.h"
+#include "hpcl/view/view_evidence.h"
 
 #include <cctype>
 #include <cstdio>
 #include <sstream>
 
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "output/text_evidence.h"
 
 namespace hpcl::analysis {

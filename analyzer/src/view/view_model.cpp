@@ -1,12 +1,12 @@
 // The viewer's three views built from the database and its report model (see view_model.h).
-#include "view_model.h"
+#include "hpcl/view/view_model.h"
 
 #include <algorithm>
 #include <map>
 #include <unordered_map>
 
 #include "model/database.h"
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 
 namespace hpcl::analysis {
 

@@ -1,11 +1,11 @@
 // Source lines for the viewer's source pane (see view_source.h).
-#include "view_source.h"
+#include "hpcl/view/view_source.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 
 namespace hpcl::analysis {
 

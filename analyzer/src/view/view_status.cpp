@@ -1,5 +1,5 @@
 // The viewer's status line (see view_status.h).
-#include "view_status.h"
+#include "hpcl/view/view_status.h"
 
 #include <vector>
 

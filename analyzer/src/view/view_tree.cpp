@@ -1,5 +1,5 @@
 // A view's tree of rows: lazy children, open/close, sort, hot path, search (see view_tree.h).
-#include "view_tree.h"
+#include "hpcl/view/view_tree.h"
 
 #include <algorithm>
 #include <cctype>

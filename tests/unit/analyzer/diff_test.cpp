@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "output/diff_formatters.h"
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "model/diff_model.h"
 #include "profile_builder.h"
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "model/database.h"
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "output/formatters.h"
 #include "merge/merge.h"
 #include "profile_builder.h"

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "output/cxx_names.h"
-#include "output/format_common.h"
+#include "hpcl/text/cxx_names.h"
+#include "hpcl/text/format_common.h"
 #include "output/exports.h"
 #include "output/formatters.h"
 #include "merge/merge.h"

@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "output/format_common.h"
+#include "hpcl/text/format_common.h"
 #include "output/exports.h"
 #include "output/formatters.h"
 #include "profile_builder.h"

@@ -2,8 +2,8 @@
 // before, after, change and ratio columns, each variable opening to its access paths.
 #include <gtest/gtest.h>
 
-#include "output/format_common.h"
-#include "view/view_model.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/view/view_model.h"
 #include "viewer_db.h"
 
 namespace hpcl::analysis {

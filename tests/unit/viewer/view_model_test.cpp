@@ -6,9 +6,9 @@
 #include <map>
 #include <gtest/gtest.h>
 
-#include "output/format_common.h"
-#include "view/view_evidence.h"
-#include "view/view_model.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/view/view_evidence.h"
+#include "hpcl/view/view_model.h"
 #include "viewer_db.h"
 
 namespace hpcl::analysis {

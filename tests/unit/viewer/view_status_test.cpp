@@ -2,7 +2,7 @@
 // "Tab view  ? he"), leaving out the other hints least needed first.
 #include <gtest/gtest.h>
 
-#include "view/view_status.h"
+#include "hpcl/view/view_status.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "view/view_model.h"
-#include "view/view_source.h"
+#include "hpcl/view/view_model.h"
+#include "hpcl/view/view_source.h"
 #include "viewer_db.h"
 
 namespace hpcl::analysis {

@@ -1,12 +1,11 @@
 // Shared text helpers for the formatters (see format_common.h).
-#include "format_common.h"
-#include "formatters.h"
-
-#include "symbols/naming.h"
+#include "hpcl/text/format_common.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+
+#include "hpcl/text/cxx_names.h"  // last_scope
 
 namespace hpcl::analysis {
 namespace {
@@ -176,10 +175,6 @@ void print_wrapped(const std::string& prefix, const std::string& text, size_t li
     line += (line.empty() ? "" : " ") + word;
   }
   out << line << '\n';
-}
-
-bool format_reads_allocation_paths(std::string_view format) {
-  return format == "json" || format == "folded" || format == "html";
 }
 
 }  // namespace hpcl::analysis

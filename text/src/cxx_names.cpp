@@ -1,5 +1,5 @@
 // Dropping parameter lists and template arguments from demangled names (see cxx_names.h).
-#include "cxx_names.h"
+#include "hpcl/text/cxx_names.h"
 
 #include <cctype>
 #include <map>
@@ -230,6 +230,97 @@ void simplify_names(std::vector<std::string>& names) {
   apply_unique(names, drop_parameter_lists);
   apply_unique(names, brief_template_arguments);
   apply_unique(names, drop_function_template_arguments);
+}
+
+namespace {
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$';
+}
+
+// Whether `s` has the keyword "operator" at `i` (not part of a longer identifier).
+bool operator_at(std::string_view s, size_t i) {
+  return s.substr(i).starts_with("operator") && (i == 0 || !is_identifier_char(s[i - 1])) &&
+         (i + 8 >= s.size() || !is_identifier_char(s[i + 8]));
+}
+
+// Index of the bracket closing the one at `open`, or s.size().
+size_t matching_close(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == '>' || c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return s.size();
+}
+
+constexpr std::string_view kAnonymous = "(anonymous namespace)";
+
+}  // namespace
+
+std::string_view qualified_name(std::string_view s) {
+  size_t start = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (s.substr(i).starts_with(kAnonymous)) {
+      i += kAnonymous.size();
+    } else if (operator_at(s, i)) {
+      // "operator()", "operator<<", "operator new[]", "operator std::string": up to the
+      // parameter list, whose '(' then ends the name below.
+      i += 8;
+      if (s.substr(i).starts_with("()")) i += 2;
+      while (i < s.size() && s[i] != '(') ++i;
+    } else if (c == ' ') {
+      start = ++i;  // what came before was a return type ("void", "LAMMPS_NS::Pair*")
+    } else if (c == '(') {
+      size_t close = matching_close(s, i);
+      // "f(int)::Local::g()": a parameter list followed by "::" belongs to an enclosing scope.
+      if (close < s.size() && s.substr(close + 1).starts_with("::")) {
+        i = close + 1;
+      } else {
+        return s.substr(start, i - start);
+      }
+    } else if (c == '<' || c == '[' || c == '{') {
+      i = std::min(matching_close(s, i) + 1, s.size());
+    } else {
+      ++i;
+    }
+  }
+  return s.substr(start);
+}
+
+std::string qualified_base_name(std::string_view demangled) {
+  std::string_view q = qualified_name(demangled);
+  std::string out;
+  size_t i = 0;
+  while (i < q.size()) {
+    if (operator_at(q, i)) {  // "operator<" is a name, not template arguments
+      size_t end = q.find('(', i + 8);
+      if (end == std::string_view::npos) end = q.size();
+      if (q.substr(i + 8).starts_with("()")) end = i + 10;
+      out.append(q.substr(i, end - i));
+      i = end;
+    } else if (q[i] == '<') {
+      i = std::min(matching_close(q, i) + 1, q.size());
+    } else {
+      out.push_back(q[i++]);
+    }
+  }
+  return out;
+}
+
+size_t last_scope(std::string_view f) {
+  int depth = 0;
+  size_t found = std::string_view::npos;
+  for (size_t i = 0; i + 1 < f.size(); ++i) {
+    char c = f[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && depth > 0) --depth;
+    else if (c == ':' && f[i + 1] == ':' && depth == 0) found = i;
+  }
+  return found;
 }
 
 }  // namespace hpcl::analysis

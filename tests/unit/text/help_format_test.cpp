@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "help_format.h"
+#include "hpcl/text/help_format.h"
 
 namespace hpcl::analysis {
 namespace {

@@ -18,9 +18,9 @@
 #include "model/diff_model.h"
 #include "hpcl/profile.h"
 #include "model/report_model.h"
-#include "view_columns.h"
-#include "view_db.h"
-#include "view_tree.h"
+#include "hpcl/view/view_columns.h"
+#include "hpcl/view/view_db.h"
+#include "hpcl/view/view_tree.h"
 
 namespace hpcl::analysis {
 

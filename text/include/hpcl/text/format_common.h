@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "words.h"  // percent: "12.3%"
+#include "hpcl/text/words.h"  // percent: "12.3%"
 
 namespace hpcl::analysis {
 

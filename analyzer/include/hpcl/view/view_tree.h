@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "view_columns.h"
+#include "hpcl/view/view_columns.h"
 
 namespace hpcl::analysis {
 

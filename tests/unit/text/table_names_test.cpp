@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "output/format_common.h"
-#include "output/table_names.h"
+#include "hpcl/text/format_common.h"
+#include "hpcl/text/table_names.h"
 
 namespace hpcl::analysis {
 namespace {

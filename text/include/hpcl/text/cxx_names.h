@@ -42,4 +42,16 @@ void simplify_names(std::vector<std::string>& names);
 // location is what identifies it.
 bool python_statement_label(std::string_view label);
 
+// The qualified name of a demangled function, without return type, parameters or qualifiers:
+// "void std::vector<int>::_M_realloc_insert<int>(...)"
+//   -> "std::vector<int>::_M_realloc_insert<int>".
+std::string_view qualified_name(std::string_view demangled);
+// The qualified name without template arguments:
+// "std::vector<int>::push_back(int const&)" -> "std::vector::push_back".
+std::string qualified_base_name(std::string_view demangled);
+
+// Position of the last "::" outside <...> and (...) of a demangled name, or npos:
+// "std::vector<a::b>::push_back(c::d)" -> the "::" before "push_back".
+size_t last_scope(std::string_view name);
+
 }  // namespace hpcl::analysis

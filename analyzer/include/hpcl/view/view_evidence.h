@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "view_model.h"
+#include "hpcl/view/view_model.h"
 
 namespace hpcl::analysis {
 

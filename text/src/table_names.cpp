@@ -1,13 +1,12 @@
 // Shortening the names of one table column without making rows look alike (see table_names.h).
-#include "table_names.h"
+#include "hpcl/text/table_names.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "cxx_names.h"
-#include "format_common.h"
-#include "symbols/naming.h"
+#include "hpcl/text/cxx_names.h"
+#include "hpcl/text/format_common.h"
 
 namespace hpcl::analysis {
 namespace {
