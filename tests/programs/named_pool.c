@@ -1,12 +1,14 @@
 /* named_pool: one allocation carved into three sub-arrays named with hpcrun_lite_name
  * (include/hpcrun-lite.h), as Kokkos, Umpire or a hand-made arena carve theirs.
  *
- *   named_pool [ROUNDS]   (default 600 rounds, about 2.5 s with OMP_NUM_THREADS=2)
+ *   named_pool [ROUNDS]   (default 600 rounds, about 2 s of CPU with OMP_NUM_THREADS=2)
  *
  * make_pool mallocs 3 x 4 MiB; "alpha", "beta" and "gamma" name its thirds, read in proportions
  * 3:2:1 through the OpenMP kernel. Then the pool is reused: the names are removed (a null name
- * over the whole pool) and its first third is named "reused" and read twice per round, for a
- * sixth of the rounds. Each phase times itself (HPCL_TEST_TIMING_FILE, workload.h).
+ * over the whole pool) and its first third is named "reused" and read twice per round, for half
+ * of the rounds (a phase of 0.1 s had its clock off by 60 ms once in a loaded suite run, 8% of
+ * the CPU time against 5% of the samples: a phase long enough that such a transient stays within
+ * the shares' stated allowance). Each phase times itself (HPCL_TEST_TIMING_FILE, workload.h).
  * Expected: four variables named alpha, beta, gamma and reused, each with the share of the time
  * its phase measured (the names win over the pool's block, which takes almost nothing), and
  * alpha without the samples of the reuse. Without the tool the program runs unchanged: the
@@ -51,7 +53,7 @@ int main(int argc, char **argv) {
   double sum = run_weighted(parts, 3, rounds);
   reuse_pool(pool);
   const struct test_array reused[] = {{"reused", pool, 2}};
-  sum += run_weighted(reused, 1, rounds / 6 > 0 ? rounds / 6 : 1);
+  sum += run_weighted(reused, 1, rounds / 2 > 0 ? rounds / 2 : 1);
   printf("named_pool: %d rounds, checksum %.12e\n", rounds, sum);
   free(pool);
   return 0;
