@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "base/log.h"
-#include "hooks/got_patch.h"
+#include "memory/got_patch.h"
 
 namespace hpcrun {
 namespace {

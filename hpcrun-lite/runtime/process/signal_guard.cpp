@@ -12,7 +12,7 @@
 #include "base/real_fns.h"
 #include "base/spinlock.h"
 #include "process/handler_gate.h"
-#include "process/mask_batch.h"
+#include "trees/mask_batch.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 

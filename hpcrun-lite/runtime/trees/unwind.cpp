@@ -14,7 +14,7 @@
 #include "base/guard.h"
 #include "memory/find_object.h"
 #include "memory/phdr_snapshot.h"
-#include "process/mask_batch.h"
+#include "trees/mask_batch.h"
 #include "trees/unwind_validate.h"
 #include "base/log.h"
 #include "base/real_fns.h"

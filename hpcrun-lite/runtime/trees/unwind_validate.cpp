@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "base/raw_sys.h"
-#include "hooks/got_patch.h"
+#include "memory/got_patch.h"
 
 namespace hpcrun {
 

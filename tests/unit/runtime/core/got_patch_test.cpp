@@ -2,7 +2,7 @@
 // address the lookup gives, whether the object was bound at load (-z now: its GOT read-only
 // after relocation, RELRO) or lazily (the slot still holds the PLT's resolver stub), and a
 // function pointer kept in its data follows; other objects and other names are left alone.
-#include "hooks/got_patch.h"
+#include "memory/got_patch.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -3,7 +3,7 @@
 // reported, never reach the kernel; the kernel's mask is full from the first block to the end of
 // the batch and then what it was before; other calls go through; a batch opened inside another
 // (a handler's unwind) gives the outer one back whole.
-#include "process/mask_batch.h"
+#include "trees/mask_batch.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

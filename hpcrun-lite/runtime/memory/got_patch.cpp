@@ -1,6 +1,6 @@
 // See got_patch.h. The object's dynamic section gives its symbol and string tables and its two
 // relocation tables (DT_JMPREL for the PLT, DT_RELA for the rest); x86-64 uses RELA only.
-#include "hooks/got_patch.h"
+#include "memory/got_patch.h"
 
 #include <elf.h>
 #include <sys/mman.h>

@@ -1,5 +1,5 @@
 // See mask_batch.h.
-#include "process/mask_batch.h"
+#include "trees/mask_batch.h"
 
 #include <sys/syscall.h>
 
