@@ -18,28 +18,29 @@ namespace {
 
 const SourceOps kSoft = {
     "soft", [](ThreadState* ts, bool) { sampler_start_thread(ts); }, false, sampler_stop_thread,
-    sampler_forget, true, nullptr, nullptr, sampler_halt_all, nullptr, nullptr};
+    sampler_forget, true, nullptr, nullptr, sampler_halt_all, nullptr, nullptr, nullptr};
 
 const SourceOps kPageFaults = {
     "page-faults", [](ThreadState* ts, bool) { pagefaults_start_thread(ts); }, false,
     pagefaults_stop_thread, pagefaults_forget, true,
     [](ThreadState* ts, int fd, void*) { return pagefaults_on_wake(ts, fd); },
-    pagefaults_on_timer, pagefaults_halt_all, pagefaults_drain_all, pagefaults_before_forget};
+    pagefaults_on_timer, pagefaults_halt_all, pagefaults_drain_all, pagefaults_before_forget,
+    pagefaults_write_meta};
 
 const SourceOps kHardware = {
     "hardware", [](ThreadState* ts, bool) { hw_start_thread(ts); }, false, hw_stop_thread,
     hw_forget, true, [](ThreadState* ts, int fd, void* uc) { return hw_on_signal(ts, fd, uc); },
-    nullptr, hw_halt_all, hw_drain_all, hw_before_forget};
+    nullptr, hw_halt_all, hw_drain_all, hw_before_forget, hw_write_meta};
 
 const SourceOps kWatch = {"watchpoints", watch_start_thread, false, watch_stop_thread,
                           watch_forget, true, watch_on_signal, nullptr, watch_stop_all, nullptr,
-                          nullptr};
+                          nullptr, watch_write_meta};
 
 // PAPI registers the calling thread with the library: only the thread itself can start it, and
 // a fork child inherits none of PAPI's per-thread state.
 const SourceOps kPapi = {"papi", [](ThreadState* ts, bool) { papi_start_thread(ts); }, true,
                          papi_stop_thread, papi_forget, false, nullptr, nullptr, papi_stop_all,
-                         nullptr, nullptr};
+                         nullptr, nullptr, papi_write_meta};
 
 // The rows, in the order threads start them and the handler asks them.
 const SourceOps* const kTable[] = {&kSoft, &kPageFaults, &kHardware, &kWatch, &kPapi};
@@ -101,6 +102,11 @@ void sources_stop_all() {
   if (numa_enabled())
     for (ThreadState* t = threads_head(); t; t = t->next)
       if (!t->stale) t->numa.flush(t->cct);
+}
+
+void sources_write_meta(hpcl::Profile& p) {
+  for (const SourceOps* s : kTable)
+    if (s->write_meta) s->write_meta(p);
 }
 
 }  // namespace hpcrun

@@ -2,8 +2,8 @@
 // hardware source, the debug-register watches, PAPI) is one row of operations, and the life cycle
 // of threads and of the process walks the table instead of naming each source. Adding a source is
 // one row here; thread start and end (thread_state.cpp), an adopted thread's start and its
-// settling, the fork child, the sampling handler's dispatch (sampler.cpp) and the end of the
-// process (process_end.cpp) then serve it without a change.
+// settling, the fork child, the sampling handler's dispatch (sampler.cpp), the end of the
+// process (process_end.cpp) and the profile's META (writer.cpp) then serve it without a change.
 //
 // A thread is started on itself (its pthread_create trampoline), or, when it existed before the
 // runtime (adopted, thread_state.h), from the thread that adopts it: each source then opens its
@@ -11,6 +11,10 @@
 // registers the calling thread) starts when that thread settles, at its first entry into the
 // runtime outside a handler.
 #pragma once
+
+namespace hpcl {
+struct Profile;
+}
 
 namespace hpcrun {
 
@@ -47,6 +51,10 @@ struct SourceOps {
   // last accesses to a block that is freed before the next signal. One look at the ring when it
   // is empty. nullptr: nothing buffered between signals.
   void (*before_forget)(ThreadState* ts);
+  // The writer, once every thread's records are in the trees: the source's own lines of the
+  // profile's META (its settings and the counts that account for every record it took), when
+  // it ran. nullptr: nothing of its own (docs/FORMAT.md lists the keys).
+  void (*write_meta)(hpcl::Profile& p);
 };
 
 // Thread life cycle, walking the table (thread_state.cpp, runtime.cpp). Not signal-safe.
@@ -66,6 +74,9 @@ bool sources_on_signal(ThreadState* ts, int fd, void* ucontext);
 void sources_on_tick(ThreadState* ts);
 // Before a tracked block or mapping leaves the address maps, on its thread (see before_forget).
 void sources_before_forget(ThreadState* ts);
+
+// The writer: every source's META lines, in the table's order.
+void sources_write_meta(hpcl::Profile& p);
 
 // Process end (process_end.cpp): halts every source, waits for the handlers in flight (bounded),
 // reads what the rings still hold and places the sampled pages, before the trees are read.

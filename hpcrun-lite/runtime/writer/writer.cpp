@@ -24,18 +24,16 @@
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "sources/soft/access_decode.h"
-#include "sources/watch/watch.h"
 #include "sources/watch/watch_table.h"
 #include "options.h"
 #include "process/mpi_rank.h"
 #include "base/real_fns.h"
 #include "process_env.h"
 #include "process/runtime.h"
-#include "sources/hw/hw_source.h"
 #include "sources/numa/numa.h"
 #include "sources/page_faults/page_faults.h"
-#include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
+#include "sources/source_table.h"
 #include "process/thread_state.h"
 #include "python/py_probe.h"
 #include "python/script_frames.h"
@@ -436,28 +434,8 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
   p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
-  if (g_config.page_fault_period) {
-    PageFaultCounts pf = pagefaults_counts();
-    p.set_meta("page_faults_period", std::to_string(g_config.page_fault_period));
-    p.set_meta("page_faults_total", std::to_string(pf.records));
-    p.set_meta("page_faults_in_runtime", std::to_string(pf.in_runtime));
-    p.set_meta("page_faults_lost", std::to_string(pf.lost));
-    p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
-  }
-  if (g_config.npapi) {
-    // Named even when PAPI could not count them, so the report says what was asked.
-    for (int k = 0; k < g_config.npapi; ++k) {
-      const std::string key = "counter." + std::to_string(k);
-      p.set_meta(key + ".event", g_config.papi_events[k]);
-      p.set_meta(key + ".period", std::to_string(g_config.papi_periods[k]));
-    }
-    PapiCounts pc = papi_counts();
-    p.set_meta("counter_overflows", std::to_string(pc.overflows));
-    p.set_meta("counter_overflows_in_runtime", std::to_string(pc.in_runtime));
-    p.set_meta("counter_overflows_nested", std::to_string(pc.nested));
-    p.set_meta("counter_overflows_dropped", std::to_string(pc.dropped));
-    p.set_meta("counter_threads_failed", std::to_string(pc.failed_threads));
-  }
+  // Each source's settings and the counts that account for its records (source_table.h).
+  sources_write_meta(p);
 
   p.set_meta("numa", numa_enabled() ? "1" : "0");
   if (numa_enabled()) {
@@ -470,27 +448,6 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   // page-fault source maps its CPUs to nodes even without placement lookups.
   if (numa_enabled() || pagefaults_enabled())
     p.set_meta("numa_nodes", std::to_string(numa_node_count()));
-  if (hw_enabled()) {
-    // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one
-    // of these counts.
-    HwCounts k = hw_counts();
-    if (hw_standin()) p.set_meta("hw_test_standin", "1");
-    p.set_meta("hw_records", std::to_string(k.records));
-    p.set_meta("hw_recorded", std::to_string(k.recorded));
-    p.set_meta("hw_no_address", std::to_string(k.no_address));
-    p.set_meta("hw_lost", std::to_string(k.lost));
-    p.set_meta("hw_throttled", std::to_string(k.throttled));
-    p.set_meta("hw_malformed", std::to_string(k.malformed));
-    p.set_meta("hw_not_valid", std::to_string(k.not_valid));
-    p.set_meta("hw_kernel", std::to_string(k.kernel));
-    p.set_meta("hw_in_runtime", std::to_string(k.in_runtime));
-    p.set_meta("hw_dropped", std::to_string(k.dropped));
-    const char* why = nullptr;
-    if (uint64_t fell = hw_fallback_threads(&why)) {
-      p.set_meta("hw_fallback_threads", std::to_string(fell));
-      p.set_meta("hw_fallback", why);
-    }
-  }
 
   for (uint32_t i = 0; i < modules_count(); ++i) {
     const ModuleEntry* m = module_get(i);
@@ -502,35 +459,6 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.modules.push_back(hpcl::Module{hpcl::kScriptModulePath, "", 0});
   }
   if (python_target()) p.set_meta("python_version", python_version_text());
-  if (watch_enabled()) {
-    // Every watch is accounted for: it trapped, expired (counted per variable), was still pending
-    // at the end, or never armed (no register free); the registers the program held are named.
-    WatchCounts w = watch_counts();
-    p.set_meta("wp_sharing_rate", std::to_string(g_config.wp_sharing_rate));
-    p.set_meta("wp_reuse_rate", std::to_string(g_config.wp_reuse_rate));
-    p.set_meta("wp_sharing_window_ms", std::to_string(watch_config().sharing_window_ns / 1000000));
-    p.set_meta("wp_reuse_window_ms", std::to_string(watch_config().reuse_window_ns / 1000000));
-    p.set_meta("wp_registers", std::to_string(w.slots_opened));
-    p.set_meta("wp_registers_taken", std::to_string(w.registers_taken));
-    p.set_meta("wp_open_failed", std::to_string(w.open_failed));
-    p.set_meta("wp_armed", std::to_string(w.armed));
-    p.set_meta("wp_traps", std::to_string(w.traps));
-    p.set_meta("wp_expired", std::to_string(w.expired));
-    p.set_meta("wp_pending_end", std::to_string(w.pending_end));
-    p.set_meta("wp_no_register", std::to_string(w.no_slot));
-    p.set_meta("wp_modify_failed", std::to_string(w.modify_failed));
-    p.set_meta("wp_stale", std::to_string(w.stale));
-    p.set_meta("wp_table_lost", std::to_string(watch_table_lost()));
-    p.set_meta("wp_trap_latency_ns", std::to_string(w.trap_latency_ns));
-    log_info("watchpoints: %llu registers opened (%llu taken by the program), %llu armed, %llu traps, "
-             "%llu expired, %llu without a free register, trap latency %llu ns",
-             (unsigned long long)w.slots_opened, (unsigned long long)w.registers_taken,
-             (unsigned long long)w.armed, (unsigned long long)w.traps, (unsigned long long)w.expired,
-             (unsigned long long)w.no_slot, (unsigned long long)w.trap_latency_ns);
-    if (w.registers_taken)
-      log_warn("watchpoints: %llu debug registers were in use by the program (a debugger?) and "
-               "were left to it", (unsigned long long)w.registers_taken);
-  }
 
   std::string dir = g_config.out_dir;
   const OutputModes modes = output_modes();

@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "hpcl/profile.h"
 #include "base/clock.h"
 #include "process/fd_guard.h"
 #include "base/guard.h"
@@ -416,6 +418,29 @@ HwCounts hw_counts() {
   k.in_runtime = g_counts.in_runtime.load(std::memory_order_relaxed);
   k.dropped = g_counts.dropped.load(std::memory_order_relaxed);
   return k;
+}
+
+void hw_write_meta(hpcl::Profile& p) {
+  if (!hw_enabled()) return;
+  // Every record of the hardware source is accounted for (hw_drain.h): in a tree, or in one
+  // of these counts.
+  const HwCounts k = hw_counts();
+  if (hw_standin()) p.set_meta("hw_test_standin", "1");
+  p.set_meta("hw_records", std::to_string(k.records));
+  p.set_meta("hw_recorded", std::to_string(k.recorded));
+  p.set_meta("hw_no_address", std::to_string(k.no_address));
+  p.set_meta("hw_lost", std::to_string(k.lost));
+  p.set_meta("hw_throttled", std::to_string(k.throttled));
+  p.set_meta("hw_malformed", std::to_string(k.malformed));
+  p.set_meta("hw_not_valid", std::to_string(k.not_valid));
+  p.set_meta("hw_kernel", std::to_string(k.kernel));
+  p.set_meta("hw_in_runtime", std::to_string(k.in_runtime));
+  p.set_meta("hw_dropped", std::to_string(k.dropped));
+  const char* why = nullptr;
+  if (uint64_t fell = hw_fallback_threads(&why)) {
+    p.set_meta("hw_fallback_threads", std::to_string(fell));
+    p.set_meta("hw_fallback", why);
+  }
 }
 
 }  // namespace hpcrun

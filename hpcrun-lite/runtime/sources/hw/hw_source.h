@@ -22,6 +22,10 @@
 #include "options.h"
 #include "sources/hw/hw_drain.h"
 
+namespace hpcl {
+struct Profile;
+}
+
 namespace hpcrun {
 
 struct ThreadState;
@@ -61,6 +65,8 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucontext);
 void hw_halt_all();
 void hw_drain_all();
 HwCounts hw_counts();
+// META hw_* (source_table.h: write_meta): where every record went, the fallback.
+void hw_write_meta(hpcl::Profile& p);
 // Threads sampled with soft because their events could not start, and the first reason.
 uint64_t hw_fallback_threads(const char** reason);
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 #include "base/clock.h"
 #include "hpcl/profile.h"
@@ -213,6 +214,16 @@ PageFaultCounts pagefaults_counts() {
   c.lost = g_lost.load(std::memory_order_relaxed);
   c.throttled = g_throttled.load(std::memory_order_relaxed);
   return c;
+}
+
+void pagefaults_write_meta(hpcl::Profile& p) {
+  if (!pagefaults_enabled()) return;
+  const PageFaultCounts pf = pagefaults_counts();
+  p.set_meta("page_faults_period", std::to_string(pagefaults_period()));
+  p.set_meta("page_faults_total", std::to_string(pf.records));
+  p.set_meta("page_faults_in_runtime", std::to_string(pf.in_runtime));
+  p.set_meta("page_faults_lost", std::to_string(pf.lost));
+  p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
 }
 
 }  // namespace hpcrun

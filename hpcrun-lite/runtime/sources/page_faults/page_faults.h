@@ -14,6 +14,10 @@
 
 #include <cstdint>
 
+namespace hpcl {
+struct Profile;
+}
+
 namespace hpcrun {
 
 struct ThreadState;
@@ -31,6 +35,8 @@ struct PageFaultCounts {
 void pagefaults_init(uint64_t period, int signo);
 bool pagefaults_enabled();
 uint64_t pagefaults_period();
+// META page_faults_* (source_table.h: write_meta): the period and where every record went.
+void pagefaults_write_meta(hpcl::Profile& p);
 // Opens the thread's event and ring (for ts->tid: also a thread adopted at start-up). Not
 // signal-safe.
 void pagefaults_start_thread(ThreadState* ts);

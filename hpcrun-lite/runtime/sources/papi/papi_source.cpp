@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
+#include "hpcl/profile.h"
 #include "memory/find_object.h"
 #include "base/guard.h"
 #include "process/handler_gate.h"
@@ -215,6 +217,22 @@ PapiCounts papi_counts() {
   c.dropped = g_dropped.load(std::memory_order_relaxed);
   c.failed_threads = g_failed.load(std::memory_order_relaxed);
   return c;
+}
+
+void papi_write_meta(hpcl::Profile& p) {
+  if (papi_event_count() == 0) return;
+  // Named even when PAPI could not count them, so the report says what was asked.
+  for (int k = 0; k < papi_event_count(); ++k) {
+    const std::string key = "counter." + std::to_string(k);
+    p.set_meta(key + ".event", papi_event_name(k));
+    p.set_meta(key + ".period", std::to_string(papi_event_period(k)));
+  }
+  const PapiCounts pc = papi_counts();
+  p.set_meta("counter_overflows", std::to_string(pc.overflows));
+  p.set_meta("counter_overflows_in_runtime", std::to_string(pc.in_runtime));
+  p.set_meta("counter_overflows_nested", std::to_string(pc.nested));
+  p.set_meta("counter_overflows_dropped", std::to_string(pc.dropped));
+  p.set_meta("counter_threads_failed", std::to_string(pc.failed_threads));
 }
 
 }  // namespace hpcrun

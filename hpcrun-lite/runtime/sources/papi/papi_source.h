@@ -56,5 +56,7 @@ void papi_stop_all();
 // Fork child: PAPI's per-thread state is the parent's; the child counts nothing more.
 void papi_forget(ThreadState* ts);
 PapiCounts papi_counts();
+// META counter.N.event/.period and counter_* (source_table.h: write_meta).
+void papi_write_meta(hpcl::Profile& p);
 
 }  // namespace hpcrun

@@ -13,7 +13,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
+#include "hpcl/profile.h"
 #include "base/clock.h"
 #include "process/fd_guard.h"
 #include "base/log.h"
@@ -396,6 +398,37 @@ WatchCounts watch_counts() {
   c.stale = v(g_n.stale);
   c.trap_latency_ns = g_trap_latency_ns.load(std::memory_order_relaxed);
   return c;
+}
+
+void watch_write_meta(hpcl::Profile& p) {
+  if (!watch_enabled()) return;
+  // Every watch is accounted for: it trapped, expired (counted per variable), was still pending
+  // at the end, or never armed (no register free); the registers the program held are named.
+  const WatchCounts w = watch_counts();
+  p.set_meta("wp_sharing_rate", std::to_string(watch_config().sharing_rate));
+  p.set_meta("wp_reuse_rate", std::to_string(watch_config().reuse_rate));
+  p.set_meta("wp_sharing_window_ms", std::to_string(watch_config().sharing_window_ns / 1000000));
+  p.set_meta("wp_reuse_window_ms", std::to_string(watch_config().reuse_window_ns / 1000000));
+  p.set_meta("wp_registers", std::to_string(w.slots_opened));
+  p.set_meta("wp_registers_taken", std::to_string(w.registers_taken));
+  p.set_meta("wp_open_failed", std::to_string(w.open_failed));
+  p.set_meta("wp_armed", std::to_string(w.armed));
+  p.set_meta("wp_traps", std::to_string(w.traps));
+  p.set_meta("wp_expired", std::to_string(w.expired));
+  p.set_meta("wp_pending_end", std::to_string(w.pending_end));
+  p.set_meta("wp_no_register", std::to_string(w.no_slot));
+  p.set_meta("wp_modify_failed", std::to_string(w.modify_failed));
+  p.set_meta("wp_stale", std::to_string(w.stale));
+  p.set_meta("wp_table_lost", std::to_string(watch_table_lost()));
+  p.set_meta("wp_trap_latency_ns", std::to_string(w.trap_latency_ns));
+  log_info("watchpoints: %llu registers opened (%llu taken by the program), %llu armed, %llu traps, "
+           "%llu expired, %llu without a free register, trap latency %llu ns",
+           (unsigned long long)w.slots_opened, (unsigned long long)w.registers_taken,
+           (unsigned long long)w.armed, (unsigned long long)w.traps, (unsigned long long)w.expired,
+           (unsigned long long)w.no_slot, (unsigned long long)w.trap_latency_ns);
+  if (w.registers_taken)
+    log_warn("watchpoints: %llu debug registers were in use by the program (a debugger?) and "
+             "were left to it", (unsigned long long)w.registers_taken);
 }
 
 }  // namespace hpcrun

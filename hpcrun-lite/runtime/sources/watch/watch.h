@@ -19,6 +19,10 @@
 
 #include <cstdint>
 
+namespace hpcl {
+struct Profile;
+}
+
 namespace hpcrun {
 
 struct ThreadState;
@@ -82,5 +86,8 @@ struct WatchCounts {
                                  // at the first thread's start and subtracted from reuse times
 };
 WatchCounts watch_counts();
+// META wp_* (source_table.h: write_meta): the settings and what became of every watch; logs
+// the summary.
+void watch_write_meta(hpcl::Profile& p);
 
 }  // namespace hpcrun
