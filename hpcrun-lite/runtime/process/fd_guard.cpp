@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "process/thread_state.h"
+#include "sources/source_table.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 
@@ -63,7 +64,10 @@ void make_room(int fd) {
   uint32_t budget = threads_count() + 1;
   for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget) {
     bool found = false;
-    for (int* slot : {&t->perf_fd, &t->pf_fd, &t->pf_wake_fd}) {
+    int* slots[8] = {&t->perf_fd};
+    const int n = 1 + sources_thread_fds(t, slots + 1, 7);
+    for (int i = 0; i < n; ++i) {
+      int* slot = slots[i];
       int expected = fd;
       found = found || __atomic_compare_exchange_n(slot, &expected, moved, false,
                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);

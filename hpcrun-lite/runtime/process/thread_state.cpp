@@ -85,11 +85,7 @@ bool on_a_stack(const ThreadState* t, uint64_t addr) {
 void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
   ts->perf_fd = -1;
-  ts->papi_set = -1;
-  ts->pf_fd = -1;
-  ts->pf_wake_fd = -1;
-  ts->hw_fd = -1;
-  for (int& fd : ts->hw_other) fd = -1;
+  sources_init_state(ts);
   ts->period_pending = 0;
   ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
@@ -178,8 +174,8 @@ uint32_t threads_adopt_existing() {
       ThreadState* ts = new_state(g_next_index.fetch_add(1, std::memory_order_relaxed), tid);
       if (!ts) break;
       ts->tid = tid;
-      ts->perf_fd = ts->papi_set = ts->pf_fd = ts->pf_wake_fd = ts->hw_fd = -1;
-      for (int& fd : ts->hw_other) fd = -1;
+      ts->perf_fd = -1;
+      sources_init_state(ts);
       ts->unwind_ready = 0;  // libunwind's per-thread cache cannot be made in a handler
       uint64_t lo, hi;
       if (blocked_thread_stack("/proc/self", tid, &lo, &hi)) set_stack(ts, lo, hi);

@@ -12,21 +12,27 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "trees/cct.h"
 #include "memory/alloc_sites.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
-#include "hpcrun/probe/event_plan.h"
 #include "sources/numa/numa.h"
-#include "sources/perf_ring.h"
-#include "sources/watch/watch_slot.h"
 
 namespace hpcrun {
 
 // Frames of the call path that created a thread, kept with it (see ThreadState::creator).
 inline constexpr int kMaxCreatorFrames = 32;
+
+// Room for each source's per-thread state (sources/source_state.h): slots for 8 sources of up
+// to 1 KiB each (the largest today, the watches', takes under 400 bytes).
+inline constexpr int kSourceSlotCount = 8;
+inline constexpr size_t kSourceSlotBytes = 1024;
+struct alignas(64) SourceSlotBytes {
+  unsigned char bytes[kSourceSlotBytes];
+};
 
 struct ThreadState {
   ThreadState* next;         // global list, newest first
@@ -34,14 +40,6 @@ struct ThreadState {
   uint32_t index;            // 0 = the first thread measured (main)
   pid_t tid;
   int perf_fd;               // -1 when not sampling
-  int papi_set;              // the thread's PAPI event set, -1 without (papi_source.h)
-  int pf_fd;                 // the page-fault event, -1 without (page_faults.h)
-  PerfRing pf_ring;          // its ring buffer
-  int pf_wake_fd;            // the page-fault event that signals when the ring fills, or -1
-  int hw_fd;                 // the hardware source's first sampling event, -1 without (hw_source.h)
-  PerfRing hw_ring;          // its ring buffer, which takes the records of all its events
-  int hw_other[kMaxPlannedEvents - 1];  // the source's other events (an aux group leader, the
-                                        // other core type's), -1 unused
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
   // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
@@ -88,10 +86,12 @@ struct ThreadState {
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
   TrackControl track;
   SiteCache site_cache;      // the sites this thread tracked lately (alloc_sites.h)
-  // Debug-register watches (watch.h): armed by this thread's handler or by other threads'.
-  WatchSlots wp;
   // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.
   NumaLog numa;
+  // The sources' own per-thread state, a slot each (sources/source_state.h): the page-fault
+  // and hardware sources' events and rings, the watches (armed by this thread's handler or by
+  // other threads'), the PAPI event set.
+  SourceSlotBytes source_slots[kSourceSlotCount];
   Cct cct;
 };
 

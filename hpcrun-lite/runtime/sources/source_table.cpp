@@ -17,35 +17,85 @@ namespace hpcrun {
 namespace {
 
 const SourceOps kSoft = {
-    "soft", [](ThreadState* ts, bool) { sampler_start_thread(ts); }, false, sampler_stop_thread,
-    sampler_forget, true, nullptr, nullptr, sampler_halt_all, nullptr, nullptr, nullptr};
+    .name = "soft",
+    .start_thread = [](ThreadState* ts, bool) { sampler_start_thread(ts); },
+    .stop_thread = sampler_stop_thread,
+    .forget = sampler_forget,
+    .restarts_in_child = true,
+    .halt_all = sampler_halt_all,
+};
 
 const SourceOps kPageFaults = {
-    "page-faults", [](ThreadState* ts, bool) { pagefaults_start_thread(ts); }, false,
-    pagefaults_stop_thread, pagefaults_forget, true,
-    [](ThreadState* ts, int fd, void*) { return pagefaults_on_wake(ts, fd); },
-    pagefaults_on_timer, pagefaults_halt_all, pagefaults_drain_all, pagefaults_before_forget,
-    pagefaults_write_meta};
+    .name = "page-faults",
+    .init_state = pagefaults_init_state,
+    .thread_fds = pagefaults_thread_fds,
+    .start_thread = [](ThreadState* ts, bool) { pagefaults_start_thread(ts); },
+    .stop_thread = pagefaults_stop_thread,
+    .forget = pagefaults_forget,
+    .restarts_in_child = true,
+    .on_signal = [](ThreadState* ts, int fd, void*) { return pagefaults_on_wake(ts, fd); },
+    .on_tick = pagefaults_on_timer,
+    .halt_all = pagefaults_halt_all,
+    .drain_all = pagefaults_drain_all,
+    .before_forget = pagefaults_before_forget,
+    .write_meta = pagefaults_write_meta,
+};
 
 const SourceOps kHardware = {
-    "hardware", [](ThreadState* ts, bool) { hw_start_thread(ts); }, false, hw_stop_thread,
-    hw_forget, true, [](ThreadState* ts, int fd, void* uc) { return hw_on_signal(ts, fd, uc); },
-    nullptr, hw_halt_all, hw_drain_all, hw_before_forget, hw_write_meta};
+    .name = "hardware",
+    .init_state = hw_init_state,
+    .start_thread = [](ThreadState* ts, bool) { hw_start_thread(ts); },
+    .stop_thread = hw_stop_thread,
+    .forget = hw_forget,
+    .restarts_in_child = true,
+    .on_signal = [](ThreadState* ts, int fd, void* uc) { return hw_on_signal(ts, fd, uc); },
+    .halt_all = hw_halt_all,
+    .drain_all = hw_drain_all,
+    .before_forget = hw_before_forget,
+    .write_meta = hw_write_meta,
+};
 
-const SourceOps kWatch = {"watchpoints", watch_start_thread, false, watch_stop_thread,
-                          watch_forget, true, watch_on_signal, nullptr, watch_stop_all, nullptr,
-                          nullptr, watch_write_meta};
+const SourceOps kWatch = {
+    .name = "watchpoints",
+    .start_thread = watch_start_thread,
+    .stop_thread = watch_stop_thread,
+    .forget = watch_forget,
+    .restarts_in_child = true,
+    .on_signal = watch_on_signal,
+    .halt_all = watch_stop_all,
+    .write_meta = watch_write_meta,
+};
 
 // PAPI registers the calling thread with the library: only the thread itself can start it, and
 // a fork child inherits none of PAPI's per-thread state.
-const SourceOps kPapi = {"papi", [](ThreadState* ts, bool) { papi_start_thread(ts); }, true,
-                         papi_stop_thread, papi_forget, false, nullptr, nullptr, papi_stop_all,
-                         nullptr, nullptr, papi_write_meta};
+const SourceOps kPapi = {
+    .name = "papi",
+    .init_state = papi_init_state,
+    .start_thread = [](ThreadState* ts, bool) { papi_start_thread(ts); },
+    .needs_self = true,
+    .stop_thread = papi_stop_thread,
+    .forget = papi_forget,
+    .restarts_in_child = false,
+    .halt_all = papi_stop_all,
+    .write_meta = papi_write_meta,
+};
 
 // The rows, in the order threads start them and the handler asks them.
 const SourceOps* const kTable[] = {&kSoft, &kPageFaults, &kHardware, &kWatch, &kPapi};
 
 }  // namespace
+
+void sources_init_state(ThreadState* ts) {
+  for (const SourceOps* s : kTable)
+    if (s->init_state) s->init_state(ts);
+}
+
+int sources_thread_fds(ThreadState* ts, int** out, int max) {
+  int n = 0;
+  for (const SourceOps* s : kTable)
+    if (s->thread_fds) n += s->thread_fds(ts, out + n, max - n);
+  return n;
+}
 
 void sources_start_thread(ThreadState* ts, bool self) {
   for (const SourceOps* s : kTable)

@@ -21,41 +21,52 @@ namespace hpcrun {
 struct ThreadState;
 
 struct SourceOps {
-  const char* name;
+  const char* name = nullptr;
+  // A thread state gets a new owner (a new thread, an adopted one, a reused state): the
+  // source's slot (source_state.h) takes its first values. nullptr: zeroes will do.
+  void (*init_state)(ThreadState* ts) = nullptr;
+  // The thread's descriptors that the program's dup2/close must not take (fd_guard.h): up to
+  // `max` pointers to them; returns how many. nullptr: none guarded.
+  int (*thread_fds)(ThreadState* ts, int** out, int max) = nullptr;
   // Opens the thread's events; `self`: called on that thread. Not signal-safe.
-  void (*start_thread)(ThreadState* ts, bool self);
+  void (*start_thread)(ThreadState* ts, bool self) = nullptr;
   // Whether start_thread needs `self` (otherwise it waits for the thread to settle).
-  bool needs_self;
+  bool needs_self = false;
   // On the thread itself when it ends: stops its events and reads what they still hold.
-  void (*stop_thread)(ThreadState* ts);
+  void (*stop_thread)(ThreadState* ts) = nullptr;
   // Fork child: drops what the parent's thread had (events, rings) without reading it.
-  void (*forget)(ThreadState* ts);
+  void (*forget)(ThreadState* ts) = nullptr;
   // Fork child: whether the surviving thread starts this source again.
-  bool restarts_in_child;
+  bool restarts_in_child = false;
   // The sampling signal's handler: whether `fd` is one of this source's events of `ts`, whose
   // records it then drains. Async-signal-safe. nullptr: the source has no signal of its own.
-  bool (*on_signal)(ThreadState* ts, int fd, void* ucontext);
+  bool (*on_signal)(ThreadState* ts, int fd, void* ucontext) = nullptr;
   // The thread's timer signal, after its sample: reads what the source buffered. Async-signal-
   // safe. nullptr: nothing to read.
-  void (*on_tick)(ThreadState* ts);
+  void (*on_tick)(ThreadState* ts) = nullptr;
   // Process end, first pass: no handler of this source touches a tree once it returns and the
   // handlers in flight are done (handler_gate.h); events disabled.
-  void (*halt_all)();
+  void (*halt_all)() = nullptr;
   // Process end, second pass, once no handler runs: reads every thread's remaining records.
   // nullptr: nothing buffered.
-  void (*drain_all)();
+  void (*drain_all)() = nullptr;
   // On the thread itself, outside any handler, before the runtime forgets a block or mapping
   // (free, a realloc that moves, munmap): reads what the thread's ring holds, so that records of
   // the block's addresses find it in the map. A ring read only at signals that come every N
   // records or at timer ticks (the page-fault source, the hardware test stand-in) may hold the
   // last accesses to a block that is freed before the next signal. One look at the ring when it
   // is empty. nullptr: nothing buffered between signals.
-  void (*before_forget)(ThreadState* ts);
+  void (*before_forget)(ThreadState* ts) = nullptr;
   // The writer, once every thread's records are in the trees: the source's own lines of the
   // profile's META (its settings and the counts that account for every record it took), when
   // it ran. nullptr: nothing of its own (docs/FORMAT.md lists the keys).
-  void (*write_meta)(hpcl::Profile& p);
+  void (*write_meta)(hpcl::Profile& p) = nullptr;
 };
+
+// A thread state's new owner: every source's slot takes its first values. Not signal-safe.
+void sources_init_state(ThreadState* ts);
+// Every source's guarded descriptors of `ts` (see thread_fds); returns how many.
+int sources_thread_fds(ThreadState* ts, int** out, int max);
 
 // Thread life cycle, walking the table (thread_state.cpp, runtime.cpp). Not signal-safe.
 void sources_start_thread(ThreadState* ts, bool self);

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "sources/source_state.h"
 #include "hpcl/profile.h"
 #include "base/clock.h"
 #include "process/fd_guard.h"
@@ -38,6 +39,11 @@
 namespace hpcrun {
 
 namespace {
+
+HwThread& hw_of(ThreadState* ts) { return source_state<HwThread>(ts, SourceSlot::Hardware); }
+const HwThread& hw_of(const ThreadState* ts) {
+  return source_state<HwThread>(ts, SourceSlot::Hardware);
+}
 
 // 32 data pages (128 KiB, ~1,600 PEBS records) as for the page-fault source; 8 when the perf
 // mlock allowance is spent. One ring per thread, whatever the number of events.
@@ -191,18 +197,18 @@ void drain(ThreadState* ts, const uint64_t* path, int npath) {
   env.npath = npath;
   env.numa = numa_enabled() ? &ts->numa : nullptr;
   if (watch_enabled()) env.on_access = on_access_cb;
-  hw_drain(&ts->hw_ring, &env);
+  hw_drain(&hw_of(ts).ring, &env);
   publish(env.counts, ts);
 }
 
 // Closes the thread's events and unmaps its ring; exchange, since thread end and process end may
 // race.
 void release(ThreadState* ts) {
-  int fd = __atomic_exchange_n(&ts->hw_fd, -1, __ATOMIC_ACQ_REL);
+  int fd = __atomic_exchange_n(&hw_of(ts).fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
-  perf_ring_unmap(&ts->hw_ring);
+  perf_ring_unmap(&hw_of(ts).ring);
   fd_guard_close(fd);
-  for (int& other : ts->hw_other)
+  for (int& other : hw_of(ts).other)
     if (other >= 0) {
       fd_guard_close(other);
       other = -1;
@@ -210,17 +216,17 @@ void release(ThreadState* ts) {
 }
 
 void disable(ThreadState* ts) {
-  int fd = __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE);
+  int fd = __atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  for (int other : ts->hw_other)
+  for (int other : hw_of(ts).other)
     if (other >= 0) ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 bool is_ours(const ThreadState* ts, int fd) {
   if (fd < 0) return false;
-  if (fd == __atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE)) return true;
-  for (int other : ts->hw_other)
+  if (fd == __atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE)) return true;
+  for (int other : hw_of(ts).other)
     if (fd == other) return true;
   return false;
 }
@@ -286,9 +292,9 @@ bool hw_enabled() { return g_enabled.load(std::memory_order_acquire); }
 bool hw_standin() { return g_standin; }
 
 void hw_start_thread(ThreadState* ts) {
-  ts->hw_fd = -1;
-  for (int& other : ts->hw_other) other = -1;
-  ts->hw_ring = PerfRing{};
+  hw_of(ts).fd = -1;
+  for (int& other : hw_of(ts).other) other = -1;
+  hw_of(ts).ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   if (g_test_refuse_later && g_threads_started.fetch_add(1, std::memory_order_relaxed) > 0)
     return fall_back(ts, "the TEST hook refused its events (HPCRUN_LITE_TEST_HW_FALLBACK=1)", EBUSY);
@@ -320,11 +326,11 @@ void hw_start_thread(ThreadState* ts) {
   int k = 0;
   for (int i = 0; i < g_plan.n; ++i) {
     fd_guard_add(fds[i]);  // kept from the program's closefrom and dup2 (fd_guard.h)
-    if (i != ring) ts->hw_other[k++] = fds[i];
+    if (i != ring) hw_of(ts).other[k++] = fds[i];
   }
   // The ring and the others before the ring's fd: the handler finds them once it sees that.
-  ts->hw_ring = map;
-  __atomic_store_n(&ts->hw_fd, fds[ring], __ATOMIC_RELEASE);
+  hw_of(ts).ring = map;
+  __atomic_store_n(&hw_of(ts).fd, fds[ring], __ATOMIC_RELEASE);
   for (int i = 0; i < g_plan.n && !err; ++i)
     if (g_plan.ev[i].signals) err = -perf_route_thread_signal(fds[i], g_signo, ts->tid);
   // A group starts with its leader.
@@ -364,7 +370,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
 }
 
 void hw_stop_thread(ThreadState* ts) {
-  if (__atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
   disable(ts);
   {
     ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);  // the process-end path waits for it
@@ -374,14 +380,14 @@ void hw_stop_thread(ThreadState* ts) {
 }
 
 void hw_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&ts->hw_fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(ts->hw_ring)) return;
+  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(hw_of(ts).ring)) return;
   // No calling context: the accesses were made before this free, by code whose frames may be gone.
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts, nullptr, 0);
 }
 
 void hw_forget(ThreadState* ts) {
-  if (ts->hw_fd < 0) return;
+  if (hw_of(ts).fd < 0) return;
   release(ts);  // the parent keeps its own mapping
 }
 
@@ -394,7 +400,7 @@ void hw_halt_all() {
 void hw_drain_all() {
   if (!hw_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
-    if (t->stale || __atomic_load_n(&t->hw_fd, __ATOMIC_ACQUIRE) < 0) continue;
+    if (t->stale || __atomic_load_n(&hw_of(t).fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t, nullptr, 0);
     release(t);
   }
@@ -441,6 +447,12 @@ void hw_write_meta(hpcl::Profile& p) {
     p.set_meta("hw_fallback_threads", std::to_string(fell));
     p.set_meta("hw_fallback", why);
   }
+}
+
+
+void hw_init_state(ThreadState* ts) {
+  hw_of(ts).fd = -1;
+  for (int& other : hw_of(ts).other) other = -1;
 }
 
 }  // namespace hpcrun

@@ -20,7 +20,9 @@
 #include <cstdint>
 
 #include "options.h"
+#include "hpcrun/probe/event_plan.h"
 #include "sources/hw/hw_drain.h"
+#include "sources/perf_ring.h"
 
 namespace hpcl {
 struct Profile;
@@ -29,6 +31,16 @@ struct Profile;
 namespace hpcrun {
 
 struct ThreadState;
+
+// The source's state of one thread (its slot: sources/source_state.h).
+struct HwThread {
+  int fd;                             // its first sampling event, -1 without
+  PerfRing ring;                      // the ring that takes the records of all its events
+  int other[kMaxPlannedEvents - 1];   // its other events (an aux group leader, the other core
+                                      // type's), -1 unused
+};
+// A new owner of a thread state: no events yet.
+void hw_init_state(ThreadState* ts);
 
 inline constexpr const char* kEnvTestHwStandin = "HPCRUN_LITE_TEST_HW_STANDIN";
 

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 
+#include "sources/source_state.h"
 #include "base/clock.h"
 #include "hpcl/profile.h"
 #include "memory/track_control.h"
@@ -32,6 +33,10 @@
 namespace hpcrun {
 
 namespace {
+
+PageFaultThread& pf_of(ThreadState* ts) {
+  return source_state<PageFaultThread>(ts, SourceSlot::PageFaults);
+}
 
 // 32 data pages (128 KiB): about 2,700 records of 48 bytes, what a thread faulting 1 GiB page by
 // page (2-3 faults per microsecond of CPU time, in a tight first-touch loop) produces between
@@ -79,7 +84,7 @@ void record_fault(const uint8_t* body, size_t size, void* ctx) {
 
 void drain(ThreadState* ts) {
   RingCounts counts;
-  perf_ring_drain(&ts->pf_ring, record_fault, ts, &counts);
+  perf_ring_drain(&pf_of(ts).ring, record_fault, ts, &counts);
   if (counts.records) g_records.fetch_add(counts.records, std::memory_order_relaxed);
   if (counts.lost) g_lost.fetch_add(counts.lost, std::memory_order_relaxed);
   if (counts.throttled) g_throttled.fetch_add(counts.throttled, std::memory_order_relaxed);
@@ -87,18 +92,18 @@ void drain(ThreadState* ts) {
 
 // Closes the event and unmaps the ring; exchange, since thread end and process end may race.
 void release(ThreadState* ts) {
-  int wake = __atomic_exchange_n(&ts->pf_wake_fd, -1, __ATOMIC_ACQ_REL);
+  int wake = __atomic_exchange_n(&pf_of(ts).wake_fd, -1, __ATOMIC_ACQ_REL);
   if (wake >= 0) fd_guard_close(wake);
-  int fd = __atomic_exchange_n(&ts->pf_fd, -1, __ATOMIC_ACQ_REL);
+  int fd = __atomic_exchange_n(&pf_of(ts).fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
-  perf_ring_unmap(&ts->pf_ring);
+  perf_ring_unmap(&pf_of(ts).ring);
   fd_guard_close(fd);
 }
 
 void disable(ThreadState* ts) {
-  int wake = __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE);
+  int wake = __atomic_load_n(&pf_of(ts).wake_fd, __ATOMIC_ACQUIRE);
   if (wake >= 0) ioctl(wake, PERF_EVENT_IOC_DISABLE, 0);
-  int fd = __atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE);
+  int fd = __atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE);
   if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
@@ -114,9 +119,9 @@ bool pagefaults_enabled() { return g_enabled.load(std::memory_order_acquire); }
 uint64_t pagefaults_period() { return g_period; }
 
 void pagefaults_start_thread(ThreadState* ts) {
-  ts->pf_fd = -1;
-  ts->pf_wake_fd = -1;
-  ts->pf_ring = PerfRing{};
+  pf_of(ts).fd = -1;
+  pf_of(ts).wake_fd = -1;
+  pf_of(ts).ring = PerfRing{};
   if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
   int fd = perf_open_thread(page_fault_attr(g_period, 0), ts->tid);
@@ -129,8 +134,8 @@ void pagefaults_start_thread(ThreadState* ts) {
   }
   fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
   // The ring before the fd: the handler finds the fd only once the ring is there.
-  ts->pf_ring = ring;
-  __atomic_store_n(&ts->pf_fd, fd, __ATOMIC_RELEASE);
+  pf_of(ts).ring = ring;
+  __atomic_store_n(&pf_of(ts).fd, fd, __ATOMIC_RELEASE);
   if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
     int err = errno;
     release(ts);
@@ -145,15 +150,15 @@ void pagefaults_start_thread(ThreadState* ts) {
   int wake = perf_open_thread(wa, ts->tid);
   if (wake < 0) return;  // the timer still reads the ring
   fd_guard_add(wake);
-  __atomic_store_n(&ts->pf_wake_fd, wake, __ATOMIC_RELEASE);
+  __atomic_store_n(&pf_of(ts).wake_fd, wake, __ATOMIC_RELEASE);
   if (perf_arm_thread_signal(wake, g_signo, ts->tid) != 0) {
-    __atomic_store_n(&ts->pf_wake_fd, -1, __ATOMIC_RELEASE);
+    __atomic_store_n(&pf_of(ts).wake_fd, -1, __ATOMIC_RELEASE);
     fd_guard_close(wake);
   }
 }
 
 bool pagefaults_on_wake(ThreadState* ts, int fd) {
-  if (fd < 0 || fd != __atomic_load_n(&ts->pf_wake_fd, __ATOMIC_ACQUIRE)) return false;
+  if (fd < 0 || fd != __atomic_load_n(&pf_of(ts).wake_fd, __ATOMIC_ACQUIRE)) return false;
   // The writer either waits for this drain or is seen to have begun and reads the rings itself;
   // nested in another handler of this thread (PAPI's), the ring waits for the next signal.
   HandlerGate gate(ts->in_handler, g_stopped);
@@ -162,13 +167,13 @@ bool pagefaults_on_wake(ThreadState* ts, int fd) {
 }
 
 void pagefaults_on_timer(ThreadState* ts) {
-  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
   if (g_stopped.load(std::memory_order_relaxed)) return;  // the writer reads the rings
   drain(ts);
 }
 
 void pagefaults_stop_thread(ThreadState* ts) {
-  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
   disable(ts);
   {
     // The sampling signal's handler writes this tree too: blocked while we do; the process-end
@@ -180,13 +185,13 @@ void pagefaults_stop_thread(ThreadState* ts) {
 }
 
 void pagefaults_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&ts->pf_fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(ts->pf_ring)) return;
+  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(pf_of(ts).ring)) return;
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts);
 }
 
 void pagefaults_forget(ThreadState* ts) {
-  if (ts->pf_fd < 0) return;
+  if (pf_of(ts).fd < 0) return;
   // The parent's mapping was inherited; unmap ours, the parent keeps its own.
   release(ts);
 }
@@ -200,7 +205,7 @@ void pagefaults_halt_all() {
 void pagefaults_drain_all() {
   if (!pagefaults_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
-    if (t->stale || __atomic_load_n(&t->pf_fd, __ATOMIC_ACQUIRE) < 0) continue;
+    if (t->stale || __atomic_load_n(&pf_of(t).fd, __ATOMIC_ACQUIRE) < 0) continue;
     drain(t);
     release(t);
   }
@@ -224,6 +229,19 @@ void pagefaults_write_meta(hpcl::Profile& p) {
   p.set_meta("page_faults_in_runtime", std::to_string(pf.in_runtime));
   p.set_meta("page_faults_lost", std::to_string(pf.lost));
   p.set_meta("page_faults_throttled", std::to_string(pf.throttled));
+}
+
+
+void pagefaults_init_state(ThreadState* ts) {
+  pf_of(ts).fd = -1;
+  pf_of(ts).wake_fd = -1;
+}
+
+int pagefaults_thread_fds(ThreadState* ts, int** out, int max) {
+  int n = 0;
+  for (int* fd : {&pf_of(ts).fd, &pf_of(ts).wake_fd})
+    if (n < max) out[n++] = fd;
+  return n;
 }
 
 }  // namespace hpcrun

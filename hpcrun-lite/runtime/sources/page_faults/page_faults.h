@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "sources/perf_ring.h"
+
 namespace hpcl {
 struct Profile;
 }
@@ -21,6 +23,18 @@ struct Profile;
 namespace hpcrun {
 
 struct ThreadState;
+
+// The source's state of one thread (its slot: sources/source_state.h).
+struct PageFaultThread {
+  int fd;          // the page-fault event, -1 without
+  PerfRing ring;   // its ring buffer
+  int wake_fd;     // the page-fault event that signals when the ring fills, or -1
+};
+// A new owner of a thread state: no events yet.
+void pagefaults_init_state(ThreadState* ts);
+// The thread's descriptors that the program's dup2/close must not take (fd_guard.h): up to
+// `max` pointers to them in `out`; returns how many.
+int pagefaults_thread_fds(ThreadState* ts, int** out, int max);
 
 struct PageFaultCounts {
   uint64_t records = 0;     // fault records read

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "sources/source_state.h"
 #include "hpcl/profile.h"
 #include "memory/find_object.h"
 #include "base/guard.h"
@@ -28,6 +29,8 @@
 namespace hpcrun {
 
 namespace {
+
+PapiThread& papi_of(ThreadState* ts) { return source_state<PapiThread>(ts, SourceSlot::Papi); }
 
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_stopped{false};
@@ -181,7 +184,7 @@ void papi_start_thread(ThreadState* ts) {
     g_failed.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  ts->papi_set = set;
+  papi_of(ts).set = set;
 #else
   (void)ts;
 #endif
@@ -189,9 +192,9 @@ void papi_start_thread(ThreadState* ts) {
 
 void papi_stop_thread(ThreadState* ts) {
 #ifdef HPCL_HAVE_PAPI_H
-  int set = ts->papi_set;
+  int set = papi_of(ts).set;
   if (set == -1 || !papi_enabled()) return;
-  ts->papi_set = -1;
+  papi_of(ts).set = -1;
   long long values[kMaxPapiEvents];
   g_fns.stop(set, values);
   g_fns.cleanup_eventset(set);
@@ -206,7 +209,7 @@ void papi_stop_all() { g_stopped.store(true, std::memory_order_seq_cst); }
 
 void papi_forget(ThreadState* ts) {
   g_stopped.store(true, std::memory_order_seq_cst);
-  ts->papi_set = -1;
+  papi_of(ts).set = -1;
 }
 
 PapiCounts papi_counts() {
@@ -234,5 +237,8 @@ void papi_write_meta(hpcl::Profile& p) {
   p.set_meta("counter_overflows_dropped", std::to_string(pc.dropped));
   p.set_meta("counter_threads_failed", std::to_string(pc.failed_threads));
 }
+
+
+void papi_init_state(ThreadState* ts) { papi_of(ts).set = -1; }
 
 }  // namespace hpcrun

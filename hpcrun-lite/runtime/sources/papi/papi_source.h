@@ -21,6 +21,13 @@ namespace hpcrun {
 
 struct ThreadState;
 
+// The source's state of one thread (its slot: sources/source_state.h).
+struct PapiThread {
+  int set;  // the thread's PAPI event set, -1 without
+};
+// A new owner of a thread state: no event set yet.
+void papi_init_state(ThreadState* ts);
+
 inline constexpr int kMaxPapiEvents = kMaxCounters;
 
 struct PapiEventRequest {

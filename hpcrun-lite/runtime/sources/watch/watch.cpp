@@ -15,6 +15,8 @@
 #include <cstring>
 #include <string>
 
+#include "sources/watch/watch_slot.h"
+#include "sources/source_state.h"
 #include "hpcl/profile.h"
 #include "base/clock.h"
 #include "process/fd_guard.h"
@@ -29,6 +31,11 @@
 
 namespace hpcrun {
 namespace {
+
+WatchSlots& wp_of(ThreadState* ts) { return source_state<WatchSlots>(ts, SourceSlot::Watch); }
+const WatchSlots& wp_of(const ThreadState* ts) {
+  return source_state<WatchSlots>(ts, SourceSlot::Watch);
+}
 
 WatchConfig g_cfg;
 int g_signo = 0;
@@ -99,7 +106,7 @@ void count_expired(const WatchSlot& s) {
 
 // Disables and counts the watches of `t` past their window. Signal-safe; any thread.
 void expire(ThreadState* t, uint64_t now) {
-  for (WatchSlot& s : t->wp.slot) {
+  for (WatchSlot& s : wp_of(t).slot) {
     if (s.state.load(std::memory_order_relaxed) != kWatchArmed ||
         now < s.deadline_ns.load(std::memory_order_relaxed) || !take(s, kWatchArmed))
       continue;
@@ -112,13 +119,13 @@ void expire(ThreadState* t, uint64_t now) {
   }
 }
 
-bool ready(const ThreadState* t) { return t->wp.ready.load(std::memory_order_acquire) != 0; }
+bool ready(const ThreadState* t) { return wp_of(t).ready.load(std::memory_order_acquire) != 0; }
 
 void arm_reuse(ThreadState* ts, int32_t var, uint64_t ea) {
   for (int i = 0; i < kWatchSlots; ++i) {
-    if (arm(ts->wp.slot[i], kWatchReuse, var, ea & ~7ull, 0, 0, g_cfg.reuse_window_ns)) {
+    if (arm(wp_of(ts).slot[i], kWatchReuse, var, ea & ~7ull, 0, 0, g_cfg.reuse_window_ns)) {
       wp_count_armed(var, false);
-      ts->wp.restart |= 1u << i;
+      wp_of(ts).restart |= 1u << i;
       return;
     }
   }
@@ -146,7 +153,7 @@ void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, bool 
        t = t->next, --budget) {
     if (t == ts || !t->alive.load(std::memory_order_relaxed) || !ready(t)) continue;
     if (candidates > uint32_t(kWatchMaxTargets) &&
-        splitmix64(&ts->wp.rng) % candidates >= uint64_t(kWatchMaxTargets))
+        splitmix64(&wp_of(ts).rng) % candidates >= uint64_t(kWatchMaxTargets))
       continue;
     ++targets;
     expire(t, now);
@@ -160,12 +167,12 @@ void arm_sharing(ThreadState* ts, int32_t var, uint64_t ea, uint32_t size, bool 
     add(sidx);
     add(sidx + 1);
     add(sidx - 1);  // wraps to a large value for word 0: skipped
-    const uint32_t r = uint32_t(splitmix64(&ts->wp.rng) % kWpLineWords);
+    const uint32_t r = uint32_t(splitmix64(&wp_of(ts).rng) % kWpLineWords);
     for (uint32_t j = 0; j < kWpLineWords; ++j) add((r + j) % kWpLineWords);
     int slot = 0;
     for (uint32_t j = 0; j < n && slot < kWatchSlots; ++j) {
       while (slot < kWatchSlots &&
-             !arm(t->wp.slot[slot], kWatchSharing, var, line + 8 * order[j], ea, group,
+             !arm(wp_of(t).slot[slot], kWatchSharing, var, line + 8 * order[j], ea, group,
                   g_cfg.sharing_window_ns, size, /*writes_only=*/!is_write))
         ++slot;
       if (slot < kWatchSlots) {
@@ -186,7 +193,7 @@ std::atomic<uint64_t> g_calib_t0{0}, g_calib_best{~0ull};
 alignas(8) volatile uint64_t g_calib_word;
 
 void calibrate(ThreadState* ts) {
-  WatchSlot& s = ts->wp.slot[0];
+  WatchSlot& s = wp_of(ts).slot[0];
   for (int i = 0; i < 16; ++i) {
     if (!arm(s, kWatchCalibrate, -1, reinterpret_cast<uint64_t>(&g_calib_word), 0, 0, ~0ull >> 2))
       return;
@@ -201,11 +208,11 @@ void calibrate(ThreadState* ts) {
 }  // namespace
 
 void watch_sample_done(ThreadState* ts) {
-  if (!ts || !ts->wp.restart) return;
+  if (!ts || !wp_of(ts).restart) return;
   const uint64_t now = monotonic_ns();
   for (int i = 0; i < kWatchSlots; ++i)
-    if (ts->wp.restart & (1u << i)) ts->wp.slot[i].armed_ns = now;  // Armed, ours: no trap yet
-  ts->wp.restart = 0;
+    if (wp_of(ts).restart & (1u << i)) wp_of(ts).slot[i].armed_ns = now;  // Armed, ours: no trap yet
+  wp_of(ts).restart = 0;
 }
 
 void watch_init(const WatchConfig& config, int signo) {
@@ -220,10 +227,10 @@ bool watch_enabled() { return g_enabled.load(std::memory_order_acquire); }
 
 void watch_start_thread(ThreadState* ts, bool self) {
   if (!watch_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
-  ts->wp.rng = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^ 0x9E3779B97F4A7C15ull;
-  ts->wp.next_sharing_ns = ts->wp.next_reuse_ns = 0;
+  wp_of(ts).rng = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^ 0x9E3779B97F4A7C15ull;
+  wp_of(ts).next_sharing_ns = wp_of(ts).next_reuse_ns = 0;
   for (int i = 0; i < kWatchSlots && i < g_cfg.registers; ++i) {
-    WatchSlot& s = ts->wp.slot[i];
+    WatchSlot& s = wp_of(ts).slot[i];
     if (s.state.load(std::memory_order_relaxed) != kWatchDead) continue;  // not closed (watch_stop_thread)
     s.fd = -1;
     int fd = perf_open_thread(breakpoint_attr(reinterpret_cast<uint64_t>(&g_dummy_word), false), ts->tid);
@@ -248,17 +255,17 @@ void watch_start_thread(ThreadState* ts, bool self) {
     bump(g_n.slots_opened);
     give_back(s, kWatchFree);
   }
-  ts->wp.restart = 0;
+  wp_of(ts).restart = 0;
   if (self && g_cfg.reuse_rate && g_trap_latency_ns.load(std::memory_order_relaxed) == 0 &&
-      ts->wp.slot[0].state.load(std::memory_order_relaxed) == kWatchFree)
+      wp_of(ts).slot[0].state.load(std::memory_order_relaxed) == kWatchFree)
     calibrate(ts);
-  ts->wp.ready.store(1, std::memory_order_release);
+  wp_of(ts).ready.store(1, std::memory_order_release);
 }
 
 void watch_stop_thread(ThreadState* ts) {
-  ts->wp.ready.store(0, std::memory_order_release);
+  wp_of(ts).ready.store(0, std::memory_order_release);
   const uint64_t now = monotonic_ns();
-  for (WatchSlot& s : ts->wp.slot) {
+  for (WatchSlot& s : wp_of(ts).slot) {
     // Another thread may be arming or expiring it: that takes microseconds; wait a bounded time.
     for (int tries = 0; tries < 10000; ++tries) {
       uint32_t st = s.state.load(std::memory_order_acquire);
@@ -280,8 +287,8 @@ void watch_stop_thread(ThreadState* ts) {
 }
 
 void watch_forget(ThreadState* ts) {
-  ts->wp.ready.store(0, std::memory_order_relaxed);
-  for (WatchSlot& s : ts->wp.slot) {
+  wp_of(ts).ready.store(0, std::memory_order_relaxed);
+  for (WatchSlot& s : wp_of(ts).slot) {
     if (s.state.load(std::memory_order_relaxed) != kWatchDead && s.fd >= 0) fd_guard_close(s.fd);
     s.fd = -1;
     s.state.store(kWatchDead, std::memory_order_relaxed);
@@ -293,22 +300,22 @@ void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write,
   if (!ts || !ready(ts) || g_stopped.load(std::memory_order_relaxed)) return;
   const uint64_t now = monotonic_ns();
   expire(ts, now);
-  const bool reuse = g_cfg.reuse_rate && executed && now >= ts->wp.next_reuse_ns;
+  const bool reuse = g_cfg.reuse_rate && executed && now >= wp_of(ts).next_reuse_ns;
   // Reads arm sharing watches too (writes-only ones): with a timer source a store is rarely
   // the sampled instruction (the load before it stalls), so a loop's `*p += 1` is mostly seen
   // as a read of the word it also writes.
-  const bool sharing = g_cfg.sharing_rate && now >= ts->wp.next_sharing_ns;
+  const bool sharing = g_cfg.sharing_rate && now >= wp_of(ts).next_sharing_ns;
   if (!reuse && !sharing) return;
   const RtNode* n = ts->cct.at(var_node);
   if (n->parent < kCctHeapRoot || n->parent > kCctUnknownRoot) return;  // not a variable node
   const int32_t var = wp_var(WpVarKey{uint8_t(n->parent), uint32_t(n->a), n->b});
   if (var < 0) return;
   if (reuse) {
-    ts->wp.next_reuse_ns = now + 1000000000ull / g_cfg.reuse_rate;
+    wp_of(ts).next_reuse_ns = now + 1000000000ull / g_cfg.reuse_rate;
     arm_reuse(ts, var, ea);
   }
   if (sharing) {
-    ts->wp.next_sharing_ns = now + 1000000000ull / g_cfg.sharing_rate;
+    wp_of(ts).next_sharing_ns = now + 1000000000ull / g_cfg.sharing_rate;
     arm_sharing(ts, var, ea, size, is_write, now);
   }
 }
@@ -316,7 +323,7 @@ void watch_on_sample(ThreadState* ts, uint64_t ea, uint32_t size, bool is_write,
 bool watch_on_signal(ThreadState* ts, int fd, void* ucv) {
   if (!ts || fd < 0 || !watch_enabled()) return false;
   WatchSlot* hit = nullptr;
-  for (WatchSlot& s : ts->wp.slot)
+  for (WatchSlot& s : wp_of(ts).slot)
     if (s.fd == fd && s.state.load(std::memory_order_relaxed) != kWatchDead) hit = &s;
   if (!hit) return false;
   const uint64_t now = monotonic_ns();
@@ -360,7 +367,7 @@ bool watch_on_signal(ThreadState* ts, int fd, void* ucv) {
   const uint64_t group = s.group;
   disarm(s);
   // The other words of the same arming in this thread: their question is answered.
-  for (WatchSlot& o : ts->wp.slot)
+  for (WatchSlot& o : wp_of(ts).slot)
     if (&o != &s && take(o, kWatchArmed)) {
       if (o.kind == kWatchSharing && o.group == group) disarm(o);
       else give_back(o, kWatchArmed);
@@ -374,7 +381,7 @@ void watch_stop_all() {
   const uint64_t now = monotonic_ns();
   uint32_t budget = threads_count() + 1;
   for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget) {
-    for (WatchSlot& s : t->wp.slot) {
+    for (WatchSlot& s : wp_of(t).slot) {
       if (!take(s, kWatchArmed)) continue;
       if (now >= s.deadline_ns.load(std::memory_order_relaxed)) count_expired(s);
       else bump(g_n.pending_end);
