@@ -20,7 +20,7 @@ static_assert(4 <= kSourceSlotCount, "a source without a slot");
 template <class T>
 T& source_state(ThreadState* ts, SourceSlot slot) {
   static_assert(sizeof(T) <= kSourceSlotBytes, "a source's thread state outgrew its slot");
-  static_assert(alignof(T) <= alignof(SourceSlotBytes), "a source's thread state needs more alignment");
+  static_assert(alignof(T) <= alignof(SourceSlotBytes), "a source's thread state is over-aligned");
   static_assert(std::is_trivially_destructible_v<T>, "a slot is never destroyed");
   return *std::launder(reinterpret_cast<T*>(ts->source_slots[int(slot)].bytes));
 }

@@ -380,7 +380,8 @@ void hw_stop_thread(ThreadState* ts) {
 }
 
 void hw_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(hw_of(ts).ring)) return;
+  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(hw_of(ts).ring))
+    return;
   // No calling context: the accesses were made before this free, by code whose frames may be gone.
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts, nullptr, 0);

@@ -185,7 +185,8 @@ void pagefaults_stop_thread(ThreadState* ts) {
 }
 
 void pagefaults_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(pf_of(ts).ring)) return;
+  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(pf_of(ts).ring))
+    return;
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts);
 }

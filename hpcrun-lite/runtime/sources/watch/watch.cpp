@@ -211,7 +211,8 @@ void watch_sample_done(ThreadState* ts) {
   if (!ts || !wp_of(ts).restart) return;
   const uint64_t now = monotonic_ns();
   for (int i = 0; i < kWatchSlots; ++i)
-    if (wp_of(ts).restart & (1u << i)) wp_of(ts).slot[i].armed_ns = now;  // Armed, ours: no trap yet
+    // Armed, ours: no trap yet.
+    if (wp_of(ts).restart & (1u << i)) wp_of(ts).slot[i].armed_ns = now;
   wp_of(ts).restart = 0;
 }
 
