@@ -126,8 +126,8 @@ int launch(const LaunchRequest& req) {
   for (int i = 0; i < req.opts.nsources; ++i) {
     if (req.opts.sources[i].kind == SourceKind::Papi &&
         strncmp(req.opts.sources[i].papi_event, "sde:::", 6) == 0) {
-      const PapiView view = papi_view();
-      preload.append(":").append(view.loaded ? view.library : "libpapi.so.7");
+      const std::string opened = papi_library();
+      preload.append(":").append(opened.empty() ? "libpapi.so.7" : opened);
       break;
     }
   }

@@ -47,6 +47,11 @@ int try_counting(const PapiApi* f, int code) {
 
 }  // namespace
 
+std::string papi_library() {
+  std::string lib, err;
+  return papi_api(&lib, &err) ? lib : std::string();
+}
+
 PapiView papi_view() {
   PapiView view;
   const PapiApi* f = papi_api(&view.library, &view.error);
@@ -118,6 +123,13 @@ bool papi_event_available(const PapiView& view, const char* name, std::string* w
 }
 
 #else  // !HPCL_HAVE_PAPI_H
+
+std::string papi_library() {
+  std::string lib, err;
+  return papi_api(&lib, &err) ? lib : std::string();
+}
+
+std::string papi_library() { return std::string(); }
 
 PapiView papi_view() {
   PapiView view;

@@ -27,6 +27,9 @@ struct PapiView {
 };
 
 PapiView papi_view();
+// The libpapi file the launcher opened (libpapi.so.7.0, libpapi.so.7, ...), opening it if no
+// check did yet; "" when none could be opened and initialised.
+std::string papi_library();
 
 // Whether `-e NAME` (a PAPI preset or native event) can be counted here; a software-defined
 // event (sde:::) is left to the runtime, since the program defines it. On false, *why says so, naming what PAPI

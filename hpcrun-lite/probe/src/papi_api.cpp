@@ -31,8 +31,8 @@ bool papi_api_load(PapiApi* api, char* library, size_t library_len, char* error,
       break;
     }
   if (!h) {
-    snprintf(error, error_len, "libpapi.so.7 cannot be loaded (%s; Debian: apt-get install libpapi7.0)",
-             dlerror());
+    snprintf(error, error_len,
+             "libpapi.so.7 cannot be loaded (%s; Debian: apt-get install libpapi7.0)", dlerror());
     return false;
   }
   snprintf(library, library_len, "%s", opened);
