@@ -7,51 +7,26 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "dwarf_dies.h"
+#include "dwarf_scopes.h"
+
 namespace hpcl::analysis {
+
+using dwarf::die_name;
+using dwarf::each_variable_at;
+using dwarf::fortran_cu;
+using dwarf::is_aggregate;
+using dwarf::is_pointer;
+using dwarf::scopes_at;
+using dwarf::size_of;
+using dwarf::subrange_extent;
+using dwarf::type_name;
+using dwarf::type_of;
+
 namespace {
 
 // DWARF's register numbers for rax rcx rdx rbx rsp rbp rsi rdi r8..r15 (the encoding order).
 constexpr int kDwarfReg[16] = {0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15};
-
-const char* die_name(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-}
-
-bool type_of(Dwarf_Die* die, Dwarf_Die* type) {
-  Dwarf_Attribute attr;
-  Dwarf_Die raw;
-  if (dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), &raw) == nullptr) return false;
-  return dwarf_peel_type(&raw, type) == 0;
-}
-
-uint64_t size_of(Dwarf_Die* type) {
-  Dwarf_Word size = 0;
-  return dwarf_aggregate_size(type, &size) == 0 ? size : 0;
-}
-
-bool is_pointer(int tag) {
-  return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type;
-}
-
-bool is_aggregate(int tag) {
-  return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
-bool fortran_cu(Dwarf_Die* die);
-
-std::string type_name(Dwarf_Die* type) {
-  const int tag = dwarf_tag(type);
-  const char* name = die_name(type);
-  if (tag == DW_TAG_structure_type && name != nullptr && fortran_cu(type)) return std::string("type(") + name + ")";
-  const char* kind = tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_class_type ? "class "
-                   : tag == DW_TAG_union_type     ? "union "
-                                                  : "";
-  if (name != nullptr) return std::string(kind) + name;
-  if (is_aggregate(tag)) return std::string(kind) + "<anonymous>";
-  if (is_pointer(tag)) return "pointer";
-  return "?";
-}
 
 // Members of an aggregate, nested aggregates flattened ("pos.x") two levels deep, bases inlined.
 void add_members(Dwarf_Die* type, uint64_t base, const std::string& prefix, int depth,
@@ -96,14 +71,6 @@ DataType describe_type(Dwarf_Die* type) {
   return t;
 }
 
-bool fortran_cu(Dwarf_Die* die) {
-  Dwarf_Die cu;
-  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return false;
-  const int lang = dwarf_srclang(&cu);
-  return lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 || lang == DW_LANG_Fortran95 ||
-         lang == DW_LANG_Fortran03 || lang == DW_LANG_Fortran08;
-}
-
 // An array type: its element (peeled) and its dimensions with their pitches. Dimensions whose
 // extent is not a constant (Fortran allocatables, VLAs) make it fail.
 bool describe_array(Dwarf_Die* array, DataType* out) {
@@ -116,17 +83,8 @@ bool describe_array(Dwarf_Die* array, DataType* out) {
   const bool fortran = fortran_cu(array);
   do {
     if (dwarf_tag(&child) != DW_TAG_subrange_type) continue;
-    Dwarf_Attribute attr;
-    Dwarf_Word count = 0;
-    if (dwarf_attr(&child, DW_AT_count, &attr) != nullptr) {
-      if (dwarf_formudata(&attr, &count) != 0) return false;
-    } else {
-      Dwarf_Sword lo = fortran ? 1 : 0, hi = 0;
-      Dwarf_Attribute la;
-      if (dwarf_attr(&child, DW_AT_lower_bound, &la) != nullptr && dwarf_formsdata(&la, &lo) != 0) return false;
-      if (dwarf_attr(&child, DW_AT_upper_bound, &attr) == nullptr || dwarf_formsdata(&attr, &hi) != 0) return false;
-      count = hi >= lo ? static_cast<Dwarf_Word>(hi - lo + 1) : 0;
-    }
+    uint64_t count = 0;
+    if (!subrange_extent(&child, fortran, &count)) return false;
     out->dims.push_back(count);
   } while (dwarf_siblingof(&child, &child) == 0);
   if (out->dims.empty()) return false;
@@ -220,75 +178,6 @@ ModuleTypes::ModuleTypes(Dwfl_Module* mod, uint64_t bias) : mod_(mod), bias_(bia
 
 ModuleTypes::~ModuleTypes() = default;
 
-namespace {
-
-// Every die in scope at `pc` (link-time) that is a variable or parameter, innermost scope
-// first, up to the function; `fn` receives f(die, cu-relative pc) and stops the walk with true.
-// The scopes around `at` (CU-relative) in the CU, innermost first, up to the function. libdw's
-// dwarf_getscopes does not descend into DIEs without code ranges, and GCC nests an OpenMP
-// region's outlined function (`f._omp_fn.0`) inside the abstract instance of `f`: such a
-// function is then found by walking the tree.
-bool find_scopes(Dwarf_Die* die, Dwarf_Addr at, std::vector<Dwarf_Die>& chain, int depth) {
-  Dwarf_Die child;
-  if (depth > 12 || dwarf_child(die, &child) != 0) return false;
-  do {
-    const int tag = dwarf_tag(&child);
-    const bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine;
-    if (scope && dwarf_haspc(&child, at) == 1) {
-      chain.push_back(child);
-      find_scopes(&child, at, chain, depth + 1);
-      return true;
-    }
-    if ((tag == DW_TAG_subprogram || tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-         tag == DW_TAG_structure_type || tag == DW_TAG_module) && dwarf_haschildren(&child) &&
-        find_scopes(&child, at, chain, depth + 1))
-      return true;
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
-}
-
-std::vector<Dwarf_Die> scopes_at(Dwfl_Module* mod, uint64_t bias, uint64_t pc, Dwarf_Addr* at) {
-  std::vector<Dwarf_Die> out;
-  Dwarf_Addr cubias = 0;
-  Dwarf_Die* cudie = dwfl_module_addrdie(mod, pc + bias, &cubias);
-  if (cudie == nullptr) return out;
-  *at = pc + bias - cubias;
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cudie, *at, &scopes);
-  for (int i = 0; i < n; ++i) {
-    out.push_back(scopes[i]);
-    if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) break;
-  }
-  std::free(scopes);
-  if (out.empty() || dwarf_tag(&out.back()) != DW_TAG_subprogram) {
-    std::vector<Dwarf_Die> chain;
-    find_scopes(cudie, *at, chain, 0);
-    out.clear();
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      out.push_back(*it);
-      if (dwarf_tag(&*it) == DW_TAG_subprogram) break;
-    }
-  }
-  return out;
-}
-
-// Every die in scope at `pc` (link-time) that is a variable or parameter, innermost scope
-// first, up to the function; `fn` receives f(die, cu-relative pc) and stops the walk with true.
-template <typename F>
-bool each_variable_at(Dwfl_Module* mod, uint64_t bias, uint64_t pc, F fn) {
-  Dwarf_Addr at = 0;
-  for (Dwarf_Die& scope : scopes_at(mod, bias, pc, &at)) {
-    Dwarf_Die child;
-    if (dwarf_child(&scope, &child) != 0) continue;
-    do {
-      const int tag = dwarf_tag(&child);
-      if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && fn(&child, at)) return true;
-    } while (dwarf_siblingof(&child, &child) == 0);
-  }
-  return false;
-}
-
-}  // namespace
 
 namespace {
 
