@@ -28,6 +28,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagSiteNames: return "SITE_NAMES";
     case layout::kTagScriptFrames: return "SCRIPT_FRAMES";
     case layout::kTagRankValues: return "RANK_VALUES";
+    case layout::kTagStackNames: return "STACK_NAMES";
     default: return nullptr;
   }
 }
@@ -181,8 +182,10 @@ FlatTreeCheck read_flat_tree(Section& s, FlatTree& t, uint32_t script) {
     const uint8_t nm = p[17];
     p += layout::kNodeMin;
     ok &= i == 0 ? kind == NodeKind::Root && parent == kNoParent
-                 : parent < i && kind != NodeKind::Root && static_cast<uint8_t>(kind) <= layout::kMaxNodeKind;
-    if (kind == NodeKind::Frame && a != kNoModule) modules = std::max<uint64_t>(modules, uint64_t{a} + 1);
+                 : parent < i && kind != NodeKind::Root && static_cast<uint8_t>(kind) <= layout::kMaxNodeKind &&
+                       (kind != NodeKind::StackSlot || a != 0);
+    if ((kind == NodeKind::Frame || kind == NodeKind::StackOwner) && a != kNoModule)
+      modules = std::max<uint64_t>(modules, uint64_t{a} + 1);
     // Saturating: an offset of 2^64 - 1 is out of range of any SCRIPT_FRAMES all the same.
     if (kind == NodeKind::Frame && a == script && script != kNoModule)
       script_frames = std::max(script_frames, b == UINT64_MAX ? b : b + 1);
@@ -369,6 +372,37 @@ void read_rank_values(Section& s, Profile& p) {
   }
 }
 
+// STACK_NAMES (1.10): the variables, then the slots that point into them; order, ranges and
+// kinds are checked by validate().
+void read_stack_names(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kStackVarMin, "stack variables")) return;
+  p.stack_vars.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    StackVar& v = p.stack_vars.emplace_back();
+    v.kind = static_cast<StackVarKind>(s.r.u8());
+    v.name = s.r.str();
+    v.function = s.r.str();
+    v.file = s.r.str();
+    v.line = s.r.u32();
+    v.lo = static_cast<int64_t>(s.r.u64());
+    v.size = s.r.u64();
+    v.type = s.r.str();
+  }
+  if (!s.r.ok()) return;
+  n = s.r.u32();
+  if (!s.fits(n, layout::kStackSlotNameSize, "stack slots")) return;
+  p.stack_slots.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    StackSlotName& v = p.stack_slots.emplace_back();
+    v.owner.module = s.r.u32();
+    v.owner.offset = s.r.u64();
+    v.lo = static_cast<int64_t>(s.r.u64());
+    v.width = s.r.u32();
+    v.var = s.r.u32();
+  }
+}
+
 }  // namespace
 
 std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
@@ -510,6 +544,13 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
                       "(only a merge sums ranks)", at);
         }
         read_rank_values(s, out);
+        break;
+      case layout::kTagStackNames:
+        if (out.kind != FileKind::Database) {
+          return strf("section STACK_NAMES at payload byte %zu in a process profile "
+                      "(only a merge names stack slots)", at);
+        }
+        read_stack_names(s, out);
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -217,6 +217,7 @@ void Encoder::tree(const Tree& t) {
   if (!enter(Stage::Trees)) return;
   section(w_, layout::kTagTree, [&] { put_tree(w_, t); });
   for (const Node& n : t.nodes) {
+    if (n.kind == NodeKind::StackOwner || n.kind == NodeKind::StackSlot) need(kMinorStack);
     for (const Metric& m : n.metrics) {
       if (m.id == kMetricPageFaults && m.value != 0) need(kMinorPageFaults);
       if (is_memory_metric(m.id)) need(kMinorMemoryMetrics);
@@ -338,6 +339,21 @@ void Encoder::rank_values(std::span<const RankValue> values) {
   rank_values_ = values;
 }
 
+void Encoder::stack_names(std::span<const StackVar> vars, std::span<const StackSlotName> slots) {
+  if (!error_.empty()) return;
+  if (stack_names_given_) {
+    error_ = "STACK_NAMES handed over twice";
+    return;
+  }
+  if ((!vars.empty() || !slots.empty()) && kind_ != FileKind::Database) {
+    error_ = "STACK_NAMES in a process profile (only a merge names stack slots)";
+    return;
+  }
+  stack_names_given_ = true;
+  stack_vars_ = vars;
+  stack_slots_ = slots;
+}
+
 std::string Encoder::finish() {
   if (!enter(Stage::End)) return error_;
   // Only when some site has a name, so that other files keep their earlier minor.
@@ -375,6 +391,30 @@ std::string Encoder::finish() {
       }
     });
   }
+  if (!stack_vars_.empty() || !stack_slots_.empty()) {
+    need(kMinorStack);
+    section(w_, layout::kTagStackNames, [&] {
+      w_.u32(static_cast<uint32_t>(stack_vars_.size()));
+      for (const StackVar& v : stack_vars_) {
+        w_.u8(static_cast<uint8_t>(v.kind));
+        w_.str(v.name);
+        w_.str(v.function);
+        w_.str(v.file);
+        w_.u32(v.line);
+        w_.u64(static_cast<uint64_t>(v.lo));
+        w_.u64(v.size);
+        w_.str(v.type);
+      }
+      w_.u32(static_cast<uint32_t>(stack_slots_.size()));
+      for (const StackSlotName& n : stack_slots_) {
+        w_.u32(n.owner.module);
+        w_.u64(n.owner.offset);
+        w_.u64(static_cast<uint64_t>(n.lo));
+        w_.u32(n.width);
+        w_.u32(n.var);
+      }
+    });
+  }
   return error_;
 }
 
@@ -392,6 +432,7 @@ void Encoder::all(const Profile& p) {
   balance(p.balance);
   script_frames(p.script_frames);
   rank_values(p.rank_values);
+  stack_names(p.stack_vars, p.stack_slots);
 }
 
 }  // namespace hpcl::payload

@@ -45,8 +45,9 @@ enum Tag : uint32_t {
   kTagSiteNames = 11,  // since 1.7
   kTagScriptFrames = 12,  // since 1.8
   kTagRankValues = 13,  // since 1.9
+  kTagStackNames = 14,  // since 1.10
 };
-inline constexpr uint32_t kLastKnownTag = kTagRankValues;
+inline constexpr uint32_t kLastKnownTag = kTagStackNames;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -84,7 +85,14 @@ inline constexpr size_t kRankValueSize = 4 + 8 + 2 + 8;
 static_assert(kRankValueSize == 22);
 static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSourceLocMin == 12);
 
-// Largest node kind this version knows (NodeKind::UnknownClass).
-inline constexpr uint8_t kMaxNodeKind = 8;
+// STACK_NAMES: u32 nvars, then nvars entries of u8 kind, str name, str function, str file,
+// u32 line, i64 lo, u64 size, str type; then u32 nslots, then nslots entries of u32 module,
+// u64 offset, i64 lo, u32 width, u32 var.
+inline constexpr size_t kStackVarMin = 1 + 3 * kStrMin + 4 + 8 + 8 + kStrMin;
+inline constexpr size_t kStackSlotNameSize = 4 + 8 + 8 + 4 + 4;
+static_assert(kStackVarMin == 37 && kStackSlotNameSize == 28);
+
+// Largest node kind this version knows (NodeKind::StackSlot).
+inline constexpr uint8_t kMaxNodeKind = 10;
 
 }  // namespace hpcl::layout

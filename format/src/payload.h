@@ -58,6 +58,8 @@ class Encoder {
   // RANK_VALUES (a database's): not copied, since a merge of many ranks may keep millions; they
   // must stay alive until finish() writes them last. At most once; empty writes nothing.
   void rank_values(std::span<const RankValue> values);
+  // STACK_NAMES (database only); the spans must outlive finish().
+  void stack_names(std::span<const StackVar> vars, std::span<const StackSlotName> slots);
   // Every section of a Profile, from META to BALANCE, its script frames and its rank values.
   void all(const Profile& profile);
   // SITE_NAMES (from the sites' names), SCRIPT_FRAMES and RANK_VALUES end the payload. "" or
@@ -90,6 +92,9 @@ class Encoder {
   bool script_frames_given_ = false;
   std::span<const RankValue> rank_values_;
   bool rank_values_given_ = false;
+  std::span<const StackVar> stack_vars_;
+  std::span<const StackSlotName> stack_slots_;
+  bool stack_names_given_ = false;
   std::string error_;
 };
 

@@ -87,7 +87,11 @@ struct Checker {
     if (kind > layout::kMaxNodeKind) return strf("node %" PRIu32 " has unknown kind %u", i, kind);
     switch (n.kind) {
       case NodeKind::Frame:
+      case NodeKind::StackOwner:
         if (!frame_ok(n.a, n.b)) return strf("node %" PRIu32 ": ", i) + bad_frame(n.a, n.b);
+        break;
+      case NodeKind::StackSlot:
+        if (n.a == 0) return strf("node %" PRIu32 ": a stack slot of width 0", i);
         break;
       case NodeKind::HeapVar:
         if (n.a >= p.sites.size()) {
@@ -281,6 +285,29 @@ struct Checker {
     return {};
   }
 
+  // STACK_NAMES: known kinds, slots of frames that exist, sorted by (owner, lo), each once,
+  // pointing at a variable of the list.
+  std::string stack_names() const {
+    for (size_t i = 0; i < p.stack_vars.size(); ++i) {
+      const auto kind = static_cast<uint8_t>(p.stack_vars[i].kind);
+      if (kind == 0 || kind > static_cast<uint8_t>(kLastStackVarKind))
+        return strf("section STACK_NAMES variable %zu: unknown kind %u", i, kind);
+    }
+    const std::vector<StackSlotName>& s = p.stack_slots;
+    for (size_t i = 0; i < s.size(); ++i) {
+      std::string where = strf("section STACK_NAMES slot %zu: ", i);
+      if (!frame_ok(s[i].owner.module, s[i].owner.offset))
+        return where + bad_frame(s[i].owner.module, s[i].owner.offset);
+      if (s[i].width == 0) return where + "width 0";
+      if (s[i].var >= p.stack_vars.size())
+        return where + strf("variable %" PRIu32 " out of range (%zu variables)", s[i].var,
+                            p.stack_vars.size());
+      if (i > 0 && !(std::tie(s[i - 1].owner, s[i - 1].lo) < std::tie(s[i].owner, s[i].lo)))
+        return where + "out of order (slots are sorted by owner and lo, each once)";
+    }
+    return {};
+  }
+
   std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
     if (std::string err = modules(); !err.empty()) return err;
     for (size_t i = 0; i < p.sites.size(); ++i) {
@@ -309,6 +336,7 @@ struct Checker {
                                 : (p.trees.empty() ? 0 : p.trees[0].nodes.size());
       if (std::string err = rank_values(nodes); !err.empty()) return err;
     }
+    if (std::string err = stack_names(); !err.empty()) return err;
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       // CALLEES entries are keyed by these frames (decode.cpp), so they are checked here too.

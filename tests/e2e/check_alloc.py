@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Checks an hpcprof-lite JSON report against what a program of issue 21 measured itself.
 
-The programs (tests/programs/allocators.cpp, named_pool.c, mappings.c) time each phase that reads
-one of their variables and write one line per phase (workload.h, write_timing) to PREFIX.<pid>:
+The programs (tests/programs/allocators.cpp, named_pool.c, mappings.c, stack_locals.c) time each
+phase that reads one of their variables and write one line per phase (workload.h, write_timing) to PREFIX.<pid>:
 the truth that time-weighted samples must match, whatever allocator, pool or mapping holds the
 data.
 
   check_alloc.py REPORT [--timing PREFIX | --weights W...] --var LABEL ALLOCATOR NAME [--var ...]
-                 [--light LABEL] [--max-untracked F] [--max-sum S] [--min-known F]
+                 [--light LABEL] [--max-untracked F] [--max-stack-unplaced F] [--max-sum S]
+                 [--min-known F]
 
 Each --var is a timed phase (LABEL, its timing line) and the variables that hold its data: those
-whose allocator is ALLOCATOR (`*`: any) and whose name starts with NAME, summed (a hash map is
+whose allocator is ALLOCATOR (`*`: any; `stack`: a stack variable) and whose name starts with
+NAME, summed (a hash map is
 its bucket array and its nodes). Checks:
   - every --var matches at least one variable;
   - each one's share of the samples on all the --var variables is the phase's share of the
@@ -24,6 +26,8 @@ its bucket array and its nodes). Checks:
     read; a shortfall within 4 standard deviations (tolerance.Z) of the estimates of blocks
     tracked one in k is the estimator's noise and passes (check_report.shortfall_sd);
   - [untracked heap] and [unknown data] together hold at most F (--max-untracked) of all samples;
+  - [stack], the stack samples the runtime could not place in a frame, holds at most F
+    (--max-stack-unplaced) of all samples;
   - the shares of all variables add up to at most S (--max-sum, default 1.02: the estimates of
     sampled variables have noise), and no note says samples were counted twice;
   - no variable's name contains a --forbid string (an allocator's frame, a number added to tell
@@ -87,13 +91,15 @@ def listing(report, limit=20):
 
 
 def matching(report, allocator, name):
+    if allocator == "stack":
+        return [v for v in report["variables"] if v.get("kind") == "stack" and v.get("name", "").startswith(name)]
     return [v for v in report["variables"]
             if v.get("kind") in ("heap", "static") and v.get("name", "").startswith(name)
             and (allocator == "*" or v.get("allocator") == allocator)]
 
 
 def check(report, timing, specs, max_untracked=None, max_sum=1.02, min_known=0.8, forbid=(), weights=None,
-          light=()):
+          light=(), max_stack_unplaced=None):
     truth = timed_shares(timing, [s[0] for s in specs]) if timing else None
     if weights:
         if len(weights) != len(specs):
@@ -151,6 +157,11 @@ def check(report, timing, specs, max_untracked=None, max_sum=1.02, min_known=0.8
     if max_untracked is not None and untracked > max_untracked * total:
         errors.append(f"[untracked heap] and [unknown data] hold {untracked / total:.3f} of all "
                       f"samples, over {max_untracked}")
+    unplaced = sum(estimated(v) for v in report["variables"] if v.get("name") == "[stack]")
+    if max_stack_unplaced is not None:
+        print(f"[stack] (not placed in a frame): {unplaced:.0f} of {total:.0f} samples")
+        if unplaced > max_stack_unplaced * total:
+            errors.append(f"[stack] holds {unplaced / total:.3f} of all samples, over {max_stack_unplaced}")
     share_sum = sum(float(v.get("share", 0)) for v in report["variables"])
     print(f"sum of the variables' shares: {share_sum:.3f} (at most {max_sum})")
     if share_sum > max_sum:
@@ -184,7 +195,7 @@ def selftest():
         timed_shares = lambda prefix, labels: truth  # noqa: E731
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                check(report, "T" if timed else None, specs, max_untracked=0.1)
+                check(report, "T" if timed else None, specs, max_untracked=0.1, max_stack_unplaced=0.005)
         finally:
             timed_shares = saved
 
@@ -200,12 +211,27 @@ def selftest():
         raise CheckFailed(f"selftest: a report with {what} passed")
 
     expect_failure("a variable missing", lambda r: r["variables"].pop(1))
+    stack = copy.deepcopy(good)
+    for v in stack["variables"][:3]:
+        v.update(kind="stack", name=v["name"] + " (local of f, a.c:3)")
+        v.pop("allocator")
+    stack_specs = [("alpha", "stack", "alpha (local of f"), ("beta", "stack", "beta"), ("gamma", "stack", "gamma")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        check(stack, None, stack_specs, weights=[3, 2, 1])
+        stack["variables"][0]["kind"] = "heap"
+        try:
+            check(stack, None, stack_specs, weights=[3, 2, 1])
+        except CheckFailed:
+            pass
+        else:
+            raise CheckFailed("selftest: a heap variable passed for a stack one")
     expect_failure("a wrong allocator", lambda r: r["variables"][0].update(allocator="malloc"))
     expect_failure("shares off by 10 points", lambda r: r["variables"][0]["metrics"].update(samples_estimated=7000))
     expect_failure("the light variable losing half", lambda r: r["variables"][2]["metrics"].update(samples_estimated=800))
     expect_failure("shares over 102%", lambda r: r["variables"].append(var("x", "mmap", 0, 0.05)))
     expect_failure("too much untracked", lambda r: r["variables"][3].update(
         metrics={"samples": 2000, "samples_estimated": 2000}))
+    expect_failure("stack samples not placed", lambda r: r["variables"][3].update(name="[stack]"))
     expect_failure("a note of double counting", lambda r: r["notes"].append("some samples were counted twice"))
     expect_failure("too few samples to judge a light variable",
                    lambda r: [v["metrics"].update(samples_estimated=v["metrics"]["samples_estimated"] / 50)
@@ -260,6 +286,7 @@ def main():
     p.add_argument("--light", action="append", default=[],
                    help="a --var LABEL too light to judge for a lost half: only its tolerance is held")
     p.add_argument("--max-untracked", type=float)
+    p.add_argument("--max-stack-unplaced", type=float)
     p.add_argument("--max-sum", type=float, default=1.02)
     p.add_argument("--min-known", type=float, default=0.8)
     p.add_argument("--forbid", action="append", default=[])
@@ -272,7 +299,7 @@ def main():
         return 2
     try:
         check(report, args.timing, [tuple(v) for v in args.var], args.max_untracked,
-              args.max_sum, args.min_known, args.forbid, args.weights, args.light)
+              args.max_sum, args.min_known, args.forbid, args.weights, args.light, args.max_stack_unplaced)
     except CheckFailed as e:
         print(f"check_alloc: FAIL: {e}", file=sys.stderr)
         return 1

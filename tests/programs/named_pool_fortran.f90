@@ -7,6 +7,7 @@
 program named_pool_fortran
   use, intrinsic :: iso_c_binding
   use hpcrun_lite
+  use workload_timing
   implicit none
   integer, parameter :: n = 524288
   real(c_double), allocatable, target :: pool(:)
@@ -38,7 +39,7 @@ program named_pool_fortran
       end do
     end do
   end do
-  call write_timing()
+  call write_timing(labels, weights, seconds, calls)
   print '(a, i0, a, es20.12)', "named_pool_fortran: ", rounds, " rounds, checksum ", total
   deallocate (pool)
 
@@ -53,20 +54,5 @@ contains
       s = s + a(j)
     end do
   end function part_sum
-
-  subroutine write_timing()
-    character(len=4096) :: prefix
-    character(len=4200) :: path
-    integer :: length, status, unit, j
-    call get_environment_variable("HPCL_TEST_TIMING_FILE", prefix, length, status)
-    if (status /= 0 .or. length == 0) return
-    write (path, '(a, a, i0)') trim(prefix), ".", getpid()
-    open (newunit=unit, file=trim(path), position="append", action="write")
-    do j = 1, 3
-      write (unit, '(a, a16, a, i2, f10.1, a, f7.3, a)') "timing: ", labels(j), " weight ", weights(j), &
-        seconds(j) / calls(j) * 1d6, " us/call ", seconds(j), " s total"
-    end do
-    close (unit)
-  end subroutine write_timing
 
 end program named_pool_fortran

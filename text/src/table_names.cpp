@@ -342,6 +342,21 @@ std::string without_namespaces(std::string_view name) {
 
 std::string varying_part(std::string_view where) {
   if (size_t plus = where.rfind("+0x"); plus != std::string_view::npos) return std::string(where.substr(plus));
+  // A stack variable's "local of kernel, k.c:14", "private, main [omp region 0], k.c:34": whose
+  // frame it is in tells it apart, not the line of its declaration.
+  // The owner without its namespaces or module ("automatic array of fields::sweep" -> "automatic
+  // array of sweep"), an OpenMP private without its region's number ("private, main [omp region
+  // 0]" -> "private, main").
+  if (size_t comma = where.rfind(", "); comma != std::string_view::npos &&
+                                        (where.find(" of ") < comma || where.starts_with("private, "))) {
+    std::string owner(where.substr(0, comma));
+    if (size_t region = owner.rfind(kRegionMark); region != std::string::npos && owner.back() == ']')
+      owner.erase(region);
+    const size_t start = owner.starts_with("private, ") ? 9 : owner.find(" of ") + 4;
+    if (size_t scope = owner.rfind("::"); scope != std::string::npos && scope > start)
+      owner.erase(start, scope + 2 - start);
+    return owner;
+  }
   if (size_t colon = where.rfind(':'); colon != std::string_view::npos &&
                                        where.find_first_not_of("0123456789", colon + 1) == std::string_view::npos &&
                                        colon + 1 < where.size())

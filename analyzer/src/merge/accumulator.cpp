@@ -508,7 +508,7 @@ Profile Accumulator::finish() {
     const NodeKind kind = old.kind(i);
     b[i] = kind == NodeKind::Frame && old.a(i) == script && script != kNoModule ? new_script[old.b(i)]
                                                                                 : old.b(i);
-    a[i] = kind == NodeKind::Frame           ? map_module(old.a(i))
+    a[i] = kind == NodeKind::Frame || kind == NodeKind::StackOwner ? map_module(old.a(i))
            : kind == NodeKind::HeapVar       ? new_site[old.a(i)]
            : kind == NodeKind::StaticVarNode ? new_static[old.a(i)]
                                              : old.a(i);

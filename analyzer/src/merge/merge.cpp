@@ -13,6 +13,7 @@
 #include "symbols/location.h"
 #include "hpcl/io.h"
 #include "hpcl/scan.h"
+#include "symbols/stack_names.h"
 #include "symbols/symbolize.h"
 
 namespace hpcl::analysis {
@@ -103,6 +104,7 @@ MergeOutcome finish_merge(Accumulator& merged, size_t found, const std::string& 
                                            options.jobs, out.database.script_frames);
     out.database.symbols = std::move(sym.symbols);
     out.warnings = std::move(sym.warnings);
+    name_stack_slots(out.database);
     // The profiler's own libraries (libunwind, its runtime) are no business of the user's: their
     // frames are its own work, and installing their debug packages would change no report.
     std::erase_if(sym.no_debug_info, [](const std::string& m) { return is_profiler_module(m); });

@@ -31,7 +31,8 @@ struct KeyMaps {
   uint32_t script_module = kNoModule;
   std::span<const uint32_t> script_frames = {};
   uint32_t map(NodeKind kind, uint32_t a) const {
-    if (kind == NodeKind::Frame) return a == kNoModule ? kNoModule : modules[a];
+    if (kind == NodeKind::Frame || kind == NodeKind::StackOwner)
+      return a == kNoModule ? kNoModule : modules[a];
     if (kind == NodeKind::HeapVar) return sites[a];
     if (kind == NodeKind::StaticVarNode) return statics[a];
     return a;

@@ -27,8 +27,10 @@ std::string check_tree(const Profile& p, size_t t) {
       case NodeKind::UnknownRoot:
       case NodeKind::NoDataRoot:
       case NodeKind::UnknownClass:
+      case NodeKind::StackSlot:
         break;
       case NodeKind::Frame:
+      case NodeKind::StackOwner:
         if (!module_ok(n.a, p.modules.size())) return where(i) + "module index out of range";
         break;
       case NodeKind::HeapVar:

@@ -229,6 +229,11 @@ std::string match_key(const Variable& v, bool loose) {
     }
     case VariableKind::Static:
       return "static\n" + std::string(basename_of(v.module)) + "\n" + (loose ? v.name : v.symbol);
+    case VariableKind::Stack: {
+      // Loosely, a local by its name in its function: its declaration's line may move.
+      const std::string local = v.name.substr(0, v.name.find(" ("));
+      return "stack\n" + std::string(basename_of(v.module)) + "\n" + v.owner + "\n" + (loose ? local : v.name);
+    }
     case VariableKind::Unknown:
     case VariableKind::Group:
       // A name is all they have: no looser match.

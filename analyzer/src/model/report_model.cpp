@@ -252,7 +252,8 @@ struct Attribution {
 
 // Totals, each variable's inclusive samples, estimates, page faults and memory metrics, and the
 // rows of the unknown classes (appended as they are met).
-Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& rows, ReportModel& m) {
+Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& rows,
+                            const PathExpander& expand, ReportModel& m) {
   const size_t n = tree.nodes.size();
   Attribution at;
   std::vector<NodeKind>& category = at.category;
@@ -290,6 +291,8 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     }
     return it->second;
   };
+  StackRows stack(db, expand);
+  bool placed_on_stack = false;
   for (size_t i = 1; i < n; ++i) {
     const Node& node = tree.nodes[i];
     const bool mpi_frame = node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a];
@@ -298,7 +301,15 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     var[i] = var[node.parent];
     cls[i] = cls[node.parent];
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
-    if (var[i] != kNone) {
+    // Stack samples the runtime placed in a frame leave [stack] for that frame's local.
+    if ((node.kind == NodeKind::StackOwner || node.kind == NodeKind::StackSlot) &&
+        cls[i] == static_cast<uint32_t>(UnknownClass::Stack)) {
+      if (const size_t r = stack.row(tree, i, m); r != kNoRow) {
+        var[i] = r;
+        placed_on_stack = true;
+        if (node.kind == NodeKind::StackSlot) m.variables[r].stack_nodes.push_back(static_cast<uint32_t>(i));
+      }
+    } else if (var[i] != kNone) {
       if (mpi_frame && (cls[i] == static_cast<uint32_t>(UnknownClass::Other) ||
                         cls[i] == static_cast<uint32_t>(UnknownClass::UntrackedHeap))) {
         cls[i] |= kReadByMpi;
@@ -348,6 +359,10 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     m.variables[row].ranks = BalanceStats{};
     m.variables[row].threads = BalanceStats{};
   };
+  // Nor does [stack] keep the counts of the samples its frames' locals took.
+  if (auto it = unknown_var.find(static_cast<uint32_t>(UnknownClass::Stack));
+      placed_on_stack && it != unknown_var.end())
+    no_balance(it->second);
   for (const auto& [c, row] : unknown_var)
     if ((c & kReadByMpi) != 0) {
       no_balance(row);
@@ -501,7 +516,12 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
       const bool data = is_data_root(category[i]);
       if (data) m.data_samples += samples;
       if (category[i] == NodeKind::NoDataRoot) m.no_data_samples += samples;
-      if (category[i] == NodeKind::UnknownRoot) m.unknown_samples += samples;
+      if (category[i] == NodeKind::UnknownRoot) {
+        const Variable* v = var[i] != kNone ? &m.variables[var[i]] : nullptr;
+        if (v != nullptr && v->kind == VariableKind::Stack) m.stack_samples += samples;
+        else m.unknown_samples += samples;
+        if (v != nullptr && v->kind == VariableKind::Unknown && v->name == "[stack]") m.stack_unplaced += samples;
+      }
 
       if (options.code_locations && node.kind == NodeKind::Frame) {
         CodeLocation& loc = m.locations[code_index.at(code_key(i))];
@@ -616,7 +636,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   }
   const Tree& tree = db.trees[0];
   m.counters = counters_of(db);
-  const Attribution at = attribute_nodes(db, tree, rows, m);
+  const Attribution at = attribute_nodes(db, tree, rows, expand, m);
   std::vector<size_t>().swap(rows);
   collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, !db.script_frames.empty(), m);
   collect_own_work_modules(tree, expand, m);

@@ -22,8 +22,10 @@
 namespace hpcl::analysis {
 
 // Group: the variables of one runtime library family folded into one row (runtime_libs.h).
-enum class VariableKind { Heap, Static, Unknown, Group };
-const char* kind_name(VariableKind kind);  // "heap", "static", "unknown", "group"
+// Stack: a local of one function's frame (format 1.10), or the frame as a whole when its
+// variables cannot be told apart.
+enum class VariableKind { Heap, Static, Unknown, Group, Stack };
+const char* kind_name(VariableKind kind);  // "heap", "static", "unknown", "group", "stack"
 
 // One access path of a variable: the calling context of the sampled instruction.
 struct AccessPath {
@@ -100,8 +102,20 @@ struct Variable {
 
   // Static.
   std::string symbol;  // raw symbol name
-  std::string module;  // module path
+  std::string module;  // module path (static; stack: the owning function's)
   bool tls = false;
+
+  // Stack: the function whose frame holds it, as the code view names functions, and what it is
+  // there ("local", "argument", "automatic array", "array temporary", "private", "frame": the
+  // frame's bytes no variable covers, or all of them without DWARF); its declaration
+  // ("kernel.c:14", "" unknown) and type ("double[16384]", "" unknown).
+  std::string owner;
+  std::string role;
+  std::string declared;
+  std::string type;
+  // Its StackSlot nodes in the database's tree, whose children are its access paths (the viewer
+  // opens the row into them).
+  std::vector<uint32_t> stack_nodes;
 
   std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
   // Unknown classes only: every sample by the function of its sampled instruction, descending
@@ -213,7 +227,10 @@ struct ReportModel {
   uint64_t data_samples = 0;   // under the heap, static and unknown roots
   uint64_t samples_dropped = 0;
   uint64_t no_data_samples = 0;  // under NoDataRoot: the instruction had no data address
-  uint64_t unknown_samples = 0;  // under UnknownRoot: [stack], [unknown data]
+  uint64_t unknown_samples = 0;  // under UnknownRoot: [stack], [unknown data], not the next
+  // On a thread's stack: placed in a frame's variables (stack rows), and not placed ([stack]:
+  // another thread's stack, a call path cut before the owner, a runtime without the record).
+  uint64_t stack_samples = 0, stack_unplaced = 0;
   // From META when the profiles recorded them (format 1.2); has_sample_details says so.
   bool has_sample_details = false;
   uint64_t samples_taken = 0;         // every sample the runtime took, dropped ones included

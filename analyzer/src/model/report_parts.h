@@ -35,6 +35,21 @@ void add_heap_variables(const Profile& db, const PathExpander& expand, const Rep
 void add_static_variables(const Profile& db, const std::vector<bool>& measured, ReportModel& m,
                           RowMap& rows);
 std::string unknown_class_name(uint32_t cls);
+
+// stack_rows.cpp: the row of the samples below a StackOwner or StackSlot node of the tree: the
+// local variable STACK_NAMES names for the slot ("acc (local of kernel, k.c:14)"), else the
+// owning frame as a whole ("[stack of kernel]"). Rows are appended to m the first time they are
+// met; kNoRow for any other node.
+class StackRows {
+ public:
+  StackRows(const Profile& db, const PathExpander& expand);
+  size_t row(const Tree& tree, size_t node, ReportModel& m);
+
+ private:
+  const Profile& db_;
+  const PathExpander& expand_;
+  std::map<std::string, size_t> by_name_;
+};
 // An unknown-data class (UnknownClass) or'ed with this: the samples of that class taken by MPI's
 // code (a frame of the access path is in an MPI module): MPI's own memory outside any tracked
 // block (its free lists, its queues), which the report folds into [MPI runtime data].

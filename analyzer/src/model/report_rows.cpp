@@ -229,7 +229,7 @@ void sort_variables(ReportModel& m, VariableOrder order) {
   // data, and the imbalance of such a mix (often MPI's or OpenMP's polling) names nothing to fix.
   auto ranked = [&](const Variable& v) {
     return v.has_balance && v.share >= kImbalanceMinShare &&
-           (v.kind == VariableKind::Heap || v.kind == VariableKind::Static);
+           (v.kind == VariableKind::Heap || v.kind == VariableKind::Static || v.kind == VariableKind::Stack);
   };
   auto imbalance = [&](const Variable& v) {
     return threads ? v.threads.imbalance : v.ranks.imbalance;
@@ -247,6 +247,7 @@ const char* kind_name(VariableKind kind) {
     case VariableKind::Static: return "static";
     case VariableKind::Unknown: return "unknown";
     case VariableKind::Group: return "group";
+    case VariableKind::Stack: return "stack";
   }
   return "unknown";
 }

@@ -292,6 +292,15 @@ void write_variable(JsonWriter& w, const ReportModel& m, const Variable& v, std:
     w.field("symbol", v.symbol);
     w.field("module", v.module);
     w.field("tls", v.tls);
+  } else if (v.kind == VariableKind::Stack) {
+    w.key("owner");
+    w.begin_object();
+    w.field("function", v.owner);
+    w.field("module", v.module);
+    w.end_object();
+    w.field("role", v.role);
+    w.field("declared", v.declared);
+    w.field("type", v.type);
   }
   w.field("allocations", v.allocations);
   w.field("bytes", v.bytes);
@@ -384,6 +393,8 @@ void write_prologue(JsonWriter& w, const ReportModel& m, const char* view) {
   w.field("samples_dropped", m.samples_dropped);
   w.field("no_data_samples", m.no_data_samples);
   w.field("unknown_data_samples", m.unknown_samples);
+  w.field("stack_samples", m.stack_samples);
+  w.field("stack_unplaced_samples", m.stack_unplaced);
   w.field("samples_in_runtime", m.samples_in_runtime);
   if (m.dlopen_unsampled_ns > 0) w.field("dlopen_unsampled_ns", m.dlopen_unsampled_ns);
   w.field_fixed("estimated_data_samples", m.estimated_data_samples, kEstimateDecimals);

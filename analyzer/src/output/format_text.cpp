@@ -281,6 +281,11 @@ void print_header(const ReportModel& m, const char* view, size_t limit, std::ost
       << ": [stack], [untracked heap], [unknown data]";
   if (m.samples_unresolved > 0) out << "; " << m.samples_unresolved << " unresolved";
   out << ")\n";
+  if (m.stack_samples > 0)
+    out << "stack data: " << m.stack_samples + m.stack_unplaced << " ("
+        << fraction_of(m.stack_samples + m.stack_unplaced, total) << "): " << m.stack_samples
+        << " named by frame, " << m.stack_unplaced << " not placed ([stack], "
+        << fraction_of(m.stack_unplaced, total) << ")\n";
   if (m.samples_in_runtime > 0)
     out << "in the profiler's own work: " << m.samples_in_runtime << " ("
         << fraction_of(m.samples_in_runtime, total) << ", code time, no data address)\n";
@@ -503,7 +508,8 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     names.push_back(v.name);
     // A heap variable's name is its allocation site already; the allocator completes it.
     sites.push_back(v.kind == VariableKind::Heap     ? v.allocator
-                    : v.kind == VariableKind::Static ? std::string(basename_of(v.module))
+                    : v.kind == VariableKind::Static || v.kind == VariableKind::Stack
+                        ? std::string(basename_of(v.module))
                     : v.kind == VariableKind::Group  ? std::to_string(v.libraries.size()) + " librar" +
                                                           (v.libraries.size() == 1 ? "y" : "ies")
                                                      : "-");
@@ -520,8 +526,10 @@ void write_data(const ReportModel& m, const ReportOptions& o, std::ostream& out)
     if (v.sampled) kind += "*";
     if (v.tls) kind += " tls";
     any_sampled |= v.sampled;
+    // No size: unattributed data, and a stack variable sized at run time (an automatic array).
+    const bool sized = v.kind != VariableKind::Unknown && (v.kind != VariableKind::Stack || v.bytes > 0);
     rows.push_back({std::to_string(i + 1), names[i], kind, share_cell(v), samples_cell(v, &any_estimate),
-                    v.kind == VariableKind::Unknown ? "-" : human_bytes(v.bytes), sites[i],
+                    sized ? human_bytes(v.bytes) : "-", sites[i],
                     hottest[i]});
     if (ranks) rows.back().insert(rows.back().begin() + 6, imbalance_cell(v));
     if (faults) rows.back().insert(rows.back().begin() + 5, std::to_string(v.page_faults));

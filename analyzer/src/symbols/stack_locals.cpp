@@ -242,7 +242,7 @@ std::string type_label(Dwarf_Die* type) {
 
 }  // namespace
 
-const char* stack_local_kind_name(StackLocalKind kind) {
+const char* stack_var_kind_name(StackVarKind kind) {
   static const char* const kNames[] = {"?", "local", "parameter", "automatic", "temporary", "frame"};
   const auto k = static_cast<size_t>(kind);
   return k < std::size(kNames) ? kNames[k] : "?";
@@ -322,7 +322,7 @@ std::unique_ptr<StackLocals::Layout> StackLocals::build(uint64_t pc) {
     const char* name = die_name(var);
     const bool parameter = dwarf_tag(var) == DW_TAG_formal_parameter;
     StackLocal v;
-    v.kind = parameter ? StackLocalKind::Parameter : StackLocalKind::Local;
+    v.kind = parameter ? StackVarKind::Parameter : StackVarKind::Local;
     v.name = source_name(name) ? name : "";
     v.function = owner[scope];
     if (const char* file = dwarf_decl_file(var)) v.file = file;
@@ -341,7 +341,7 @@ std::unique_ptr<StackLocals::Layout> StackLocals::build(uint64_t pc) {
     v.lo = place.offset;
     v.size = typed ? size_of(&type) : 0;
     if (v.size == 0) return false;  // a descriptor or an incomplete type: its extent is unknown
-    if (v.name.empty()) v.kind = StackLocalKind::Temporary;
+    if (v.name.empty()) v.kind = StackVarKind::Temporary;
     layout->fixed.push_back(std::move(v));
     return false;
   });
@@ -384,12 +384,12 @@ std::optional<StackLocal> StackLocals::at(uint64_t pc, int64_t lo, uint32_t widt
     // source are ambiguous, and neither is named.
     if (l->dynamic.size() == 1) {
       out = l->dynamic.front();
-      out.kind = StackLocalKind::Automatic;
+      out.kind = StackVarKind::Automatic;
     } else {
-      out.kind = StackLocalKind::Temporary;
+      out.kind = StackVarKind::Temporary;
     }
   } else {
-    out.kind = StackLocalKind::Frame;
+    out.kind = StackVarKind::Frame;
   }
   return out;
 }

@@ -20,29 +20,18 @@
 #include <string>
 
 #include "call_sites.h"  // ScopeCache
+#include "hpcl/profile.h"
 
 namespace hpcl::analysis {
 
-// Its values are the ones the profile stores for a named slot (StackVarKind, hpcl/profile.h).
-enum class StackLocalKind : uint8_t {
-  Local = 1,      // a variable of the function, of a lexical block or of an inlined function
-  Parameter = 2,  // a parameter kept in the frame
-  // A variable whose storage is allocated at run time (a C VLA; a Fortran automatic array under
-  // -fstack-arrays): the slot is in the frame's dynamic area and it is the only such variable
-  // in scope.
-  Automatic = 3,
-  // The dynamic area with no variable in scope to own it (alloca, a Fortran array temporary),
-  // or a fixed variable the compiler made up ("A.11": a name no source can spell).
-  Temporary = 4,
-  // Fixed-frame bytes no variable covers: spill slots, saved registers, the return address,
-  // outgoing arguments.
-  Frame = 5,
-};
+// What owns a slot: the kinds STACK_NAMES stores (hpcl/profile.h). A Temporary is also a fixed
+// variable the compiler made up ("A.11": a name no source can spell).
+using hpcl::StackVarKind;
 
-const char* stack_local_kind_name(StackLocalKind kind);  // "local", "parameter", ...
+const char* stack_var_kind_name(StackVarKind kind);  // "local", "parameter", ...
 
 struct StackLocal {
-  StackLocalKind kind = StackLocalKind::Frame;
+  StackVarKind kind = StackVarKind::Frame;
   std::string name;  // "" for Temporary and Frame
   // The function whose scope declares it: an inlined function's name for its own variables,
   // else the function running at the pc (named as the symbolizer names functions).

@@ -255,7 +255,7 @@ std::vector<Frame> frames_to_symbolize(const Profile& db) {
   std::vector<Frame> frames;
   for (const Tree& t : db.trees)
     for (const Node& n : t.nodes)
-      if (n.kind == NodeKind::Frame) frames.push_back(Frame{n.a, n.b});
+      if (n.kind == NodeKind::Frame || n.kind == NodeKind::StackOwner) frames.push_back(Frame{n.a, n.b});
   for (const AllocSite& s : db.sites) frames.insert(frames.end(), s.frames.begin(), s.frames.end());
   std::sort(frames.begin(), frames.end());
   frames.erase(std::unique(frames.begin(), frames.end()), frames.end());

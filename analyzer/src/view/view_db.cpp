@@ -67,7 +67,9 @@ std::vector<Location> DbIndex::inline_chain(uint32_t i) const {
 uint32_t DbIndex::variable_of(uint32_t i) const {
   for (; i < size() && i != 0; i = tree_->nodes[i].parent) {
     NodeKind k = tree_->nodes[i].kind;
-    if (k == NodeKind::HeapVar || k == NodeKind::StaticVarNode || k == NodeKind::UnknownClass) return i;
+    if (k == NodeKind::HeapVar || k == NodeKind::StaticVarNode || k == NodeKind::UnknownClass ||
+        k == NodeKind::StackSlot)
+      return i;
   }
   return kNoParent;
 }

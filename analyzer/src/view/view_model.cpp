@@ -59,7 +59,8 @@ ViewModel::ViewModel(Profile db, const ReportModelOptions& options)
   for (size_t i = 0; i < report_.variables.size(); ++i) {
     const Variable& v = report_.variables[i];
     if (v.kind == VariableKind::Group) continue;
-    if (!v.accesses.empty()) variable_node_[i] = index_.variable_of(v.accesses[0].leaf);
+    if (!v.stack_nodes.empty()) variable_node_[i] = v.stack_nodes.front();
+    else if (!v.accesses.empty()) variable_node_[i] = index_.variable_of(v.accesses[0].leaf);
     else if (!v.first_touches.empty()) variable_node_[i] = index_.variable_of(v.first_touches[0].leaf);
   }
   views_[0] = std::make_unique<ViewTree>(view_name(ViewKind::DataCentric),
@@ -201,13 +202,15 @@ std::unique_ptr<ViewNode> ViewModel::variable_row(size_t i) const {
   row->tag = kind_name(v.kind);
   if (v.sampled) row->tag += "*";  // as the report: small blocks tracked one in k
   if (v.tls) row->tag += " tls";
-  if (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) row->bytes = v.bytes;
+  if (v.kind == VariableKind::Heap || v.kind == VariableKind::Static || v.kind == VariableKind::Stack)
+    row->bytes = v.bytes;
   if (v.kind == VariableKind::Heap && v.label_frame < v.allocation_path.size())
     set_location(*row, v.allocation_path[v.label_frame]);
   if (!v.accesses.empty()) row->pattern = v.accesses.front().pattern;
   for (size_t c = 0; c < columns_.size(); ++c) row->values[c] = variable_value(v, columns_[c]);
   const uint32_t node = variable_node_[i];
-  if (node != kNoParent) row->db_nodes = {node};
+  if (!v.stack_nodes.empty()) row->db_nodes = v.stack_nodes;  // a local's slots, each with paths
+  else if (node != kNoParent) row->db_nodes = {node};
   row->expandable = v.kind == VariableKind::Heap || (v.kind == VariableKind::Group && !v.libraries.empty()) ||
                     (node != kNoParent && index_.has_children(node));
   row->fixed_order = v.kind == VariableKind::Heap;  // allocation path, then access paths

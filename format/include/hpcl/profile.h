@@ -23,8 +23,9 @@ inline constexpr uint16_t kMajorVersion = 1;
 // 1.6 added the watchpoint metrics (ids 96-151). 1.7 added the allocation APIs 15-22 (mappings
 // of files and shared memory, named ranges, the allocators' own entry points) and SITE_NAMES.
 // 1.8 added SCRIPT_FRAMES, frames of interpreted code (see ScriptFrame). 1.9 added RANK_VALUES, a
-// database's metrics per tree node and rank (see RankValue).
-inline constexpr uint16_t kMinorVersion = 9;
+// database's metrics per tree node and rank (see RankValue). 1.10 added the stack nodes (kinds 9
+// and 10: which frame's storage a stack address lies in) and STACK_NAMES (see StackVar).
+inline constexpr uint16_t kMinorVersion = 10;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
@@ -34,6 +35,7 @@ inline constexpr uint16_t kMinorWatch = 6;
 inline constexpr uint16_t kMinorSiteNames = 7;
 inline constexpr uint16_t kMinorScriptFrames = 8;
 inline constexpr uint16_t kMinorRankValues = 9;
+inline constexpr uint16_t kMinorStack = 10;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -126,9 +128,14 @@ enum class NodeKind : uint8_t {
   HeapVar = 6,      // a = allocation site index
   StaticVarNode = 7,  // a = static variable index
   UnknownClass = 8,   // a = UnknownClass value
+  // Since 1.10, below UnknownClass Stack: the frame whose storage holds the sampled address,
+  // then where in that storage (stack_slot.h), then the access path.
+  StackOwner = 9,  // a = module, b = offset of the owning frame's pc (as a Frame's)
+  StackSlot = 10,  // a = width, b = lo as two's complement: bytes [lo, lo + a) from the frame's CFA
 };
 
-// Stack: a thread's stack. Other: no heap, static, stack or TLS variable covers the address.
+// Stack: a thread's stack (1.10: its nodes StackOwner say whose frame when the runtime found it).
+// Other: no heap, static, stack or TLS variable covers the address.
 // UntrackedHeap: in the malloc heap (brk heap or a glibc arena heap), but in no tracked block.
 enum class UnknownClass : uint32_t { Stack = 0, Other = 1, UntrackedHeap = 2 };
 
@@ -327,6 +334,36 @@ struct RankValue {
   friend auto operator<=>(const RankValue&, const RankValue&) = default;
 };
 
+// What a stack slot holds (format 1.10, STACK_NAMES, database only): the merge names each
+// (StackOwner, StackSlot) pair of its tree from the owning module's DWARF. A variable is one
+// storage of one function's frame; its slots may come from several pcs of that function.
+enum class StackVarKind : uint8_t {
+  Local = 1,      // a named variable of the function (or of a function inlined into it)
+  Parameter = 2,  // a formal parameter kept in the frame
+  Automatic = 3,  // a variable of dynamic size in the frame's dynamic area (VLA, automatic array)
+  Temporary = 4,  // the dynamic area with no named variable to own it (a compiler temporary)
+  Frame = 5,      // fixed-frame bytes no variable covers: spills, saved registers, arguments
+};
+inline constexpr StackVarKind kLastStackVarKind = StackVarKind::Frame;
+struct StackVar {
+  StackVarKind kind = StackVarKind::Local;
+  std::string name;      // "" for Temporary and Frame
+  std::string function;  // the function whose scope declares it (demangled)
+  std::string file;      // its declaration; "" unknown
+  uint32_t line = 0;     // 0 unknown
+  int64_t lo = 0;        // its extent from the CFA; size 0 when dynamic or unknown
+  uint64_t size = 0;
+  std::string type;      // "double[16384]"; "" unknown
+  friend bool operator==(const StackVar&, const StackVar&) = default;
+};
+struct StackSlotName {
+  Frame owner;         // the StackOwner node's frame
+  int64_t lo = 0;      // the StackSlot node's
+  uint32_t width = 0;
+  uint32_t var = 0;    // into Profile::stack_vars
+  friend bool operator==(const StackSlotName&, const StackSlotName&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -341,6 +378,10 @@ struct Profile {
   std::vector<ScriptFrame> script_frames;
   // Since 1.9, database only: sorted by (node, rank, metric), each triple once, no zero value.
   std::vector<RankValue> rank_values;
+  // Since 1.10, database only: slots sorted by (owner, lo), each once; slots of no variable
+  // (no DWARF) are left out.
+  std::vector<StackVar> stack_vars;
+  std::vector<StackSlotName> stack_slots;
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

@@ -10,6 +10,10 @@
 #include <atomic>
 #include <cstring>
 
+// Only for the types and register numbers: libunwind is loaded with dlopen (unwind.h).
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include "base/clock.h"
 #include "base/guard.h"
 #include "memory/find_object.h"
@@ -24,6 +28,12 @@ namespace hpcrun {
 namespace {
 using BacktraceFn = int (*)(void**, int);
 BacktraceFn g_backtrace = nullptr;
+// The stepping interface, for find_stack_owner: the names unw_init_local2 and friends stand for.
+struct Stepper {
+  int (*init)(unw_cursor_t*, unw_context_t*, int) = nullptr;
+  int (*step)(unw_cursor_t*) = nullptr;
+  int (*get_reg)(unw_cursor_t*, unw_regnum_t, unw_word_t*) = nullptr;
+} g_stepper;
 uint64_t g_self_lo = 0, g_self_hi = 0;
 // libunwind's TLS module id, and whether a thread's unwind cache may be created by its first
 // sample (see unwind_thread_init).
@@ -34,14 +44,25 @@ constinit std::atomic<int> g_unwinders{0};
 constinit std::atomic<bool> g_fork_pending{false};
 constexpr uint64_t kForkWaitNs = 200 * 1000 * 1000;
 
-// Every call of unw_backtrace goes through here. Signal-safe: two atomic operations.
+// Every unwind runs inside one: a fork waits for it (unwind_before_fork), and one block of
+// every signal covers it, or none inside the runtime (mask_batch.h). Signal-safe: two atomic
+// operations.
+class Unwinding {
+ public:
+  Unwinding() : batch_(t_in_runtime != 0) { g_unwinders.fetch_add(1, std::memory_order_seq_cst); }
+  ~Unwinding() { g_unwinders.fetch_sub(1, std::memory_order_release); }
+  Unwinding(const Unwinding&) = delete;
+  Unwinding& operator=(const Unwinding&) = delete;
+  bool refused() const { return g_fork_pending.load(std::memory_order_seq_cst); }
+
+ private:
+  MaskBatch batch_;
+};
+
+// Every call of unw_backtrace goes through here.
 int backtrace(void** buf, int n) {
-  // One block of every signal for the whole unwind, or none inside the runtime (mask_batch.h).
-  MaskBatch batch(t_in_runtime != 0);
-  g_unwinders.fetch_add(1, std::memory_order_seq_cst);
-  int got = g_fork_pending.load(std::memory_order_seq_cst) ? 0 : g_backtrace(buf, n);
-  g_unwinders.fetch_sub(1, std::memory_order_release);
-  return got;
+  Unwinding u;
+  return u.refused() ? 0 : g_backtrace(buf, n);
 }
 
 // libunwind's caching policies (libunwind.h: UNW_CACHE_NONE, _GLOBAL, _PER_THREAD).
@@ -167,6 +188,13 @@ bool unwind_init() {
     g_self_hi = self.map_end;
   }
   g_backtrace = reinterpret_cast<BacktraceFn>(dlsym(h, "unw_backtrace"));
+  g_stepper.init = reinterpret_cast<decltype(Stepper::init)>(dlsym(h, "_ULx86_64_init_local2"));
+  g_stepper.step = reinterpret_cast<decltype(Stepper::step)>(dlsym(h, "_ULx86_64_step"));
+  g_stepper.get_reg = reinterpret_cast<decltype(Stepper::get_reg)>(dlsym(h, "_ULx86_64_get_reg"));
+  if (!g_stepper.init || !g_stepper.step || !g_stepper.get_reg) {
+    g_stepper = {};
+    log_info("libunwind has no unw_init_local2: stack samples stay one [stack] row");
+  }
   note_helper_library(0, reinterpret_cast<const void*>(g_backtrace));
   note_helper_library(1, dlsym(RTLD_DEFAULT, "ZydisDecoderDecodeFull"));
   if (!g_backtrace) {
@@ -239,6 +267,37 @@ int capture_alloc_path(uint64_t* out, int max) {
   int want = max + kSlack < kMaxSampleFrames + kSlack ? max + kSlack : kMaxSampleFrames + kSlack;
   int n = backtrace(buf, want);
   return call_sites(buf, 0, n, out, max);
+}
+
+// The x86-64 System V red zone: a function may use the 128 bytes below its stack pointer
+// without moving it, so an address there is the interrupted frame's.
+constexpr uint64_t kRedZone = 128;
+
+bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, uint64_t* pc, uint64_t* cfa) {
+  if (!g_stepper.init) return false;
+  const auto* ctx = static_cast<const ucontext_t*>(uc);
+  if (addr + kRedZone < uint64_t(ctx->uc_mcontext.gregs[REG_RSP])) return false;
+  Unwinding u;
+  if (u.refused()) return false;
+  unw_cursor_t cursor;
+  // libunwind reads the registers from the context and writes nothing to it.
+  if (g_stepper.init(&cursor, const_cast<unw_context_t*>(static_cast<const unw_context_t*>(ctx)),
+                     UNW_INIT_SIGNAL_FRAME) != 0)
+    return false;
+  uint64_t here = leaf_pc;
+  for (int depth = 0; depth < kMaxSampleFrames; ++depth) {
+    unw_word_t sp = 0, ip = 0;
+    if (g_stepper.step(&cursor) <= 0 || g_stepper.get_reg(&cursor, UNW_REG_SP, &sp) != 0 ||
+        g_stepper.get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+      return false;
+    if (addr < sp) {
+      *pc = here;
+      *cfa = sp;
+      return true;
+    }
+    here = ip - 1;  // the caller's call site
+  }
+  return false;
 }
 
 int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int max) {

@@ -243,12 +243,17 @@ class ProfileStreamer {
       uint32_t a = 0;
       uint64_t bb = 0;
       switch (kind) {
-        case hpcl::NodeKind::Frame: {
+        case hpcl::NodeKind::Frame:
+        case hpcl::NodeKind::StackOwner: {
           hpcl::Frame f = frame(n->b);
           a = f.module;
           bb = f.offset;
           break;
         }
+        case hpcl::NodeKind::StackSlot:
+          a = uint32_t(n->a);
+          bb = n->b;
+          break;
         case hpcl::NodeKind::HeapVar: a = uint32_t(n->a); break;
         case hpcl::NodeKind::StaticVarNode: a = static_index(uint32_t(n->a), int64_t(n->b)); break;
         case hpcl::NodeKind::UnknownClass: a = uint32_t(n->a); break;

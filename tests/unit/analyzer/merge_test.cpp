@@ -207,6 +207,59 @@ TEST(Merge, SitesMatchByIdentityWithinAndAcrossInputs) {
   EXPECT_EQ(calloc, 1u);
 }
 
+// Stack slots (format 1.10) merge like frames: the owner's module is remapped, equal (owner,
+// slot) pairs of two inputs are one node, and the owner frames are symbolized.
+TEST(Merge, StackSlotsMergeAcrossInputsWithTheirModules) {
+  TempDir dir;
+  auto stack_path = [](Tree& t, uint32_t module, uint64_t samples) {
+    TreeBuilder b(t);
+    uint32_t n = b.child(b.child(0, NodeKind::UnknownRoot, 0, 0), NodeKind::UnknownClass, 0, 0);
+    n = b.child(n, NodeKind::StackOwner, module, 0x120);
+    n = b.child(n, NodeKind::StackSlot, 8, static_cast<uint64_t>(int64_t{-24}));
+    n = b.child(n, NodeKind::Frame, module, 0x124);
+    t.nodes[n].add_metric(kMetricSamples, samples);
+  };
+  Profile p = new_process(0);
+  p.modules = {kApp, kLibc};
+  Tree t = new_tree(1);
+  stack_path(t, 0, 2);
+  p.trees = {t};
+  Profile q = new_process(1);
+  q.modules = {kLibc, kApp};
+  Tree u = new_tree(2);
+  stack_path(u, 1, 3);
+  q.trees = {u};
+  write_or_fail(p, dir.file("app-0.hpcl"));
+  write_or_fail(q, dir.file("app-1.hpcl"));
+  MergeOutcome out = merge(dir, 1);
+  ASSERT_EQ(out.error, "");
+  const Profile& db = out.database;
+  uint32_t owners = 0, slots = 0;
+  for (const Node& n : db.trees[0].nodes) {
+    if (n.kind == NodeKind::StackOwner) {
+      ++owners;
+      ASSERT_LT(n.a, db.modules.size());
+      EXPECT_EQ(db.modules[n.a].path, kApp.path);
+      EXPECT_EQ(n.b, 0x120u);
+    }
+    if (n.kind == NodeKind::StackSlot) {
+      ++slots;
+      EXPECT_EQ(n.a, 8u);
+      EXPECT_EQ(static_cast<int64_t>(n.b), -24);
+      EXPECT_EQ(db.trees[0].nodes[n.parent].kind, NodeKind::StackOwner);
+    }
+    if (n.kind == NodeKind::Frame && n.metric(kMetricSamples) > 0) {
+      EXPECT_EQ(n.metric(kMetricSamples), 5u);
+    }
+  }
+  EXPECT_EQ(owners, 1u);
+  EXPECT_EQ(slots, 1u);
+  bool owner_symbolized = false;
+  for (const Symbolized& s : db.symbols) owner_symbolized |= s.frame.offset == 0x120;
+  EXPECT_TRUE(owner_symbolized);
+  EXPECT_TRUE(db.stack_slots.empty()) << "the module does not exist: no DWARF, no names";
+}
+
 TEST(Merge, SymbolsCoverEveryFrameAndMissingModulesWarnOnce) {
   TempDir dir;
   write_three(dir);

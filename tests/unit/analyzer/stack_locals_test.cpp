@@ -101,7 +101,7 @@ std::vector<std::pair<int64_t, uint32_t>> slots_in(const Extent& e) {
 }
 
 struct Expected {
-  StackLocalKind kind;
+  StackVarKind kind;
   std::string name, function, type;
   bool fixed = true;  // lo and size are the array's
 };
@@ -116,7 +116,7 @@ void expect_owned(Subject& s, uint64_t pc, const Extent& e, const Expected& want
     SCOPED_TRACE("slot [" + std::to_string(lo) + ", +" + std::to_string(width) + ")");
     const std::optional<StackLocal> got = s.locals->at(pc, lo, width);
     ASSERT_TRUE(got.has_value());
-    EXPECT_EQ(stack_local_kind_name(got->kind), std::string(stack_local_kind_name(want.kind)));
+    EXPECT_EQ(stack_var_kind_name(got->kind), std::string(stack_var_kind_name(want.kind)));
     EXPECT_EQ(got->name, want.name);
     EXPECT_EQ(got->function, want.function);
     EXPECT_EQ(got->type, want.type);
@@ -152,7 +152,7 @@ TEST(StackLocals, ArraysOfThreeFrameSizes) {
     REQUIRE_CASE(c_subject(), f.label);
     ASSERT_EQ(c.arrays.size(), 1u);
     expect_owned(c_subject(), c.pc, c.arrays[0],
-                 {StackLocalKind::Local, f.name, f.function, f.type});
+                 {StackVarKind::Local, f.name, f.function, f.type});
   }
 }
 
@@ -161,8 +161,8 @@ TEST(StackLocals, SlotAcrossTwoVariablesGoesToTheLargerOverlap) {
   ASSERT_EQ(c.arrays.size(), 2u);
   Subject& s = c_subject();
   expect_owned(s, c.pc, c.arrays[0],
-               {StackLocalKind::Local, "p", "struct_frame", "struct particle"});
-  expect_owned(s, c.pc, c.arrays[1], {StackLocalKind::Local, "hist", "struct_frame", "double[12]"});
+               {StackVarKind::Local, "p", "struct_frame", "struct particle"});
+  expect_owned(s, c.pc, c.arrays[1], {StackVarKind::Local, "hist", "struct_frame", "double[12]"});
   // Wherever GCC put them, one lies below the other: 2 bytes of one and 6 of the other, then
   // the reverse.
   const bool p_below = c.arrays[0].first < c.arrays[1].first;
@@ -183,7 +183,7 @@ TEST(StackLocals, FrameBytesNoVariableCovers) {
   for (int64_t lo : {int64_t{-8}, c.arrays[0].first - 8, c.arrays[0].first - 64}) {
     const std::optional<StackLocal> got = c_subject().locals->at(c.pc, lo, 8);
     ASSERT_TRUE(got.has_value());
-    EXPECT_EQ(got->kind, StackLocalKind::Frame) << lo;
+    EXPECT_EQ(got->kind, StackVarKind::Frame) << lo;
     EXPECT_EQ(got->name, "");
     EXPECT_EQ(got->function, "small_frame");
   }
@@ -194,31 +194,31 @@ TEST(StackLocals, VariableLengthArrayOwnsTheDynamicArea) {
   ASSERT_EQ(c.arrays.size(), 2u);
   Subject& s = c_subject();
   expect_owned(s, c.pc, c.arrays[0],
-               {StackLocalKind::Automatic, "vla", "vla_frame", "double[]", false});
-  expect_owned(s, c.pc, c.arrays[1], {StackLocalKind::Local, "fixed", "vla_frame", "double[6]"});
+               {StackVarKind::Automatic, "vla", "vla_frame", "double[]", false});
+  expect_owned(s, c.pc, c.arrays[1], {StackVarKind::Local, "fixed", "vla_frame", "double[6]"});
   // The saved rbp of this frame-pointer frame is above the fixed variables: frame bytes.
   const std::optional<StackLocal> saved = s.locals->at(c.pc, -16, 8);
   ASSERT_TRUE(saved.has_value());
-  EXPECT_EQ(saved->kind, StackLocalKind::Frame);
+  EXPECT_EQ(saved->kind, StackVarKind::Frame);
 }
 
 TEST(StackLocals, AllocaStorageIsATemporary) {
   REQUIRE_CASE(c_subject(), "alloca");
   expect_owned(c_subject(), c.pc, c.arrays[0],
-               {StackLocalKind::Temporary, "", "alloca_frame", "", false});
+               {StackVarKind::Temporary, "", "alloca_frame", "", false});
   // No variable is in the frame: the return address and the saved rbp, which the call-frame
   // information places, are what bounds the fixed frame from the dynamic area.
   for (int64_t lo : {-8, -16}) {
     const std::optional<StackLocal> got = c_subject().locals->at(c.pc, lo, 8);
     ASSERT_TRUE(got.has_value());
-    EXPECT_EQ(got->kind, StackLocalKind::Frame) << lo;
+    EXPECT_EQ(got->kind, StackVarKind::Frame) << lo;
   }
 }
 
 TEST(StackLocals, InlinedFunctionsArrayNamesTheInlinedFunction) {
   REQUIRE_CASE(c_subject(), "inlined");
   expect_owned(c_subject(), c.pc, c.arrays[0],
-               {StackLocalKind::Local, "scratch", "inlined_scratch", "double[40]"});
+               {StackVarKind::Local, "scratch", "inlined_scratch", "double[40]"});
   // The frame itself is the function it was inlined into.
   const std::optional<StackLocal> frame = c_subject().locals->at(c.pc, -8, 8);
   ASSERT_TRUE(frame.has_value());
@@ -228,7 +228,7 @@ TEST(StackLocals, InlinedFunctionsArrayNamesTheInlinedFunction) {
 TEST(StackLocals, OpenMpPrivateArrayBelongsToTheOutlinedRegion) {
   REQUIRE_CASE(c_subject(), "omp");
   expect_owned(c_subject(), c.pc, c.arrays[0],
-               {StackLocalKind::Local, "priv", "omp_frame._omp_fn.0", "double[300]"});
+               {StackVarKind::Local, "priv", "omp_frame._omp_fn.0", "double[300]"});
 }
 
 TEST(StackLocals, BlocksSharingAStackSlotAreToldApartByThePc) {
@@ -237,9 +237,9 @@ TEST(StackLocals, BlocksSharingAStackSlotAreToldApartByThePc) {
   ASSERT_EQ(s.cases.count("block2"), 1u);
   const Case& other = s.cases.at("block2");
   expect_owned(s, c.pc, c.arrays[0],
-               {StackLocalKind::Local, "first", "blocks_frame", "double[32]"});
+               {StackVarKind::Local, "first", "blocks_frame", "double[32]"});
   expect_owned(s, other.pc, other.arrays[0],
-               {StackLocalKind::Local, "second", "blocks_frame", "double[32]"});
+               {StackVarKind::Local, "second", "blocks_frame", "double[32]"});
 }
 
 namespace {
@@ -260,8 +260,8 @@ void expect_same_as_fresh(Subject& s, uint64_t from, uint64_t to, bool upward) {
       if (!a) break;  // no function here
       ASSERT_TRUE(a->kind == b->kind && a->name == b->name && a->function == b->function)
           << "pc 0x" << std::hex << pc << std::dec << " slot " << lo << ": " << a->name << " ("
-          << stack_local_kind_name(a->kind) << ") cached, " << b->name << " ("
-          << stack_local_kind_name(b->kind) << ") fresh";
+          << stack_var_kind_name(a->kind) << ") cached, " << b->name << " ("
+          << stack_var_kind_name(b->kind) << ") fresh";
     }
   }
 }
@@ -315,9 +315,9 @@ TEST(StackLocals, FortranAutomaticArrayBesideAFixedOne) {
   const std::string function = s.symbols->lookup(c.pc).back().function;
   EXPECT_EQ(display_function_name(function).name, "stack_cases::automatic");
   expect_owned(s, c.pc, c.arrays[0],
-               {StackLocalKind::Automatic, "tmp", function, "real(kind=8)(:)", false});
+               {StackVarKind::Automatic, "tmp", function, "real(kind=8)(:)", false});
   expect_owned(s, c.pc, c.arrays[1],
-               {StackLocalKind::Local, "loc", function, "real(kind=8)(4096)"});
+               {StackVarKind::Local, "loc", function, "real(kind=8)(4096)"});
 }
 
 TEST(StackLocals, FortranArrayTemporaryIsATemporary) {
@@ -327,5 +327,5 @@ TEST(StackLocals, FortranArrayTemporaryIsATemporary) {
   REQUIRE_CASE(s, "temporary");
   const std::string function = s.symbols->lookup(c.pc).back().function;
   EXPECT_EQ(display_function_name(function).name, "stack_cases::temporary");
-  expect_owned(s, c.pc, c.arrays[0], {StackLocalKind::Temporary, "", function, "", false});
+  expect_owned(s, c.pc, c.arrays[0], {StackVarKind::Temporary, "", function, "", false});
 }

@@ -255,8 +255,8 @@ TEST(Damage, TreeShape) {
   q.trees[0].nodes[4].kind = NodeKind::Root;
   expect_invalid(q, "node 4 is a second Root");
   q = p;
-  q.trees[0].nodes[3].kind = static_cast<NodeKind>(9);
-  expect_invalid(q, "node 3 has unknown kind 9");
+  q.trees[0].nodes[3].kind = static_cast<NodeKind>(11);
+  expect_invalid(q, "node 3 has unknown kind 11");
   q = p;
   q.trees[0].nodes[6] = q.trees[0].nodes[3];  // a second child of node 2 with node 3's key
   expect_invalid(q, "nodes 3 and 6 are children of node 2 with the same kind and payload");

@@ -8,10 +8,9 @@
 #include <initializer_list>
 
 namespace hpcl::test {
-namespace {
 
 uint32_t add(Tree& t, uint32_t parent, NodeKind kind, uint32_t a, uint64_t b,
-             std::initializer_list<Metric> metrics = {}) {
+             std::initializer_list<Metric> metrics) {
   Node n;
   n.parent = parent;
   n.kind = kind;
@@ -21,6 +20,9 @@ uint32_t add(Tree& t, uint32_t parent, NodeKind kind, uint32_t a, uint64_t b,
   t.nodes.push_back(n);
   return static_cast<uint32_t>(t.nodes.size() - 1);
 }
+
+namespace {
+
 
 Tree root_only(uint32_t tid) {
   Tree t;

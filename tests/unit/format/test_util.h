@@ -24,6 +24,10 @@ Profile small_process();
 // small_process() with two offset histograms (format 1.2).
 Profile small_process_offsets();
 // A small database for golden bytes.
+// Appends a node to `t` (parents first, as the format requires); returns its index.
+uint32_t add(Tree& t, uint32_t parent, NodeKind kind, uint32_t a, uint64_t b,
+             std::initializer_list<Metric> metrics = {});
+
 Profile small_database();
 // small_database() with a BALANCE section (format 1.3): a site, a static and an unknown class.
 Profile small_database_balance();

@@ -44,6 +44,9 @@ TEST(TableNames, SplitsLabelsIntoTheirParts) {
   EXPECT_EQ(varying_part("heat2d.c:85"), ":85");
   EXPECT_EQ(varying_part("liblammps.so.0+0x290efa"), "+0x290efa");
   EXPECT_EQ(varying_part("liblammps.so.0"), "");
+  EXPECT_EQ(varying_part("local of sweep_a, locals.c:6"), "local of sweep_a");
+  EXPECT_EQ(varying_part("private, main [omp region 0], k.c:34"), "private, main");
+  EXPECT_EQ(varying_part("automatic array of fields::sweep, f.f90:3"), "automatic array of sweep");
 }
 
 // LAMMPS at 120 columns gave its variable column 21: five rows read "LAMMPS_NS::Ato…::grow" or

@@ -32,8 +32,8 @@ class DbIndex {
   // own (as location()), then the functions it was inlined into, each at its call line. One
   // entry (the node's address alone) without symbols.
   std::vector<Location> inline_chain(uint32_t i) const;
-  // The variable node (HeapVar, StaticVarNode, UnknownClass) at or above node i; kNoParent
-  // when there is none (the no-data root's paths).
+  // The variable node (HeapVar, StaticVarNode, UnknownClass, or a stack local's StackSlot) at or
+  // above node i; kNoParent when there is none (the no-data root's paths).
   uint32_t variable_of(uint32_t i) const;
 
  private:

@@ -22,6 +22,7 @@
 #include "memory/heap_map.h"
 #include "memory/regions.h"
 #include "hpcl/profile.h"
+#include "hpcl/stack_slot.h"
 #include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
@@ -91,6 +92,26 @@ Stage stage_from_env(const char* v) {
 
 constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 
+// A sample of this thread's own stack, below its [stack] node: the frame whose storage holds
+// the address and the slot of that storage (hpcl/stack_slot.h), for the analyzer to name the
+// local variable. Only the own stack: another thread's frames cannot be walked from here (a
+// worker reading the master's shared locals stays [stack]), nor can a walk cut short.
+uint32_t place_on_stack(ThreadState* ts, const ucontext_t* uc, const Access& acc, uint32_t node) {
+  Cct& c = ts->cct;
+  const RtNode* n = c.at(node);
+  if (n->kind != uint8_t(NodeKind::UnknownClass) || n->a != uint64_t(hpcl::UnknownClass::Stack) ||
+      acc.ea < ts->stack_lo || acc.ea >= ts->stack_hi)
+    return node;
+  uint64_t pc = 0, cfa = 0;
+  if (!ts->unwind_ready || !find_stack_owner(uc, acc.insn, acc.ea, &pc, &cfa)) return node;
+  const hpcl::StackSlotRange slot = hpcl::stack_slot(int64_t(acc.ea - cfa));
+  if (slot.width == 0) return node;
+  uint32_t owner = c.child(node, uint8_t(NodeKind::StackOwner), 0, pc);
+  if (owner == Cct::kNone) return node;
+  uint32_t placed = c.child(owner, uint8_t(NodeKind::StackSlot), slot.width, uint64_t(slot.lo));
+  return placed == Cct::kNone ? node : placed;
+}
+
 void record_sample(ThreadState* ts, const ucontext_t* uc) {
   if (g_test_stage == Stage::Entry) return;
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
@@ -122,6 +143,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
       break;
   }
   if (g_test_stage == Stage::Classify) return;
+  if (acc.kind == AccessKind::Address && var != Cct::kNone) node = place_on_stack(ts, uc, acc, node);
   uint64_t frames[kMaxSampleFrames];
   int n = ts->unwind_ready ? capture_sample_path(regs.rip, frames, kMaxSampleFrames) : 0;
   if (g_test_stage == Stage::Unwind) return;

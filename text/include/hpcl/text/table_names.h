@@ -31,7 +31,9 @@ LabelParts split_label(std::string_view label);
 // alone: "Foam::Field<double> in Foam::fv::grad" -> "Field<double> in fv::grad".
 std::string without_namespaces(std::string_view name);
 // What of a location varies between sites of one program: "heat2d.c:85" -> ":85",
-// "liblammps.so.0+0x290efa" -> "+0x290efa", "a.c, lib.so+0x10" -> "+0x10"; "" for a module alone.
+// "liblammps.so.0+0x290efa" -> "+0x290efa", "a.c, lib.so+0x10" -> "+0x10", a stack variable's
+// "local of ns::kernel, k.c:14" -> "local of kernel" ("private, main [omp region 0], k.c:9" ->
+// "private, main"); "" for a module alone.
 std::string varying_part(std::string_view where);
 
 // The cells of one column, each at most `width` columns wide (display width), distinct where the

@@ -1,0 +1,94 @@
+// The rows of the stack's variables (format 1.10): a sample the runtime placed in a frame's
+// storage (node kinds StackOwner, then StackSlot) belongs to the local that the merge found
+// there (STACK_NAMES), else to its owning function's frame as a whole.
+#include <algorithm>
+#include <tuple>
+
+#include "hpcl/text/cxx_names.h"
+#include "report_parts.h"
+#include "symbols/naming.h"
+
+namespace hpcl::analysis {
+
+namespace {
+
+// "grid_kernel", "main [omp region 0]", "fields::total": the owner as the code view names it.
+struct OwnerName {
+  std::string name;
+  bool omp_region = false;
+};
+OwnerName owner_name(std::string_view function) {
+  FunctionName fn = display_function_name(function);
+  if (fn.name.find('(') != std::string::npos) fn.name = qualified_base_name(fn.name);
+  return {std::move(fn.name), fn.omp_region};
+}
+
+std::string declared_at(const StackVar& v) {
+  if (v.file.empty()) return {};
+  std::string at(basename_of(v.file));
+  return v.line ? at + ":" + std::to_string(v.line) : at;
+}
+
+const char* role_of(hpcl::StackVarKind kind, bool omp_region) {
+  switch (kind) {
+    case hpcl::StackVarKind::Local: return omp_region ? "private" : "local";
+    case hpcl::StackVarKind::Parameter: return "argument";
+    case hpcl::StackVarKind::Automatic: return "automatic array";
+    case hpcl::StackVarKind::Temporary: return "array temporary";
+    case hpcl::StackVarKind::Frame: break;
+  }
+  return "frame";
+}
+
+}  // namespace
+
+StackRows::StackRows(const Profile& db, const PathExpander& expand) : db_(db), expand_(expand) {}
+
+size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
+  const Node& node = tree.nodes[i];
+  const Node* owner = node.kind == NodeKind::StackOwner ? &node : nullptr;
+  const StackVar* var = nullptr;
+  if (node.kind == NodeKind::StackSlot && node.parent < tree.nodes.size() &&
+      tree.nodes[node.parent].kind == NodeKind::StackOwner) {
+    owner = &tree.nodes[node.parent];
+    const StackSlotName key{Frame{owner->a, owner->b}, static_cast<int64_t>(node.b), 0, 0};
+    auto by_place = [](const StackSlotName& x, const StackSlotName& y) {
+      return std::tie(x.owner, x.lo) < std::tie(y.owner, y.lo);
+    };
+    auto it = std::lower_bound(db_.stack_slots.begin(), db_.stack_slots.end(), key, by_place);
+    if (it != db_.stack_slots.end() && !by_place(key, *it) && it->var < db_.stack_vars.size())
+      var = &db_.stack_vars[it->var];
+  }
+  if (owner == nullptr) return kNoRow;
+  Variable v;
+  v.kind = VariableKind::Stack;
+  if (owner->a < db_.modules.size()) v.module = db_.modules[owner->a].path;
+  v.data_module = v.module;
+  if (var != nullptr && var->kind != hpcl::StackVarKind::Frame) {
+    OwnerName fn = owner_name(var->function);
+    v.owner = fn.name;
+    v.role = role_of(var->kind, fn.omp_region);
+    v.declared = declared_at(*var);
+    v.type = var->type;
+    v.bytes = var->size;
+    if (var->kind == hpcl::StackVarKind::Temporary)
+      v.name = "[array temporary of " + v.owner + "]";
+    else
+      v.name = var->name + " (" + v.role + (fn.omp_region ? ", " : " of ") + v.owner +
+               (v.declared.empty() ? "" : ", " + v.declared) + ")";
+  } else {
+    // The frame as a whole: by its function, as the code view names the owning frame's code
+    // (outermost of its inlined locations: the function whose frame it is).
+    std::vector<Location> locs;
+    expand_.append(Frame{owner->a, owner->b}, locs);
+    const Location& where = locs.back();
+    v.owner = where.function.empty() ? location_label(where) : owner_name(where.function).name;
+    v.role = "frame";
+    v.name = "[stack of " + v.owner + "]";
+  }
+  auto [it, fresh] = by_name_.try_emplace(v.name, m.variables.size());
+  if (fresh) m.variables.push_back(std::move(v));
+  return it->second;
+}
+
+}  // namespace hpcl::analysis

@@ -1,0 +1,140 @@
+// Stack rows (issue 38): samples the runtime placed in a frame's slots (StackOwner, StackSlot)
+// become rows of the locals STACK_NAMES names for them, else of the owning frame; [stack] keeps
+// what was not placed. Built on a hand-made database, so the naming rules are checked without a
+// compiler; tests/e2e/stack_locals.sh checks them on a real program.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/report_model.h"
+#include "output/formatters.h"
+#include "profile_builder.h"
+
+namespace hpcl::analysis {
+namespace {
+
+using namespace hpcl::testing;
+
+enum : uint32_t { App = 0, Lib = 1 };
+const Frame kKernelPc{App, 0x110}, kRegionPc{App, 0x210}, kSolvePc{Lib, 0x310}, kMain{App, 0x900};
+
+// One sample path: [stack] -> owner -> slot -> frames (outermost first) -> `samples`.
+uint32_t placed(Tree& t, Frame owner, int64_t lo, uint32_t width, const std::vector<Frame>& frames,
+                uint64_t samples) {
+  TreeBuilder b(t);
+  uint32_t n = b.child(b.child(0, NodeKind::UnknownRoot, 0, 0), NodeKind::UnknownClass, 0, 0);
+  n = b.child(n, NodeKind::StackOwner, owner.module, owner.offset);
+  n = b.child(n, NodeKind::StackSlot, width, static_cast<uint64_t>(lo));
+  for (const Frame& f : frames) n = b.child(n, NodeKind::Frame, f.module, f.offset);
+  t.nodes[n].add_metric(kMetricSamples, samples);
+  return n;
+}
+
+Profile stack_database() {
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("source", "soft");
+  db.modules = {{"/opt/app/bin/app", "", 0}, {"/opt/app/lib/libsolve.so", "", 0}};
+  Tree t = new_tree(0);
+  placed(t, kKernelPc, -24, 8, {kMain, kKernelPc}, 30);    // acc
+  placed(t, kKernelPc, -16, 8, {kMain, kKernelPc}, 10);    // acc again, another slot
+  placed(t, kKernelPc, -4096, 256, {kMain, kKernelPc}, 5); // the dynamic area: a temporary
+  placed(t, kKernelPc, -40, 8, {kMain, kKernelPc}, 2);     // a spill slot: the frame
+  placed(t, kRegionPc, -64, 8, {kMain, kRegionPc}, 20);    // priv in an OpenMP region
+  placed(t, kSolvePc, -8, 8, {kMain, kSolvePc}, 7);        // libsolve has no DWARF: no name
+  unknown_sample(t, UnknownClass::Stack, {kMain, {App, 0x120}}, 3);  // not placed
+  db.trees = {t};
+  db.stack_vars = {{StackVarKind::Local, "acc", "kernel", "/src/k.c", 14, -32, 32, "double[4]"},
+                   {StackVarKind::Local, "priv", "main._omp_fn.0", "/src/k.c", 30, -64, 8, "double"},
+                   {StackVarKind::Temporary, "", "kernel", "", 0, 0, 0, ""},
+                   {StackVarKind::Frame, "", "kernel", "", 0, 0, 0, ""}};
+  db.stack_slots = {{kKernelPc, -4096, 256, 2}, {kKernelPc, -40, 8, 3}, {kKernelPc, -24, 8, 0},
+                    {kKernelPc, -16, 8, 0},     {kRegionPc, -64, 8, 1}};
+  std::map<Frame, std::vector<SourceLoc>> syms = {{kKernelPc, {{"kernel", "/src/k.c", 20}}},
+                                                  {kRegionPc, {{"main._omp_fn.0", "/src/k.c", 33}}},
+                                                  {kSolvePc, {{"solve(int)", "", 0}}},
+                                                  {kMain, {{"main", "/src/k.c", 40}}},
+                                                  {{App, 0x120}, {{"kernel", "/src/k.c", 21}}}};
+  for (auto& [f, locs] : syms) db.symbols.push_back(Symbolized{f, locs});
+  return db;
+}
+
+const Variable* find(const ReportModel& m, const std::string& name) {
+  for (const Variable& v : m.variables)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+TEST(StackRows, LocalsAreRowsOfTheirOwnNamedByTheirFrame) {
+  const ReportModel m = build_report_model(stack_database());
+  const Variable* acc = find(m, "acc (local of kernel, k.c:14)");
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(acc->kind, VariableKind::Stack);
+  EXPECT_EQ(acc->samples, 40u) << "both of its slots";
+  EXPECT_EQ(acc->stack_nodes.size(), 2u);
+  EXPECT_EQ(acc->owner, "kernel");
+  EXPECT_EQ(acc->role, "local");
+  EXPECT_EQ(acc->declared, "k.c:14");
+  EXPECT_EQ(acc->type, "double[4]");
+  EXPECT_EQ(acc->bytes, 32u);
+  EXPECT_EQ(acc->module, "/opt/app/bin/app");
+  ASSERT_FALSE(acc->accesses.empty());
+
+  const Variable* priv = find(m, "priv (private, main [omp region 0], k.c:30)");
+  ASSERT_NE(priv, nullptr);
+  EXPECT_EQ(priv->samples, 20u);
+  EXPECT_EQ(priv->role, "private");
+
+  const Variable* temp = find(m, "[array temporary of kernel]");
+  ASSERT_NE(temp, nullptr);
+  EXPECT_EQ(temp->samples, 5u);
+  const Variable* frame = find(m, "[stack of kernel]");
+  ASSERT_NE(frame, nullptr) << "the frame's own bytes: by the owning function";
+  EXPECT_EQ(frame->samples, 2u);
+  const Variable* solve = find(m, "[stack of solve]");
+  ASSERT_NE(solve, nullptr) << "no DWARF: the owner by its symbol";
+  EXPECT_EQ(solve->samples, 7u);
+  EXPECT_EQ(solve->role, "frame");
+
+  const Variable* unplaced = find(m, "[stack]");
+  ASSERT_NE(unplaced, nullptr);
+  EXPECT_EQ(unplaced->samples, 3u) << "only what was not placed";
+  EXPECT_EQ(m.stack_samples, 74u);
+  EXPECT_EQ(m.stack_unplaced, 3u);
+  EXPECT_EQ(m.unknown_samples, 3u);
+}
+
+TEST(StackRows, JsonAndTextSayWhoseFrame) {
+  const ReportModel m = build_report_model(stack_database());
+  ReportOptions options;
+  std::ostringstream json;
+  write_json(m, options, json);
+  const nlohmann::json j = nlohmann::json::parse(json.str());
+  bool seen = false;
+  for (const auto& v : j["variables"])
+    if (v["name"] == "acc (local of kernel, k.c:14)") {
+      seen = true;
+      EXPECT_EQ(v["kind"], "stack");
+      EXPECT_EQ(v["owner"]["function"], "kernel");
+      EXPECT_EQ(v["owner"]["module"], "/opt/app/bin/app");
+      EXPECT_EQ(v["role"], "local");
+      EXPECT_EQ(v["declared"], "k.c:14");
+    }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(j["totals"]["stack_samples"], 74);
+  EXPECT_EQ(j["totals"]["stack_unplaced_samples"], 3);
+
+  for (int width : {80, 120}) {
+    options.width = width;
+    std::ostringstream text;
+    write_text(m, options, text);
+    EXPECT_NE(text.str().find("stack data: 77 ("), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("acc (local of kernel"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("priv (private, main"), std::string::npos) << text.str();
+  }
+}
+
+}  // namespace
+}  // namespace hpcl::analysis
