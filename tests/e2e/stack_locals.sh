@@ -36,14 +36,20 @@ case $mode in
       --var grid stack "grid (local of sweep_grid, stack_locals.c:" \
       --var halo stack "halo (local of sweep_halo, stack_locals.c:" \
       --var priv stack "priv (private, region_private [omp region 0], stack_locals.c:"
-    # halo is read in read_array, the callee it was passed to: its access path says so.
-    "$HPCL_PYTHON" - report.json <<'PY' || fail "halo's access path does not name read_array"
+    # halo is read in read_array, the callee it was passed to: its access path says so. Each
+    # local's hottest access is a sequential walk, as the analyzer reads the loop around it.
+    "$HPCL_PYTHON" - report.json <<'PY' || fail "halo's access path or a local's access pattern is wrong"
 import json, sys
 r = json.load(open(sys.argv[1]))
-halo = [v for v in r["variables"] if v["name"].startswith("halo (")][0]
-leaf = halo["accesses"][0]["path"][0]["function"]
+stack = {v["name"].split(" (")[0]: v for v in r["variables"] if v["kind"] == "stack"}
+leaf = stack["halo"]["accesses"][0]["path"][0]["function"]
 print(f"halo's hottest access is in {leaf}")
-sys.exit(0 if "read_array" in leaf else 1)
+ok = "read_array" in leaf
+for name in ("acc", "grid", "halo", "priv"):
+    kind = stack[name]["accesses"][0]["pattern"]["kind"]
+    print(f"{name}: hottest access {kind}")
+    ok &= kind == "sequential"
+sys.exit(0 if ok else 1)
 PY
     wants=("acc (local of sweep_local" "priv (private, region_private" "halo (local of sweep_halo") ;;
   fortran)

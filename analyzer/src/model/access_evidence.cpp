@@ -184,7 +184,8 @@ EvidenceBuilder::EvidenceBuilder(const Profile& db)
 EvidenceBuilder::~EvidenceBuilder() = default;
 
 bool EvidenceBuilder::analysable(const Variable& v) {
-  return (v.kind == VariableKind::Heap || v.kind == VariableKind::Static) && v.samples > 0 &&
+  return (v.kind == VariableKind::Heap || v.kind == VariableKind::Static || v.kind == VariableKind::Stack) &&
+         v.samples > 0 &&
          !v.evidence.analysed && !v.evidence.instructions.empty();
 }
 

@@ -23,7 +23,7 @@ namespace hpcl::analysis {
 
 // The pattern of one sampled instruction, as the reports show it.
 struct PatternView {
-  bool analysed = false;  // the model looked at it (heap and static variables)
+  bool analysed = false;  // the model looked at it (heap, static and stack variables)
   bool unreadable = false;  // its module's file could not be read (a note of the model says so)
   PatternKind kind = PatternKind::Unknown;
   bool has_stride = false;
@@ -138,7 +138,7 @@ class EvidenceBuilder {
   std::unique_ptr<CodeFacts> facts_;
 };
 
-// Fills Variable::evidence of the heap and static variables with samples among the first `rows`
+// Fills Variable::evidence of the heap, static and stack variables with samples among the first `rows`
 // variables of the model, and the pattern of each of their access paths, reading the binaries
 // the database names. The others' sampled instructions are dropped, or with `keep_rest` kept
 // for an EvidenceBuilder to analyse later.

@@ -293,6 +293,9 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   };
   StackRows stack(db, expand);
   bool placed_on_stack = false;
+  // Each node's StackSlot above it (or itself), and the samples of each slot's subtree.
+  std::vector<uint32_t> slot_of(n, 0);
+  std::map<uint32_t, uint64_t> slot_samples;
   for (size_t i = 1; i < n; ++i) {
     const Node& node = tree.nodes[i];
     const bool mpi_frame = node.kind == NodeKind::Frame && node.a < mpi_module.size() && mpi_module[node.a];
@@ -300,6 +303,7 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     category[i] = node.parent == 0 ? node.kind : category[node.parent];
     var[i] = var[node.parent];
     cls[i] = cls[node.parent];
+    slot_of[i] = node.kind == NodeKind::StackSlot ? static_cast<uint32_t>(i) : slot_of[node.parent];
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
     // Stack samples the runtime placed in a frame leave [stack] for that frame's local.
     if ((node.kind == NodeKind::StackOwner || node.kind == NodeKind::StackSlot) &&
@@ -323,6 +327,8 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
       cls[i] = node.a;
       var[i] = unknown_row(node.a, std::string());
     }
+    if (slot_of[i] != 0)
+      if (const uint64_t s = node.metric(kMetricSamples)) slot_samples[slot_of[i]] += s;
     if (var[i] != kNone) {
       if (sums.size() <= var[i]) sums.resize(m.variables.size());
       Sums& x = sums[var[i]];
@@ -339,6 +345,9 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     v.samples_estimated_var += static_cast<double>(sums[k].extra_var);
     v.page_faults += sums[k].faults;
   }
+  for (const auto& [slot, samples] : slot_samples)
+    if (m.variables[var[slot]].kind == VariableKind::Stack)
+      add_stack_offsets(m.variables[var[slot]], static_cast<int64_t>(tree.nodes[slot].b), tree.nodes[slot].a, samples);
   add_memory_sums(tree, var, m);
   // First touches by node: the exclusive counts of the variable's subtree, summed.
   std::vector<std::map<uint32_t, uint64_t>> touch_nodes(m.variables.size());
@@ -536,8 +545,10 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
         const Location where = leaf_where(i);
         readers[var[i]][where.function.empty() ? location_label(where) : std::string(where.function)] += samples;
       }
-      // Every sampled instruction of a heap or static variable, for its access evidence.
-      if (node.kind == NodeKind::Frame && var[i] < db_rows)
+      // Every sampled instruction of a heap, static or stack variable, for its access evidence
+      // (stack rows come after the database's, when evidence is wanted at all).
+      if (node.kind == NodeKind::Frame &&
+          (var[i] < db_rows || (db_rows > 0 && m.variables[var[i]].kind == VariableKind::Stack)))
         m.variables[var[i]].evidence.instructions.push_back(
             {Frame{node.a, node.b}, samples, static_cast<uint32_t>(i), caller_of.empty() ? "" : callers[caller_of[i]]});
       // Only the leaf and its samples for now: paths are expanded after sorting, and only as

@@ -116,6 +116,7 @@ struct Variable {
   // Its StackSlot nodes in the database's tree, whose children are its access paths (the viewer
   // opens the row into them).
   std::vector<uint32_t> stack_nodes;
+  int64_t stack_lo = 0;  // its first byte from its frame's CFA, when `bytes` is known
 
   std::vector<AccessPath> accesses;  // samples descending; at most max_access_paths of them
   // Unknown classes only: every sample by the function of its sampled instruction, descending

@@ -71,6 +71,7 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
     v.declared = declared_at(*var);
     v.type = var->type;
     v.bytes = var->size;
+    v.stack_lo = var->lo;
     if (var->kind == hpcl::StackVarKind::Temporary)
       v.name = "[array temporary of " + v.owner + "]";
     else
@@ -89,6 +90,26 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
   auto [it, fresh] = by_name_.try_emplace(v.name, m.variables.size());
   if (fresh) m.variables.push_back(std::move(v));
   return it->second;
+}
+
+void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples) {
+  if (v.bytes == 0 || samples == 0) return;
+  const int64_t size = static_cast<int64_t>(v.bytes);
+  const int64_t first = std::max<int64_t>(lo - v.stack_lo, 0);
+  const int64_t last = std::min<int64_t>(lo + width - 1 - v.stack_lo, size - 1);
+  if (first > last) return;  // a slot the variable does not cover (the largest overlap won)
+  if (!v.has_offsets) {
+    v.has_offsets = true;
+    v.offset_bins.assign(kOffsetBins, 0);
+    v.offset_min = static_cast<uint64_t>(first);
+    v.offset_max = static_cast<uint64_t>(last);
+  }
+  v.offset_min = std::min(v.offset_min, static_cast<uint64_t>(first));
+  v.offset_max = std::max(v.offset_max, static_cast<uint64_t>(last));
+  // The slot's middle decides its bin: a slot is at most 1/16 of its distance from the CFA, so
+  // of a large array it is about one bin or less.
+  const int64_t mid = (first + last) / 2;
+  v.offset_bins[static_cast<size_t>(mid * int64_t{kOffsetBins} / size)] += samples;
 }
 
 }  // namespace hpcl::analysis

@@ -382,9 +382,10 @@ std::string hot_summary(const Variable& v) {
   if (r.count == 0) return {};
   const double nbins = static_cast<double>(v.offset_bins.size());
   char buf[160];
-  const char* extent = v.kind == VariableKind::Heap ? "the block"
-                       : v.name.starts_with("[") ? "the module's data"
-                                                 : "the symbol";
+  const char* extent = v.kind == VariableKind::Heap    ? "the block"
+                       : v.kind == VariableKind::Stack ? "the local"
+                       : v.name.starts_with("[")       ? "the module's data"
+                                                       : "the symbol";
   std::snprintf(buf, sizeof buf, "hot: %.0f-%.0f%% of %s (bytes %llu-%llu sampled)",
                 r.first * 100.0 / nbins, (r.last + 1) * 100.0 / nbins, extent,
                 static_cast<unsigned long long>(v.offset_min),

@@ -222,11 +222,11 @@ bool ViewModel::instruction_pattern(uint32_t n, PatternView* out) const {
   const Frame frame{node.a, node.b};
   auto it = patterns_.find(frame);
   if (it == patterns_.end()) {
-    // As the report analyses them: the sampled instructions of heap and static variables.
+    // As the report analyses them: the sampled instructions of heap, static and stack variables.
     const uint32_t var = index_.variable_of(n);
     if (evidence_ == nullptr || var == kNoParent) return false;
     const NodeKind kind = index_.node(var).kind;
-    if (kind != NodeKind::HeapVar && kind != NodeKind::StaticVarNode) return false;
+    if (kind != NodeKind::HeapVar && kind != NodeKind::StaticVarNode && kind != NodeKind::StackSlot) return false;
     it = patterns_.emplace(frame, evidence_->pattern_of(frame)).first;
   }
   *out = it->second;

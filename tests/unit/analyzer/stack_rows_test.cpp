@@ -81,6 +81,13 @@ TEST(StackRows, LocalsAreRowsOfTheirOwnNamedByTheirFrame) {
   EXPECT_EQ(acc->bytes, 32u);
   EXPECT_EQ(acc->module, "/opt/app/bin/app");
   ASSERT_FALSE(acc->accesses.empty());
+  // Hot parts: its slots [-24, -16) and [-16, -8) are bytes 8-15 and 16-23 of its 32.
+  ASSERT_TRUE(acc->has_offsets);
+  EXPECT_EQ(acc->offset_min, 8u);
+  EXPECT_EQ(acc->offset_max, 23u);
+  ASSERT_EQ(acc->offset_bins.size(), kOffsetBins);
+  EXPECT_EQ(acc->offset_bins[11], 30u);
+  EXPECT_EQ(acc->offset_bins[19], 10u);
 
   const Variable* priv = find(m, "priv (private, main [omp region 0], k.c:30)");
   ASSERT_NE(priv, nullptr);
