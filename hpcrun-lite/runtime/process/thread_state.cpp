@@ -254,10 +254,13 @@ ThreadState* threads_head() { return g_head.load(std::memory_order_acquire); }
 uint32_t threads_count() { return g_next_index.load(std::memory_order_relaxed); }
 
 bool address_on_a_stack(uint64_t addr, const ThreadState* self) {
-  if (self && on_a_stack(self, addr)) return true;
+  return (self && on_a_stack(self, addr)) || other_stack_thread(addr, self) != nullptr;
+}
+
+const ThreadState* other_stack_thread(uint64_t addr, const ThreadState* self) {
   for (ThreadState* t = threads_head(); t; t = t->next)
-    if (t != self && t->alive.load(std::memory_order_relaxed) && on_a_stack(t, addr)) return true;
-  return false;
+    if (t != self && t->alive.load(std::memory_order_relaxed) && on_a_stack(t, addr)) return t;
+  return nullptr;
 }
 
 bool threads_find_tls(uint64_t addr, const ThreadState* self, bool dynamic, StaticHit* out) {

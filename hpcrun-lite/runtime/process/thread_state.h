@@ -48,6 +48,16 @@ struct ThreadState {
   // never shrinks a stack mapping, so [stack_floor, stack_hi) is mapped, where the main thread's
   // stack_lo (its rlimit) may lie below what the kernel mapped so far (on_own_stacks).
   uint64_t stack_floor;
+  // The frames that held this thread's last placed stack samples (sampler.cpp place_on_stack),
+  // for other threads' samples of the same storage: an OpenMP worker reading a local its master
+  // shares, which no walk of the worker's own frames reaches. Written by the thread's own
+  // handler under a sequence count (odd while it writes), read by the other threads' handlers.
+  struct OwnerCache {
+    static constexpr int kEntries = 4;
+    uint32_t seq;
+    uint32_t next;  // the entry written next when no entry has the frame's CFA
+    uint64_t pc[kEntries], cfa[kEntries], lo[kEntries], ret[kEntries];
+  } owners;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
@@ -132,6 +142,8 @@ bool on_own_stacks(uint64_t lo, uint64_t hi);
 
 // Whether addr lies on the stack of some measured live thread (the caller's own first).
 bool address_on_a_stack(uint64_t addr, const ThreadState* self);
+// The live thread other than `self` whose stack holds addr, or nullptr.
+const ThreadState* other_stack_thread(uint64_t addr, const ThreadState* self);
 // Whether addr is a TLS variable of some measured live thread (see modules_find_tls): `self`
 // first, then the others through the FS base each recorded at its start. Async-signal-safe;
 // the list walk is bounded, and a thread that exits meanwhile costs at most a failed read.

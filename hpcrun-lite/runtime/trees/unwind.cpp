@@ -273,10 +273,11 @@ int capture_alloc_path(uint64_t* out, int max) {
 // without moving it, so an address there is the interrupted frame's.
 constexpr uint64_t kRedZone = 128;
 
-bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, uint64_t* pc, uint64_t* cfa) {
+bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, FrameOwner* owner) {
   if (!g_stepper.init) return false;
   const auto* ctx = static_cast<const ucontext_t*>(uc);
-  if (addr + kRedZone < uint64_t(ctx->uc_mcontext.gregs[REG_RSP])) return false;
+  uint64_t lo = uint64_t(ctx->uc_mcontext.gregs[REG_RSP]) - kRedZone;
+  if (addr < lo) return false;
   Unwinding u;
   if (u.refused()) return false;
   unw_cursor_t cursor;
@@ -291,11 +292,11 @@ bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, uint64_t*
         g_stepper.get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
       return false;
     if (addr < sp) {
-      *pc = here;
-      *cfa = sp;
+      *owner = FrameOwner{here, sp, lo, ip};
       return true;
     }
     here = ip - 1;  // the caller's call site
+    lo = sp;
   }
   return false;
 }

@@ -50,7 +50,13 @@ int capture_path_outside(const CodeRange* skip, int nskip, uint64_t* out, int ma
 // above `addr`. False when `addr` is below the interrupted frame's red zone or the walk is cut
 // before reaching it (no unwind information, kMaxSampleFrames frames, a fork under way).
 // Async-signal-safe as capture_sample_path; costs one unw_step per frame walked (~0.7 us).
-bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, uint64_t* pc, uint64_t* cfa);
+// `owner->lo` is the lowest address of the frame's storage (its callee's CFA, or the red zone's
+// bottom for the interrupted frame) and `owner->ret` the return address into its caller, which
+// the call left at cfa - 8 and which stays there while the frame lives.
+struct FrameOwner {
+  uint64_t pc = 0, cfa = 0, lo = 0, ret = 0;
+};
+bool find_stack_owner(const void* uc, uint64_t leaf_pc, uint64_t addr, FrameOwner* owner);
 
 // The runtime's own code, and that of the libraries only it runs (libunwind, Zydis).
 bool address_in_runtime(uint64_t addr);

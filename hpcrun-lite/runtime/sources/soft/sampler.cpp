@@ -35,6 +35,7 @@
 #include "sources/sampling_phase.h"
 #include "sources/source_table.h"
 #include "sources/soft/saved_regs.h"
+#include "sources/soft/shared_frames.h"
 #include "hpcrun/probe/timer_signal.h"
 #include "sources/watch/watch.h"
 #include "process/handler_gate.h"
@@ -92,21 +93,26 @@ Stage stage_from_env(const char* v) {
 
 constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 
-// A sample of this thread's own stack, below its [stack] node: the frame whose storage holds
-// the address and the slot of that storage (hpcl/stack_slot.h), for the analyzer to name the
-// local variable. Only the own stack: another thread's frames cannot be walked from here (a
-// worker reading the master's shared locals stays [stack]), nor can a walk cut short.
+// A sample of stack data, below its [stack] node: the frame whose storage holds the address and
+// the slot of that storage (hpcl/stack_slot.h), for the analyzer to name the local variable. On
+// the thread's own stack the walk of its frames finds the owner, which the thread publishes;
+// on another thread's stack, what that thread published (shared_frames.h). A walk cut short,
+// or a frame of another thread that it has not published, stays [stack].
 uint32_t place_on_stack(ThreadState* ts, const ucontext_t* uc, const Access& acc, uint32_t node) {
   Cct& c = ts->cct;
   const RtNode* n = c.at(node);
-  if (n->kind != uint8_t(NodeKind::UnknownClass) || n->a != uint64_t(hpcl::UnknownClass::Stack) ||
-      acc.ea < ts->stack_lo || acc.ea >= ts->stack_hi)
+  if (n->kind != uint8_t(NodeKind::UnknownClass) || n->a != uint64_t(hpcl::UnknownClass::Stack))
     return node;
-  uint64_t pc = 0, cfa = 0;
-  if (!ts->unwind_ready || !find_stack_owner(uc, acc.insn, acc.ea, &pc, &cfa)) return node;
-  const hpcl::StackSlotRange slot = hpcl::stack_slot(int64_t(acc.ea - cfa));
+  FrameOwner frame;
+  if (acc.ea >= ts->stack_lo && acc.ea < ts->stack_hi) {
+    if (!ts->unwind_ready || !find_stack_owner(uc, acc.insn, acc.ea, &frame)) return node;
+    shared_frames_publish(ts, frame);
+  } else if (!shared_frames_find(acc.ea, ts, &frame)) {
+    return node;
+  }
+  const hpcl::StackSlotRange slot = hpcl::stack_slot(int64_t(acc.ea - frame.cfa));
   if (slot.width == 0) return node;
-  uint32_t owner = c.child(node, uint8_t(NodeKind::StackOwner), 0, pc);
+  uint32_t owner = c.child(node, uint8_t(NodeKind::StackOwner), 0, frame.pc);
   if (owner == Cct::kNone) return node;
   uint32_t placed = c.child(owner, uint8_t(NodeKind::StackSlot), slot.width, uint64_t(slot.lo));
   return placed == Cct::kNone ? node : placed;

@@ -1,0 +1,66 @@
+// See shared_frames.h.
+#include "sources/soft/shared_frames.h"
+
+#include "memory/dynamic_tls.h"
+
+namespace hpcrun {
+
+namespace {
+using Cache = ThreadState::OwnerCache;
+
+template <typename T>
+T load(const T& x) {
+  return __atomic_load_n(&x, __ATOMIC_RELAXED);
+}
+template <typename T>
+void store(T& x, T v) {
+  __atomic_store_n(&x, v, __ATOMIC_RELAXED);
+}
+}  // namespace
+
+void shared_frames_publish(ThreadState* ts, const FrameOwner& owner) {
+  Cache& c = ts->owners;
+  // The entry of the same frame (the same CFA), else the next in turn: a region's master keeps
+  // the frame of the function that declared the shared array beside its own callees'.
+  int k = 0;
+  while (k < Cache::kEntries && c.cfa[k] != owner.cfa) ++k;
+  if (k == Cache::kEntries) {
+    k = int(c.next % Cache::kEntries);
+    c.next = uint32_t(k + 1);
+  } else if (c.pc[k] == owner.pc && c.lo[k] == owner.lo && c.ret[k] == owner.ret) {
+    return;  // already there: no write, so readers see a stable count
+  }
+  const uint32_t seq = c.seq;
+  __atomic_store_n(&c.seq, seq + 1, __ATOMIC_RELAXED);  // odd: being written
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  store(c.pc[k], owner.pc);
+  store(c.cfa[k], owner.cfa);
+  store(c.lo[k], owner.lo);
+  store(c.ret[k], owner.ret);
+  __atomic_store_n(&c.seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+bool shared_frames_find(uint64_t addr, const ThreadState* self, FrameOwner* out) {
+  const ThreadState* t = other_stack_thread(addr, self);
+  if (t == nullptr) return false;
+  const Cache& c = t->owners;
+  const uint32_t seq = __atomic_load_n(&c.seq, __ATOMIC_ACQUIRE);
+  if (seq & 1) return false;
+  FrameOwner found;
+  bool hit = false;
+  for (int k = 0; k < Cache::kEntries && !hit; ++k) {
+    const uint64_t lo = load(c.lo[k]), cfa = load(c.cfa[k]);
+    if (cfa != 0 && addr >= lo && addr < cfa) {
+      found = FrameOwner{load(c.pc[k]), cfa, lo, load(c.ret[k])};
+      hit = true;
+    }
+  }
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (!hit || __atomic_load_n(&c.seq, __ATOMIC_RELAXED) != seq) return false;
+  uint64_t word = 0;
+  if (!safe_read(found.cfa - 8, &word, sizeof word) || word != found.ret) return false;
+  *out = found;
+  return true;
+}
+
+}  // namespace hpcrun

@@ -1,0 +1,26 @@
+// Stack storage that one thread owns and another reads: an OpenMP region's workers reading an
+// array their master declared (shared by default), a task reading its creator's local. The
+// reading thread cannot walk the owner's frames, so each thread publishes the frames its own
+// placed samples found (ThreadState::owners) and a reader of its stack looks there: a published
+// frame whose storage holds the address and whose return address is still where its call left
+// it is that address's owner.
+#pragma once
+
+#include <cstdint>
+
+#include "process/thread_state.h"
+#include "trees/unwind.h"
+
+namespace hpcrun {
+
+// Remembers `owner`, a frame of the calling thread's stack (its own signal handler only).
+// Async-signal-safe: plain stores under the cache's sequence count.
+void shared_frames_publish(ThreadState* ts, const FrameOwner& owner);
+
+// The frame of another live thread's stack that holds `addr`, from what that thread published:
+// false when none holds it, the entry was being rewritten, or the frame has returned (the word
+// at its cfa - 8 is no longer its return address; read with safe_read, one system call, since
+// the other thread may be unmapping its stack). Async-signal-safe.
+bool shared_frames_find(uint64_t addr, const ThreadState* self, FrameOwner* out);
+
+}  // namespace hpcrun
