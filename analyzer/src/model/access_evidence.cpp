@@ -45,11 +45,12 @@ std::string percent0(double share) {
 // timer sample lands on one of the loop's accesses, often not the one that missed (the soft
 // source charges the instruction that waited, docs/DESIGN.md), while the line the loop fetches
 // serves them all.
-void add_fields(const DataType& t, const std::vector<std::pair<const InstructionFacts*, uint64_t>>& typed,
-                double variable_samples, AccessEvidence& e) {
+using Typed = std::vector<std::pair<const InstructionFacts*, uint64_t>>;
+
+// Each typed access's samples over the fields of `t` its loop reads, by field offset.
+std::map<uint64_t, FieldShare> field_shares(const DataType& t, const Typed& typed) {
   std::map<uint64_t, FieldShare> by_offset;
   for (const auto& [f, samples] : typed) {
-    e.typed_samples += static_cast<double>(samples);
     // Byte spans of one element, the group folded into it (an access may run past the element's
     // end, a vector load into the next one: wrapped).
     std::vector<std::pair<uint64_t, uint64_t>> spans;
@@ -78,33 +79,61 @@ void add_fields(const DataType& t, const std::vector<std::pair<const Instruction
         fs.samples += static_cast<double>(samples) * static_cast<double>(to - from) / static_cast<double>(total);
       }
   }
-  for (auto& [off, fs] : by_offset) e.fields.push_back(fs);
-  // The hot fields: the fewest, hottest first, that hold 90% of the typed samples.
-  std::vector<const FieldShare*> order;
-  for (const FieldShare& f : e.fields) order.push_back(&f);
-  std::stable_sort(order.begin(), order.end(), [](const FieldShare* a, const FieldShare* b) { return a->samples > b->samples; });
+  return by_offset;
+}
+
+// The fields every typed access reads (e.fields), and the hot fields of the loop that matters:
+// the typed accesses grouped by their innermost loop (its header; accesses in no loop are one
+// group), the group with the most samples. `labels[i]` is typed[i]'s line.
+void add_fields(const DataType& t, const Typed& typed, const std::vector<std::string>& labels,
+                double variable_samples, AccessEvidence& e) {
+  for (const auto& [f, samples] : typed) e.typed_samples += static_cast<double>(samples);
+  for (auto& [off, fs] : field_shares(t, typed)) e.fields.push_back(fs);
+  std::map<uint64_t, uint64_t> by_loop;
+  for (const auto& [f, samples] : typed) by_loop[f->pattern.loop_head] += samples;
+  uint64_t loop = 0, most = 0;
+  for (const auto& [head, samples] : by_loop)
+    if (samples > most) loop = head, most = samples;
+  Typed focus;
+  size_t hottest = typed.size();
+  for (size_t i = 0; i < typed.size(); ++i)
+    if (typed[i].first->pattern.loop_head == loop) {
+      focus.push_back(typed[i]);
+      if (hottest == typed.size() || typed[i].second > typed[hottest].second) hottest = i;
+    }
+  if (by_loop.size() > 1 && hottest < labels.size()) e.hot_loop = labels[hottest];
+  e.hot_loop_share = variable_samples > 0 ? static_cast<double>(most) / variable_samples : 0;
+  // The hot fields: the fewest, hottest first, that hold 90% of that loop's samples.
+  std::vector<FieldShare> order;
+  for (auto& [off, fs] : field_shares(t, focus)) order.push_back(fs);
+  std::stable_sort(order.begin(), order.end(), [](const FieldShare& a, const FieldShare& b) { return a.samples > b.samples; });
   double held = 0;
-  for (const FieldShare* f : order) {
-    if (held >= 0.9 * e.typed_samples) break;
-    held += f->samples;
-    e.hot_bytes += f->size;
-    e.hot_fields.push_back(f->name);
+  for (const FieldShare& f : order) {
+    if (held >= 0.9 * static_cast<double>(most)) break;
+    held += f.samples;
+    e.hot_bytes += f.size;
+    e.hot_fields.push_back(f.name);
   }
-  e.hot_share = variable_samples > 0 ? held / variable_samples : 0;
+  e.hot_share = most > 0 ? held / static_cast<double>(most) : 0;
 }
 
 // Its element type and fields from the instructions' facts.
 void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pair<const InstructionFacts*, uint64_t>>& insns,
-                 AccessEvidence& e) {
+                 const std::vector<std::string>& insn_labels, AccessEvidence& e) {
   std::optional<DataType> type;
   std::string why;
   if (e.is_static) type = facts.static_type(e.static_module, e.static_offset, &why);
   std::vector<std::pair<const InstructionFacts*, uint64_t>> typed;
+  std::vector<std::string> labels;  // of the typed ones
   if (e.is_static) {
-    for (const auto& [f, samples] : insns)
+    for (size_t i = 0; i < insns.size(); ++i) {
+      const auto& [f, samples] = insns[i];
       if (type && f->in_static && f->static_start == e.static_offset && f->offset_known &&
-          f->element && element_key(*f->element) == element_key(*type))
+          f->element && element_key(*f->element) == element_key(*type)) {
         typed.emplace_back(f, samples);
+        labels.push_back(insn_labels[i]);
+      }
+    }
   } else {
     // The element type most samples read; instructions reading another one are not counted.
     std::map<std::string, std::pair<uint64_t, const DataType*>> votes;
@@ -120,8 +149,13 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
       if (vote.first > most) most = vote.first, best = vote.second;
     if (best != nullptr) {
       type = *best;
-      for (const auto& [f, samples] : insns)
-        if (f->element && f->offset_known && element_key(*f->element) == element_key(*best)) typed.emplace_back(f, samples);
+      for (size_t i = 0; i < insns.size(); ++i) {
+        const auto& [f, samples] = insns[i];
+        if (f->element && f->offset_known && element_key(*f->element) == element_key(*best)) {
+          typed.emplace_back(f, samples);
+          labels.push_back(insn_labels[i]);
+        }
+      }
     }
   }
   if (!type) {
@@ -147,7 +181,7 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
     e.fields_note = "no fields known: no sampled access's offset into its " + type->name + " is known";
     return;
   }
-  add_fields(*type, typed, static_cast<double>(v.samples), e);
+  add_fields(*type, typed, labels, static_cast<double>(v.samples), e);
 }
 
 }  // namespace
@@ -176,7 +210,7 @@ std::string pattern_text(const PatternView& p, bool with_why) {
 std::string hot_bytes_text(const AccessEvidence& e) {
   if (e.fields.empty() || e.element_size == 0) return {};
   return std::to_string(e.hot_bytes) + " of " + std::to_string(e.element_size) + " bytes take " +
-         percent0(e.hot_share) + " of the samples";
+         percent0(e.hot_share) + (e.hot_loop.empty() ? " of the samples" : " of the samples of " + e.hot_loop);
 }
 
 EvidenceBuilder::EvidenceBuilder(const Profile& db)
@@ -214,6 +248,7 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
   e.instructions = std::move(merged);
   e.analysed = true;
   std::vector<std::pair<const InstructionFacts*, uint64_t>> insns;
+  std::vector<std::string> insn_labels;  // each one's line
   std::map<Frame, PatternView> views;
   std::map<std::tuple<std::string, std::string, int, int64_t>, size_t> line_index;
   for (const auto& x : e.instructions) {
@@ -223,6 +258,7 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
     views[x.frame] = pv;
     const Location* leaf = m.expander->access_leaf(x.leaf);
     const std::string label = leaf != nullptr ? location_label(*leaf) : "?";
+    insn_labels.push_back(label);
     auto key = std::make_tuple(label, x.caller, static_cast<int>(pv.kind), pv.has_stride ? pv.stride : INT64_MIN);
     auto [it, fresh] = line_index.try_emplace(key, e.lines.size());
     if (fresh) e.lines.push_back(LinePattern{leaf != nullptr ? *leaf : Location{}, label, x.caller, 0, pv});
@@ -237,7 +273,7 @@ bool EvidenceBuilder::analyse(ReportModel& m, size_t row) {
     auto it = views.find(Frame{n.a, n.b});
     if (it != views.end()) a.pattern = it->second;
   }
-  add_element(v, facts, insns, e);
+  add_element(v, facts, insns, insn_labels, e);
   e.advice = advise(v, m);
   std::vector<AccessEvidence::Instruction>().swap(e.instructions);
   return true;

@@ -96,16 +96,22 @@ struct AccessEvidence {
   bool column_major = false;            // its first index is the contiguous one (Fortran)
   std::vector<FieldShare> fields;       // by offset; only fields with samples
   double typed_samples = 0;             // samples whose bytes in the element are known
-  // The fewest fields (hottest first) holding 90% of the typed samples: their bytes, and their
-  // share of all the variable's samples.
+  // The fields of the access that matters: the loop whose typed accesses have the most samples
+  // (an initialisation that writes every field, a memset, is another loop and does not dilute
+  // the one that reads two of eight). The fewest of its fields (hottest first) holding 90% of
+  // its samples: their bytes, and their share of its samples; that loop's share of all the
+  // variable's samples, and its hottest line when the variable has typed accesses elsewhere too.
   uint64_t hot_bytes = 0;
   double hot_share = 0;
   std::vector<std::string> hot_fields;
+  double hot_loop_share = 0;
+  std::string hot_loop;
   std::string fields_note;  // without fields: why ("no DWARF for ...", "an array of double")
   std::vector<Advice> advice;
 };
 
-// "16 of 64 bytes take 93% of the samples"; "" without fields.
+// "16 of 64 bytes take 93% of the samples" (of its hottest loop's: "... of the samples of
+// move (p.c:40)"); "" without fields.
 std::string hot_bytes_text(const AccessEvidence& e);
 
 struct ReportModel;

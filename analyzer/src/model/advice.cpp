@@ -23,6 +23,8 @@ constexpr uint64_t kLargeElement = 32;
 constexpr uint64_t kManyBlocks = 64;
 constexpr uint64_t kSmallBlock = 1024;
 constexpr uint64_t kCacheResident = 64 * 1024;
+// The loop whose fields split_structure judges must matter: a quarter of the variable's samples.
+constexpr double kSplitMinLoopShare = 0.25;
 
 std::string grouped(uint64_t n) {
   const std::string digits = std::to_string(n);
@@ -115,11 +117,16 @@ void storage_order(const Variable& v, std::vector<Advice>& out) {
 void split_structure(const Variable& v, std::vector<Advice>& out) {
   const AccessEvidence& e = v.evidence;
   if (e.fields.empty() || e.element_size < kLargeElement || e.hot_fields.empty() || v.bytes < kCacheResident) return;
-  if (2 * e.hot_bytes > e.element_size || e.hot_share < 0.5) return;
+  if (2 * e.hot_bytes > e.element_size || e.hot_share < 0.5 || e.hot_loop_share < kSplitMinLoopShare) return;
+  // Judged on the loop that matters (access_evidence.h): said so when the variable has more.
+  std::string of = " of its samples";
+  if (!e.hot_loop.empty())
+    of = " of the samples of its hottest loop, " + e.hot_loop + ", which has " + pct(e.hot_loop_share) + " of its samples";
+  else if (e.hot_loop_share < 0.95)
+    of = " of the samples of the loop that reads it, which has " + pct(e.hot_loop_share) + " of its samples";
   std::string text = std::string(e.hot_fields.size() == 1 ? "Field " : "Fields ") + names(e.hot_fields) + " (" +
                      std::to_string(e.hot_bytes) + " of the " + std::to_string(e.element_size) + " bytes of " +
-                     e.element_type + ") " + (e.hot_fields.size() == 1 ? "takes " : "take ") + pct(e.hot_share) +
-                     " of its samples";
+                     e.element_type + ") " + (e.hot_fields.size() == 1 ? "takes " : "take ") + pct(e.hot_share) + of;
   for (const LinePattern& l : e.lines)
     if (l.pattern.kind == PatternKind::Strided && l.pattern.has_stride &&
         static_cast<uint64_t>(std::llabs(l.pattern.stride)) == e.element_size) {

@@ -262,7 +262,9 @@ void write_evidence(JsonWriter& w, const Variable& v) {
   w.end_array();
   if (!e.fields.empty()) {
     w.field("hot_bytes", e.hot_bytes);
-    w.field_fixed("hot_share", e.hot_share, kShareDecimals);
+    w.field_fixed("hot_share", e.hot_share, kShareDecimals);  // of the hottest loop's samples
+    w.field_fixed("hot_loop_share", e.hot_loop_share, kShareDecimals);
+    if (!e.hot_loop.empty()) w.field("hot_loop", e.hot_loop);
   }
   if (e.analysed && e.fields.empty()) w.field("fields_note", e.fields_note);
   w.key("advice");

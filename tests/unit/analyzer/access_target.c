@@ -1,5 +1,5 @@
 /* The code and DWARF types the access evidence reads (code_facts_test.cpp), built -O2 -g into a
- * shared object the test opens: records read two fields at a time, a static 2-D array walked by
+ * shared object the test opens: records read two fields at a time (and initialised whole), a static 2-D array walked by
  * columns, a static array of records, a linked list, a pointer in a structure, a block from
  * malloc, and a column walk whose row length is a parameter. */
 #include <stdlib.h>
@@ -26,6 +26,20 @@ double sum_records(const struct rec *r, long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += r[i].x * r[i].y;
   return s;
+}
+
+/* Writes every field: the initialisation whose samples must not dilute sum_records' fields. */
+void init_records(struct rec *r, long n) {
+  for (long i = 0; i < n; i++) {
+    r[i].x = (double)i;
+    r[i].a = 1;
+    r[i].b = 2;
+    r[i].c = 3;
+    r[i].d = 4;
+    r[i].e = 5;
+    r[i].f = 6;
+    r[i].y = 7;
+  }
 }
 
 double sum_grid_columns(void) {

@@ -108,11 +108,24 @@ TEST(Advice, FewHotFieldsOfALargeElementSaySplit) {
   e.hot_fields = {"x", "y"};
   e.hot_bytes = 16;
   e.hot_share = 0.97;
+  e.hot_loop_share = 1.0;
   // A walk over whole records is the split's case, not storage order's.
   EXPECT_EQ(kinds(v), std::vector<std::string>{"split_structure"});
   const std::string t = text(v);
   EXPECT_NE(t.find("Fields x and y (16 of the 64 bytes of struct rec) take 97% of its samples"), std::string::npos) << t;
   EXPECT_NE(t.find("structure of arrays"), std::string::npos) << t;
+  // Judged on the loop that matters: an initialisation elsewhere that writes every field (a
+  // loop of its own) leaves the advice, and the text says whose samples they are.
+  e.hot_loop = "move (p.c:40)";
+  e.hot_loop_share = 0.6;
+  EXPECT_EQ(kinds(v), std::vector<std::string>{"split_structure"});
+  EXPECT_NE(text(v).find("take 97% of the samples of its hottest loop, move (p.c:40), which has 60% of its samples"),
+            std::string::npos)
+      << text(v);
+  e.hot_loop_share = 0.2;  // a loop that hardly matters to the variable
+  EXPECT_TRUE(kinds(v).empty());
+  e.hot_loop.clear();
+  e.hot_loop_share = 1.0;
   e.hot_bytes = 40;  // more than half the element
   EXPECT_TRUE(kinds(v).empty());
   e.hot_bytes = 8;

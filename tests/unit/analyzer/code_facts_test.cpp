@@ -242,6 +242,30 @@ TEST(AccessEvidence, FieldsShareTheirLoopsSamplesAndAdviceNamesThem) {
   for (const AccessPath& a : recs->accesses) EXPECT_EQ(a.pattern.kind, PatternKind::Strided);
 }
 
+// The fields of the loop that matters (issue 38): an initialisation that writes every field of
+// the records, with more samples than the loop that reads x and y, neither hides the two hot
+// fields nor keeps the advice to split, which says whose samples they are.
+TEST(AccessEvidence, AnInitialisationDoesNotDiluteTheReadingLoopsFields) {
+  hpcl::Profile db = evidence_database();
+  const std::vector<uint64_t> init = accesses_of("init_records");
+  ASSERT_FALSE(init.empty());
+  for (uint64_t a : init) hpcl::testing::heap_sample(db.trees[0], 0, {{0, a}}, 60 / init.size() + 1);
+  const ReportModel m = build_report_model(db);
+  const Variable* recs = named(m, VariableKind::Heap);
+  ASSERT_NE(recs, nullptr);
+  const AccessEvidence& e = recs->evidence;
+  ASSERT_TRUE(e.analysed);
+  EXPECT_EQ(e.hot_fields, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(e.hot_bytes, 16u);
+  EXPECT_DOUBLE_EQ(e.hot_share, 1.0);
+  EXPECT_LT(e.hot_loop_share, 0.5) << "the reading loop has 40 of the ~100 samples";
+  ASSERT_FALSE(e.advice.empty());
+  EXPECT_EQ(e.advice[0].kind, "split_structure");
+  EXPECT_NE(e.advice[0].text.find("Fields x and y (16 of the 64 bytes of struct rec) take 100% of the samples of"),
+            std::string::npos)
+      << e.advice[0].text;
+}
+
 TEST(AccessEvidence, StaticArrayStrideIsNamedAsItsPitch) {
   const ReportModel m = build_report_model(evidence_database());
   const Variable* grid = named(m, VariableKind::Static);
