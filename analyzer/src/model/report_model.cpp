@@ -345,8 +345,9 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     v.samples_estimated_var += static_cast<double>(sums[k].extra_var);
     v.page_faults += sums[k].faults;
   }
+  // (A slot outside [stack], as a damaged tree may have one, belongs to no stack row.)
   for (const auto& [slot, samples] : slot_samples)
-    if (m.variables[var[slot]].kind == VariableKind::Stack)
+    if (var[slot] != kNone && m.variables[var[slot]].kind == VariableKind::Stack)
       add_stack_offsets(m.variables[var[slot]], static_cast<int64_t>(tree.nodes[slot].b), tree.nodes[slot].a, samples);
   add_memory_sums(tree, var, m);
   // First touches by node: the exclusive counts of the variable's subtree, summed.

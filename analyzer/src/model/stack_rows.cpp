@@ -94,9 +94,11 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
 
 void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples) {
   if (v.bytes == 0 || samples == 0) return;
-  const int64_t size = static_cast<int64_t>(v.bytes);
-  const int64_t first = std::max<int64_t>(lo - v.stack_lo, 0);
-  const int64_t last = std::min<int64_t>(lo + width - 1 - v.stack_lo, size - 1);
+  // In 128 bits: a damaged database may hold any lo.
+  const __int128 size = static_cast<__int128>(v.bytes);
+  const __int128 from = static_cast<__int128>(lo) - v.stack_lo;
+  const __int128 first = from > 0 ? from : 0;
+  const __int128 last = std::min<__int128>(from + width - 1, size - 1);
   if (first > last) return;  // a slot the variable does not cover (the largest overlap won)
   if (!v.has_offsets) {
     v.has_offsets = true;
@@ -108,8 +110,8 @@ void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples
   v.offset_max = std::max(v.offset_max, static_cast<uint64_t>(last));
   // The slot's middle decides its bin: a slot is at most 1/16 of its distance from the CFA, so
   // of a large array it is about one bin or less.
-  const int64_t mid = (first + last) / 2;
-  v.offset_bins[static_cast<size_t>(mid * int64_t{kOffsetBins} / size)] += samples;
+  const __int128 mid = (first + last) / 2;
+  v.offset_bins[static_cast<size_t>(mid * kOffsetBins / size)] += samples;
 }
 
 }  // namespace hpcl::analysis
