@@ -201,7 +201,8 @@ void add_first_touch(ReportModel& m, const Profile& db, const RowMap& rows,
 }
 
 // Every variable but a Group row gets its spread over ranks and threads; one without an entry
-// had no samples anywhere.
+// had no samples anywhere. Not a stack variable: BALANCE has no entry for the locals, which the
+// merge names only after it summed the ranks and threads (their spread is not known).
 void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
                  const std::map<uint32_t, size_t>& unknown_var) {
   const Balance& b = db.balance;
@@ -209,6 +210,7 @@ void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
   m.balance_ranks = b.rank_groups;
   m.balance_threads = b.thread_groups;
   for (Variable& v : m.variables) {
+    if (v.kind == VariableKind::Stack) continue;
     v.has_balance = true;
     v.ranks = describe(Spread{}, b.rank_groups);
     v.threads = describe(Spread{}, b.thread_groups);

@@ -46,6 +46,8 @@ Profile stack_database() {
   placed(t, kSolvePc, -8, 8, {kMain, kSolvePc}, 7);        // libsolve has no DWARF: no name
   unknown_sample(t, UnknownClass::Stack, {kMain, {App, 0x120}}, 3);  // not placed
   db.trees = {t};
+  db.balance.rank_groups = 1;  // a merge's BALANCE, which names no local
+  db.balance.thread_groups = 1;
   db.stack_vars = {{StackVarKind::Local, "acc", "kernel", "/src/k.c", 14, -32, 32, "double[4]"},
                    {StackVarKind::Local, "priv", "main._omp_fn.0", "/src/k.c", 30, -64, 8, "double"},
                    {StackVarKind::Temporary, "", "kernel", "", 0, 0, 0, ""},
@@ -108,6 +110,7 @@ TEST(StackRows, LocalsAreRowsOfTheirOwnNamedByTheirFrame) {
   const Variable* unplaced = find(m, "[stack]");
   ASSERT_NE(unplaced, nullptr);
   EXPECT_EQ(unplaced->samples, 3u) << "only what was not placed";
+  EXPECT_FALSE(acc->has_balance) << "BALANCE has no entry for a local: no spread to show";
   EXPECT_EQ(m.stack_samples, 74u);
   EXPECT_EQ(m.stack_unplaced, 3u);
   EXPECT_EQ(m.unknown_samples, 3u);
