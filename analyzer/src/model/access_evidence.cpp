@@ -125,14 +125,16 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
   if (e.is_static) type = facts.static_type(e.static_module, e.static_offset, &why);
   std::vector<std::pair<const InstructionFacts*, uint64_t>> typed;
   std::vector<std::string> labels;  // of the typed ones
+  auto take = [&](size_t i) {
+    typed.push_back(insns[i]);
+    labels.push_back(insn_labels[i]);
+  };
   if (e.is_static) {
     for (size_t i = 0; i < insns.size(); ++i) {
-      const auto& [f, samples] = insns[i];
+      const InstructionFacts* f = insns[i].first;
       if (type && f->in_static && f->static_start == e.static_offset && f->offset_known &&
-          f->element && element_key(*f->element) == element_key(*type)) {
-        typed.emplace_back(f, samples);
-        labels.push_back(insn_labels[i]);
-      }
+          f->element && element_key(*f->element) == element_key(*type))
+        take(i);
     }
   } else {
     // The element type most samples read; instructions reading another one are not counted.
@@ -150,11 +152,8 @@ void add_element(const Variable& v, CodeFacts& facts, const std::vector<std::pai
     if (best != nullptr) {
       type = *best;
       for (size_t i = 0; i < insns.size(); ++i) {
-        const auto& [f, samples] = insns[i];
-        if (f->element && f->offset_known && element_key(*f->element) == element_key(*best)) {
-          typed.emplace_back(f, samples);
-          labels.push_back(insn_labels[i]);
-        }
+        const InstructionFacts* f = insns[i].first;
+        if (f->element && f->offset_known && element_key(*f->element) == element_key(*best)) take(i);
       }
     }
   }

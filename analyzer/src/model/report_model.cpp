@@ -369,10 +369,11 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     m.variables[row].ranks = BalanceStats{};
     m.variables[row].threads = BalanceStats{};
   };
-  // Nor does [stack] keep the counts of the samples its frames' locals took.
-  if (auto it = unknown_var.find(static_cast<uint32_t>(UnknownClass::Stack));
-      placed_on_stack && it != unknown_var.end())
-    no_balance(it->second);
+  // [stack] holds what was not placed, and not the counts of the samples its frames' locals took.
+  if (auto it = unknown_var.find(static_cast<uint32_t>(UnknownClass::Stack)); it != unknown_var.end()) {
+    m.stack_unplaced = m.variables[it->second].samples;
+    if (placed_on_stack) no_balance(it->second);
+  }
   for (const auto& [c, row] : unknown_var)
     if ((c & kReadByMpi) != 0) {
       no_balance(row);
@@ -530,7 +531,6 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
         const Variable* v = var[i] != kNone ? &m.variables[var[i]] : nullptr;
         if (v != nullptr && v->kind == VariableKind::Stack) m.stack_samples += samples;
         else m.unknown_samples += samples;
-        if (v != nullptr && v->kind == VariableKind::Unknown && v->name == "[stack]") m.stack_unplaced += samples;
       }
 
       if (options.code_locations && node.kind == NodeKind::Frame) {

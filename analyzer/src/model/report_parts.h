@@ -49,9 +49,12 @@ class StackRows {
   size_t row(const Tree& tree, size_t node, ReportModel& m);
 
  private:
+  static constexpr uint32_t kNoVar = UINT32_MAX;
   const Profile& db_;
   const PathExpander& expand_;
-  std::map<std::string, size_t> by_name_;
+  std::map<std::string, size_t> by_name_;  // rows by name: two pcs' entries of one local are one
+  std::map<uint32_t, size_t> by_var_;      // by STACK_NAMES variable
+  std::map<Frame, size_t> by_owner_;       // the frames as a whole, by owner
 };
 // An unknown-data class (UnknownClass) or'ed with this: the samples of that class taken by MPI's
 // code (a frame of the access path is in an MPI module): MPI's own memory outside any tracked

@@ -47,7 +47,7 @@ StackRows::StackRows(const Profile& db, const PathExpander& expand) : db_(db), e
 size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
   const Node& node = tree.nodes[i];
   const Node* owner = node.kind == NodeKind::StackOwner ? &node : nullptr;
-  const StackVar* var = nullptr;
+  uint32_t var_index = kNoVar;
   if (node.kind == NodeKind::StackSlot && node.parent < tree.nodes.size() &&
       tree.nodes[node.parent].kind == NodeKind::StackOwner) {
     owner = &tree.nodes[node.parent];
@@ -56,15 +56,24 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
       return std::tie(x.owner, x.lo) < std::tie(y.owner, y.lo);
     };
     auto it = std::lower_bound(db_.stack_slots.begin(), db_.stack_slots.end(), key, by_place);
-    if (it != db_.stack_slots.end() && !by_place(key, *it) && it->var < db_.stack_vars.size())
-      var = &db_.stack_vars[it->var];
+    if (it != db_.stack_slots.end() && !by_place(key, *it) && it->var < db_.stack_vars.size() &&
+        db_.stack_vars[it->var].kind != hpcl::StackVarKind::Frame)
+      var_index = it->var;
   }
   if (owner == nullptr) return kNoRow;
+  // A tree has a node per owner and slot, a row per local or owning frame: each row is worked
+  // out once, at its first node.
+  const Frame frame{owner->a, owner->b};
+  if (auto known = var_index != kNoVar ? by_var_.find(var_index) : by_var_.end(); known != by_var_.end())
+    return known->second;
+  if (auto known = var_index == kNoVar ? by_owner_.find(frame) : by_owner_.end(); known != by_owner_.end())
+    return known->second;
+  const StackVar* var = var_index != kNoVar ? &db_.stack_vars[var_index] : nullptr;
   Variable v;
   v.kind = VariableKind::Stack;
   if (owner->a < db_.modules.size()) v.module = db_.modules[owner->a].path;
   v.data_module = v.module;
-  if (var != nullptr && var->kind != hpcl::StackVarKind::Frame) {
+  if (var != nullptr) {
     OwnerName fn = owner_name(var->function);
     v.owner = fn.name;
     v.role = role_of(var->kind, fn.omp_region);
@@ -81,7 +90,7 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
     // The frame as a whole: by its function, as the code view names the owning frame's code
     // (outermost of its inlined locations: the function whose frame it is).
     std::vector<Location> locs;
-    expand_.append(Frame{owner->a, owner->b}, locs);
+    expand_.append(frame, locs);
     const Location& where = locs.back();
     v.owner = where.function.empty() ? location_label(where) : owner_name(where.function).name;
     v.role = "frame";
@@ -89,6 +98,8 @@ size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
   }
   auto [it, fresh] = by_name_.try_emplace(v.name, m.variables.size());
   if (fresh) m.variables.push_back(std::move(v));
+  if (var != nullptr) by_var_.emplace(var_index, it->second);
+  else by_owner_.emplace(frame, it->second);
   return it->second;
 }
 
