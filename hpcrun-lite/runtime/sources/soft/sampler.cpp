@@ -474,6 +474,7 @@ void start_timer(ThreadState* ts);
 
 void sampler_start_thread(ThreadState* ts) {
   ts->soft_records = g_record;
+  shared_frames_reset(ts);  // a reused state: its last thread's frames are not this one's
   // A state whose last thread ended inside a dlopen: not paused, no dlopen running.
   ts->in_dlopen = 0;
   ts->dlopen_paused = 0;

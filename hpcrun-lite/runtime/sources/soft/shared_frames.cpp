@@ -18,6 +18,15 @@ void store(T& x, T v) {
 }
 }  // namespace
 
+void shared_frames_reset(ThreadState* ts) {
+  Cache& c = ts->owners;
+  const uint32_t seq = c.seq | 1;  // odd: being written (a reader may still look at the state)
+  __atomic_store_n(&c.seq, seq, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  for (int k = 0; k < Cache::kEntries; ++k) store(c.cfa[k], uint64_t{0});
+  __atomic_store_n(&c.seq, seq + 1, __ATOMIC_RELEASE);
+}
+
 void shared_frames_publish(ThreadState* ts, const FrameOwner& owner) {
   Cache& c = ts->owners;
   // The entry of the same frame (the same CFA), else the next in turn: a region's master keeps

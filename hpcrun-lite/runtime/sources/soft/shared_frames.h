@@ -13,6 +13,10 @@
 
 namespace hpcrun {
 
+// Forgets what the state's last thread published: a state (and often its stack mapping, which
+// glibc caches) passes to the next thread that starts. Call on the thread, before its samples.
+void shared_frames_reset(ThreadState* ts);
+
 // Remembers `owner`, a frame of the calling thread's stack (its own signal handler only).
 // Async-signal-safe: plain stores under the cache's sequence count.
 void shared_frames_publish(ThreadState* ts, const FrameOwner& owner);
