@@ -29,6 +29,7 @@ const char* section_name(uint32_t tag) {
     case layout::kTagScriptFrames: return "SCRIPT_FRAMES";
     case layout::kTagRankValues: return "RANK_VALUES";
     case layout::kTagStackNames: return "STACK_NAMES";
+    case layout::kTagStackThreads: return "STACK_THREADS";
     default: return nullptr;
   }
 }
@@ -403,6 +404,21 @@ void read_stack_names(Section& s, Profile& p) {
   }
 }
 
+// STACK_THREADS (1.11); its order and nodes are checked by validate().
+void read_stack_threads(Section& s, Profile& p) {
+  uint32_t n = s.r.u32();
+  if (!s.fits(n, layout::kStackThreadSize, "stack thread values")) return;
+  p.stack_threads.reserve(n);
+  for (uint32_t i = 0; i < n && s.r.ok(); ++i) {
+    StackThreadValue& v = p.stack_threads.emplace_back();
+    v.node = s.r.u32();
+    v.thread.rank = static_cast<int64_t>(s.r.u64());
+    v.thread.pid = s.r.u64();
+    v.thread.thread = s.r.u32();
+    v.samples = s.r.u64();
+  }
+}
+
 }  // namespace
 
 std::string decode_meta(const uint8_t* data, size_t size, Profile& out) {
@@ -551,6 +567,13 @@ std::string decode_into(const uint8_t* data, size_t size, Profile& out, ScannedP
                       "(only a merge names stack slots)", at);
         }
         read_stack_names(s, out);
+        break;
+      case layout::kTagStackThreads:
+        if (out.kind != FileKind::Database) {
+          return strf("section STACK_THREADS at payload byte %zu in a process profile "
+                      "(only a merge sums threads)", at);
+        }
+        read_stack_threads(s, out);
         break;
     }
     if (std::string err = s.result(); !err.empty()) return err;

@@ -354,6 +354,20 @@ void Encoder::stack_names(std::span<const StackVar> vars, std::span<const StackS
   stack_slots_ = slots;
 }
 
+void Encoder::stack_threads(std::span<const StackThreadValue> values) {
+  if (!error_.empty()) return;
+  if (stack_threads_given_) {
+    error_ = "STACK_THREADS handed over twice";
+    return;
+  }
+  if (!values.empty() && kind_ != FileKind::Database) {
+    error_ = "STACK_THREADS in a process profile (only a merge sums threads)";
+    return;
+  }
+  stack_threads_given_ = true;
+  stack_threads_ = values;
+}
+
 std::string Encoder::finish() {
   if (!enter(Stage::End)) return error_;
   // Only when some site has a name, so that other files keep their earlier minor.
@@ -415,6 +429,19 @@ std::string Encoder::finish() {
       }
     });
   }
+  if (!stack_threads_.empty()) {
+    need(kMinorStackThreads);
+    section(w_, layout::kTagStackThreads, [&] {
+      w_.u32(static_cast<uint32_t>(stack_threads_.size()));
+      for (const StackThreadValue& v : stack_threads_) {
+        w_.u32(v.node);
+        w_.u64(static_cast<uint64_t>(v.thread.rank));
+        w_.u64(v.thread.pid);
+        w_.u32(v.thread.thread);
+        w_.u64(v.samples);
+      }
+    });
+  }
   return error_;
 }
 
@@ -433,6 +460,7 @@ void Encoder::all(const Profile& p) {
   script_frames(p.script_frames);
   rank_values(p.rank_values);
   stack_names(p.stack_vars, p.stack_slots);
+  stack_threads(p.stack_threads);
 }
 
 }  // namespace hpcl::payload

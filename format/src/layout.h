@@ -46,8 +46,9 @@ enum Tag : uint32_t {
   kTagScriptFrames = 12,  // since 1.8
   kTagRankValues = 13,  // since 1.9
   kTagStackNames = 14,  // since 1.10
+  kTagStackThreads = 15,  // since 1.11
 };
-inline constexpr uint32_t kLastKnownTag = kTagStackNames;
+inline constexpr uint32_t kLastKnownTag = kTagStackThreads;
 
 // Smallest encoded record sizes (all strings empty, no nested entries). The reader refuses a count
 // that cannot fit in what is left of a section before reserving memory for it.
@@ -91,6 +92,9 @@ static_assert(kNodeMin == 18 && kMetricSize == 10 && kSymbolMin == 16 && kSource
 inline constexpr size_t kStackVarMin = 1 + 3 * kStrMin + 4 + 8 + 8 + kStrMin;
 inline constexpr size_t kStackSlotNameSize = 4 + 8 + 8 + 4 + 4;
 static_assert(kStackVarMin == 37 && kStackSlotNameSize == 28);
+// STACK_THREADS: u32 n, then n entries of u32 node, i64 rank, u64 pid, u32 thread, u64 samples.
+inline constexpr size_t kStackThreadSize = 4 + 8 + 8 + 4 + 8;
+static_assert(kStackThreadSize == 32);
 
 // Largest node kind this version knows (NodeKind::StackSlot).
 inline constexpr uint8_t kMaxNodeKind = 10;

@@ -60,6 +60,8 @@ class Encoder {
   void rank_values(std::span<const RankValue> values);
   // STACK_NAMES (database only); the spans must outlive finish().
   void stack_names(std::span<const StackVar> vars, std::span<const StackSlotName> slots);
+  // STACK_THREADS (database only); like the rank values, not copied: alive until finish().
+  void stack_threads(std::span<const StackThreadValue> values);
   // Every section of a Profile, from META to BALANCE, its script frames and its rank values.
   void all(const Profile& profile);
   // SITE_NAMES (from the sites' names), SCRIPT_FRAMES and RANK_VALUES end the payload. "" or
@@ -95,6 +97,8 @@ class Encoder {
   std::span<const StackVar> stack_vars_;
   std::span<const StackSlotName> stack_slots_;
   bool stack_names_given_ = false;
+  std::span<const StackThreadValue> stack_threads_;
+  bool stack_threads_given_ = false;
   std::string error_;
 };
 

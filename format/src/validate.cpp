@@ -308,6 +308,27 @@ struct Checker {
     return {};
   }
 
+  // STACK_THREADS: stack nodes of the one tree, sorted by (node, thread) with each pair once,
+  // ranks from -1 up, no zero value. `kind_of(i)` is the kind of node i.
+  template <typename KindOf>
+  std::string stack_threads(size_t nodes, KindOf kind_of) const {
+    const std::vector<StackThreadValue>& r = p.stack_threads;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const StackThreadValue& v = r[i];
+      std::string where = strf("section STACK_THREADS entry %zu: ", i);
+      if (v.node >= nodes)
+        return where + strf("node %" PRIu32 " out of range (%zu nodes)", v.node, nodes);
+      if (NodeKind k = kind_of(v.node); k != NodeKind::StackOwner && k != NodeKind::StackSlot)
+        return where + strf("node %" PRIu32 " is of kind %u, not a stack owner or slot", v.node,
+                            static_cast<unsigned>(k));
+      if (v.thread.rank < -1) return where + strf("rank %" PRId64 " (ranks are -1 or more)", v.thread.rank);
+      if (v.samples == 0) return where + "a zero value (a thread without samples has no entry)";
+      if (i > 0 && !(std::tie(r[i - 1].node, r[i - 1].thread) < std::tie(v.node, v.thread)))
+        return where + "out of order (entries are sorted by node and thread, each pair once)";
+    }
+    return {};
+  }
+
   std::string run(const std::span<const FlatTree>* flat, std::span<const FlatTreeCheck> checks) const {
     if (std::string err = modules(); !err.empty()) return err;
     for (size_t i = 0; i < p.sites.size(); ++i) {
@@ -337,6 +358,16 @@ struct Checker {
       if (std::string err = rank_values(nodes); !err.empty()) return err;
     }
     if (std::string err = stack_names(); !err.empty()) return err;
+    if (!p.stack_threads.empty()) {
+      std::string err;
+      if (flat && !flat->empty())
+        err = stack_threads((*flat)[0].size(), [&](uint32_t i) { return (*flat)[0].kind[i]; });
+      else if (!flat && !p.trees.empty())
+        err = stack_threads(p.trees[0].nodes.size(), [&](uint32_t i) { return p.trees[0].nodes[i].kind; });
+      else
+        err = stack_threads(0, [](uint32_t) { return NodeKind::Root; });
+      if (!err.empty()) return err;
+    }
     for (size_t i = 0; i < p.symbols.size(); ++i) {
       const Frame& f = p.symbols[i].frame;
       // CALLEES entries are keyed by these frames (decode.cpp), so they are checked here too.

@@ -51,6 +51,27 @@ for name in ("acc", "grid", "halo", "priv"):
     ok &= kind == "sequential"
 sys.exit(0 if ok else 1)
 PY
+    # Each local's spread over the threads (STACK_THREADS): the three functions' locals are the
+    # master's alone (imbalance = the run's 2 threads), the private copies both threads' (equal
+    # work: far from one thread having all, 2.0; not a share check, so no sampling tolerance).
+    "$HPCL_PYTHON" - report.json <<'PY' || fail "a local's spread over the threads is wrong"
+import json, sys
+r = json.load(open(sys.argv[1]))
+stack = {v["name"].split(" (")[0]: v for v in r["variables"] if v["kind"] == "stack"}
+ok = True
+for name in ("acc", "grid", "halo", "priv"):
+    t = stack[name].get("threads")
+    print(f"{name}: threads {t}")
+    if t is None:
+        ok = False
+        continue
+    ok &= t["count"] == 2
+    if name == "priv":
+        ok &= t["with_samples"] == 2 and t["imbalance"] < 1.5
+    else:
+        ok &= t["with_samples"] == 1 and t["imbalance"] == 2.0 and t["max_thread"] == 0
+sys.exit(0 if ok else 1)
+PY
     wants=("acc (local of sweep_local" "priv (private, region_private" "halo (local of sweep_halo") ;;
   fortran)
     check_alloc --var tmp stack "tmp (automatic array of stack_kernels::sweep_auto, stack_locals_fortran.f90:" \

@@ -28,7 +28,7 @@ using analysis::ViewNode;
 
 namespace {
 
-enum Pair : short { kTitle = 1, kHeap, kStatic, kUnknown, kGroup, kDim };
+enum Pair : short { kTitle = 1, kHeap, kStatic, kStack, kUnknown, kGroup, kDim };
 constexpr int kTagWidth = 9;  // "unknown ~", "static ~"
 constexpr int kBytesWidth = 10;
 constexpr int kMinLabel = 24;
@@ -95,6 +95,7 @@ void put(const UiState& ui, int y, int x, const std::string& s, attr_t attr = A_
 short tag_pair(const ViewNode& n) {
   if (n.tag.starts_with("heap")) return kHeap;
   if (n.tag.starts_with("static")) return kStatic;
+  if (n.tag == "stack") return kStack;
   if (n.tag == "unknown") return kUnknown;
   if (n.tag == "group") return kGroup;
   return 0;
@@ -301,6 +302,7 @@ void init_colours(UiState& ui) {
   init_pair(kTitle, COLOR_CYAN, -1);
   init_pair(kHeap, COLOR_YELLOW, -1);
   init_pair(kStatic, COLOR_GREEN, -1);
+  init_pair(kStack, COLOR_RED, -1);
   init_pair(kUnknown, COLOR_MAGENTA, -1);
   init_pair(kGroup, COLOR_CYAN, -1);
   init_pair(kDim, COLOR_BLUE, -1);

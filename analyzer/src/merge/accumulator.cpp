@@ -265,25 +265,36 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
       return error;
     }
   }
-  // A partial's rank values name its tree's nodes: checked before anything is added.
-  if (!p.rank_values.empty()) {
-    if (trees.size() != 1) return "rank values beside " + std::to_string(trees.size()) + " trees";
-    if (std::string error = rank_values_.absorb(p.rank_values, {dest_[0].data(), trees[0].size()});
-        !error.empty()) {
+  // A partial's rank and stack thread values name its tree's nodes: checked before anything is
+  // added.
+  if (!p.rank_values.empty() || !p.stack_threads.empty()) {
+    if (trees.size() != 1) {
+      tree_.truncate(before);
+      return "per-node values beside " + std::to_string(trees.size()) + " trees";
+    }
+    std::string error = RankValueParts::out_of_range(p.rank_values, trees[0].size(), "rank value");
+    if (error.empty()) error = StackThreadParts::out_of_range(p.stack_threads, trees[0].size(), "stack thread value");
+    if (!error.empty()) {
       tree_.truncate(before);
       return error;
     }
+    rank_values_.absorb(p.rank_values, {dest_[0].data(), trees[0].size()});
+    stack_threads_.absorb(p.stack_threads, {dest_[0].data(), trees[0].size()});
   }
   add_content(p, maps_);
   if (threads) threads->resize(trees.size());
   const bool per_rank = keep_rank_values_ && p.kind == FileKind::Process;
+  long long pid = 0;
+  if (threads && (!parse_ll(p.find_meta("pid"), &pid) || pid < 0)) pid = 0;
   for (size_t t = 0; t < trees.size(); ++t) {
     std::span<const MergedTree::Reached> reached = tree_.add_metrics(trees[t], dest_[t]);
     if (per_rank)
-      for (const MergedTree::Reached& r : reached) rank_values_.add(dest_[t][r.node], rank, trees[t].metrics_of(r.node));
+      for (const MergedTree::Reached& r : reached)
+        rank_values_.add_metrics(dest_[t][r.node], rank, trees[t].metrics_of(r.node));
     if (!threads) continue;
     std::vector<ThreadValue>& values = (*threads)[t];
     values.clear();
+    const GroupId thread{rank, static_cast<uint64_t>(pid), static_cast<uint32_t>(t)};
     for (const MergedTree::Reached& r : reached) {
       if (r.variable == MergedTree::kNoVariable) continue;
       const NodeKind kind = tree_.kind(r.variable);
@@ -300,6 +311,9 @@ std::string Accumulator::add_input(const Profile& p, std::span<const FlatTree> t
       uint64_t sum;
       if (__builtin_add_overflow(samples, estimated, &sum)) sum = UINT64_MAX;
       values.push_back(ThreadValue{BalanceKey{owner, tree_.a(r.variable)}, sum, faults});
+      // Samples placed in a frame are kept by thread as well, on their slot: which row they are
+      // (and so the row's balance) is known only once the slots are named (node_values.h).
+      if (r.stack != MergedTree::kNoVariable) stack_threads_.add(StackThreadValue{r.stack, thread, sum});
     }
   }
   return {};
@@ -374,6 +388,7 @@ Profile Accumulator::to_partial() {
   for (auto& [path, reason] : skipped_) put("partial.skipped", path + '\0' + reason);
   balance_.put_meta(put);
   p.rank_values = rank_values_.take();
+  p.stack_threads = stack_threads_.take();
   reset();
   return p;
 }
@@ -394,6 +409,7 @@ std::string Accumulator::add_partial(const Profile& partial) {
   scanned.profile.offsets = partial.offsets;
   scanned.profile.script_frames = partial.script_frames;
   scanned.profile.rank_values = partial.rank_values;
+  scanned.profile.stack_threads = partial.stack_threads;
   for (const Tree& t : partial.trees) flatten(t, scanned.add_tree());
   return add_partial(scanned);
 }
@@ -526,7 +542,7 @@ Profile Accumulator::finish() {
   out.tid = 0;
   out.nodes.reserve(count);
   std::vector<std::pair<uint32_t, uint32_t>> stack = {{0u, kNoParent}};  // (old index, new parent)
-  std::vector<uint32_t> new_index(rank_values_.empty() ? 0 : count);
+  std::vector<uint32_t> new_index(rank_values_.empty() && stack_threads_.empty() ? 0 : count);
   while (!stack.empty()) {
     auto [i, parent] = stack.back();
     stack.pop_back();
@@ -553,6 +569,7 @@ Profile Accumulator::finish() {
   }
   db.balance = balance_.finish(new_site, new_static);
   if (!rank_values_.empty()) db.rank_values = rank_values_.finish(new_index);
+  if (!stack_threads_.empty()) db.stack_threads = stack_threads_.finish(new_index);
   std::sort(db.offsets.begin(), db.offsets.end(),
             [](const OffsetHistogram& x, const OffsetHistogram& y) {
               return std::tie(x.owner, x.index) < std::tie(y.owner, y.index);

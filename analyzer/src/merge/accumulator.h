@@ -23,7 +23,7 @@
 #include "hpcl/profile.h"
 #include "hpcl/scan.h"
 #include "merged_tree.h"
-#include "rank_values.h"
+#include "node_values.h"
 
 namespace hpcl::analysis {
 
@@ -31,7 +31,7 @@ class Accumulator {
  public:
   Accumulator() = default;
 
-  // merge --per-rank: also keep every node's metrics per rank (RANK_VALUES, rank_values.h). Set
+  // merge --per-rank: also keep every node's metrics per rank (RANK_VALUES, node_values.h). Set
   // before the first input; partials made by to_partial() carry them whatever their receiver's
   // setting, and the setting survives to_partial() and finish().
   void keep_rank_values(bool keep) { keep_rank_values_ = keep; }
@@ -123,6 +123,7 @@ class Accumulator {
   std::map<std::pair<OffsetOwner, uint32_t>, OffsetHistogram> offsets_;
   BalanceParts balance_;  // per-rank and per-thread summaries (BALANCE)
   RankValueParts rank_values_;  // merge --per-rank (RANK_VALUES)
+  StackThreadParts stack_threads_;  // the stack nodes' samples per thread (STACK_THREADS)
   bool keep_rank_values_ = false;
 
   uint64_t processes_ = 0, threads_ = 0;

@@ -49,18 +49,6 @@ void combine(Spread& into, const Spread& other) {
   }
 }
 
-// The summary of one more group whose value is `v`: a group is a summary of one, so combine()
-// is the only rule.
-void fold(Spread& s, uint64_t v, const GroupId& g) {
-  if (v == 0) return;
-  Spread one;
-  one.groups = 1;
-  one.sum = one.min = one.max = v;
-  add_u128(one, static_cast<unsigned __int128>(v) * v);
-  one.max_group = g;
-  combine(s, one);
-}
-
 bool parse_i64(const std::string* s, int64_t* out) {
   if (s == nullptr) return false;
   auto [p, ec] = std::from_chars(s->data(), s->data() + s->size(), *out);
@@ -143,8 +131,8 @@ void BalanceParts::add_process(const Profile& p, std::span<const std::vector<Thr
     }
     const GroupId thread{rank, static_cast<uint64_t>(pid), t};
     for (uint32_t l : touched) {
-      fold(spreads_[sc.keys[l]].threads, sc.thread_sum[l], thread);
-      if (sc.thread_faults[l]) fold(faults_[sc.keys[l]], sc.thread_faults[l], thread);
+      add_group(spreads_[sc.keys[l]].threads, sc.thread_sum[l], thread);
+      if (sc.thread_faults[l]) add_group(faults_[sc.keys[l]], sc.thread_faults[l], thread);
       sc.process_sum[l] = sat_add(sc.process_sum[l], sc.thread_sum[l]);
     }
   }
@@ -152,7 +140,7 @@ void BalanceParts::add_process(const Profile& p, std::span<const std::vector<Thr
   if (rank < 0) {
     ++rankless_;
     for (size_t l = 0; l < sc.keys.size(); ++l)
-      fold(spreads_[sc.keys[l]].ranks, sc.process_sum[l], GroupId{-1, static_cast<uint64_t>(pid), 0});
+      add_group(spreads_[sc.keys[l]].ranks, sc.process_sum[l], GroupId{-1, static_cast<uint64_t>(pid), 0});
     return;
   }
   ranks_.push_back(rank);
@@ -181,7 +169,7 @@ void BalanceParts::close_ranks(const std::set<int64_t>& keep_open) {
   size_t kept = 0;
   for (const RankValue& v : open_) {
     if (keep_open.contains(v.rank)) open_[kept++] = v;
-    else fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
+    else add_group(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
   }
   open_.resize(kept);
   std::erase_if(ranks_, [&](int64_t rank) {
@@ -216,7 +204,7 @@ void BalanceParts::absorb(BalanceParts& other, const std::vector<uint32_t>& site
 Balance BalanceParts::finish(const std::vector<uint32_t>& new_site,
                              const std::vector<uint32_t>& new_static) {
   combine_open();
-  for (const RankValue& v : open_) fold(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
+  for (const RankValue& v : open_) add_group(spreads_[v.key].ranks, v.value, GroupId{v.rank, 0, 0});
   Balance b;
   b.rank_groups = ranks_.size() + closed_ + rankless_;
   b.thread_groups = trees_;
@@ -336,6 +324,21 @@ bool BalanceParts::read_meta(const std::string& key, const std::string& value) {
   }
   std::string rest;
   return !(in >> rest);
+}
+
+// A group is a summary of one, so combine() is the only rule.
+void add_group(Spread& s, uint64_t v, const GroupId& g) {
+  if (v == 0) return;
+  Spread one;
+  one.groups = 1;
+  one.sum = one.min = one.max = v;
+  add_u128(one, static_cast<unsigned __int128>(v) * v);
+  one.max_group = g;
+  combine(s, one);
+}
+
+GroupId rank_group(const GroupId& thread) {
+  return thread.rank >= 0 ? GroupId{thread.rank, 0, 0} : GroupId{-1, thread.pid, 0};
 }
 
 BalanceStats describe(const Spread& s, uint64_t groups) {

@@ -104,6 +104,11 @@ class BalanceParts {
   } scratch_;
 };
 
+// Adds one more group whose value is `v` to a summary (nothing when `v` is 0).
+void add_group(Spread& s, uint64_t v, const GroupId& g);
+// The rank group of a thread: its rank, or its process when it has none (as BALANCE groups them).
+GroupId rank_group(const GroupId& thread);
+
 // What a report says about one Spread of a run with `groups` ranks (or threads).
 struct BalanceStats {
   uint64_t count = 0;    // groups of the run

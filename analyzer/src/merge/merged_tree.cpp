@@ -30,6 +30,7 @@ MergedTree::MergedTree() {
   nodes_.push_back(Node{0, 0, kNoParent, 0, 0, 0, NodeKind::Root});
   hash_.push_back(kRootHash);
   var_.push_back(kNoVariable);
+  stack_.push_back(kNoVariable);
   cells_.push_back(Cell{0, 0, 0});
   rehash(1024);
 }
@@ -63,6 +64,7 @@ uint32_t MergedTree::find_or_add(uint64_t hash, uint32_t parent, NodeKind kind, 
   const bool variable = kind == NodeKind::HeapVar || kind == NodeKind::StaticVarNode ||
                         kind == NodeKind::UnknownClass;
   var_.push_back(variable && var_[parent] == kNoVariable ? id : var_[parent]);
+  stack_.push_back(kind == NodeKind::StackOwner || kind == NodeKind::StackSlot ? id : stack_[parent]);
   slots_[i] = Slot{tag, id + 1};
   if (nodes_.size() * 2 > slots_.size()) rehash(slots_.size() * 2);
   return id;
@@ -124,6 +126,7 @@ void MergedTree::truncate(size_t size) {
   nodes_.resize(size);
   hash_.resize(size);
   var_.resize(size);
+  stack_.resize(size);
   rehash(slots_.size());
 }
 
@@ -152,7 +155,7 @@ std::span<const MergedTree::Reached> MergedTree::add_metrics(const FlatTree& t,
   // variables are fetched ahead as in map().
   reached_.clear();
   for (uint32_t i = 0; i < t.size(); ++i)
-    if (t.metric_end[i] != t.metric_begin(i)) reached_.push_back(Reached{i, kNoVariable});
+    if (t.metric_end[i] != t.metric_begin(i)) reached_.push_back(Reached{i, kNoVariable, kNoVariable});
   const size_t n = reached_.size();
   for (size_t k = 0; k < n; ++k) {
     if (k + kAheadNode < n) {
@@ -164,6 +167,7 @@ std::span<const MergedTree::Reached> MergedTree::add_metrics(const FlatTree& t,
     const uint32_t i = reached_[k].node;
     for (const Metric& m : t.metrics_of(i)) add_metric(dest[i], m.id, m.value);
     reached_[k].variable = var_[dest[i]];
+    reached_[k].stack = stack_[dest[i]];
   }
   return reached_;
 }

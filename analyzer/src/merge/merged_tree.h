@@ -55,11 +55,13 @@ class MergedTree {
   std::string map(const FlatTree& tree, size_t index, const KeyMaps& maps, std::vector<uint32_t>& dest);
   // Forgets the nodes created after the tree had `size` of them.
   void truncate(size_t size);
-  // A node of an input with metrics, and the merged variable node above it (or kNoVariable).
+  // A node of an input with metrics, the merged variable node above it (or kNoVariable), and
+  // the merged StackSlot or StackOwner node nearest above it (or itself; kNoVariable if none).
   static constexpr uint32_t kNoVariable = 0xffffffffu;
   struct Reached {
     uint32_t node;
     uint32_t variable;
+    uint32_t stack;
   };
   // Adds the metrics of `tree` to the nodes that map() gave it. Returns its nodes with metrics
   // (valid until the next call): the per-thread balance needs their variables, and finds them
@@ -103,6 +105,7 @@ class MergedTree {
   std::vector<uint64_t> hash_;  // of each node's path, to rehash without walking paths
   std::vector<uint32_t> var_;   // of each node: the first variable node on its path (it may be
                                 // itself), kNoVariable above the variables
+  std::vector<uint32_t> stack_;  // of each node: the nearest StackSlot or StackOwner on its path
   std::vector<Slot> slots_;     // power-of-two size, at most half full
   size_t mask_ = 0;
   std::vector<Cell> cells_;     // cells_[0] unused

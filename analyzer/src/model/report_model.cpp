@@ -361,6 +361,7 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
   // Static and unknown variables without a tree node (no samples) stay at 0 = samples.
   take_estimates_from_unattributed(m, unknown_var);
   add_balance(m, db, rows, unknown_var);
+  add_stack_balance(m, db, var);
   // The BALANCE section counts an unknown class's samples per rank and thread before MPI's part
   // of them was split off: where it was, those counts are not the row's, and it has none; nor
   // has MPI's part, which no BALANCE entry describes (it printed zeros on every rank).

@@ -43,6 +43,9 @@ std::string unknown_class_name(uint32_t cls);
 // Where in a local its samples fell, as the OFFSETS of heap and static variables: the `samples`
 // of its slot [lo, lo + width) from the CFA, into v's offset bins (the variable's own extent).
 void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples);
+// The stack rows' spread over the ranks and threads of the run (STACK_THREADS): each stack
+// node's samples per thread, summed by the row that `row_of` gives the node (past the rows: none).
+void add_stack_balance(ReportModel& m, const Profile& db, const std::vector<size_t>& row_of);
 class StackRows {
  public:
   StackRows(const Profile& db, const PathExpander& expand);

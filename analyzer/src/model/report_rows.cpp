@@ -202,7 +202,8 @@ void add_first_touch(ReportModel& m, const Profile& db, const RowMap& rows,
 
 // Every variable but a Group row gets its spread over ranks and threads; one without an entry
 // had no samples anywhere. Not a stack variable: BALANCE has no entry for the locals, which the
-// merge names only after it summed the ranks and threads (their spread is not known).
+// merge names only after it summed the ranks and threads; theirs come from STACK_THREADS
+// (add_stack_balance).
 void add_balance(ReportModel& m, const Profile& db, const RowMap& rows,
                  const std::map<uint32_t, size_t>& unknown_var) {
   const Balance& b = db.balance;

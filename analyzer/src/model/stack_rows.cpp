@@ -125,4 +125,33 @@ void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples
   v.offset_bins[static_cast<size_t>(mid * kOffsetBins / size)] += samples;
 }
 
+void add_stack_balance(ReportModel& m, const Profile& db, const std::vector<size_t>& row_of) {
+  const Balance& b = db.balance;
+  if (!b.present() || db.stack_threads.empty()) return;
+  // By row, then by thread: a row gathers the slots of one local, or the frames of one function
+  // from all its pcs, and a thread's share of the row is the sum of its shares of them.
+  std::map<size_t, std::map<GroupId, uint64_t>> by_row;
+  for (const StackThreadValue& e : db.stack_threads) {
+    if (e.node >= row_of.size() || row_of[e.node] >= m.variables.size() ||
+        m.variables[row_of[e.node]].kind != VariableKind::Stack)
+      continue;
+    uint64_t& sum = by_row[row_of[e.node]][e.thread];
+    if (__builtin_add_overflow(sum, e.samples, &sum)) sum = UINT64_MAX;
+  }
+  for (const auto& [row, threads] : by_row) {
+    Spread over_threads, over_ranks;
+    std::map<GroupId, uint64_t> ranks;
+    for (const auto& [thread, samples] : threads) {
+      add_group(over_threads, samples, thread);
+      uint64_t& sum = ranks[rank_group(thread)];
+      if (__builtin_add_overflow(sum, samples, &sum)) sum = UINT64_MAX;
+    }
+    for (const auto& [rank, samples] : ranks) add_group(over_ranks, samples, rank);
+    Variable& v = m.variables[row];
+    v.has_balance = true;
+    v.ranks = describe(over_ranks, b.rank_groups);
+    v.threads = describe(over_threads, b.thread_groups);
+  }
+}
+
 }  // namespace hpcl::analysis

@@ -24,8 +24,9 @@ inline constexpr uint16_t kMajorVersion = 1;
 // of files and shared memory, named ranges, the allocators' own entry points) and SITE_NAMES.
 // 1.8 added SCRIPT_FRAMES, frames of interpreted code (see ScriptFrame). 1.9 added RANK_VALUES, a
 // database's metrics per tree node and rank (see RankValue). 1.10 added the stack nodes (kinds 9
-// and 10: which frame's storage a stack address lies in) and STACK_NAMES (see StackVar).
-inline constexpr uint16_t kMinorVersion = 10;
+// and 10: which frame's storage a stack address lies in) and STACK_NAMES (see StackVar). 1.11
+// added STACK_THREADS, a database's stack samples per node and thread (see StackThreadValue).
+inline constexpr uint16_t kMinorVersion = 11;
 inline constexpr uint16_t kMinorCallees = 1;
 inline constexpr uint16_t kMinorOffsets = 2;
 inline constexpr uint16_t kMinorBalance = 3;
@@ -36,6 +37,7 @@ inline constexpr uint16_t kMinorSiteNames = 7;
 inline constexpr uint16_t kMinorScriptFrames = 8;
 inline constexpr uint16_t kMinorRankValues = 9;
 inline constexpr uint16_t kMinorStack = 10;
+inline constexpr uint16_t kMinorStackThreads = 11;
 
 inline constexpr uint32_t kNoModule = 0xffffffffu;
 inline constexpr uint32_t kNoParent = 0xffffffffu;
@@ -364,6 +366,19 @@ struct StackSlotName {
   friend bool operator==(const StackSlotName&, const StackSlotName&) = default;
 };
 
+// How a stack node's samples split over the threads of the run (format 1.11, STACK_THREADS,
+// database only). BALANCE keys its summaries by variable, and which local a stack slot holds is
+// known only once the merge has named the slots, and which row it is only to a report (a frame
+// without DWARF is one row per owning function, over all its pcs): so the merge keeps the stack
+// nodes' samples per thread, and a report sums them by its rows.
+struct StackThreadValue {
+  uint32_t node = 0;     // a StackOwner or StackSlot node of the database's TREE
+  GroupId thread;        // rank, pid and the index of the thread's TREE in its process profile
+  uint64_t samples = 0;  // metric 0 plus metric 2 of the node in that thread, as shares count them
+  friend bool operator==(const StackThreadValue&, const StackThreadValue&) = default;
+  friend auto operator<=>(const StackThreadValue&, const StackThreadValue&) = default;
+};
+
 struct Profile {
   FileKind kind = FileKind::Process;
   std::vector<std::pair<std::string, std::string>> meta;  // ordered key/value pairs
@@ -382,6 +397,8 @@ struct Profile {
   // (no DWARF) are left out.
   std::vector<StackVar> stack_vars;
   std::vector<StackSlotName> stack_slots;
+  // Since 1.11, database only: sorted by (node, thread), each pair once, no zero value.
+  std::vector<StackThreadValue> stack_threads;
 
   const std::string* find_meta(const std::string& key) const;
   void set_meta(const std::string& key, std::string value);

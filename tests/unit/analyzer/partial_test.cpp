@@ -49,8 +49,11 @@ Profile process(int rank) {
   heap_sample_estimated(t1, 1, {{app, 0x900}, {libc, 0x60 + uint64_t(rank)}}, 2, 30, 900);
   static_sample(t1, 0, {{app, 0x900}, {app, 0x920}}, 3);
   static_sample(t1, 1, {{app, 0x930}}, 1);
+  stack_sample(t1, {app, 0x950}, -24, 8, {{app, 0x900}, {app, 0x950}}, 2 + rank);
   Tree t2 = new_tree(200 + rank);
   unknown_sample(t2, UnknownClass::UntrackedHeap, {{app, 0x940}}, 1);
+  stack_sample(t2, {app, 0x950}, -24, 8, {{app, 0x960}, {app, 0x950}}, 1);
+  stack_sample(t2, {libc, 0x70}, -4096, 256, {{libc, 0x70}}, 3);
   nodata_sample(t2, {{kNoModule, 0x1234}}, 4);
   p.trees = {t1, t2};
   p.offsets = {histogram(OffsetOwner::Site, 0, 8 * uint64_t(rank), 100, 1, 5),
@@ -111,6 +114,7 @@ TEST(Partial, RoundTripThroughBytesEqualsDirectMerge) {
   EXPECT_EQ(*db.profile.find_meta("offsets_lost"), "9");
   EXPECT_NE(db.profile.find_meta("skipped")->find("really"), std::string::npos);
   EXPECT_EQ(db.profile.offsets.size(), 3u);
+  EXPECT_EQ(db.profile.stack_threads.size(), 15u) << "one slot on both threads, one on the second, of 5 ranks";
 }
 
 TEST(Partial, AbsorbEqualsTransport) {
@@ -341,6 +345,19 @@ TEST(PerRank, PartialWithBadNodeIsRefused) {
   Accumulator into;
   EXPECT_NE(into.add_partial(partial).find("names node"), std::string::npos);
   EXPECT_EQ(into.processes(), 0u);
+  EXPECT_EQ(encode_profile(into.finish(), 0), encode_profile(Accumulator().finish(), 0)) << "nothing added";
+}
+
+// The same for a stack thread value: the partial is refused whole, its rank values too.
+TEST(PerRank, PartialWithBadStackThreadNodeIsRefused) {
+  Accumulator a = per_rank();
+  a.add_process(process(0));
+  Profile partial = a.to_partial();
+  ASSERT_FALSE(partial.stack_threads.empty());
+  ASSERT_FALSE(partial.rank_values.empty());
+  partial.stack_threads.push_back({uint32_t(partial.trees[0].nodes.size()), {0, 1, 0}, 1});
+  Accumulator into;
+  EXPECT_NE(into.add_partial(partial).find("stack thread value 3 names node"), std::string::npos);
   EXPECT_EQ(encode_profile(into.finish(), 0), encode_profile(Accumulator().finish(), 0)) << "nothing added";
 }
 

@@ -46,6 +46,17 @@ inline void unknown_sample(Tree& t, UnknownClass c, const std::vector<Frame>& fr
   add_sample_path(t, NodeKind::UnknownRoot,
                   std::make_pair(NodeKind::UnknownClass, static_cast<uint32_t>(c)), frames, n);
 }
+// A stack sample the runtime placed: [stack] -> owner -> slot [lo, lo + width) -> frames.
+inline uint32_t stack_sample(Tree& t, Frame owner, int64_t lo, uint32_t width, const std::vector<Frame>& frames,
+                             uint64_t samples) {
+  TreeBuilder b(t);
+  uint32_t n = b.child(b.child(0, NodeKind::UnknownRoot, 0, 0), NodeKind::UnknownClass, 0, 0);
+  n = b.child(n, NodeKind::StackOwner, owner.module, owner.offset);
+  n = b.child(n, NodeKind::StackSlot, width, static_cast<uint64_t>(lo));
+  for (const Frame& f : frames) n = b.child(n, NodeKind::Frame, f.module, f.offset);
+  t.nodes[n].add_metric(kMetricSamples, samples);
+  return n;
+}
 inline void nodata_sample(Tree& t, const std::vector<Frame>& frames, uint64_t n) {
   add_sample_path(t, NodeKind::NoDataRoot, std::nullopt, frames, n);
 }

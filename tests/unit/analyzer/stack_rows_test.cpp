@@ -4,6 +4,7 @@
 // compiler; tests/e2e/stack_locals.sh checks them on a real program.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,30 +21,18 @@ using namespace hpcl::testing;
 enum : uint32_t { App = 0, Lib = 1 };
 const Frame kKernelPc{App, 0x110}, kRegionPc{App, 0x210}, kSolvePc{Lib, 0x310}, kMain{App, 0x900};
 
-// One sample path: [stack] -> owner -> slot -> frames (outermost first) -> `samples`.
-uint32_t placed(Tree& t, Frame owner, int64_t lo, uint32_t width, const std::vector<Frame>& frames,
-                uint64_t samples) {
-  TreeBuilder b(t);
-  uint32_t n = b.child(b.child(0, NodeKind::UnknownRoot, 0, 0), NodeKind::UnknownClass, 0, 0);
-  n = b.child(n, NodeKind::StackOwner, owner.module, owner.offset);
-  n = b.child(n, NodeKind::StackSlot, width, static_cast<uint64_t>(lo));
-  for (const Frame& f : frames) n = b.child(n, NodeKind::Frame, f.module, f.offset);
-  t.nodes[n].add_metric(kMetricSamples, samples);
-  return n;
-}
-
 Profile stack_database() {
   Profile db;
   db.kind = FileKind::Database;
   db.set_meta("source", "soft");
   db.modules = {{"/opt/app/bin/app", "", 0}, {"/opt/app/lib/libsolve.so", "", 0}};
   Tree t = new_tree(0);
-  placed(t, kKernelPc, -24, 8, {kMain, kKernelPc}, 30);    // acc
-  placed(t, kKernelPc, -16, 8, {kMain, kKernelPc}, 10);    // acc again, another slot
-  placed(t, kKernelPc, -4096, 256, {kMain, kKernelPc}, 5); // the dynamic area: a temporary
-  placed(t, kKernelPc, -40, 8, {kMain, kKernelPc}, 2);     // a spill slot: the frame
-  placed(t, kRegionPc, -64, 8, {kMain, kRegionPc}, 20);    // priv in an OpenMP region
-  placed(t, kSolvePc, -8, 8, {kMain, kSolvePc}, 7);        // libsolve has no DWARF: no name
+  stack_sample(t, kKernelPc, -24, 8, {kMain, kKernelPc}, 30);    // acc
+  stack_sample(t, kKernelPc, -16, 8, {kMain, kKernelPc}, 10);    // acc again, another slot
+  stack_sample(t, kKernelPc, -4096, 256, {kMain, kKernelPc}, 5); // the dynamic area: a temporary
+  stack_sample(t, kKernelPc, -40, 8, {kMain, kKernelPc}, 2);     // a spill slot: the frame
+  stack_sample(t, kRegionPc, -64, 8, {kMain, kRegionPc}, 20);    // priv in an OpenMP region
+  stack_sample(t, kSolvePc, -8, 8, {kMain, kSolvePc}, 7);        // libsolve has no DWARF: no name
   unknown_sample(t, UnknownClass::Stack, {kMain, {App, 0x120}}, 3);  // not placed
   db.trees = {t};
   db.balance.rank_groups = 1;  // a merge's BALANCE, which names no local
@@ -110,10 +99,69 @@ TEST(StackRows, LocalsAreRowsOfTheirOwnNamedByTheirFrame) {
   const Variable* unplaced = find(m, "[stack]");
   ASSERT_NE(unplaced, nullptr);
   EXPECT_EQ(unplaced->samples, 3u) << "only what was not placed";
-  EXPECT_FALSE(acc->has_balance) << "BALANCE has no entry for a local: no spread to show";
+  EXPECT_FALSE(acc->has_balance) << "BALANCE has no entry for a local, and there is no STACK_THREADS";
   EXPECT_EQ(m.stack_samples, 74u);
   EXPECT_EQ(m.stack_unplaced, 3u);
   EXPECT_EQ(m.unknown_samples, 3u);
+}
+
+// The slot node of `owner` and `lo` in the database's tree.
+uint32_t slot_node(const Profile& db, Frame owner, int64_t lo) {
+  const Tree& t = db.trees[0];
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) {
+    const Node& n = t.nodes[i];
+    if (n.kind == NodeKind::StackSlot && static_cast<int64_t>(n.b) == lo &&
+        t.nodes[n.parent].a == owner.module && t.nodes[n.parent].b == owner.offset)
+      return i;
+  }
+  ADD_FAILURE() << "no slot " << lo;
+  return 0;
+}
+
+// A local's spread over the threads is its slots' samples per thread (STACK_THREADS), added up:
+// acc's two slots split 20:20 over two threads (no imbalance) although each slot alone is lopsided;
+// the private copy was read by one thread of the two.
+TEST(StackRows, BalanceOfALocalAddsItsSlotsPerThread) {
+  Profile db = stack_database();
+  db.balance.rank_groups = 1;
+  db.balance.thread_groups = 2;
+  const GroupId t0{0, 100, 0}, t1{0, 100, 1};
+  db.stack_threads = {{slot_node(db, kKernelPc, -24), t0, 20}, {slot_node(db, kKernelPc, -24), t1, 10},
+                      {slot_node(db, kKernelPc, -16), t1, 10}, {slot_node(db, kRegionPc, -64), t0, 20},
+                      {slot_node(db, kSolvePc, -8), t1, 7}};
+  std::sort(db.stack_threads.begin(), db.stack_threads.end());
+  const ReportModel m = build_report_model(db);
+  const Variable* acc = find(m, "acc (local of kernel, k.c:14)");
+  ASSERT_NE(acc, nullptr);
+  ASSERT_TRUE(acc->has_balance);
+  EXPECT_EQ(acc->threads.with, 2u);
+  EXPECT_DOUBLE_EQ(acc->threads.imbalance, 1.0);
+  EXPECT_DOUBLE_EQ(acc->threads.max, 20.0);
+  EXPECT_EQ(acc->ranks.with, 1u) << "both threads are rank 0's";
+  const Variable* priv = find(m, "priv (private, main [omp region 0], k.c:30)");
+  ASSERT_NE(priv, nullptr);
+  ASSERT_TRUE(priv->has_balance);
+  EXPECT_EQ(priv->threads.with, 1u);
+  EXPECT_DOUBLE_EQ(priv->threads.imbalance, 2.0);
+  EXPECT_EQ(priv->threads.max_group, t0);
+  EXPECT_DOUBLE_EQ(priv->threads.min, 0.0) << "the other thread read none of it";
+  const Variable* solve = find(m, "[stack of solve]");
+  ASSERT_NE(solve, nullptr);
+  EXPECT_TRUE(solve->has_balance) << "a frame without DWARF has its spread too";
+  EXPECT_EQ(solve->threads.max_group, t1);
+  const Variable* unplaced = find(m, "[stack]");
+  ASSERT_NE(unplaced, nullptr);
+  EXPECT_FALSE(unplaced->has_balance) << "BALANCE counts every stack sample there: not [stack]'s own";
+
+  // --sort thread-imbalance ranks the lopsided private copy above the balanced local.
+  ReportModel sorted = build_report_model(db);
+  sort_variables(sorted, VariableOrder::ThreadImbalance);
+  size_t at_priv = 0, at_acc = 0;
+  for (size_t i = 0; i < sorted.variables.size(); ++i) {
+    if (sorted.variables[i].name == priv->name) at_priv = i;
+    if (sorted.variables[i].name == acc->name) at_acc = i;
+  }
+  EXPECT_LT(at_priv, at_acc);
 }
 
 TEST(StackRows, JsonAndTextSayWhoseFrame) {

@@ -332,6 +332,9 @@ std::string dump(const Profile& p) {
     s += "script [" + f.function + "] [" + f.file + "]:" + std::to_string(f.line) + "\n";
   for (const RankValue& v : p.rank_values)
     line("rank value node %u rank %" PRId64 " metric %u = %" PRIu64, v.node, v.rank, v.metric, v.value);
+  for (const StackThreadValue& v : p.stack_threads)
+    line("stack thread node %u group %" PRId64 "/%" PRIu64 "/%u = %" PRIu64, v.node, v.thread.rank,
+         v.thread.pid, v.thread.thread, v.samples);
   return s;
 }
 

@@ -113,6 +113,44 @@ TEST(ViewModel, StaticAndStackOpenToTheirAccessPaths) {
   }
 }
 
+// A local on the stack (format 1.10): a row of kind stack, named by its owner, its bytes the
+// local's; it opens to the access paths of all its slots merged, as a heap variable's.
+TEST(ViewModel, StackLocalIsARowThatOpensToItsAccessPaths) {
+  Profile db = make_viewer_database();
+  const Frame owner{0, 0x400};
+  stack_sample(db.trees[0], owner, -24, 8, {{0, 0x300}, {0, 0x400}}, 25);
+  stack_sample(db.trees[0], owner, -16, 8, {{0, 0x300}, {0, 0x400}}, 8);
+  stack_sample(db.trees[0], owner, -8, 8, {{0, 0x300}, {0, 0x500}}, 2);
+  db.stack_vars = {{StackVarKind::Local, "acc", "compute", "/src/kernel.c", 14, -32, 32, "double[4]"}};
+  db.stack_slots = {{owner, -24, 8, 0}, {owner, -16, 8, 0}, {owner, -8, 8, 0}};
+  ViewModel vm(std::move(db));
+  ViewTree& t = vm.view(ViewKind::DataCentric);
+  const auto rows = t.rows();
+  const auto it = std::find_if(rows.begin(), rows.end(), [](const ViewNode* r) { return r->tag == "stack"; });
+  ASSERT_NE(it, rows.end());
+  ViewNode& acc = **it;
+  EXPECT_EQ(acc.label, "acc (local of compute, kernel.c:14)");
+  EXPECT_EQ(acc.values[0], 35);
+  EXPECT_EQ(acc.bytes, 32u);
+  EXPECT_EQ(it - rows.begin(), 1) << "second, after the 40 samples of make_grid";
+  ASSERT_TRUE(acc.expandable);
+  t.open(acc);
+  ASSERT_EQ(acc.children.size(), 1u) << "its three slots' paths, merged from main";
+  ViewNode& main = *acc.children[0];
+  EXPECT_EQ(main.label, "main (main.c:14)");
+  EXPECT_EQ(main.values[0], 35);
+  t.open(main);
+  ASSERT_EQ(main.children.size(), 2u);
+  EXPECT_EQ(main.children[0]->label, "compute (kernel.c:20)");
+  EXPECT_EQ(main.children[0]->values[0], 33);
+  EXPECT_EQ(main.children[1]->label, "update (kernel.c:30)");
+  EXPECT_EQ(main.children[1]->values[0], 2);
+  // [stack] keeps only what was not placed.
+  const auto unplaced = std::find_if(rows.begin(), rows.end(), [](const ViewNode* r) { return r->label == "[stack]"; });
+  ASSERT_NE(unplaced, rows.end());
+  EXPECT_EQ((*unplaced)->values[0], 3);
+}
+
 // The why pane of an unattributed class: what it holds and the functions that read it, not the
 // "not analysed" of a row it has nothing to say about.
 TEST(ViewModel, WhyOfTheStackSaysWhatItHoldsAndWhoReadsIt) {
