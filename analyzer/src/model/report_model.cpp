@@ -305,13 +305,14 @@ Attribution attribute_nodes(const Profile& db, const Tree& tree, const RowMap& r
     cls[i] = cls[node.parent];
     slot_of[i] = node.kind == NodeKind::StackSlot ? static_cast<uint32_t>(i) : slot_of[node.parent];
     // (A variable node below a variable would be malformed: the outer one keeps the subtree.)
-    // Stack samples the runtime placed in a frame leave [stack] for that frame's local.
-    if ((node.kind == NodeKind::StackOwner || node.kind == NodeKind::StackSlot) &&
-        cls[i] == static_cast<uint32_t>(UnknownClass::Stack)) {
+    // Stack samples the runtime placed in a frame leave [stack] for that frame's local. The row
+    // is the slot's (the runtime records a sample in a slot, below its owner): an owner node is
+    // no row of its own, which would be one without samples when all its slots name locals.
+    if (node.kind == NodeKind::StackSlot && cls[i] == static_cast<uint32_t>(UnknownClass::Stack)) {
       if (const size_t r = stack.row(tree, i, m); r != kNoRow) {
         var[i] = r;
         placed_on_stack = true;
-        if (node.kind == NodeKind::StackSlot) m.variables[r].stack_nodes.push_back(static_cast<uint32_t>(i));
+        m.variables[r].stack_nodes.push_back(static_cast<uint32_t>(i));
       }
     } else if (var[i] != kNone) {
       if (mpi_frame && (cls[i] == static_cast<uint32_t>(UnknownClass::Other) ||

@@ -36,10 +36,10 @@ void add_static_variables(const Profile& db, const std::vector<bool>& measured, 
                           RowMap& rows);
 std::string unknown_class_name(uint32_t cls);
 
-// stack_rows.cpp: the row of the samples below a StackOwner or StackSlot node of the tree: the
-// local variable STACK_NAMES names for the slot ("acc (local of kernel, k.c:14)"), else the
-// owning frame as a whole ("[stack of kernel]"). Rows are appended to m the first time they are
-// met; kNoRow for any other node.
+// stack_rows.cpp: the row of the samples below a StackSlot node (under its StackOwner) of the
+// tree: the local variable STACK_NAMES names for the slot ("acc (local of kernel, k.c:14)"),
+// else the owning frame as a whole ("[stack of kernel]"). Rows are appended to m the first time
+// they are met; kNoRow for any other node.
 // Where in a local its samples fell, as the OFFSETS of heap and static variables: the `samples`
 // of its slot [lo, lo + width) from the CFA, into v's offset bins (the variable's own extent).
 void add_stack_offsets(Variable& v, int64_t lo, uint32_t width, uint64_t samples);

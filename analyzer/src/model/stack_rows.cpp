@@ -46,7 +46,7 @@ StackRows::StackRows(const Profile& db, const PathExpander& expand) : db_(db), e
 
 size_t StackRows::row(const Tree& tree, size_t i, ReportModel& m) {
   const Node& node = tree.nodes[i];
-  const Node* owner = node.kind == NodeKind::StackOwner ? &node : nullptr;
+  const Node* owner = nullptr;
   uint32_t var_index = kNoVar;
   if (node.kind == NodeKind::StackSlot && node.parent < tree.nodes.size() &&
       tree.nodes[node.parent].kind == NodeKind::StackOwner) {

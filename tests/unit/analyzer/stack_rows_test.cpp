@@ -105,6 +105,18 @@ TEST(StackRows, LocalsAreRowsOfTheirOwnNamedByTheirFrame) {
   EXPECT_EQ(m.unknown_samples, 3u);
 }
 
+// An owner node is no row of its own: a frame whose every sampled slot is a named local has no
+// "[stack of F]" row without samples beside it.
+TEST(StackRows, AFrameOfNamedLocalsIsNoRow) {
+  Profile db = stack_database();
+  Tree t = new_tree(0);
+  stack_sample(t, kKernelPc, -24, 8, {kMain, kKernelPc}, 30);
+  db.trees = {t};
+  const ReportModel m = build_report_model(db);
+  ASSERT_NE(find(m, "acc (local of kernel, k.c:14)"), nullptr);
+  for (const Variable& v : m.variables) EXPECT_NE(v.name, "[stack of kernel]");
+}
+
 // The slot node of `owner` and `lo` in the database's tree.
 uint32_t slot_node(const Profile& db, Frame owner, int64_t lo) {
   const Tree& t = db.trees[0];
