@@ -413,9 +413,11 @@ void collect_own_work_modules(const Tree& tree, const PathExpander& expand, Repo
 }
 
 // The code view's locations and each variable's access leaves (paths are expanded later, and
-// only as many as the report asks for).
+// only as many as the report asks for). With options.access_evidence, also the sampled
+// instructions of the heap and static rows (the first `db_rows`) and of the stack rows.
 void collect_accesses(const Tree& tree, const Attribution& at, const PathExpander& expand,
                       const ReportModelOptions& options, size_t db_rows, bool script_frames, ReportModel& m) {
+  const bool evidence = options.access_evidence;
   const size_t n = tree.nodes.size();
   const std::vector<NodeKind>& category = at.category;
   const std::vector<size_t>& var = at.var;
@@ -449,7 +451,7 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
   std::vector<std::string> callers{""};
   std::unordered_map<std::string, uint32_t> caller_index;
   std::vector<uint32_t> caller_of;
-  if (script_frames && (options.code_locations || db_rows > 0)) {
+  if (script_frames && (options.code_locations || evidence)) {
     caller_of.assign(n, 0);
     std::vector<Location> path;
     for (size_t i = 1; i < n; ++i) {
@@ -549,9 +551,9 @@ void collect_accesses(const Tree& tree, const Attribution& at, const PathExpande
         readers[var[i]][where.function.empty() ? location_label(where) : std::string(where.function)] += samples;
       }
       // Every sampled instruction of a heap, static or stack variable, for its access evidence
-      // (stack rows come after the database's, when evidence is wanted at all).
-      if (node.kind == NodeKind::Frame &&
-          (var[i] < db_rows || (db_rows > 0 && m.variables[var[i]].kind == VariableKind::Stack)))
+      // (stack rows come after the database's: a program may have no other).
+      if (evidence && node.kind == NodeKind::Frame &&
+          (var[i] < db_rows || m.variables[var[i]].kind == VariableKind::Stack))
         m.variables[var[i]].evidence.instructions.push_back(
             {Frame{node.a, node.b}, samples, static_cast<uint32_t>(i), caller_of.empty() ? "" : callers[caller_of[i]]});
       // Only the leaf and its samples for now: paths are expanded after sorting, and only as
@@ -652,7 +654,7 @@ ReportModel build_report_model(const Profile& db, const ReportModelOptions& opti
   m.counters = counters_of(db);
   const Attribution at = attribute_nodes(db, tree, rows, expand, m);
   std::vector<size_t>().swap(rows);
-  collect_accesses(tree, at, expand, options, options.access_evidence ? db_rows : 0, !db.script_frames.empty(), m);
+  collect_accesses(tree, at, expand, options, db_rows, !db.script_frames.empty(), m);
   collect_own_work_modules(tree, expand, m);
   finish(db, expand, options, m);
   if (options.access_evidence) add_access_evidence(db, m, options.evidence_rows, options.evidence_later);

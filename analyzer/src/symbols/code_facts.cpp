@@ -1,5 +1,6 @@
 // See code_facts.h.
 #include "code_facts.h"
+#include "stack_locals.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -37,6 +38,8 @@ std::string name_registers(std::string text, const std::vector<std::pair<std::st
   return text;
 }
 
+constexpr int kRsp = 4;  // in the encoding order of AddressOrigin::reg
+
 int64_t floor_mod(int64_t a, int64_t m) {
   const int64_t r = a % m;
   return r < 0 ? r + m : r;
@@ -47,6 +50,7 @@ int64_t floor_mod(int64_t a, int64_t m) {
 struct CodeFacts::ModuleState {
   std::unique_ptr<ModuleSymbols> syms;
   std::unique_ptr<ModuleTypes> types;
+  std::unique_ptr<StackLocals> locals;  // the frames' variables, made on first use
   std::string error;  // why the module cannot be read
   std::map<uint64_t, std::unique_ptr<FunctionCode>> functions;  // by start
   // Global offset table slots -> the address of the symbol the loader puts there (a shared
@@ -225,6 +229,20 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
     }
     case AddressOrigin::Kind::Absolute:
     case AddressOrigin::Kind::None: break;
+  }
+  // An address in the function's own frame (its entry rsp plus a constant, x86-64: the CFA minus
+  // 8): the local whose storage is there, by its DWARF location at the access.
+  if (!tp && o.kind == AddressOrigin::Kind::Register && o.reg == kRsp && types.has_dwarf()) {
+    if (!st->locals) st->locals = std::make_unique<StackLocals>(st->syms->dwfl_module(), st->syms->bias());
+    const int64_t from_cfa = o.offset - 8;
+    const std::optional<StackLocal> local = st->locals->at(offset, from_cfa, std::max<uint32_t>(p.size, 1));
+    if (local && local->size > 0 && local->type_die != 0 &&
+        (local->kind == StackVarKind::Local || local->kind == StackVarKind::Parameter)) {
+      if (std::optional<DataType> t = types.type_of_die(local->type_die)) {
+        tp = TypedPointer{std::move(*t), local->name};
+        off_from_pointer = from_cfa - local->lo;
+      }
+    }
   }
   if (absolute) {
     // The static symbol holding the address. Fortran's 1-based arrays start the address one

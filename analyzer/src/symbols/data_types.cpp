@@ -385,6 +385,12 @@ std::optional<DataType> ModuleTypes::static_type(uint64_t addr, std::string* why
   return t;
 }
 
+std::optional<DataType> ModuleTypes::type_of_die(uint64_t die) {
+  Dwarf_Die type;
+  if (dwarf_ == nullptr || die == 0 || dwarf_offdie(dwarf_, die, &type) == nullptr) return std::nullopt;
+  return data_of(&type);
+}
+
 std::optional<TypedPointer> ModuleTypes::pointee_of_static(uint64_t addr) {
   std::string why;
   if (dwarf_ == nullptr) return std::nullopt;

@@ -56,6 +56,9 @@ class ModuleTypes {
   // The type of the static variable starting at link-time address `addr`: an array's element,
   // with the array's dimensions. `why` says what is missing when there is none.
   std::optional<DataType> static_type(uint64_t addr, std::string* why);
+  // The data of the type at DIE offset `die` (as StackLocal::type_die has it): an array's
+  // element with the array's dimensions.
+  std::optional<DataType> type_of_die(uint64_t die);
   // The type `reg` (encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8..r15) points to at
   // link-time address `pc`, from a variable or parameter whose location there is that register.
   std::optional<TypedPointer> pointee_in_register(uint64_t pc, int reg);

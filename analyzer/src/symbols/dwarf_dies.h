@@ -71,6 +71,18 @@ inline std::string type_name(Dwarf_Die* type) {
 // DW_AT_count, else upper - lower + 1 with the language's default lower bound (Fortran 1, C
 // 0). False when a bound is an expression or another DIE (a C VLA, a Fortran automatic or
 // allocatable array) or the upper bound is missing (C `x[]`).
+// An array bound's constant. A fixed-size form (data1..data8) holds it as is: libdw's
+// dwarf_formsdata sign-extends those, which read `int a[256]`'s upper bound, 255 in one byte,
+// as -1. A negative bound comes as DW_FORM_sdata (or implicit_const), which is signed.
+inline bool bound_value(Dwarf_Attribute* attr, Dwarf_Sword* out) {
+  const unsigned form = dwarf_whatform(attr);
+  if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) return dwarf_formsdata(attr, out) == 0;
+  Dwarf_Word u = 0;
+  if (dwarf_formudata(attr, &u) != 0) return false;
+  *out = static_cast<Dwarf_Sword>(u);
+  return true;
+}
+
 inline bool subrange_extent(Dwarf_Die* subrange, bool fortran, uint64_t* count) {
   Dwarf_Attribute attr;
   if (dwarf_attr(subrange, DW_AT_count, &attr) != nullptr) {
@@ -81,10 +93,8 @@ inline bool subrange_extent(Dwarf_Die* subrange, bool fortran, uint64_t* count) 
   }
   Dwarf_Sword lo = fortran ? 1 : 0, hi = 0;
   Dwarf_Attribute la;
-  if (dwarf_attr(subrange, DW_AT_lower_bound, &la) != nullptr && dwarf_formsdata(&la, &lo) != 0)
-    return false;
-  if (dwarf_attr(subrange, DW_AT_upper_bound, &attr) == nullptr || dwarf_formsdata(&attr, &hi) != 0)
-    return false;
+  if (dwarf_attr(subrange, DW_AT_lower_bound, &la) != nullptr && !bound_value(&la, &lo)) return false;
+  if (dwarf_attr(subrange, DW_AT_upper_bound, &attr) == nullptr || !bound_value(&attr, &hi)) return false;
   *count = hi >= lo ? static_cast<uint64_t>(hi - lo + 1) : 0;
   return true;
 }

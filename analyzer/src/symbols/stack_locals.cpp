@@ -329,6 +329,7 @@ std::unique_ptr<StackLocals::Layout> StackLocals::build(uint64_t pc) {
     int line = 0;
     if (dwarf_decl_line(var, &line) == 0 && line > 0) v.line = static_cast<uint32_t>(line);
     v.type = typed ? type_label(&type) : "";
+    v.type_die = typed ? dwarf_dieoffset(&type) : 0;
     const bool dynamic =
         !parameter && ((typed && variable_length(&type)) || place.where == Where::Pointer);
     if (dynamic) {

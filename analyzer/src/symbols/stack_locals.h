@@ -41,6 +41,7 @@ struct StackLocal {
   int64_t lo = 0;     // the variable's bytes relative to the CFA; size 0 when dynamic
   uint64_t size = 0;
   std::string type;  // "double[16384]", "struct particle", "real(kind=8)(:)"; "" unknown
+  uint64_t type_die = 0;  // the DWARF DIE of its type (ModuleTypes::type_of_die); 0 unknown
 };
 
 class StackLocals {

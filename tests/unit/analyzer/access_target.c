@@ -1,7 +1,7 @@
 /* The code and DWARF types the access evidence reads (code_facts_test.cpp), built -O2 -g into a
  * shared object the test opens: records read two fields at a time (and initialised whole), a static 2-D array walked by
  * columns, a static array of records, a linked list, a pointer in a structure, a block from
- * malloc, and a column walk whose row length is a parameter. */
+ * malloc, a column walk whose row length is a parameter, and a local array of records. */
 #include <stdlib.h>
 
 struct rec {
@@ -40,6 +40,20 @@ void init_records(struct rec *r, long n) {
     r[i].f = 6;
     r[i].y = 7;
   }
+}
+
+/* A local array of records, read two fields at a time: its loop's address starts from the frame
+ * (the entry rsp), and the record type is the local's. The asm keeps the array in memory. */
+double sum_local_records(long reps) {
+  struct rec local[256];
+  for (long i = 0; i < 256; i++) local[i].x = local[i].b = (double)i;
+  __asm__ volatile("" : : "r"(local) : "memory");
+  double s = 0;
+  for (long r = 0; r < reps; r++) {
+    for (long i = 0; i < 256; i++) s += local[i].x * local[i].b;
+    __asm__ volatile("" : : "r"(local) : "memory");
+  }
+  return s;
 }
 
 double sum_grid_columns(void) {

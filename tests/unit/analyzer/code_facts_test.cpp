@@ -117,6 +117,26 @@ TEST(CodeFacts, StaticRecordsGiveTheMemberRead) {
   }
 }
 
+// A local array of records: the loop's address is the frame's (entry rsp + a constant), and the
+// local whose DWARF location covers it there gives the type and the member read.
+TEST(CodeFacts, LocalRecordsGiveTheMemberRead) {
+  const auto facts = loop_facts("sum_local_records");
+  ASSERT_FALSE(facts.empty());
+  std::vector<uint64_t> offsets;
+  for (const InstructionFacts* x : facts) {
+    if (x->pattern.stride != 64) continue;  // the initialisation's loop may be vectorised
+    ASSERT_TRUE(x->element.has_value()) << x->type_why;
+    EXPECT_EQ(x->element->name, "struct rec");
+    EXPECT_EQ(x->element->dims, std::vector<uint64_t>{256});
+    EXPECT_EQ(x->holder, "local");
+    ASSERT_TRUE(x->offset_known);
+    offsets.push_back(x->offset_in_element);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 16}));  // x and b
+}
+
 TEST(CodeFacts, ListNodesAreDependentAndTyped) {
   const auto facts = loop_facts("walk");
   ASSERT_FALSE(facts.empty());
@@ -281,4 +301,38 @@ TEST(AccessEvidence, StaticArrayStrideIsNamedAsItsPitch) {
   EXPECT_NE(e.advice[0].text.find("the pitch of its first index (double [512][512]: a row)"), std::string::npos)
       << e.advice[0].text;
   EXPECT_NE(e.advice[0].text.find("interchange the two loops"), std::string::npos);
+}
+
+// A local array of records (issue 38): a stack row gets its element and fields from the local's
+// own DWARF type, as a heap block gets them from the pointer's.
+TEST(AccessEvidence, LocalArrayOfRecordsGetsItsFieldsAndAdvice) {
+  using namespace hpcl;
+  Profile db;
+  db.kind = FileKind::Database;
+  db.set_meta("source", "soft");
+  db.modules = {{ACCESS_TARGET, "", 0}};
+  std::vector<uint64_t> loop;
+  for (uint64_t a : accesses_of("sum_local_records"))
+    if (target().facts->at(0, a).pattern.stride == 64) loop.push_back(a);
+  ASSERT_GE(loop.size(), 2u);
+  Tree t = hpcl::testing::new_tree(0);
+  const Frame owner{0, loop[0]};
+  hpcl::testing::stack_sample(t, owner, -4096, 256, {{0, loop[0]}}, 30);
+  hpcl::testing::stack_sample(t, owner, -4096, 256, {{0, loop[1]}}, 10);
+  db.trees = {t};
+  db.stack_vars = {{StackVarKind::Local, "local", "sum_local_records", "access_target.c", 62, -16400, 16384,
+                    "struct rec[256]"}};
+  db.stack_slots = {{owner, -4096, 256, 0}};
+  const ReportModel m = build_report_model(db);
+  const Variable* local = named(m, VariableKind::Stack);
+  ASSERT_NE(local, nullptr);
+  const AccessEvidence& e = local->evidence;
+  ASSERT_TRUE(e.analysed);
+  EXPECT_EQ(e.element_type, "struct rec");
+  ASSERT_EQ(e.fields.size(), 2u) << e.fields_note;
+  EXPECT_EQ(e.fields[0].name, "x");
+  EXPECT_EQ(e.fields[1].name, "b");
+  EXPECT_EQ(e.hot_bytes, 16u);
+  EXPECT_EQ(hot_bytes_text(e), "16 of 64 bytes take 100% of the samples");
+  EXPECT_TRUE(e.advice.empty()) << "16 KiB stays in the caches: no split is worth it";
 }
