@@ -48,7 +48,7 @@ struct ThreadState {
   // never shrinks a stack mapping, so [stack_floor, stack_hi) is mapped, where the main thread's
   // stack_lo (its rlimit) may lie below what the kernel mapped so far (on_own_stacks).
   uint64_t stack_floor;
-  // The frames that held this thread's last placed stack samples (sampler.cpp place_on_stack),
+  // The frames that held this thread's last placed stack samples (sources/stack_place.h),
   // for other threads' samples of the same storage: an OpenMP worker reading a local its master
   // shares, which no walk of the worker's own frames reaches. Written by the thread's own
   // handler under a sequence count (odd while it writes), read by the other threads' handlers.

@@ -10,6 +10,7 @@
 #include "sources/page_faults/page_faults.h"
 #include "sources/papi/papi_source.h"
 #include "sources/soft/sampler.h"
+#include "sources/stack_place.h"
 #include "sources/watch/watch.h"
 
 namespace hpcrun {
@@ -98,6 +99,9 @@ int sources_thread_fds(ThreadState* ts, int** out, int max) {
 }
 
 void sources_start_thread(ThreadState* ts, bool self) {
+  // A reused state: its last thread's published frames are not this one's, whichever source
+  // places the stack samples (stack_place.h).
+  shared_frames_reset(ts);
   for (const SourceOps* s : kTable)
     if (self || !s->needs_self) s->start_thread(ts, self);
 }

@@ -71,6 +71,8 @@ void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool newest) {
     node = kCctNoDataRoot;
   }
   const uint32_t var = node;
+  if (s.addr_valid && var != Cct::kNone && env->place)
+    node = env->place(c, var, s.addr, s.ip, newest ? env->uc : nullptr, env->arg);
   for (int i = env->ncreator - 1; i >= 0 && node != Cct::kNone; --i)
     node = c.child(node, uint8_t(hpcl::NodeKind::Frame), 0, env->creator[i]);
   if (newest)

@@ -7,6 +7,9 @@
 // validly, kernel-mode records, the runtime's own accesses, records without a data address
 // (counted under the no-data root, as soft samples without one are), and a full tree.
 //
+// A record of stack data is placed in the frame that owns its address (env->place) when the
+// drain's signal context is the record's (the newest) or the stack is another thread's.
+//
 // The path above the instruction: the thread's creator path, then, for the newest record of a
 // drain done in the sampling handler, the callers of the interrupted context (the signal comes
 // at the wakeup of that record, wakeup_events = 1, so the thread is still in the function that
@@ -60,6 +63,12 @@ struct HwDrainEnv {
   int ncreator = 0;
   const uint64_t* path = nullptr;     // the interrupted context's callers, innermost first,
   int npath = 0;                      // for the newest record only
+  // Optional: the node a record of stack data goes under, given its variable node `var` (the
+  // [stack] class, or any other, which it returns as is): stack_place.h's place_on_stack. `uc`
+  // is the context the drain's signal interrupted, for the newest record only (nullptr for the
+  // others and for drains outside a signal): the frames it walks are the record's only then.
+  uint32_t (*place)(Cct& c, uint32_t var, uint64_t ea, uint64_t ip, const void* uc, void* arg) = nullptr;
+  const void* uc = nullptr;
   NumaLog* numa = nullptr;            // optional: data pages to place (numa.h)
   // Optional: the newest record's data access, `var` its variable node, for the watchpoint
   // analyses (watch.h). Only the newest: the others are older than the drain's signal by up to a

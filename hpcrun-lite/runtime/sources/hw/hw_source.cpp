@@ -32,6 +32,7 @@
 #include "hpcrun/probe/pfm_api.h"
 #include "hpcrun/probe/perf_event.h"
 #include "sources/soft/sampler.h"
+#include "sources/stack_place.h"
 #include "hpcrun/probe/source_probe.h"
 #include "sources/watch/watch.h"
 #include "trees/unwind.h"
@@ -154,6 +155,9 @@ uint32_t classify_cb(Cct& c, uint64_t ea, void* arg, SampleEstimate* est) {
   return classify_address(c, ea, static_cast<ThreadState*>(arg), est);
 }
 bool in_runtime_cb(uint64_t ip, void*) { return address_in_runtime(ip); }
+uint32_t place_cb(Cct&, uint32_t var, uint64_t ea, uint64_t ip, const void* uc, void* arg) {
+  return place_on_stack(static_cast<ThreadState*>(arg), uc, ip, ea, var);
+}
 // A precise record's access has retired: a reuse watch on it cannot trap on the access itself.
 // PEBS and IBS records carry no access size: the watch covers the aligned word.
 void on_access_cb(void* arg, uint64_t ea, bool is_write, uint32_t var) {
@@ -181,7 +185,8 @@ void publish(const HwCounts& k, ThreadState* ts) {
 }
 
 // Reads the thread's buffer; `path`: the interrupted context's callers (or none).
-void drain(ThreadState* ts, const uint64_t* path, int npath) {
+// `uc`: the context the drain's signal interrupted, nullptr when it runs outside one.
+void drain(ThreadState* ts, const uint64_t* path, int npath, const void* uc = nullptr) {
   HwDrainEnv env;
   env.cct = &ts->cct;
   env.sample_type = g_sample_type;
@@ -195,6 +200,8 @@ void drain(ThreadState* ts, const uint64_t* path, int npath) {
   env.ncreator = int(ts->ncreator);
   env.path = path;
   env.npath = npath;
+  env.place = place_cb;
+  env.uc = uc;
   env.numa = numa_enabled() ? &ts->numa : nullptr;
   if (watch_enabled()) env.on_access = on_access_cb;
   hw_drain(&hw_of(ts).ring, &env);
@@ -360,7 +367,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
       uint64_t frames[kMaxSampleFrames];
       // An adopted thread that has not settled has no unwind cache yet (thread_state.h).
       int n = ts->unwind_ready ? capture_sample_path(pc, frames, kMaxSampleFrames) : 0;
-      drain(ts, frames, n > 0 ? n : 0);
+      drain(ts, frames, n > 0 ? n : 0, uc);
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }

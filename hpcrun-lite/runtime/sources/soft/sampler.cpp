@@ -22,7 +22,6 @@
 #include "memory/heap_map.h"
 #include "memory/regions.h"
 #include "hpcl/profile.h"
-#include "hpcl/stack_slot.h"
 #include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
@@ -35,7 +34,7 @@
 #include "sources/sampling_phase.h"
 #include "sources/source_table.h"
 #include "sources/soft/saved_regs.h"
-#include "sources/soft/shared_frames.h"
+#include "sources/stack_place.h"
 #include "hpcrun/probe/timer_signal.h"
 #include "sources/watch/watch.h"
 #include "process/handler_gate.h"
@@ -93,31 +92,6 @@ Stage stage_from_env(const char* v) {
 
 constexpr uint32_t kUnknownRoot = kCctUnknownRoot, kNoDataRoot = kCctNoDataRoot;
 
-// A sample of stack data, below its [stack] node: the frame whose storage holds the address and
-// the slot of that storage (hpcl/stack_slot.h), for the analyzer to name the local variable. On
-// the thread's own stack the walk of its frames finds the owner, which the thread publishes;
-// on another thread's stack, what that thread published (shared_frames.h). A walk cut short,
-// or a frame of another thread that it has not published, stays [stack].
-uint32_t place_on_stack(ThreadState* ts, const ucontext_t* uc, const Access& acc, uint32_t node) {
-  Cct& c = ts->cct;
-  const RtNode* n = c.at(node);
-  if (n->kind != uint8_t(NodeKind::UnknownClass) || n->a != uint64_t(hpcl::UnknownClass::Stack))
-    return node;
-  FrameOwner frame;
-  if (acc.ea >= ts->stack_lo && acc.ea < ts->stack_hi) {
-    if (!ts->unwind_ready || !find_stack_owner(uc, acc.insn, acc.ea, &frame)) return node;
-    shared_frames_publish(ts, frame);
-  } else if (!shared_frames_find(acc.ea, ts, &frame)) {
-    return node;
-  }
-  const hpcl::StackSlotRange slot = hpcl::stack_slot(int64_t(acc.ea - frame.cfa));
-  if (slot.width == 0) return node;
-  uint32_t owner = c.child(node, uint8_t(NodeKind::StackOwner), 0, frame.pc);
-  if (owner == Cct::kNone) return node;
-  uint32_t placed = c.child(owner, uint8_t(NodeKind::StackSlot), slot.width, uint64_t(slot.lo));
-  return placed == Cct::kNone ? node : placed;
-}
-
 void record_sample(ThreadState* ts, const ucontext_t* uc) {
   if (g_test_stage == Stage::Entry) return;
   SavedRegs regs = saved_regs_from_ucontext(uc, ts->fs_base);
@@ -149,7 +123,7 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
       break;
   }
   if (g_test_stage == Stage::Classify) return;
-  if (acc.kind == AccessKind::Address && var != Cct::kNone) node = place_on_stack(ts, uc, acc, node);
+  if (acc.kind == AccessKind::Address && var != Cct::kNone) node = place_on_stack(ts, uc, acc.insn, acc.ea, node);
   uint64_t frames[kMaxSampleFrames];
   int n = ts->unwind_ready ? capture_sample_path(regs.rip, frames, kMaxSampleFrames) : 0;
   if (g_test_stage == Stage::Unwind) return;
@@ -474,7 +448,6 @@ void start_timer(ThreadState* ts);
 
 void sampler_start_thread(ThreadState* ts) {
   ts->soft_records = g_record;
-  shared_frames_reset(ts);  // a reused state: its last thread's frames are not this one's
   // A state whose last thread ended inside a dlopen: not paused, no dlopen running.
   ts->in_dlopen = 0;
   ts->dlopen_paused = 0;

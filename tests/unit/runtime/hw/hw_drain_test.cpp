@@ -171,6 +171,46 @@ TEST(HwDrain, OnlyTheNewestAccessArmsWatches) {
   EXPECT_EQ(g_accesses.size(), 1u);
 }
 
+// Stack data (issue 38): each record with an address goes through env->place, which gets the
+// interrupted context for the newest record only (the frames it walks are that record's), and
+// the node it returns is where the record's path hangs.
+struct Placed {
+  uint64_t ea, ip;
+  const void* uc;
+};
+std::vector<Placed> g_placed;
+uint32_t fake_place(Cct& c, uint32_t var, uint64_t ea, uint64_t ip, const void* uc, void*) {
+  g_placed.push_back({ea, ip, uc});
+  if (ea < 0x20000) return var;  // not stack data: as it is
+  const uint32_t owner = c.child(var, uint8_t(hpcl::NodeKind::StackOwner), 0, ip);
+  return c.child(owner, uint8_t(hpcl::NodeKind::StackSlot), 8, uint64_t(int64_t{-16}));
+}
+
+TEST(HwDrain, StackRecordsArePlacedWithTheContextOfTheNewestOnly) {
+  Env e(kPebsType, HwDecoder::Pebs);
+  const int context = 0;  // stands for the signal's ucontext
+  e.env.place = fake_place;
+  e.env.uc = &context;
+  g_placed.clear();
+  FakeRing f(4096);
+  f.put(pebs(0x401000, 0x20010, 10, 0));
+  f.put(pebs(0x401004, 0x10000, 10, 0));
+  f.put(pebs(0x403000, 0, 0, 0));  // no data address: nothing to place
+  f.put(pebs(0x401008, 0x20018, 10, 0));
+  hw_drain(&f.ring, &e.env);
+  ASSERT_EQ(g_placed.size(), 3u);
+  EXPECT_EQ(g_placed[0].uc, nullptr) << "an older record: its frames are gone";
+  EXPECT_EQ(g_placed[1].uc, nullptr);
+  EXPECT_EQ(g_placed[2].uc, &context) << "the newest: the signal's context is its own";
+  EXPECT_EQ(g_placed[2].ip, 0x401008u);
+  Cct& c = *e.cct;
+  const uint32_t var = c.child(kCctHeapRoot, uint8_t(hpcl::NodeKind::HeapVar), 1, 0);
+  const uint32_t slot = c.child(c.child(var, uint8_t(hpcl::NodeKind::StackOwner), 0, 0x401008),
+                                uint8_t(hpcl::NodeKind::StackSlot), 8, uint64_t(int64_t{-16}));
+  EXPECT_EQ(c.at(c.child(slot, uint8_t(hpcl::NodeKind::Frame), 0, 0x401008))->samples, 1u);
+  EXPECT_EQ(e.cct->at(e.leaf(0, 0x401004))->samples, 1u) << "returned as it was";
+}
+
 TEST(HwDrain, IbsRegistersEndAsSamplesAndMemoryMetrics) {
   const uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
   Env e(st, HwDecoder::Ibs);

@@ -1,6 +1,8 @@
-// See shared_frames.h.
-#include "sources/soft/shared_frames.h"
+// See stack_place.h.
+#include "sources/stack_place.h"
 
+#include "hpcl/profile.h"
+#include "hpcl/stack_slot.h"
 #include "memory/dynamic_tls.h"
 
 namespace hpcrun {
@@ -70,6 +72,27 @@ bool shared_frames_find(uint64_t addr, const ThreadState* self, FrameOwner* out)
   if (!safe_read(found.cfa - 8, &word, sizeof word) || word != found.ret) return false;
   *out = found;
   return true;
+}
+
+uint32_t place_on_stack(ThreadState* ts, const void* uc, uint64_t insn, uint64_t ea, uint32_t node) {
+  using hpcl::NodeKind;
+  Cct& c = ts->cct;
+  const RtNode* n = c.at(node);
+  if (n->kind != uint8_t(NodeKind::UnknownClass) || n->a != uint64_t(hpcl::UnknownClass::Stack))
+    return node;
+  FrameOwner frame;
+  if (ea >= ts->stack_lo && ea < ts->stack_hi) {
+    if (uc == nullptr || !ts->unwind_ready || !find_stack_owner(uc, insn, ea, &frame)) return node;
+    shared_frames_publish(ts, frame);
+  } else if (!shared_frames_find(ea, ts, &frame)) {
+    return node;
+  }
+  const hpcl::StackSlotRange slot = hpcl::stack_slot(int64_t(ea - frame.cfa));
+  if (slot.width == 0) return node;
+  uint32_t owner = c.child(node, uint8_t(NodeKind::StackOwner), 0, frame.pc);
+  if (owner == Cct::kNone) return node;
+  uint32_t placed = c.child(owner, uint8_t(NodeKind::StackSlot), slot.width, uint64_t(slot.lo));
+  return placed == Cct::kNone ? node : placed;
 }
 
 }  // namespace hpcrun
