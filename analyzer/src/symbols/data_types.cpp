@@ -391,6 +391,42 @@ std::optional<DataType> ModuleTypes::type_of_die(uint64_t die) {
   return data_of(&type);
 }
 
+std::optional<DataType> ModuleTypes::array_within(uint64_t die, uint64_t offset, uint64_t step, uint64_t* at) {
+  Dwarf_Die type;
+  if (dwarf_ == nullptr || die == 0 || step == 0 || dwarf_offdie(dwarf_, die, &type) == nullptr)
+    return std::nullopt;
+  uint64_t base = 0;
+  // Down the members that hold `offset`, a few levels (std::array inside a class is two).
+  for (int depth = 0; depth < 6; ++depth) {
+    if (dwarf_tag(&type) == DW_TAG_array_type) {
+      DataType t;
+      if (!describe_array(&type, &t) || t.size == 0 || step % t.size != 0) return std::nullopt;
+      *at = base;
+      return t;
+    }
+    if (!is_aggregate(dwarf_tag(&type))) return std::nullopt;
+    Dwarf_Die child, next;
+    bool found = false;
+    if (dwarf_child(&type, &child) != 0) return std::nullopt;
+    do {
+      const int tag = dwarf_tag(&child);
+      Dwarf_Attribute attr;
+      Dwarf_Word off = 0;
+      if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
+          dwarf_attr(&child, DW_AT_data_member_location, &attr) == nullptr || dwarf_formudata(&attr, &off) != 0 ||
+          !type_of(&child, &next))
+        continue;
+      if (offset >= base + off && offset < base + off + size_of(&next)) {
+        base += off;
+        type = next;
+        found = true;
+      }
+    } while (!found && dwarf_siblingof(&child, &child) == 0);
+    if (!found) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<TypedPointer> ModuleTypes::pointee_of_static(uint64_t addr) {
   std::string why;
   if (dwarf_ == nullptr) return std::nullopt;

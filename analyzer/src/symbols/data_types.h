@@ -59,6 +59,11 @@ class ModuleTypes {
   // The data of the type at DIE offset `die` (as StackLocal::type_die has it): an array's
   // element with the array's dimensions.
   std::optional<DataType> type_of_die(uint64_t die);
+  // Inside the aggregate at DIE offset `die`, the array that holds byte `offset` and whose
+  // elements a loop moving by `step` bytes walks (its element size divides `step`), through the
+  // members that hold it (`std::array<Particle, N> parts` in a class: its Particle[N]); its
+  // first byte's offset in `at`. For a local whose own type is one large structure.
+  std::optional<DataType> array_within(uint64_t die, uint64_t offset, uint64_t step, uint64_t* at);
   // The type `reg` (encoding order: rax rcx rdx rbx rsp rbp rsi rdi r8..r15) points to at
   // link-time address `pc`, from a variable or parameter whose location there is that register.
   std::optional<TypedPointer> pointee_in_register(uint64_t pc, int reg);

@@ -56,6 +56,25 @@ double sum_local_records(long reps) {
   return s;
 }
 
+/* The same records inside a local structure (as std::array inside a C++ object): the elements
+ * the loop walks are the member array's, not the structure's. */
+struct box {
+  long n;
+  struct rec parts[256];
+};
+double sum_local_box(long reps) {
+  struct box b;
+  b.n = 256;
+  for (long i = 0; i < 256; i++) b.parts[i].x = b.parts[i].y = (double)i;
+  __asm__ volatile("" : : "r"(&b) : "memory");
+  double s = 0;
+  for (long r = 0; r < reps; r++) {
+    for (long i = 0; i < 256; i++) s += b.parts[i].x * b.parts[i].y;
+    __asm__ volatile("" : : "r"(&b) : "memory");
+  }
+  return s;
+}
+
 double sum_grid_columns(void) {
   double s = 0;
   for (int j = 0; j < 512; j++)

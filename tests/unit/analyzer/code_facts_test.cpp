@@ -137,6 +137,25 @@ TEST(CodeFacts, LocalRecordsGiveTheMemberRead) {
   EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 16}));  // x and b
 }
 
+// Records inside a local structure: the member array the loop walks gives the element, and the
+// offsets count from that array's start (8 bytes into the structure).
+TEST(CodeFacts, RecordsInsideALocalStructureAreTheArraysElements) {
+  const auto facts = loop_facts("sum_local_box");
+  ASSERT_FALSE(facts.empty());
+  std::vector<uint64_t> offsets;
+  for (const InstructionFacts* x : facts) {
+    if (x->pattern.stride != 64) continue;
+    ASSERT_TRUE(x->element.has_value()) << x->type_why;
+    EXPECT_EQ(x->element->name, "struct rec");
+    EXPECT_EQ(x->element->dims, std::vector<uint64_t>{256});
+    ASSERT_TRUE(x->offset_known);
+    offsets.push_back(x->offset_in_element);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 56}));  // x and y
+}
+
 TEST(CodeFacts, ListNodesAreDependentAndTyped) {
   const auto facts = loop_facts("walk");
   ASSERT_FALSE(facts.empty());
