@@ -1,6 +1,5 @@
 // See code_facts.h.
 #include "code_facts.h"
-#include "stack_locals.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -11,6 +10,7 @@
 #include "code_cfg.h"
 #include "location.h"
 #include "reg_values.h"
+#include "stack_locals.h"
 #include "symbolize.h"
 
 namespace hpcl::analysis {
@@ -239,17 +239,20 @@ const InstructionFacts& CodeFacts::at(uint32_t m, uint64_t offset) {
     if (local && local->size > 0 && local->type_die != 0 &&
         (local->kind == StackVarKind::Local || local->kind == StackVarKind::Parameter)) {
       std::optional<DataType> t = types.type_of_die(local->type_die);
-      off_from_pointer = from_cfa - local->lo;
+      int64_t into = from_cfa - local->lo;
       // One structure larger than the loop's step (an object holding an array of records):
       // the elements are the array's inside it that the loop walks.
       uint64_t at = 0;
-      if (t && t->dims.empty() && o.step_divisor > 0 && uint64_t(o.step_divisor) < t->size && off_from_pointer >= 0)
-        if (std::optional<DataType> inner = types.array_within(local->type_die, uint64_t(off_from_pointer),
-                                                                uint64_t(o.step_divisor), &at)) {
+      if (t && t->dims.empty() && o.step_divisor > 0 && uint64_t(o.step_divisor) < t->size && into >= 0)
+        if (std::optional<DataType> inner =
+                types.array_within(local->type_die, uint64_t(into), uint64_t(o.step_divisor), &at)) {
           t = std::move(inner);
-          off_from_pointer -= static_cast<int64_t>(at);
+          into -= static_cast<int64_t>(at);
         }
-      if (t) tp = TypedPointer{std::move(*t), local->name};
+      if (t) {
+        tp = TypedPointer{std::move(*t), local->name};
+        off_from_pointer = into;
+      }
     }
   }
   if (absolute) {
