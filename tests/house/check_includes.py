@@ -19,8 +19,18 @@ include its own files and those of the components it builds on:
   view      -> analyzer, format, text (the analyzer's public headers: its view model)
   viewer    -> format, text, view
 
-Tests and benchmarks may include anything. Inside the runtime, the folder graph (base, hooks,
-memory, process, python, sources, trees, writer) must not grow a cycle it does not have.
+Tests and benchmarks may include anything. Inside the runtime, the folders are layered and a
+folder includes only its own layer's and the layers below:
+
+  base                          plain helpers: raw system calls, clocks, locks, logging
+  memory                        the address maps, the sites, the loader's modules and symbols
+  trees, python                 the calling-context trees, unwinding, NUMA pages; CPython's frames
+  process                       thread states, signals, fork and exit, the source table's walks
+  sources                       each sampling source, its row of the table (process/source_table.h)
+  hooks, writer, startup        interposed entry points, the profile's writer, the constructor
+
+so process/ never names a source (a source is a row it walks), and no folder graph cycle can
+form. A folder missing from this list fails until it is placed in it.
 
 Includes that break these rules today are listed in tests/house/known_includes.txt, one
 `FROM_FILE -> INCLUDED_FILE` per line; a crossing or a runtime folder cycle not listed there fails,
@@ -81,6 +91,17 @@ def resolve(src, rel, name):
     return None
 
 
+RUNTIME_LAYERS = {
+    "base": 0, "memory": 1, "trees": 2, "python": 2, "process": 3, "sources": 4,
+    "hooks": 5, "writer": 5, "startup": 5,
+}
+
+
+def upward(a, b):
+    """Whether folder a including folder b goes up the layers (or involves an unplaced folder)."""
+    return a not in RUNTIME_LAYERS or b not in RUNTIME_LAYERS or RUNTIME_LAYERS[b] > RUNTIME_LAYERS[a]
+
+
 def runtime_folder(rel):
     parts = rel.split("/")
     return parts[2] if len(parts) > 3 and parts[:2] == ["hpcrun-lite", "runtime"] else None
@@ -125,7 +146,7 @@ def scan(src):
                     a, b = runtime_folder(rel), runtime_folder(target)
                     if a and b and a != b:
                         folder_edges.setdefault((a, b), f"{rel} -> {target}")
-    on_cycle = cycles(set(folder_edges))
+    on_cycle = cycles(set(folder_edges)) | {e for e in folder_edges if upward(*e)}
     # Each edge by its folders (the known list's key) and with the first include that makes it.
     return (crossings, {f"runtime folders {a} -> {b}" for a, b in on_cycle},
             {f"runtime folders {a} -> {b} (first: {folder_edges[(a, b)]})" for a, b in on_cycle})
@@ -158,9 +179,9 @@ def main():
         owner = component_of(c.split(" -> ")[0])
         by_owner[owner] = by_owner.get(owner, 0) + 1
     print(f"check_includes: {len(crossings)} crossing includes known ({by_owner}), "
-          f"{len(cycle_edges)} runtime folder edges on a cycle")
+          f"{len(cycle_edges)} runtime folder edges on a cycle or up the layers")
     for line in sorted(described):
-        print("  cycle:", line)
+        print("  folder edge:", line)
     if gone:
         print(f"check_includes: {len(gone)} known lines are gone; shrink the list (--write-known):")
         for line in gone:
@@ -168,7 +189,7 @@ def main():
     if new:
         for line in new:
             print("FAIL: new:", line, file=sys.stderr)
-        print(f"check_includes: {len(new)} new crossings or cycle edges (the rules are in this script's doc)",
+        print(f"check_includes: {len(new)} new crossings or folder edges (the rules are in this script's doc)",
               file=sys.stderr)
         return 1
     return 0

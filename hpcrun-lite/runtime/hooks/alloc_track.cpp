@@ -9,7 +9,7 @@
 #include "python/py_paths.h"
 #include "python/py_probe.h"
 #include "sources/soft/sampler.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 #include "trees/unwind.h"
 
 namespace hpcrun {

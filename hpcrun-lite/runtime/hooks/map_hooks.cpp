@@ -26,7 +26,7 @@
 #include "memory/modules.h"
 #include "memory/regions.h"
 #include "process/thread_state.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "process/thread_state.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 
 #define HPCL_EXPORT __attribute__((visibility("default")))
 

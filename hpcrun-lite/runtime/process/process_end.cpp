@@ -19,7 +19,7 @@
 #include "base/log.h"
 #include "base/real_fns.h"
 #include "process/runtime.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 
@@ -28,6 +28,9 @@
 namespace hpcrun {
 
 namespace {
+
+// The profile writer start-up handed in (process_end_init).
+ProfileWriter g_write_profile = nullptr;
 
 enum EndState : int { kRunning, kWriting, kWritten };
 
@@ -90,7 +93,8 @@ void die_of(int sig, siginfo_t* info, void* ucv) {
 
 }  // namespace
 
-void process_end_init() {
+void process_end_init(ProfileWriter write) {
+  g_write_profile = write;
   if (const char* v = getenv("HPCRUN_LITE_TEST_WRITER_FAULT"))
     g_test_fault = strcmp(v, "segv") == 0 ? 1 : strcmp(v, "abort") == 0 ? 2 : 0;
   g_pid.store(getpid(), std::memory_order_release);
@@ -126,7 +130,7 @@ bool write_guarded(bool final, bool rescan, const char* tag, char* written, size
     }
     if (g_test_fault == 1) *static_cast<volatile int*>(nullptr) = 0;
     if (g_test_fault == 2) abort();
-    ok = write_process_profile(tag, written, n);
+    ok = g_write_profile && g_write_profile(tag, written, n);
   } else {
     log_warn("the profile writer failed (it raised a fault); no profile written, the program "
              "ends as it would have");

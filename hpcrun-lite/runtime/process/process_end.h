@@ -33,10 +33,18 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <cstddef>
+
 namespace hpcrun {
 
-// At start-up, after the sampler: records the measured pid and takes the ending signals.
-void process_end_init();
+// What writes the profile (writer/writer.h: write_process_profile), handed in by start-up so that
+// the process's end does not depend on the writer's folder: DIR/EXE.HOST.RANK.PID.hpcl, with `tag`
+// DIR/EXE.HOST.RANK.PID.TAG.hpcl; the path written to `written` (size n) if set. Returns whether
+// the file was written.
+using ProfileWriter = bool (*)(const char* tag, char* written, size_t n);
+// At start-up, after the sampler: records the measured pid and the writer, and takes the ending
+// signals.
+void process_end_init(ProfileWriter write);
 // In a fork child: the child is the measured process now.
 void process_end_after_fork_child();
 enum class EndPath {

@@ -2,6 +2,8 @@
 // thread start and exit, fork, dlopen, and the profile written at normal exit.
 #pragma once
 
+#include <link.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -9,6 +11,7 @@
 #include "memory/heap_extent.h"
 #include "memory/heap_map.h"
 #include "memory/track_control.h"
+#include "process/process_end.h"
 
 namespace hpcrun {
 
@@ -50,6 +53,14 @@ extern __thread BlockInfo t_freeing __attribute__((tls_model("initial-exec")));
 // True once start-up finished: allocations are tracked from then on.
 extern std::atomic<bool> g_tracking;
 
+// Start-up (startup/runtime_init.cpp), in this order. The first scan of the loaded modules, with
+// `on_new` called for each module it adds (then and at every later scan), inside the loader's
+// iteration. Then, once the sources are up: the process's end prepared, thread ends followed,
+// fork and exit handled, tracking on, the main thread and the threads started before the
+// runtime measured. Caller holds the runtime guard.
+void runtime_scan_first(void (*on_new)(const dl_phdr_info* info));
+void runtime_start_measuring(ProfileWriter write);
+
 // A thread that existed before the runtime (adopted, thread_state.h), at its first entry into the
 // runtime outside a handler: finishes its set-up (stack bounds, unwinding, the sources only it
 // can start, its signal stack) and has its end followed. One load after the first call on a
@@ -72,10 +83,5 @@ void forget_unloaded_modules();
 // the runtime guard.
 void refresh_phdr_snapshot();
 
-
-// Builds the profile of this process and writes it (writer.cpp): DIR/EXE.HOST.RANK.PID.hpcl, or
-// with `tag` DIR/EXE.HOST.RANK.PID.TAG.hpcl. The path written goes to `written` (size n) if set.
-// Returns whether the file was written.
-bool write_process_profile(const char* tag = nullptr, char* written = nullptr, size_t n = 0);
 
 }  // namespace hpcrun

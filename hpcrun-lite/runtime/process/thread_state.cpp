@@ -14,7 +14,7 @@
 #include "base/raw_sys.h"
 #include "process/runtime.h"
 #include "process/thread_stack.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 #include "base/spinlock.h"
 #include "base/thread_pointer.h"
 #include "trees/unwind.h"

@@ -19,16 +19,16 @@
 #include "memory/alloc_sites.h"
 #include "memory/modules.h"
 #include "memory/track_control.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 
 namespace hpcrun {
 
 // Frames of the call path that created a thread, kept with it (see ThreadState::creator).
 inline constexpr int kMaxCreatorFrames = 32;
 
-// Room for each source's per-thread state (sources/source_state.h): slots for 8 sources of up
+// Room for each source's per-thread state (sources/source_state.h): slots for 12 sources of up
 // to 1 KiB each (the largest today, the watches', takes under 400 bytes).
-inline constexpr int kSourceSlotCount = 8;
+inline constexpr int kSourceSlotCount = 12;
 inline constexpr size_t kSourceSlotBytes = 1024;
 struct alignas(64) SourceSlotBytes {
   unsigned char bytes[kSourceSlotBytes];

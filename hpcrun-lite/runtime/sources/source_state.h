@@ -9,25 +9,24 @@
 #include <new>
 #include <type_traits>
 
+#include "process/source_table.h"
 #include "process/thread_state.h"
 
 namespace hpcrun {
 
-// The slot of each source that keeps per-thread state (source_table.cpp lists the sources).
-enum class SourceSlot : int { PageFaults = 0, Hardware = 1, Watch = 2, Papi = 3 };
-static_assert(4 <= kSourceSlotCount, "a source without a slot");
-
+// A row's slot is its place in the list (sources/source_list.cpp), so a new source needs no
+// number of its own; the list's length is checked against the slots there is room for.
 template <class T>
-T& source_state(ThreadState* ts, SourceSlot slot) {
+T& source_state(ThreadState* ts, const SourceOps& row) {
   static_assert(sizeof(T) <= kSourceSlotBytes, "a source's thread state outgrew its slot");
   static_assert(alignof(T) <= alignof(SourceSlotBytes), "a source's thread state is over-aligned");
   static_assert(std::is_trivially_destructible_v<T>, "a slot is never destroyed");
-  return *std::launder(reinterpret_cast<T*>(ts->source_slots[int(slot)].bytes));
+  return *std::launder(reinterpret_cast<T*>(ts->source_slots[source_index(row)].bytes));
 }
 
 template <class T>
-const T& source_state(const ThreadState* ts, SourceSlot slot) {
-  return source_state<T>(const_cast<ThreadState*>(ts), slot);
+const T& source_state(const ThreadState* ts, const SourceOps& row) {
+  return source_state<T>(const_cast<ThreadState*>(ts), row);
 }
 
 }  // namespace hpcrun

@@ -4,6 +4,7 @@
 #include "hpcl/profile.h"
 #include "hpcl/stack_slot.h"
 #include "memory/dynamic_tls.h"
+#include "process/source_table.h"
 
 namespace hpcrun {
 
@@ -94,5 +95,12 @@ uint32_t place_on_stack(ThreadState* ts, const void* uc, uint64_t insn, uint64_t
   uint32_t placed = c.child(owner, uint8_t(NodeKind::StackSlot), slot.width, uint64_t(slot.lo));
   return placed == Cct::kNone ? node : placed;
 }
+
+// First in the list (source_list.cpp): a reused thread state's published frames were its last
+// thread's, whichever source places this one's stack samples.
+constinit const SourceOps kStackPlacement = {
+    .name = "stack placement",
+    .start_thread = [](ThreadState* ts, bool) { shared_frames_reset(ts); },
+};
 
 }  // namespace hpcrun

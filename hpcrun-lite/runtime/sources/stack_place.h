@@ -17,6 +17,8 @@
 
 namespace hpcrun {
 
+struct SourceOps;
+
 // The node a sample of data address `ea` by instruction `insn` goes under, given `node`, the
 // variable node its address was classified to: for the [stack] class, the slot of the owning
 // frame's storage below a StackOwner node of that frame (created in ts->cct), else `node`. On
@@ -40,5 +42,8 @@ void shared_frames_publish(ThreadState* ts, const FrameOwner& owner);
 // at its cfa - 8 is no longer its return address; read with safe_read, one system call, since
 // the other thread may be unmapping its stack). Async-signal-safe.
 bool shared_frames_find(uint64_t addr, const ThreadState* self, FrameOwner* out);
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kStackPlacement;
 
 }  // namespace hpcrun

@@ -3,6 +3,8 @@
 // library, so the analyzer's reader is the one that checks what we wrote. The large tables
 // (sites, trees) are streamed: the write costs one tree and zstd's window of memory.
 // Runs once, under the runtime guard, after sampling stopped; it may allocate.
+#include "writer/writer.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,10 +32,10 @@
 #include "base/real_fns.h"
 #include "process_env.h"
 #include "process/runtime.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "sources/page_faults/page_faults.h"
 #include "sources/soft/sampler.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 #include "process/thread_state.h"
 #include "python/py_probe.h"
 #include "python/script_frames.h"

@@ -7,7 +7,7 @@
 #include "memory/track_control.h"
 #include "sources/hw/hw_sample.h"
 #include "sources/hw/sample_record.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 
 namespace hpcrun {
 

@@ -28,7 +28,7 @@
 #include "process/thread_state.h"
 #include "hpcrun/probe/event_plan.h"
 #include "hpcrun/probe/pmu_sysfs.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "hpcrun/probe/pfm_api.h"
 #include "hpcrun/probe/perf_event.h"
 #include "sources/soft/sampler.h"
@@ -36,14 +36,15 @@
 #include "hpcrun/probe/source_probe.h"
 #include "sources/watch/watch.h"
 #include "trees/unwind.h"
+#include "process/source_table.h"
 
 namespace hpcrun {
 
 namespace {
 
-HwThread& hw_of(ThreadState* ts) { return source_state<HwThread>(ts, SourceSlot::Hardware); }
+HwThread& hw_of(ThreadState* ts) { return source_state<HwThread>(ts, kHardwareSource); }
 const HwThread& hw_of(const ThreadState* ts) {
-  return source_state<HwThread>(ts, SourceSlot::Hardware);
+  return source_state<HwThread>(ts, kHardwareSource);
 }
 
 // 32 data pages (128 KiB, ~1,600 PEBS records) as for the page-fault source; 8 when the perf
@@ -462,5 +463,20 @@ void hw_init_state(ThreadState* ts) {
   hw_of(ts).fd = -1;
   for (int& other : hw_of(ts).other) other = -1;
 }
+
+// The source's row (source_list.cpp).
+constinit const SourceOps kHardwareSource = {
+    .name = "hardware",
+    .init_state = hw_init_state,
+    .start_thread = [](ThreadState* ts, bool) { hw_start_thread(ts); },
+    .stop_thread = hw_stop_thread,
+    .forget = hw_forget,
+    .restarts_in_child = true,
+    .on_signal = [](ThreadState* ts, int fd, void* uc) { return hw_on_signal(ts, fd, uc); },
+    .halt_all = hw_halt_all,
+    .drain_all = hw_drain_all,
+    .before_forget = hw_before_forget,
+    .write_meta = hw_write_meta,
+};
 
 }  // namespace hpcrun

@@ -30,6 +30,8 @@ struct Profile;
 
 namespace hpcrun {
 
+struct SourceOps;
+
 struct ThreadState;
 
 // The source's state of one thread (its slot: sources/source_state.h).
@@ -81,5 +83,8 @@ HwCounts hw_counts();
 void hw_write_meta(hpcl::Profile& p);
 // Threads sampled with soft because their events could not start, and the first reason.
 uint64_t hw_fallback_threads(const char** reason);
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kHardwareSource;
 
 }  // namespace hpcrun

@@ -29,13 +29,14 @@
 #include "sources/perf_ring.h"
 #include "sources/soft/sampler.h"
 #include "trees/unwind.h"
+#include "process/source_table.h"
 
 namespace hpcrun {
 
 namespace {
 
 PageFaultThread& pf_of(ThreadState* ts) {
-  return source_state<PageFaultThread>(ts, SourceSlot::PageFaults);
+  return source_state<PageFaultThread>(ts, kPageFaultsSource);
 }
 
 // 32 data pages (128 KiB): about 2,700 records of 48 bytes, what a thread faulting 1 GiB page by
@@ -244,5 +245,22 @@ int pagefaults_thread_fds(ThreadState* ts, int** out, int max) {
     if (n < max) out[n++] = fd;
   return n;
 }
+
+// The source's row (source_list.cpp).
+constinit const SourceOps kPageFaultsSource = {
+    .name = "page-faults",
+    .init_state = pagefaults_init_state,
+    .thread_fds = pagefaults_thread_fds,
+    .start_thread = [](ThreadState* ts, bool) { pagefaults_start_thread(ts); },
+    .stop_thread = pagefaults_stop_thread,
+    .forget = pagefaults_forget,
+    .restarts_in_child = true,
+    .on_signal = [](ThreadState* ts, int fd, void*) { return pagefaults_on_wake(ts, fd); },
+    .on_tick = pagefaults_on_timer,
+    .halt_all = pagefaults_halt_all,
+    .drain_all = pagefaults_drain_all,
+    .before_forget = pagefaults_before_forget,
+    .write_meta = pagefaults_write_meta,
+};
 
 }  // namespace hpcrun

@@ -22,6 +22,8 @@ struct Profile;
 
 namespace hpcrun {
 
+struct SourceOps;
+
 struct ThreadState;
 
 // The source's state of one thread (its slot: sources/source_state.h).
@@ -72,5 +74,8 @@ bool pagefaults_on_wake(ThreadState* ts, int fd);
 void pagefaults_halt_all();
 void pagefaults_drain_all();
 PageFaultCounts pagefaults_counts();
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kPageFaultsSource;
 
 }  // namespace hpcrun

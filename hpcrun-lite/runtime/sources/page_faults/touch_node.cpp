@@ -1,7 +1,7 @@
 // See touch_node.h.
 #include "sources/page_faults/touch_node.h"
 
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "trees/cct.h"
 
 namespace hpcrun {

@@ -25,12 +25,13 @@
 #include "trees/unwind.h"
 
 #include "hpcrun/probe/papi_api.h"
+#include "process/source_table.h"
 
 namespace hpcrun {
 
 namespace {
 
-PapiThread& papi_of(ThreadState* ts) { return source_state<PapiThread>(ts, SourceSlot::Papi); }
+PapiThread& papi_of(ThreadState* ts) { return source_state<PapiThread>(ts, kPapiSource); }
 
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_stopped{false};
@@ -240,5 +241,19 @@ void papi_write_meta(hpcl::Profile& p) {
 
 
 void papi_init_state(ThreadState* ts) { papi_of(ts).set = -1; }
+
+// The source's row (source_list.cpp). PAPI registers the calling thread with the library: only
+// the thread itself can start it, and a fork child inherits none of PAPI's per-thread state.
+constinit const SourceOps kPapiSource = {
+    .name = "papi",
+    .init_state = papi_init_state,
+    .start_thread = [](ThreadState* ts, bool) { papi_start_thread(ts); },
+    .needs_self = true,
+    .stop_thread = papi_stop_thread,
+    .forget = papi_forget,
+    .restarts_in_child = false,
+    .halt_all = papi_stop_all,
+    .write_meta = papi_write_meta,
+};
 
 }  // namespace hpcrun

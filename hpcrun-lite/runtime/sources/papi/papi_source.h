@@ -19,6 +19,8 @@
 
 namespace hpcrun {
 
+struct SourceOps;
+
 struct ThreadState;
 
 // The source's state of one thread (its slot: sources/source_state.h).
@@ -65,5 +67,8 @@ void papi_forget(ThreadState* ts);
 PapiCounts papi_counts();
 // META counter.N.event/.period and counter_* (source_table.h: write_meta).
 void papi_write_meta(hpcl::Profile& p);
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kPapiSource;
 
 }  // namespace hpcrun

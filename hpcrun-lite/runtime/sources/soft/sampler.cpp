@@ -26,13 +26,13 @@
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "hpcrun/probe/perf_event.h"
 #include "process/process_end.h"
 #include "process/runtime.h"
 #include "python/py_paths.h"
 #include "sources/sampling_phase.h"
-#include "sources/source_table.h"
+#include "process/source_table.h"
 #include "sources/soft/saved_regs.h"
 #include "sources/stack_place.h"
 #include "hpcrun/probe/timer_signal.h"
@@ -42,6 +42,7 @@
 #include "process/thread_state.h"
 #include "memory/track_control.h"
 #include "trees/unwind.h"
+#include "process/source_table.h"
 
 // The parent frame of every sample that interrupted the runtime's own work, so that viewers of
 // the calling-context tree show that time under one root named for what it is (the analyzer
@@ -550,5 +551,31 @@ void sampler_numa_flush(ThreadState* ts) {
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) ts->numa.flush(ts->cct);
 }
+
+// The soft source's row (source_list.cpp). Its decisions are cached per instruction, so code a
+// dlclose unmapped takes its decisions with it.
+constinit const SourceOps kSoftSource = {
+    .name = "soft",
+    .start_thread = [](ThreadState* ts, bool) { sampler_start_thread(ts); },
+    .stop_thread = sampler_stop_thread,
+    .forget = sampler_forget,
+    .restarts_in_child = true,
+    .halt_all = sampler_halt_all,
+    .code_unloaded = decode_cache_invalidate,
+};
+
+// The NUMA placement of every source's sampled pages (numa.h), last in the list: a thread's end
+// resolves what its rings, just read by the rows before, logged; the process's end, once no
+// handler runs, every thread's pending pages before the writer reads the trees.
+constinit const SourceOps kNumaPlacement = {
+    .name = "numa placement",
+    .stop_thread = sampler_numa_flush,
+    .drain_all =
+        [] {
+          if (!numa_enabled()) return;
+          for (ThreadState* t = threads_head(); t; t = t->next)
+            if (!t->stale) t->numa.flush(t->cct);
+        },
+};
 
 }  // namespace hpcrun

@@ -8,6 +8,8 @@
 
 namespace hpcrun {
 
+struct SourceOps;
+
 class Cct;
 struct SampleEstimate;
 struct ThreadState;
@@ -57,5 +59,9 @@ uint64_t sampler_overflowed();
 // How the timer signals (timer_signal.h): "sigtrap" or "realtime"; nullptr when no thread runs
 // the timer by default (a hardware source alone).
 const char* sampler_timer_signal();
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kSoftSource;
+extern const SourceOps kNumaPlacement;
 
 }  // namespace hpcrun

@@ -28,13 +28,14 @@
 #include "sources/soft/access_decode.h"
 #include "sources/soft/saved_regs.h"
 #include "sources/watch/watch_table.h"
+#include "process/source_table.h"
 
 namespace hpcrun {
 namespace {
 
-WatchSlots& wp_of(ThreadState* ts) { return source_state<WatchSlots>(ts, SourceSlot::Watch); }
+WatchSlots& wp_of(ThreadState* ts) { return source_state<WatchSlots>(ts, kWatchSource); }
 const WatchSlots& wp_of(const ThreadState* ts) {
-  return source_state<WatchSlots>(ts, SourceSlot::Watch);
+  return source_state<WatchSlots>(ts, kWatchSource);
 }
 
 WatchConfig g_cfg;
@@ -438,5 +439,19 @@ void watch_write_meta(hpcl::Profile& p) {
     log_warn("watchpoints: %llu debug registers were in use by the program (a debugger?) and "
              "were left to it", (unsigned long long)w.registers_taken);
 }
+
+// The source's row (source_list.cpp). A fork child forgets the parent's watches: their
+// registers were the parent's threads'.
+constinit const SourceOps kWatchSource = {
+    .name = "watchpoints",
+    .start_thread = watch_start_thread,
+    .stop_thread = watch_stop_thread,
+    .forget = watch_forget,
+    .restarts_in_child = true,
+    .child_all = watch_table_reset,
+    .on_signal = watch_on_signal,
+    .halt_all = watch_stop_all,
+    .write_meta = watch_write_meta,
+};
 
 }  // namespace hpcrun

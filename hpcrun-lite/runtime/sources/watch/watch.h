@@ -25,6 +25,8 @@ struct Profile;
 
 namespace hpcrun {
 
+struct SourceOps;
+
 struct ThreadState;
 
 inline constexpr uint64_t kDefaultWpSharingRate = 50;   // arming decisions per second per thread
@@ -89,5 +91,8 @@ WatchCounts watch_counts();
 // META wp_* (source_table.h: write_meta): the settings and what became of every watch; logs
 // the summary.
 void watch_write_meta(hpcl::Profile& p);
+
+// The row of the source table (process/source_table.h) that sources/source_list.cpp lists.
+extern const SourceOps kWatchSource;
 
 }  // namespace hpcrun

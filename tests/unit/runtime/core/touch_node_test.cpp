@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hpcl/profile.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "sources/page_faults/fault_record.h"
 #include "trees/cct.h"
 

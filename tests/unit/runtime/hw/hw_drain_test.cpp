@@ -15,7 +15,7 @@
 #include "hpcl/profile.h"
 #include "memory/track_control.h"
 #include "record_builder.h"
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 #include "hpcrun/probe/pebs_attr.h"
 
 using namespace hpcrun;

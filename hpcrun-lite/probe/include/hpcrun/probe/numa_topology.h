@@ -1,6 +1,6 @@
 // The machine's NUMA nodes as the kernel lists them (which CPU is on which node) and whether
 // move_pages(2) answers here: what `hpcrun-lite --check` reports and what the runtime's NUMA
-// placement (runtime/sources/numa/numa.h) looks pages up against.
+// placement (runtime/trees/numa.h) looks pages up against.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // See numa.h.
-#include "sources/numa/numa.h"
+#include "trees/numa.h"
 
 #include <sys/syscall.h>
 

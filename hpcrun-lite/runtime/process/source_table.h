@@ -1,9 +1,12 @@
 // The one table of sampling sources: every source of the runtime (the soft timer, page faults, the
 // hardware source, the debug-register watches, PAPI) is one row of operations, and the life cycle
-// of threads and of the process walks the table instead of naming each source. Adding a source is
-// one row here; thread start and end (thread_state.cpp), an adopted thread's start and its
-// settling, the fork child, the sampling handler's dispatch (sampler.cpp), the end of the
-// process (process_end.cpp) and the profile's META (writer.cpp) then serve it without a change.
+// of threads and of the process walks the table instead of naming each source. The rows live in
+// their sources' folders and the list of them in sources/source_list.cpp (one line a source):
+// thread start and end (thread_state.cpp), an adopted thread's start and its settling, the fork
+// child, the sampling handler's dispatch (sampler.cpp), unloaded code, the end of the process
+// (process_end.cpp) and the profile's META (writer.cpp) then serve a new source without a change.
+// This header is the process's side of the contract: it names no source, and process/ includes
+// nothing of sources/.
 //
 // A thread is started on itself (its pthread_create trampoline), or, when it existed before the
 // runtime (adopted, thread_state.h), from the thread that adopts it: each source then opens its
@@ -11,6 +14,8 @@
 // registers the calling thread) starts when that thread settles, at its first entry into the
 // runtime outside a handler.
 #pragma once
+
+#include <cstdint>
 
 namespace hpcl {
 struct Profile;
@@ -28,7 +33,8 @@ struct SourceOps {
   // The thread's descriptors that the program's dup2/close must not take (fd_guard.h): up to
   // `max` pointers to them; returns how many. nullptr: none guarded.
   int (*thread_fds)(ThreadState* ts, int** out, int max) = nullptr;
-  // Opens the thread's events; `self`: called on that thread. Not signal-safe.
+  // Opens the thread's events; `self`: called on that thread. Not signal-safe. Every operation
+  // may be nullptr: the row has nothing to do then.
   void (*start_thread)(ThreadState* ts, bool self) = nullptr;
   // Whether start_thread needs `self` (otherwise it waits for the thread to settle).
   bool needs_self = false;
@@ -38,6 +44,9 @@ struct SourceOps {
   void (*forget)(ThreadState* ts) = nullptr;
   // Fork child: whether the surviving thread starts this source again.
   bool restarts_in_child = false;
+  // Fork child, once for the process, after every thread forgot (forget): drops process-wide
+  // state the parent's threads left (the watch table).
+  void (*child_all)() = nullptr;
   // The sampling signal's handler: whether `fd` is one of this source's events of `ts`, whose
   // records it then drains. Async-signal-safe. nullptr: the source has no signal of its own.
   bool (*on_signal)(ThreadState* ts, int fd, void* ucontext) = nullptr;
@@ -61,7 +70,22 @@ struct SourceOps {
   // profile's META (its settings and the counts that account for every record it took), when
   // it ran. nullptr: nothing of its own (docs/FORMAT.md lists the keys).
   void (*write_meta)(hpcl::Profile& p) = nullptr;
+  // A module's code [lo, hi) was unmapped (dlclose): what the source cached about it goes, since
+  // other code may be mapped there later (the soft source's decoder decisions). Not signal-safe.
+  void (*code_unloaded)(uint64_t lo, uint64_t hi) = nullptr;
 };
+
+// The rows, in the order threads start them and the handler asks them (sources/source_list.cpp).
+extern const SourceOps* const g_source_rows[];
+extern const int g_source_row_count;
+
+// The row's position in the list, which is also its slot in the thread state (source_state.h).
+// Async-signal-safe (a few comparisons).
+inline int source_index(const SourceOps& row) {
+  for (int i = 0; i < g_source_row_count; ++i)
+    if (g_source_rows[i] == &row) return i;
+  return -1;
+}
 
 // A thread state's new owner: every source's slot takes its first values. Not signal-safe.
 void sources_init_state(ThreadState* ts);
@@ -75,6 +99,8 @@ void sources_settle_thread(ThreadState* ts);
 void sources_stop_thread(ThreadState* ts);
 // Fork child: every source forgets `ts`'s inherited events.
 void sources_forget(ThreadState* ts);
+// Fork child, once, after every thread's sources_forget.
+void sources_child_all();
 // Fork child: the surviving thread starts again the sources that restart.
 void sources_restart_in_child(ThreadState* ts);
 
@@ -88,6 +114,8 @@ void sources_before_forget(ThreadState* ts);
 
 // The writer: every source's META lines, in the table's order.
 void sources_write_meta(hpcl::Profile& p);
+// Code unmapped (modules_forget_unloaded's callback): every source's code_unloaded.
+void sources_code_unloaded(uint64_t lo, uint64_t hi);
 
 // Process end (process_end.cpp): halts every source, waits for the handlers in flight (bounded),
 // reads what the rings still hold and places the sampled pages, before the trees are read.

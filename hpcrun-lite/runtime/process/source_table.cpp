@@ -1,0 +1,119 @@
+// The walks of source_table.h: the only places that know there is more than one source. Each walk
+// asks the rows in the list's order (sources/source_list.cpp) and skips an operation a row leaves
+// out.
+#include "process/source_table.h"
+
+#include "base/clock.h"
+#include "process/handler_gate.h"
+#include "process/thread_state.h"
+
+namespace hpcrun {
+
+namespace {
+
+// Calls `fn(row)` for each row of the list, in order.
+template <class Fn>
+void each_row(Fn fn) {
+  for (int i = 0; i < g_source_row_count; ++i) fn(*g_source_rows[i]);
+}
+
+}  // namespace
+
+void sources_init_state(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.init_state) s.init_state(ts);
+  });
+}
+
+int sources_thread_fds(ThreadState* ts, int** out, int max) {
+  int n = 0;
+  each_row([&](const SourceOps& s) {
+    if (s.thread_fds) n += s.thread_fds(ts, out + n, max - n);
+  });
+  return n;
+}
+
+void sources_start_thread(ThreadState* ts, bool self) {
+  each_row([&](const SourceOps& s) {
+    if (s.start_thread && (self || !s.needs_self)) s.start_thread(ts, self);
+  });
+}
+
+void sources_settle_thread(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.start_thread && s.needs_self) s.start_thread(ts, true);
+  });
+}
+
+void sources_stop_thread(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.stop_thread) s.stop_thread(ts);
+  });
+}
+
+void sources_forget(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.forget) s.forget(ts);
+  });
+}
+
+void sources_child_all() {
+  each_row([](const SourceOps& s) {
+    if (s.child_all) s.child_all();
+  });
+}
+
+void sources_restart_in_child(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.start_thread && s.restarts_in_child) s.start_thread(ts, true);
+  });
+}
+
+bool sources_on_signal(ThreadState* ts, int fd, void* ucontext) {
+  for (int i = 0; i < g_source_row_count; ++i) {
+    const SourceOps& s = *g_source_rows[i];
+    if (s.on_signal && s.on_signal(ts, fd, ucontext)) return true;
+  }
+  return false;
+}
+
+void sources_on_tick(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.on_tick) s.on_tick(ts);
+  });
+}
+
+void sources_before_forget(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.before_forget) s.before_forget(ts);
+  });
+}
+
+void sources_stop_all() {
+  each_row([](const SourceOps& s) {
+    if (s.halt_all) s.halt_all();
+  });
+  // A signal raised just before the events were disabled may still be running its handler on
+  // another thread; wait for it before the trees are read (bounded), never for this thread's
+  // own handler: the writer may run in a signal that interrupted it.
+  const uint64_t deadline = monotonic_ns() + kHandlerQuietMaxNs;
+  for (ThreadState* t = threads_head(); t; t = t->next)
+    if (t != t_state) wait_handler_quiet(t->in_handler, deadline);
+  each_row([](const SourceOps& s) {
+    if (s.drain_all) s.drain_all();
+  });
+}
+
+void sources_write_meta(hpcl::Profile& p) {
+  each_row([&](const SourceOps& s) {
+    if (s.write_meta) s.write_meta(p);
+  });
+}
+
+void sources_code_unloaded(uint64_t lo, uint64_t hi) {
+  each_row([&](const SourceOps& s) {
+    if (s.code_unloaded) s.code_unloaded(lo, hi);
+  });
+}
+
+}  // namespace hpcrun
