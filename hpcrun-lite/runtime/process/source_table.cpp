@@ -19,6 +19,15 @@ void each_row(Fn fn) {
 
 }  // namespace
 
+void sources_init(SourceStart& st) {
+  each_row([&](const SourceOps& s) {
+    if (s.claim) s.claim(st);
+  });
+  each_row([&](const SourceOps& s) {
+    if (s.init) s.init(st);
+  });
+}
+
 void sources_init_state(ThreadState* ts) {
   each_row([&](const SourceOps& s) {
     if (s.init_state) s.init_state(ts);

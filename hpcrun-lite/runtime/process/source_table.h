@@ -17,6 +17,9 @@
 
 #include <cstdint>
 
+#include "options.h"
+#include "process/runtime.h"
+
 namespace hpcl {
 struct Profile;
 }
@@ -25,8 +28,27 @@ namespace hpcrun {
 
 struct ThreadState;
 
+// What start-up hands the rows (startup/runtime_init.cpp, once, before any thread is measured):
+// the run's configuration as the options gave it, the sampling signal, and the address-sampling
+// source the options chose with its request.
+struct SourceStart {
+  RuntimeConfig& cfg;
+  int signo;
+  SourceKind kind;
+  SourceSpec spec;
+  // Whether a hardware source samples this run's addresses (its claim succeeded): the soft
+  // timer then records nothing of its own.
+  bool hardware = false;
+};
+
 struct SourceOps {
   const char* name = nullptr;
+  // Start-up, first pass over every row: takes the run's address sampling if the row can (the
+  // hardware source opens its plan here, or gives way to soft and says why in `cfg`).
+  void (*claim)(SourceStart& st) = nullptr;
+  // Start-up, second pass, once every row claimed: brings the source up when the options ask
+  // for it (installs its handler, prepares its tables). Not signal-safe.
+  void (*init)(SourceStart& st) = nullptr;
   // A thread state gets a new owner (a new thread, an adopted one, a reused state): the
   // source's slot (source_state.h) takes its first values. nullptr: zeroes will do.
   void (*init_state)(ThreadState* ts) = nullptr;
@@ -86,6 +108,9 @@ inline int source_index(const SourceOps& row) {
     if (g_source_rows[i] == &row) return i;
   return -1;
 }
+
+// Start-up: every row's claim, then every row's init (see SourceOps). Not signal-safe.
+void sources_init(SourceStart& st);
 
 // A thread state's new owner: every source's slot takes its first values. Not signal-safe.
 void sources_init_state(ThreadState* ts);

@@ -1,8 +1,8 @@
-// Start-up of the preloaded runtime: its constructor reads the options, brings up the sources in
-// the order they depend on each other, and hands over to the process's life cycle
-// (process/runtime.h: runtime_start_measuring). This folder is the one place that names each
-// source and the allocator hooks: everything below it (process/, the trees, the maps) knows
-// sources only through their rows (process/source_table.h).
+// Start-up of the preloaded runtime: its constructor reads the options, brings up every source
+// through the source table (each row's claim, then its init: process/source_table.h) and hands
+// over to the process's life cycle (process/runtime.h: runtime_start_measuring). This folder sits
+// above all others: it wires the allocator hooks' module callback and the writer into the layers
+// below, and reads two sources' options (the PEBS test stand-in, the watchpoints' default rates).
 //
 // Order at start-up matters: the real functions first (every wrapper needs them), then options,
 // libunwind, the module scan (static variables), the sources, and only then are allocations
@@ -31,17 +31,14 @@
 #include "options.h"
 #include "process/mpi_rank.h"
 #include "process/runtime.h"
+#include "process/source_table.h"
 #include "process/thread_state.h"
 #include "process_env.h"
 #include "python/py_probe.h"
 #include "run_id.h"
-#include "sources/hw/hw_source.h"
-#include "sources/page_faults/page_faults.h"
-#include "sources/papi/papi_source.h"
-#include "sources/soft/sampler.h"
-#include "sources/watch/watch.h"
+#include "sources/hw/hw_source.h"  // the options: the PEBS test stand-in
+#include "sources/watch/watch.h"  // the options: watchpoints' default rates
 #include "trees/cct.h"
-#include "trees/numa.h"
 #include "trees/unwind.h"
 #include "trees/unwind_validate.h"
 #include "writer/writer.h"
@@ -232,60 +229,10 @@ __attribute__((constructor)) void runtime_init() {
   unwind_validate_set_stack_check(on_own_stacks);
   unwind_init();  // takes the first snapshot of the program headers (phdr_snapshot.h)
   runtime_scan_first(on_new_module);
-  bool hw = g_config.sampling && hw_source_for(g_kind);
-  if (hw) {
-    char err[256];
-    if (!hw_init(g_kind, g_spec, sampling_signal(), err, sizeof err)) {
-      log_warn("%s cannot sample here (%s); sampling with soft instead", source_name(g_kind), err);
-      snprintf(g_config.source_fallback, sizeof g_config.source_fallback, "%s: %.200s",
-               source_name(g_kind), err);
-      hw = false;
-      g_kind = SourceKind::Soft;
-      g_config.source = source_name(g_kind);
-      g_config.rate = kDefaultSoftRate;
-    }
-  }
-  if (g_config.page_fault_period) pagefaults_init(g_config.page_fault_period, sampling_signal());
-  // NUMA placement of sampled pages (numa.h): on unless HPCRUN_LITE_NUMA=0.
-  const char* numa = getenv(kEnvNuma);
-  if (g_config.sampling && !(numa && strcmp(numa, "0") == 0)) {
-    int nodes = numa_init("/");
-    if (int err = numa_probe()) {
-      log_info("NUMA placement of sampled pages is off: move_pages fails here (%s)", strerror(err));
-    } else {
-      numa_enable(true);
-      log_info("NUMA placement of sampled pages: %d node(s)", nodes);
-    }
-  } else if (g_config.page_fault_period) {
-    // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
-    numa_init("/");
-  }
-  // The handler serves every source; the timer runs for soft and to read page-fault rings.
-  if (g_config.sampling || g_config.page_fault_period)
-    sampler_init(g_config.rate, sampling_signal(), g_config.sampling && !hw,
-                 !hw || g_config.page_fault_period != 0);
-  if ((g_config.wp_sharing_rate || g_config.wp_reuse_rate) && g_config.sampling) {
-    WatchConfig wc;
-    wc.sharing_rate = g_config.wp_sharing_rate;
-    wc.reuse_rate = g_config.wp_reuse_rate;
-    // Tests only: shorter or longer windows than the defaults.
-    if (const char* v = getenv("HPCRUN_LITE_WP_SHARING_WINDOW_MS")) wc.sharing_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
-    if (const char* v = getenv("HPCRUN_LITE_WP_REUSE_WINDOW_MS")) wc.reuse_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
-    if (const char* v = getenv("HPCRUN_LITE_WP_REGISTERS")) {
-      int n = atoi(v);
-      if (n >= 1 && n <= 4) wc.registers = n;
-      else log_warn("ignoring HPCRUN_LITE_WP_REGISTERS=%s: not 1-4", v);
-    }
-    watch_init(wc, sampling_signal());
-    log_info("watchpoints: sharing %llu/s (window %llu ms), reuse %llu/s (window %llu ms)",
-             (unsigned long long)wc.sharing_rate, (unsigned long long)(wc.sharing_window_ns / 1000000),
-             (unsigned long long)wc.reuse_rate, (unsigned long long)(wc.reuse_window_ns / 1000000));
-  }
-  if (g_config.npapi) {
-    PapiEventRequest req[kMaxPapiEvents];
-    for (int i = 0; i < g_config.npapi; ++i) req[i] = {g_config.papi_events[i], g_config.papi_periods[i]};
-    papi_init(req, g_config.npapi);
-  }
+  // Every source, from the table: the hardware source claims the address sampling first (or
+  // gives way to soft), then each row starts what the options asked for.
+  SourceStart start{g_config, sampling_signal(), g_kind, g_spec};
+  sources_init(start);
   runtime_start_measuring(write_process_profile);
   char every[32];
   log_info("measuring pid %d: source %s at %llu/s, min-bytes %llu, small-every %s, track-budget "

@@ -464,9 +464,31 @@ void hw_init_state(ThreadState* ts) {
   for (int& other : hw_of(ts).other) other = -1;
 }
 
+namespace {
+
+// The row's claim: the hardware source the options chose opens its plan, or soft samples instead
+// (META source_fallback says why).
+void hw_claim(SourceStart& st) {
+  if (!st.cfg.sampling || !hw_source_for(st.kind)) return;
+  char err[256];
+  if (hw_init(st.kind, st.spec, st.signo, err, sizeof err)) {
+    st.hardware = true;
+    return;
+  }
+  log_warn("%s cannot sample here (%s); sampling with soft instead", source_name(st.kind), err);
+  snprintf(st.cfg.source_fallback, sizeof st.cfg.source_fallback, "%s: %.200s", source_name(st.kind),
+           err);
+  st.kind = SourceKind::Soft;
+  st.cfg.source = source_name(st.kind);
+  st.cfg.rate = kDefaultSoftRate;
+}
+
+}  // namespace
+
 // The source's row (source_list.cpp).
 constinit const SourceOps kHardwareSource = {
     .name = "hardware",
+    .claim = hw_claim,
     .init_state = hw_init_state,
     .start_thread = [](ThreadState* ts, bool) { hw_start_thread(ts); },
     .stop_thread = hw_stop_thread,

@@ -249,6 +249,10 @@ int pagefaults_thread_fds(ThreadState* ts, int** out, int max) {
 // The source's row (source_list.cpp).
 constinit const SourceOps kPageFaultsSource = {
     .name = "page-faults",
+    .init =
+        [](SourceStart& st) {
+          if (st.cfg.page_fault_period) pagefaults_init(st.cfg.page_fault_period, st.signo);
+        },
     .init_state = pagefaults_init_state,
     .thread_fds = pagefaults_thread_fds,
     .start_thread = [](ThreadState* ts, bool) { pagefaults_start_thread(ts); },

@@ -246,6 +246,14 @@ void papi_init_state(ThreadState* ts) { papi_of(ts).set = -1; }
 // the thread itself can start it, and a fork child inherits none of PAPI's per-thread state.
 constinit const SourceOps kPapiSource = {
     .name = "papi",
+    .init =
+        [](SourceStart& st) {
+          const RuntimeConfig& c = st.cfg;
+          if (!c.npapi) return;
+          PapiEventRequest req[kMaxPapiEvents];
+          for (int i = 0; i < c.npapi; ++i) req[i] = {c.papi_events[i], c.papi_periods[i]};
+          papi_init(req, c.npapi);
+        },
     .init_state = papi_init_state,
     .start_thread = [](ThreadState* ts, bool) { papi_start_thread(ts); },
     .needs_self = true,

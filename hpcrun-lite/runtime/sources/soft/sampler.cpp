@@ -556,6 +556,14 @@ void sampler_numa_flush(ThreadState* ts) {
 // dlclose unmapped takes its decisions with it.
 constinit const SourceOps kSoftSource = {
     .name = "soft",
+    // The handler serves every source; the timer runs for soft and to read page-fault rings.
+    .init =
+        [](SourceStart& st) {
+          const RuntimeConfig& c = st.cfg;
+          if (c.sampling || c.page_fault_period)
+            sampler_init(c.rate, st.signo, c.sampling && !st.hardware,
+                         !st.hardware || c.page_fault_period != 0);
+        },
     .start_thread = [](ThreadState* ts, bool) { sampler_start_thread(ts); },
     .stop_thread = sampler_stop_thread,
     .forget = sampler_forget,
@@ -564,11 +572,33 @@ constinit const SourceOps kSoftSource = {
     .code_unloaded = decode_cache_invalidate,
 };
 
+namespace {
+
+// NUMA placement of sampled pages (numa.h): on unless HPCRUN_LITE_NUMA=0.
+void numa_start(SourceStart& st) {
+  const char* numa = getenv(kEnvNuma);
+  if (st.cfg.sampling && !(numa && strcmp(numa, "0") == 0)) {
+    int nodes = numa_init("/");
+    if (int err = numa_probe()) {
+      log_info("NUMA placement of sampled pages is off: move_pages fails here (%s)", strerror(err));
+    } else {
+      numa_enable(true);
+      log_info("NUMA placement of sampled pages: %d node(s)", nodes);
+    }
+  } else if (st.cfg.page_fault_period) {
+    // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
+    numa_init("/");
+  }
+}
+
+}  // namespace
+
 // The NUMA placement of every source's sampled pages (numa.h), last in the list: a thread's end
 // resolves what its rings, just read by the rows before, logged; the process's end, once no
 // handler runs, every thread's pending pages before the writer reads the trees.
 constinit const SourceOps kNumaPlacement = {
     .name = "numa placement",
+    .init = numa_start,
     .stop_thread = sampler_numa_flush,
     .drain_all =
         [] {

@@ -442,8 +442,34 @@ void watch_write_meta(hpcl::Profile& p) {
 
 // The source's row (source_list.cpp). A fork child forgets the parent's watches: their
 // registers were the parent's threads'.
+namespace {
+
+// Watchpoints ride on the address source's samples, so they start only with one.
+void watch_start(SourceStart& st) {
+  const RuntimeConfig& c = st.cfg;
+  if (!(c.wp_sharing_rate || c.wp_reuse_rate) || !c.sampling) return;
+  WatchConfig wc;
+  wc.sharing_rate = c.wp_sharing_rate;
+  wc.reuse_rate = c.wp_reuse_rate;
+  // Tests only: shorter or longer windows than the defaults.
+  if (const char* v = getenv("HPCRUN_LITE_WP_SHARING_WINDOW_MS")) wc.sharing_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
+  if (const char* v = getenv("HPCRUN_LITE_WP_REUSE_WINDOW_MS")) wc.reuse_window_ns = strtoull(v, nullptr, 10) * 1000000ull;
+  if (const char* v = getenv("HPCRUN_LITE_WP_REGISTERS")) {
+    int n = atoi(v);
+    if (n >= 1 && n <= 4) wc.registers = n;
+    else log_warn("ignoring HPCRUN_LITE_WP_REGISTERS=%s: not 1-4", v);
+  }
+  watch_init(wc, st.signo);
+  log_info("watchpoints: sharing %llu/s (window %llu ms), reuse %llu/s (window %llu ms)",
+           (unsigned long long)wc.sharing_rate, (unsigned long long)(wc.sharing_window_ns / 1000000),
+           (unsigned long long)wc.reuse_rate, (unsigned long long)(wc.reuse_window_ns / 1000000));
+}
+
+}  // namespace
+
 constinit const SourceOps kWatchSource = {
     .name = "watchpoints",
+    .init = watch_start,
     .start_thread = watch_start_thread,
     .stop_thread = watch_stop_thread,
     .forget = watch_forget,

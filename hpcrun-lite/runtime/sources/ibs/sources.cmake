@@ -1,0 +1,5 @@
+# sources/ibs/: IBS op records' decoding (the hardware source reads them).
+# Included by hpcrun-lite/CMakeLists.txt, as every sources/*/sources.cmake: what the unit tests
+# link (hpcrun_rt_core) and what only the preloaded library has (hpcrun-lite-rt).
+target_sources(hpcrun_rt_core PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/ibs_decode.cpp)

@@ -1,0 +1,5 @@
+# sources/papi/: PAPI counters beside the address source.
+# Included by hpcrun-lite/CMakeLists.txt, as every sources/*/sources.cmake: what the unit tests
+# link (hpcrun_rt_core) and what only the preloaded library has (hpcrun-lite-rt).
+target_sources(hpcrun-lite-rt PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/papi_source.cpp)
