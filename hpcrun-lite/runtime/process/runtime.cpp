@@ -54,7 +54,6 @@ bool g_have_thread_key = false;
 // Held while ELF files are read (milliseconds).
 constinit SpinLock g_scan_lock;
 
-
 void on_thread_exit(void* p) {
   RuntimeGuard guard;
   auto* ts = static_cast<ThreadState*>(p);

@@ -49,6 +49,7 @@ namespace {
 // The address-sampling source of this run and its request (read_options).
 SourceKind g_kind = SourceKind::Soft;
 SourceSpec g_spec;
+
 void set_track_policy() {
   TrackPolicy& t = g_config.track;
   t.adaptive = g_config.small_every == kSmallEveryAuto;
