@@ -42,7 +42,6 @@
 #include "process/thread_state.h"
 #include "memory/track_control.h"
 #include "trees/unwind.h"
-#include "process/source_table.h"
 
 // The parent frame of every sample that interrupted the runtime's own work, so that viewers of
 // the calling-context tree show that time under one root named for what it is (the analyzer
