@@ -5,13 +5,17 @@
 # time (user + system of mpirun and everything it waited for, bench/cputime.py) and ratio, the
 # median ratio, and the share of the samples that were the profiler's own work (the merged
 # report's "in the profiler's own work" line) in each measured round.
+# With BUILD_B, each round also measures that build's hpcrun-lite right after the first one, so
+# that two builds are compared in turns (this VM's speed drifts by 10% over minutes).
 # Exits 77 when OpenFOAM or mpirun is missing.
-# Usage: bench/openfoam_cost.sh [BUILD_DIR] [ROUNDS=3] [ITERATIONS=100]
+# Usage: bench/openfoam_cost.sh [BUILD_DIR] [ROUNDS=3] [ITERATIONS=100] [BUILD_B]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 rounds=${2:-3}
 iterations=${3:-100}
+builds=("$build")
+[ -n "${4:-}" ] && builds+=("$(cd "$4" && pwd)")
 # shellcheck source=bench/openfoam_lib.sh disable=SC1091
 source "$root/bench/openfoam_lib.sh"
 openfoam_case openfoam_cost "$iterations"
@@ -27,13 +31,20 @@ cpu mpirun -np 2 simpleFoam -parallel >/dev/null  # warm the page cache
 : >"$work/ratios"
 for ((r = 1; r <= rounds; r++)); do
   native=$(cpu mpirun -np 2 simpleFoam -parallel)
-  rm -rf "$work/meas" "$work/db"
-  tool=$(cpu mpirun -np 2 "$build/bin/hpcrun-lite" -o "$work/meas" -- simpleFoam -parallel)
-  "$build/bin/hpcprof-lite" merge "$work/meas" -o "$work/db" >/dev/null 2>&1
-  own=$("$build/bin/hpcprof-lite" report "$work/db" 2>/dev/null |
-    sed -n 's/.*in the profiler.s own work: [0-9,]* (\([0-9.]*%\).*/\1/p' | head -1)
-  ratio=$(python3 -c "print('%.3f' % ($tool / $native))")
-  echo "$ratio" >>"$work/ratios"
-  echo "pair $r: native ${native} s, tool ${tool} s CPU: ${ratio}x; own work ${own:-?} of the samples"
+  for b in "${!builds[@]}"; do
+    bin=${builds[$b]}/bin
+    rm -rf "$work/meas" "$work/db"
+    tool=$(cpu mpirun -np 2 "$bin/hpcrun-lite" -o "$work/meas" -- simpleFoam -parallel)
+    "$bin/hpcprof-lite" merge "$work/meas" -o "$work/db" >/dev/null 2>&1
+    own=$("$bin/hpcprof-lite" report "$work/db" 2>/dev/null |
+      sed -n 's/.*in the profiler.s own work: [0-9,]* (\([0-9.]*%\).*/\1/p' | head -1)
+    ratio=$(python3 -c "print('%.3f' % ($tool / $native))")
+    echo "$ratio" >>"$work/ratios$b"
+    label="pair $r"
+    [ ${#builds[@]} -gt 1 ] && label="pair $r, build $((b + 1))"
+    echo "$label: native ${native} s, tool ${tool} s CPU: ${ratio}x; own work ${own:-?} of the samples"
+  done
 done
-echo "median: $(sort -n "$work/ratios" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')x CPU"
+for b in "${!builds[@]}"; do
+  echo "median (${builds[$b]}): $(sort -n "$work/ratios$b" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')x CPU"
+done

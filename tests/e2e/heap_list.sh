@@ -4,7 +4,10 @@
 # walk: the node site's estimated share against the program's own timing, little unattributed
 #   (both within 4 standard deviations of the estimate, tolerance.py);
 # churn: estimates present, nothing dropped, CPU time at most 1.8x native (best of three pairs);
-# free: with every block tracked, free()'s reads of the chunk headers belong to the nodes.
+# free: with every block tracked, free()'s reads of the chunk headers belong to the nodes;
+# temps: 4M temporaries, each freed at once: the controller (-v) saw them die young and tracked
+#   at most 60,000 of them (150,000 and more when grants ignored it), and its estimate of how many
+#   small blocks the program made is within 10% of the 4,194,304 it did.
 source "$(dirname "$0")/lib.sh"
 
 mode=$1
@@ -12,6 +15,28 @@ prog=$2
 shift 2
 [ -x "$prog" ] || skip "heap_list was not built: $prog"
 [ -x /usr/bin/time ] || skip "/usr/bin/time is needed to measure CPU time"
+
+if [ "$mode" = temps ]; then
+  run_to native "$prog" temps
+  run_to tool "$HPCL_RUN" -v -o meas -- "$prog" temps
+  # -v speaks on stderr: the program's output and status only.
+  cmp -s native.out tool.out && cmp -s native.status tool.status ||
+    fail "the program's output or exit status differs under the tool"
+  expect_profiles meas 1
+  # "thread 0: tracked N of ~M small blocks, now one in K, C ns each; Y died young (P% of late)"
+  line=$(grep -m1 'thread 0: tracked' tool.err) || fail "no controller line in tool.err (-v)"
+  step "$line"
+  read -r tracked seen young late < <(sed -E \
+    's/.*tracked ([0-9]+) of ~([0-9]+) small blocks.* ([0-9]+) died young \(([0-9]+)% of late\).*/\1 \2 \3 \4/' \
+    <<<"$line")
+  [ "$late" -ge 90 ] || fail "only $late% of the late tracked blocks died young"
+  [ "$young" -ge $((tracked * 3 / 4)) ] || fail "$young of $tracked tracked blocks died young"
+  [ "$tracked" -le 60000 ] || fail "$tracked temporaries tracked (at most 60,000)"
+  # Each a malloc of the program's, plus the few the C library makes at start-up.
+  awk -v m="$seen" 'BEGIN { exit !(m > 0.9 * 4194304 && m < 1.1 * 4194304) }' ||
+    fail "the controller estimated ~$seen small blocks, the program made 4,194,304"
+  exit 0
+fi
 
 
 extra=()

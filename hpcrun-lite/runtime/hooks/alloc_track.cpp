@@ -91,6 +91,8 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   g_sites.count(site, size);
   if (!g_heap.insert(reinterpret_cast<uint64_t>(p), size, site, weight))
     g_allocs_lost.fetch_add(1, std::memory_order_relaxed);
+  else if (ts && size < g_config.min_bytes)
+    ts->track.note_tracked(reinterpret_cast<uint64_t>(p));  // to tell if it dies young
   if (timed) timed->track.note_cost(monotonic_ns() - t0);
   // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
   // before the handler has to (numa.h).
@@ -130,6 +132,7 @@ bool untrack_slow(void* p, BlockInfo* out) {
   if (ts) sources_before_forget(ts);
   BlockInfo was;
   if (!g_heap.remove(a, &was)) return false;
+  if (ts && was.size < g_config.min_bytes) ts->track.note_freed(a);
   // Names given to parts of the block end with it (regions.h): the address goes back to the
   // allocator, and a name must not claim whatever is allocated there next.
   if (g_named.ever_used()) carve(g_named, was.start, was.start + was.size);

@@ -508,9 +508,12 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     // the estimated number the threads allocated, and what it priced one at.
     for (const ThreadState* t = threads_head(); t; t = t->next)
       if (!t->stale && t->track.seen)
-        log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each",
+        log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each; "
+                 "%llu died young (%u%% of late)",
                  t->index, (unsigned long long)t->track.tracked, (unsigned long long)t->track.seen,
-                 t->track.k, (unsigned long long)t->track.cost_ns);
+                 t->track.k, (unsigned long long)t->track.cost_ns,
+                 (unsigned long long)t->track.died_young,
+                 unsigned(uint64_t(t->track.young) * 100 / TrackControl::kYoungOne));
     // How many sites, and how often a thread's cache of its recent sites answered (alloc_sites.h).
     log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
              (unsigned long long)g_sites.cache_hits());

@@ -37,6 +37,27 @@ Outcome allocate(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_
   return r;
 }
 
+// As allocate(), each block at its own address (i * 64) and, when `temporaries`, freed at once
+// (note_freed right after note_tracked, as OpenFOAM frees its temporaries).
+Outcome allocate_blocks(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_t& next_addr,
+                        uint64_t n, uint64_t ns_each, bool temporaries, uint64_t cost = 150) {
+  Outcome r;
+  for (uint64_t i = 0; i < n; ++i) {
+    clock += ns_each;
+    const uint64_t addr = (next_addr += 64);
+    if (!c.pick()) continue;
+    ++r.tracked;
+    r.weight_sum += c.weight;
+    c.after_tracked(p, [&] { return clock; });
+    const bool timed = c.time_next;
+    clock += cost;
+    if (timed) c.note_cost(cost);
+    c.note_tracked(addr);
+    if (temporaries) c.note_freed(addr);
+  }
+  return r;
+}
+
 // A fresh controller: `warmup` allocations (their bursts spent), then `n` measured ones.
 struct Measured {
   Outcome r;
@@ -268,4 +289,65 @@ TEST(TrackControl, AFurtherThinningKeepsTheWeightsUnbiased) {
   ASSERT_GT(kept, 100u);
   EXPECT_NEAR(weight_sum / double(kBlocks), 1.0, 5.0 / std::sqrt(double(kept))) << kept << " kept";
   EXPECT_TRUE(c.one_in(1));
+}
+
+// A program that frees its small blocks at once (an allocation-heavy C++ code's temporaries) gets
+// grants and refills scaled down to their floors: far fewer tracked blocks than a burst of the
+// same size that keeps its blocks, with weights still unbiased.
+TEST(TrackControl, TemporariesGetSmallGrants) {
+  TrackPolicy p;
+  const uint64_t n = 4000000;  // 0.2 s at 50 ns per allocation
+  TrackControl kept, temp;
+  uint64_t clock_kept = 1000, clock_temp = 1000, addr_kept = 0, addr_temp = 0;
+  kept.init(p, clock_kept, 5);
+  temp.init(p, clock_temp, 5);
+  Outcome rk = allocate_blocks(kept, p, clock_kept, addr_kept, n, 50, false);
+  Outcome rt = allocate_blocks(temp, p, clock_temp, addr_temp, n, 50, true);
+  EXPECT_EQ(kept.died_young, 0u);
+  EXPECT_EQ(temp.died_young, rt.tracked);
+  EXPECT_GT(temp.young, TrackControl::kYoungOne * 9 / 10);
+  // The first quantum is spent before anything is known; then a sixteenth of one per level.
+  const double levels = std::log2(double(n) / double(p.quantum)) + 1;
+  EXPECT_LE(double(rt.tracked),
+            double(p.quantum) * (1.0 + levels / double(TrackControl::kMinGrantShare)) + 0.3 * double(p.budget));
+  EXPECT_GE(double(rk.tracked), 3.0 * double(rt.tracked)) << rk.tracked << " against " << rt.tracked;
+  EXPECT_NEAR(rt.weight_sum / double(n), 1.0, 0.05);
+  EXPECT_NEAR(rk.weight_sum / double(n), 1.0, 0.05);
+}
+
+// The share of young deaths follows the program: a phase of temporaries, then a phase that builds
+// long-lived data, whose levels get whole quanta again once the temporaries have aged out of it.
+TEST(TrackControl, LongLivedDataAfterTemporariesGetsWholeGrants) {
+  TrackPolicy p;
+  TrackControl c;
+  uint64_t clock = 1000, addr = 0;
+  c.init(p, clock, 11);
+  allocate_blocks(c, p, clock, addr, 2000000, 50, true);
+  ASSERT_GT(c.young, TrackControl::kYoungOne * 9 / 10);
+  // A quiet phase: k back at 1, the reserve refilled in part.
+  clock += 4000000000ull;
+  Outcome r = allocate_blocks(c, p, clock, addr, 4000000, 50, false);
+  EXPECT_LT(c.young, TrackControl::kYoungOne / 100);
+  EXPECT_GE(r.tracked, 3u * uint64_t(p.quantum));
+  EXPECT_NEAR(r.weight_sum / 4000000.0, 1.0, 0.05);
+}
+
+// Only a block still among the last tracked ones dies young; a free of any other address, or a
+// second free of the same one, changes nothing.
+TEST(TrackControl, OnlyRecentBlocksDieYoung) {
+  TrackPolicy p;
+  TrackControl c;
+  c.init(p, 1000, 3);
+  c.note_tracked(0x1000);
+  c.note_freed(0x2000);
+  EXPECT_EQ(c.died_young, 0u);
+  c.note_freed(0x1000);
+  c.note_freed(0x1000);
+  EXPECT_EQ(c.died_young, 1u);
+  EXPECT_EQ(c.young, TrackControl::kYoungOne >> TrackControl::kYoungShift);
+  // Pushed out by enough later blocks, it has lived long.
+  c.note_tracked(0x5000);
+  for (uint64_t a = 0x100000; a < 0x100000 + 64 * 4096; a += 64) c.note_tracked(a);
+  c.note_freed(0x5000);
+  EXPECT_EQ(c.died_young, 1u);
 }
