@@ -19,6 +19,12 @@ void each_row(Fn fn) {
 
 }  // namespace
 
+bool sources_claim_option(const SourceSpec& s, RuntimeConfig& cfg) {
+  for (int i = 0; i < g_source_row_count; ++i)
+    if (g_source_rows[i]->claim_option && g_source_rows[i]->claim_option(s, cfg)) return true;
+  return false;
+}
+
 void sources_init(SourceStart& st) {
   each_row([&](const SourceOps& s) {
     if (s.claim) s.claim(st);

@@ -43,6 +43,11 @@ struct SourceStart {
 
 struct SourceOps {
   const char* name = nullptr;
+  // Start-up, while the options are read: takes an entry of the -e list (HPCRUN_LITE_EVENTS)
+  // that names this source (page-faults, wp-sharing, a PAPI event) and writes its settings into
+  // `cfg`; true when it took it. The first entry that no row takes is the run's address-sampling
+  // request (soft, a hardware source, auto). Not signal-safe.
+  bool (*claim_option)(const SourceSpec& s, RuntimeConfig& cfg) = nullptr;
   // Start-up, first pass over every row: takes the run's address sampling if the row can (the
   // hardware source opens its plan here, or gives way to soft and says why in `cfg`).
   void (*claim)(SourceStart& st) = nullptr;
@@ -109,6 +114,8 @@ inline int source_index(const SourceOps& row) {
   return -1;
 }
 
+// Start-up, for each entry of the -e list: whether a row took it (see claim_option).
+bool sources_claim_option(const SourceSpec& s, RuntimeConfig& cfg);
 // Start-up: every row's claim, then every row's init (see SourceOps). Not signal-safe.
 void sources_init(SourceStart& st);
 

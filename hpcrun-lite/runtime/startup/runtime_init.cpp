@@ -37,7 +37,6 @@
 #include "python/py_probe.h"
 #include "run_id.h"
 #include "sources/hw/hw_source.h"  // the options: the PEBS test stand-in
-#include "sources/watch/watch.h"  // the options: watchpoints' default rates
 #include "trees/cct.h"
 #include "trees/unwind.h"
 #include "trees/unwind_validate.h"
@@ -47,8 +46,10 @@ namespace hpcrun {
 namespace {
 
 // The address-sampling source of this run and its request (read_options).
-SourceKind g_kind = SourceKind::Soft;
-SourceSpec g_spec;
+struct AddressSampling {
+  SourceKind kind = SourceKind::Soft;
+  SourceSpec spec;
+};
 
 void set_track_policy() {
   TrackPolicy& t = g_config.track;
@@ -88,7 +89,7 @@ void read_run_id() {
            run_id_for_launch(mpi_rank_from_environment() >= 0, "").c_str());
 }
 
-void read_options() {
+AddressSampling read_options() {
   read_test_limits();
   if (const char* v = getenv(kEnvVerbose)) g_verbose = v[0] && strcmp(v, "0") != 0;
   uint64_t value;
@@ -114,23 +115,11 @@ void read_options() {
   bool sampling = false;
   if (const char* v = getenv(kEnvEvents)) {
     if (!parse_sources(v, &opts, err, sizeof err)) log_warn("ignoring %s=%s: %s", kEnvEvents, v, err);
+    // Each source's own entries (page faults, watchpoints, PAPI events) go to its row.
     for (int i = 0; i < opts.nsources; ++i) {
-      if (opts.sources[i].kind == SourceKind::PageFaults) {
-        g_config.page_fault_period = opts.sources[i].rate ? opts.sources[i].rate : 1;
-      } else if (opts.sources[i].kind == SourceKind::WpSharing) {
-        // Watchpoints ride on the address source's samples (watch.h), soft when none is named.
-        g_config.wp_sharing_rate = opts.sources[i].rate ? opts.sources[i].rate : kDefaultWpSharingRate;
-      } else if (opts.sources[i].kind == SourceKind::WpReuse) {
-        g_config.wp_reuse_rate = opts.sources[i].rate ? opts.sources[i].rate : kDefaultWpReuseRate;
-      } else if (opts.sources[i].kind == SourceKind::Papi) {
-        // Counted beside the address source, which stays the default one when none is named.
-        int k = g_config.npapi++;
-        memcpy(g_config.papi_events[k], opts.sources[i].papi_event, sizeof g_config.papi_events[k]);
-        g_config.papi_periods[k] = opts.sources[i].rate ? opts.sources[i].rate : kDefaultPapiPeriod;
-      } else if (!sampling) {
-        spec = opts.sources[i];
-        sampling = true;
-      }
+      if (sources_claim_option(opts.sources[i], g_config) || sampling) continue;
+      spec = opts.sources[i];
+      sampling = true;
     }
   }
   g_config.sampling = sampling || g_config.page_fault_period == 0;
@@ -142,8 +131,6 @@ void read_options() {
     snprintf(why, sizeof why, "%s through the TEST stand-in (%s=1: software page faults in "
              "the PEBS record layout, not a measurement)", source_name(kind), kEnvTestHwStandin);
   }
-  g_kind = kind;
-  g_spec = spec;
   g_config.source_requested = source_name(spec.kind);
   if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
       spec.kind != SourceKind::PageFaults && kind != spec.kind)
@@ -168,6 +155,7 @@ void read_options() {
     std::string program(g_config.cmdline, strcspn(g_config.cmdline, " "));
     snprintf(g_config.out_dir, sizeof g_config.out_dir, "%s", default_out_dir(program).c_str());
   }
+  return AddressSampling{kind, spec};
 }
 
 // The launcher refuses a bad HPCRUN_LITE_SIGNAL; set by hand, it is ignored with a warning (once),
@@ -224,7 +212,7 @@ __attribute__((constructor)) void runtime_init() {
   RuntimeGuard guard;
   g_config.start_ns = wall_ns();
   read_cmdline();
-  read_options();
+  const AddressSampling sampling = read_options();
   uint64_t brk_lo = read_brk_heap_start();
   g_heap_extent.set_brk_start(brk_lo ? brk_lo : reinterpret_cast<uint64_t>(sbrk(0)));
   unwind_validate_set_stack_check(on_own_stacks);
@@ -232,7 +220,7 @@ __attribute__((constructor)) void runtime_init() {
   runtime_scan_first(on_new_module);
   // Every source, from the table: the hardware source claims the address sampling first (or
   // gives way to soft), then each row starts what the options asked for.
-  SourceStart start{g_config, sampling_signal(), g_kind, g_spec};
+  SourceStart start{g_config, sampling_signal(), sampling.kind, sampling.spec};
   sources_init(start);
   runtime_start_measuring(write_process_profile);
   char every[32];

@@ -249,6 +249,12 @@ int pagefaults_thread_fds(ThreadState* ts, int** out, int max) {
 // The source's row (source_list.cpp).
 constinit const SourceOps kPageFaultsSource = {
     .name = "page-faults",
+    .claim_option =
+        [](const SourceSpec& s, RuntimeConfig& c) {
+          if (s.kind != SourceKind::PageFaults) return false;
+          c.page_fault_period = s.rate ? s.rate : 1;
+          return true;
+        },
     .init =
         [](SourceStart& st) {
           if (st.cfg.page_fault_period) pagefaults_init(st.cfg.page_fault_period, st.signo);

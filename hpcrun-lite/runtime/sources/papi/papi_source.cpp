@@ -246,6 +246,17 @@ void papi_init_state(ThreadState* ts) { papi_of(ts).set = -1; }
 // the thread itself can start it, and a fork child inherits none of PAPI's per-thread state.
 constinit const SourceOps kPapiSource = {
     .name = "papi",
+    // Counted beside the address source, which stays the default one when none is named.
+    .claim_option =
+        [](const SourceSpec& s, RuntimeConfig& c) {
+          if (s.kind != SourceKind::Papi) return false;
+          if (c.npapi < kMaxPapiEvents) {
+            const int k = c.npapi++;
+            memcpy(c.papi_events[k], s.papi_event, sizeof c.papi_events[k]);
+            c.papi_periods[k] = s.rate ? s.rate : kDefaultPapiPeriod;
+          }
+          return true;
+        },
     .init =
         [](SourceStart& st) {
           const RuntimeConfig& c = st.cfg;

@@ -469,6 +469,17 @@ void watch_start(SourceStart& st) {
 
 constinit const SourceOps kWatchSource = {
     .name = "watchpoints",
+    // They ride on the address source's samples (watch.h), soft when none is named.
+    .claim_option =
+        [](const SourceSpec& s, RuntimeConfig& c) {
+          if (s.kind == SourceKind::WpSharing)
+            c.wp_sharing_rate = s.rate ? s.rate : kDefaultWpSharingRate;
+          else if (s.kind == SourceKind::WpReuse)
+            c.wp_reuse_rate = s.rate ? s.rate : kDefaultWpReuseRate;
+          else
+            return false;
+          return true;
+        },
     .init = watch_start,
     .start_thread = watch_start_thread,
     .stop_thread = watch_stop_thread,
