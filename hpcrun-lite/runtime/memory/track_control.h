@@ -31,11 +31,11 @@
 //  - a grant shrinks with the share of the thread's tracked blocks that died young (freed before
 //    about kRecent more were tracked; `young`): a grant buys precision for the data a program
 //    builds and then reads, and a temporary freed at once is rarely alive when a sample comes.
-//    OpenFOAM's simpleFoam makes ~400,000 small blocks a second, nearly all temporaries of a few
-//    sites freed within a few allocations; its grants tracked 75,000 of the 100,000 blocks a
-//    rank tracked in a 100-iteration run, most of the profiler's own work (measured on the
-//    project's 2-vCPU EPYC VM). A list built at start-up and walked keeps whole grants. Which
-//    block is tracked still depends only on the draw, so the weights stay unbiased.
+//    OpenFOAM's simpleFoam makes ~400,000 small blocks a second, once started nearly all
+//    temporaries freed within a few allocations; its grants tracked 75,000 of the 100,000
+//    blocks a serial 100-iteration run tracked, the larger part of the profiler's own work
+//    (measured on the project's 2-vCPU EPYC VM). A list built at start-up and walked keeps whole
+//    grants. Which block is tracked still depends only on the draw: the weights stay unbiased.
 // A full bucket (two quanta saved: a quiet phase, or a modest allocation rate) puts k back at 1.
 // k doubles when the tokens are spent and halves for each half quantum saved, so under
 // sustained allocation it settles around the rate the budget allows.
@@ -73,7 +73,7 @@ struct TrackControl {
   static constexpr uint32_t kCostShift = 3;
   static constexpr int64_t kReserveQuanta = 16;  // about 10 are granted to a burst of 10^7
   // Young deaths: a tracked block freed while still in `recent` (a direct-mapped table of the
-  // last tracked blocks' addresses) died young. `young` is their share, a moving average over
+  // last tracked blocks' tags) died young. `young` is their share, a moving average over
   // about 2^kYoungShift tracked blocks in units of 1/kYoungOne; a grant is scaled by the rest,
   // down to 1/kMinGrantShare of a quantum.
   static constexpr uint32_t kRecent = 64;
@@ -97,7 +97,10 @@ struct TrackControl {
   bool time_next;       // the caller times the next tracked allocation and calls note_cost()
   uint32_t young;       // share of tracked blocks that died young, in 1/kYoungOne
   uint64_t died_young;  // tracked small blocks freed young so far (diagnostics and tests)
-  uint64_t recent[kRecent];  // addresses of the last tracked blocks, 0 = none
+  // The last tracked blocks, each by the low 32 bits of its 16-byte granule (0 = none; zero at
+  // init): a block freed while its slot still holds its tag died young. Two blocks 64 GiB apart
+  // share a tag; the moving share tolerates the rare mistake, at half the bytes.
+  uint32_t recent[kRecent];
 
   void init(const TrackPolicy& p, uint64_t now_ns, uint64_t seed) {
     k = p.adaptive ? 1 : p.fixed_k;
@@ -112,7 +115,8 @@ struct TrackControl {
     cost_ns = p.unit_ns;
     young = 0;
     died_young = 0;
-    for (uint64_t& a : recent) a = 0;
+    // `recent` is left as it is: zero in a new thread state (fresh pages of an mmap, which a
+    // write here would fault in for every thread), and a value-initialized controller elsewhere.
     // Not the first: it creates libunwind's cache for the thread (~150 us, unwind.cpp).
     time_next = false;
     draw();
@@ -121,13 +125,13 @@ struct TrackControl {
   // A block this thread's controller picked is now tracked at `addr`.
   void note_tracked(uint64_t addr) {
     young -= young >> kYoungShift;
-    recent[recent_slot(addr)] = addr;
+    recent[recent_slot(addr)] = recent_tag(addr);
   }
 
   // A tracked small block at `addr` is being freed by this thread: young if still in `recent`.
   void note_freed(uint64_t addr) {
-    uint64_t& slot = recent[recent_slot(addr)];
-    if (slot != addr) return;
+    uint32_t& slot = recent[recent_slot(addr)];
+    if (slot != recent_tag(addr)) return;
     slot = 0;
     ++died_young;
     young += kYoungOne >> kYoungShift;
@@ -225,6 +229,7 @@ struct TrackControl {
     return uint32_t(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - 6));
   }
   static_assert(kRecent == 64, "recent_slot takes 6 bits of the hash");
+  static uint32_t recent_tag(uint64_t addr) { return uint32_t(addr >> 4) | 1u; }  // never 0
 
   void draw() {
     weight = k;

@@ -65,7 +65,7 @@ struct Measured {
 };
 Measured fresh_run(const TrackPolicy& p, uint64_t seed, uint64_t warmup, uint64_t n, uint64_t ns_each,
                    uint64_t cost) {
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, seed);
   allocate(c, p, clock, warmup, ns_each, cost);
@@ -80,7 +80,7 @@ Measured fresh_run(const TrackPolicy& p, uint64_t seed, uint64_t warmup, uint64_
 
 TEST(TrackControl, TracksEveryBlockOfAModestProgram) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 42);
   Outcome r = allocate(c, p, clock, 15000, 30);  // fewer than one quantum, at full speed
@@ -96,7 +96,7 @@ TEST(TrackControl, TracksEveryBlockOfAModestProgram) {
 
 TEST(TrackControl, ABurstGetsALogarithmicShareAndUnbiasedWeights) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 7);
   const uint64_t n = 2000000;  // a 2M-node list built at start-up, 25 ns per node
@@ -124,7 +124,7 @@ TEST(TrackControl, ACostlyBurstKeepsItsShare) {
 
 TEST(TrackControl, SustainedAllocationHoldsTheBudget) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 9);
   const uint64_t n = 60000000;  // 3 s at 50 ns per allocation
@@ -143,7 +143,7 @@ TEST(TrackControl, SustainedAllocationHoldsTheBudget) {
 // quarter as many blocks once the start-up bursts are spent.
 TEST(TrackControl, CostlyTrackingHoldsTheTimeBudget) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 13);
   const uint64_t cost = 4 * p.unit_ns;
@@ -178,7 +178,7 @@ TEST(TrackControl, DeeperStacksGetFewerTrackedBlocks) {
 // many: a modest program is still tracked whole, and the average stays near the true cost.
 TEST(TrackControl, OutlierTimingsDoNotStopTracking) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 19);
   allocate(c, p, clock, 1000, 30);
@@ -197,7 +197,7 @@ TEST(TrackControl, OutlierTimingsDoNotStopTracking) {
 
 TEST(TrackControl, AQuietPhaseRestoresFullTracking) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 11);
   allocate(c, p, clock, 20000000, 25);
@@ -217,7 +217,7 @@ TEST(TrackControl, AQuietPhaseRestoresFullTracking) {
 // (6 quanta, about 100,000 tracked blocks per second here).
 TEST(TrackControl, RepeatedBurstsAreHeldToTheBudget) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 23);
   uint64_t tracked = 0;
@@ -235,7 +235,7 @@ TEST(TrackControl, FixedAndNeverSettingsDoNotAdapt) {
   TrackPolicy fixed;
   fixed.adaptive = false;
   fixed.fixed_k = 64;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 0;
   c.init(fixed, clock, 5);
   Outcome r = allocate(c, fixed, clock, 640000, 25);
@@ -267,7 +267,7 @@ TEST(SampleEstimate, ClusteredVarianceOfOneBlock) {
 // the picked blocks, each then weighing n times more, so the weights still sum to the blocks.
 TEST(TrackControl, AFurtherThinningKeepsTheWeightsUnbiased) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000;
   c.init(p, clock, 42);
   constexpr uint32_t kEvery = 16;
@@ -297,7 +297,7 @@ TEST(TrackControl, AFurtherThinningKeepsTheWeightsUnbiased) {
 TEST(TrackControl, TemporariesGetSmallGrants) {
   TrackPolicy p;
   const uint64_t n = 4000000;  // 0.2 s at 50 ns per allocation
-  TrackControl kept, temp;
+  TrackControl kept{}, temp{};
   uint64_t clock_kept = 1000, clock_temp = 1000, addr_kept = 0, addr_temp = 0;
   kept.init(p, clock_kept, 5);
   temp.init(p, clock_temp, 5);
@@ -319,7 +319,7 @@ TEST(TrackControl, TemporariesGetSmallGrants) {
 // long-lived data, whose levels get whole quanta again once the temporaries have aged out of it.
 TEST(TrackControl, LongLivedDataAfterTemporariesGetsWholeGrants) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   uint64_t clock = 1000, addr = 0;
   c.init(p, clock, 11);
   allocate_blocks(c, p, clock, addr, 2000000, 50, true);
@@ -336,7 +336,7 @@ TEST(TrackControl, LongLivedDataAfterTemporariesGetsWholeGrants) {
 // second free of the same one, changes nothing.
 TEST(TrackControl, OnlyRecentBlocksDieYoung) {
   TrackPolicy p;
-  TrackControl c;
+  TrackControl c{};
   c.init(p, 1000, 3);
   c.note_tracked(0x1000);
   c.note_freed(0x2000);
