@@ -20,25 +20,9 @@ struct Outcome {
 };
 
 // `n` allocations, `ns_each` apart, each tracked one costing `cost` ns more. As the allocation
-// wrappers do (alloc_track.cpp), the allocation the controller asks to be timed is timed.
-Outcome allocate(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_t n, uint64_t ns_each,
-                 uint64_t cost = 150) {
-  Outcome r;
-  for (uint64_t i = 0; i < n; ++i) {
-    clock += ns_each;
-    if (!c.pick()) continue;
-    ++r.tracked;
-    r.weight_sum += c.weight;
-    c.after_tracked(p, [&] { return clock; });
-    const bool timed = c.time_next;
-    clock += cost;
-    if (timed) c.note_cost(cost);
-  }
-  return r;
-}
-
-// As allocate(), each block at its own address (i * 64) and, when `temporaries`, freed at once
-// (note_freed right after note_tracked, as OpenFOAM frees its temporaries).
+// wrappers do (alloc_track.cpp), the allocation the controller asks to be timed is timed, and a
+// tracked block is noted at its own address (next_addr, 64 bytes apart); with `temporaries` it
+// is freed at once (note_freed right after note_tracked, as OpenFOAM frees its temporaries).
 Outcome allocate_blocks(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_t& next_addr,
                         uint64_t n, uint64_t ns_each, bool temporaries, uint64_t cost = 150) {
   Outcome r;
@@ -56,6 +40,13 @@ Outcome allocate_blocks(TrackControl& c, const TrackPolicy& p, uint64_t& clock, 
     if (temporaries) c.note_freed(addr);
   }
   return r;
+}
+
+// Blocks that live on.
+Outcome allocate(TrackControl& c, const TrackPolicy& p, uint64_t& clock, uint64_t n, uint64_t ns_each,
+                 uint64_t cost = 150) {
+  uint64_t addr = 0;
+  return allocate_blocks(c, p, clock, addr, n, ns_each, false, cost);
 }
 
 // A fresh controller: `warmup` allocations (their bursts spent), then `n` measured ones.
