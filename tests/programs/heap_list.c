@@ -28,7 +28,7 @@
  * temps: each round allocates 1M nodes one at a time and frees each before the next, as an
  *   allocation-heavy C++ code does with its temporaries. Expected: nearly all the tracked nodes
  *   die young, so the tracking controller's grants and refill shrink to their floors (about
- *   30,000 tracked of 4M at default settings, not 150,000), while its estimate of how many
+ *   28,000 tracked of 4M at default settings, not 131,000), while its estimate of how many
  *   small blocks there were stays within a few percent.
  * Prints one checksum line; the output does not depend on timing. */
 #define _POSIX_C_SOURCE 200809L
