@@ -20,8 +20,9 @@ if [ "$mode" = temps ]; then
   run_to native "$prog" temps
   run_to tool "$HPCL_RUN" -v -o meas -- "$prog" temps
   # -v speaks on stderr: the program's output and status only.
-  cmp -s native.out tool.out && cmp -s native.status tool.status ||
+  if ! cmp -s native.out tool.out || ! cmp -s native.status tool.status; then
     fail "the program's output or exit status differs under the tool"
+  fi
   expect_profiles meas 1
   # "thread 0: tracked N of ~M small blocks, now one in K, C ns each; Y died young (P% of late)"
   line=$(grep -m1 'thread 0: tracked' tool.err) || fail "no controller line in tool.err (-v)"
