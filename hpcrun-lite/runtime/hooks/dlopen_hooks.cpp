@@ -124,10 +124,8 @@ extern "C" {
 // The call made for the caller, not sampled (sampler.h): the first sample inside pauses the timer.
 __attribute__((visibility("hidden"))) void* hpcrun_dlopen_unsampled(const char* file, int mode) {
   ThreadState* ts = t_state;
-  ts->in_dlopen = 1;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
+  sampler_dlopen_begin(ts);
   void* handle = real.dlopen(file, mode);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
   const int saved_errno = errno;
   sampler_dlopen_end(ts);
   errno = saved_errno;

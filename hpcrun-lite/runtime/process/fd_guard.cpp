@@ -64,9 +64,9 @@ void make_room(int fd) {
   uint32_t budget = threads_count() + 1;
   for (ThreadState* t = threads_head(); t && budget > 0; t = t->next, --budget) {
     bool found = false;
-    constexpr int kMaxFds = 8;  // the timer's and every source's (source_table.h: thread_fds)
-    int* slots[kMaxFds] = {&t->perf_fd};
-    const int n = 1 + sources_thread_fds(t, slots + 1, kMaxFds - 1);
+    constexpr int kMaxFds = 8;  // every source's, the timer's first (source_table.h: thread_fds)
+    int* slots[kMaxFds];
+    const int n = sources_thread_fds(t, slots, kMaxFds);
     for (int i = 0; i < n; ++i) {
       int* slot = slots[i];
       int expected = fd;

@@ -84,9 +84,7 @@ bool on_a_stack(const ThreadState* t, uint64_t addr) {
 // Fills in what belongs to the calling thread, on a new or a reused state.
 void adopt(ThreadState* ts, const uint64_t* creator, uint32_t n) {
   ts->tid = pid_t(syscall(SYS_gettid));
-  ts->perf_fd = -1;
   sources_init_state(ts);
-  ts->period_pending = 0;
   ts->unwind_ready = 1;
   ts->ncreator = n < uint32_t(kMaxCreatorFrames) ? n : uint32_t(kMaxCreatorFrames);
   for (uint32_t i = 0; i < ts->ncreator; ++i) ts->creator[i] = creator[i];
@@ -174,7 +172,6 @@ uint32_t threads_adopt_existing() {
       ThreadState* ts = new_state(g_next_index.fetch_add(1, std::memory_order_relaxed), tid);
       if (!ts) break;
       ts->tid = tid;
-      ts->perf_fd = -1;
       sources_init_state(ts);
       ts->unwind_ready = 0;  // libunwind's per-thread cache cannot be made in a handler
       uint64_t lo, hi;
@@ -293,7 +290,6 @@ void threads_after_fork_child() {
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
     self->overruns = 0;
-    self->dlopen_ns = self->dlopen_since = 0;  // a fork inside a dlopen: the child's clock is new
     self->numa.clear();
     sources_restart_in_child(self);
   }

@@ -39,7 +39,6 @@ struct ThreadState {
   ThreadState* next_free;    // list of states of exited threads, ready for reuse
   uint32_t index;            // 0 = the first thread measured (main)
   pid_t tid;
-  int perf_fd;               // -1 when not sampling
   uint64_t fs_base;          // thread pointer, for fs: addresses and static TLS
   // The thread's stack, [stack_lo, stack_hi); none while stack_lo is 0. Written by the thread
   // itself (or at adoption) with stack_lo last, read by every thread's handler (set_stack).
@@ -62,16 +61,10 @@ struct ThreadState {
   std::atomic<int> in_handler;
   std::atomic<int> alive;
   bool stale;                // fork child: a thread of the parent, not written
-  int period_pending;        // the event still runs its random first period (sampler.cpp)
-  // Whether this thread's timer signals are samples: with the soft source, or for a thread whose
-  // hardware source could not start (sampler_start_fallback); else they only read rings.
-  int soft_records;
   // Set once the thread has called unwind_thread_init outside a signal handler: at its start, or
   // for a thread that was adopted (below) when it settles. Until then it unwinds no call path
   // (its samples keep only the leaf).
   int unwind_ready;
-  uint64_t period_rng;       // draws each next sampling period (sampler.cpp, dither_period)
-  uint32_t periods_to_dither;  // samples left before the next draw (sampler.cpp, dither_period)
   // The call path that created this thread (pthread_create's caller and its callers, then the
   // creating thread's own creator path), innermost first; none for the main thread. Every
   // sample of the thread hangs under it, as its outermost frames: the report then shows which
@@ -84,13 +77,6 @@ struct ThreadState {
   uint64_t dropped;          // tree full: not recorded
   uint64_t nested;           // landed in another source's handler on this thread: not recorded
   uint64_t overruns;         // the event overflowed again while the handler ran: not recorded
-  // dlopen (sampler.h): whether the thread is inside one now; the thread's CPU time in them that
-  // the paused timer did not sample; its CPU clock when the current pause began; whether the
-  // timer is paused now. Written by the thread itself, in its dlopen wrapper and its handler.
-  int in_dlopen;
-  uint64_t dlopen_ns;
-  uint64_t dlopen_since;
-  int dlopen_paused;
   uint64_t nodata;           // no memory operand
   uint64_t unresolved;       // memory operand whose address could not be computed
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
@@ -98,9 +84,9 @@ struct ThreadState {
   SiteCache site_cache;      // the sites this thread tracked lately (alloc_sites.h)
   // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.
   NumaLog numa;
-  // The sources' own per-thread state, a slot each (sources/source_state.h): the page-fault
-  // and hardware sources' events and rings, the watches (armed by this thread's handler or by
-  // other threads'), the PAPI event set.
+  // The sources' own per-thread state, a slot each (sources/source_state.h): the soft timer and
+  // its dlopen pause, the page-fault and hardware sources' events and rings, the watches (armed
+  // by this thread's handler or by other threads'), the PAPI event set.
   SourceSlotBytes source_slots[kSourceSlotCount];
   Cct cct;
 };

@@ -385,7 +385,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
-    dlopen_ns += t->dlopen_ns;
+    dlopen_ns += sampler_dlopen_unsampled_ns(t);
     samples += t->samples;
     dropped += t->dropped;
     nested += t->nested;
@@ -430,10 +430,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   p.set_meta("samples_overruns", std::to_string(overruns));
   // CPU time inside dlopen, where the timer was paused (sampler.h); the exiting thread's own
   // dlopen, when a library constructor ends the process, up to now.
-  if (const ThreadState* self = t_state; self && self->dlopen_since != 0) {
-    const uint64_t now = thread_cpu_ns();
-    if (now > self->dlopen_since) dlopen_ns += now - self->dlopen_since;
-  }
+  if (const ThreadState* self = t_state) dlopen_ns += sampler_dlopen_pause_ns(self);
   if (dlopen_ns) p.set_meta("dlopen_unsampled_ns", std::to_string(dlopen_ns));
   // Blocks left untracked because the site table or the address map was full.
   p.set_meta("allocs_lost", std::to_string(g_allocs_lost.load(std::memory_order_relaxed)));

@@ -34,6 +34,7 @@
 #include "sources/sampling_phase.h"
 #include "process/source_table.h"
 #include "sources/soft/saved_regs.h"
+#include "sources/source_state.h"
 #include "sources/stack_place.h"
 #include "hpcrun/probe/timer_signal.h"
 #include "sources/watch/watch.h"
@@ -147,11 +148,36 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   }
 }
 
+// The thread's timer and its dlopen pause, in the soft row's slot of the thread state
+// (source_state.h). Written by the thread itself (its start, its handler, its dlopen wrapper),
+// the timer's descriptor also by the process-end path and fd_guard (atomically).
+struct SoftThread {
+  int perf_fd;             // the thread's timer; -1 when not sampling
+  int period_pending;      // the timer still runs its random first period
+  // Whether this thread's timer signals are samples: with the soft source, or for a thread whose
+  // hardware source could not start (sampler_start_fallback); else they only read rings.
+  int soft_records;
+  uint32_t periods_to_dither;  // samples left before the next draw (dither_period)
+  uint64_t period_rng;         // draws each next sampling period (dither_period)
+  // dlopen (sampler.h): whether the thread is inside one now; whether the timer is paused now;
+  // the thread's CPU time in them that the paused timer did not sample; its CPU clock when the
+  // current pause began.
+  int in_dlopen;
+  int dlopen_paused;
+  uint64_t dlopen_ns;
+  uint64_t dlopen_since;
+};
+
+SoftThread& soft_of(ThreadState* ts) { return source_state<SoftThread>(ts, kSoftSource); }
+const SoftThread& soft_of(const ThreadState* ts) {
+  return source_state<SoftThread>(ts, kSoftSource);
+}
+
 // The first overflow disabled the event (it was enabled for one overflow): from here on the real
 // period. Read the fd once: the thread's exit path may have closed it (-1) while the signal was
 // pending.
 void start_real_period(ThreadState* ts) {
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  int fd = __atomic_load_n(&soft_of(ts).perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -170,14 +196,15 @@ void start_real_period(ThreadState* ts) {
 constexpr uint32_t kDitherEvery = 8;
 
 void dither_period(ThreadState* ts) {
-  if (ts->periods_to_dither > 1) {
-    --ts->periods_to_dither;
+  SoftThread& s = soft_of(ts);
+  if (s.periods_to_dither > 1) {
+    --s.periods_to_dither;
     return;
   }
-  ts->periods_to_dither = kDitherEvery;
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  s.periods_to_dither = kDitherEvery;
+  int fd = __atomic_load_n(&s.perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
-  uint64_t next = g_period_ns / 2 + splitmix64(&ts->period_rng) % (g_period_ns ? g_period_ns : 1);
+  uint64_t next = g_period_ns / 2 + splitmix64(&s.period_rng) % (g_period_ns ? g_period_ns : 1);
   ioctl(fd, PERF_EVENT_IOC_PERIOD, &next);
 }
 
@@ -209,7 +236,7 @@ void on_sample(int sig, siginfo_t* info, void* ucv);
 // source's ring) are handled as if they had arrived now. Async-signal-safe: system calls only.
 // Only after a slow handler (see handler_may_have_overrun): a fast one saves a system call.
 void take_overruns(ThreadState* ts, int sig, void* ucv) {
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  int fd = __atomic_load_n(&soft_of(ts).perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
   uint64_t set = uint64_t(1) << (sig - 1);  // the kernel's sigset for rt_sigtimedwait
   const timespec zero{0, 0};
@@ -236,16 +263,17 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
 // every dlopen: the 53 dlopens of a LAMMPS start-up cost 212 system calls to pause and resume
 // (two ioctls, two CPU clock reads), nearly all for calls no sample reached.
 void pause_inside_dlopen(ThreadState* ts) {
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  SoftThread& s = soft_of(ts);
+  int fd = __atomic_load_n(&s.perf_fd, __ATOMIC_ACQUIRE);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   // The thread's first period ran for one overflow (start_timer): the resume runs the real one.
-  if (ts->period_pending) {
-    ts->period_pending = 0;
+  if (s.period_pending) {
+    s.period_pending = 0;
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &g_period_ns);
   }
-  ts->dlopen_paused = 1;
-  ts->dlopen_since = thread_cpu_ns();
+  s.dlopen_paused = 1;
+  s.dlopen_since = thread_cpu_ns();
 }
 
 // Whether the event can have overflowed again since this signal's overflow. The overflow came
@@ -284,21 +312,22 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
   // sample only keeps the event's period going (handler_gate.h).
   HandlerGate gate(ts->in_handler, g_stopped);
   const bool nested = gate.nested(), live = gate.live();
+  SoftThread& soft = soft_of(ts);
   if (live && nested) {
     ++ts->samples;
     ++ts->nested;
-    if (ts->period_pending) {
-      ts->period_pending = 0;
+    if (soft.period_pending) {
+      soft.period_pending = 0;
       start_real_period(ts);
     }
-  } else if (live && !ts->soft_records) {
+  } else if (live && !soft.soft_records) {
     // Only the page-fault source runs: the timer only reads its ring (page_faults.h).
     sources_on_tick(ts);
-    if (ts->period_pending) {
-      ts->period_pending = 0;
+    if (soft.period_pending) {
+      soft.period_pending = 0;
       start_real_period(ts);
     }
-  } else if (live && ts->in_dlopen) {
+  } else if (live && soft.in_dlopen) {
     pause_inside_dlopen(ts);
   } else if (live) {
     const uint64_t entered = monotonic_ns();
@@ -327,11 +356,11 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
-    if (ts->period_pending) {
+    if (soft.period_pending) {
       // The first period was the thread's random phase. Set here, at the end, the handler's own
       // time (it creates libunwind's cache for the thread, unwind.cpp, ~150 us) does not count
       // towards the next sample, which lands one full period of program time later.
-      ts->period_pending = 0;
+      soft.period_pending = 0;
       start_real_period(ts);
     } else {
       dither_period(ts);
@@ -447,21 +476,23 @@ void start_timer(ThreadState* ts);
 }  // namespace
 
 void sampler_start_thread(ThreadState* ts) {
-  ts->soft_records = g_record;
+  SoftThread& s = soft_of(ts);
+  s.soft_records = g_record;
   // A state whose last thread ended inside a dlopen: not paused, no dlopen running.
-  ts->in_dlopen = 0;
-  ts->dlopen_paused = 0;
-  ts->dlopen_since = 0;
+  s.in_dlopen = 0;
+  s.dlopen_paused = 0;
+  s.dlopen_since = 0;
   if (g_timer) start_timer(ts);
 }
 
 void sampler_start_fallback(ThreadState* ts) {
-  ts->soft_records = 1;
+  soft_of(ts).soft_records = 1;
   if (!g_timer) start_timer(ts);  // with the timer on for every thread it already runs
 }
 
 namespace {
 void start_timer(ThreadState* ts) {
+  SoftThread& s = soft_of(ts);
   if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
     return;
   // The thread's first sample comes after a uniform random part of the period
@@ -469,7 +500,7 @@ void start_timer(ThreadState* ts) {
   uint64_t seed = (uint64_t(ts->tid) << 32) ^ monotonic_ns() ^
                   g_phase_draws.fetch_add(1, std::memory_order_relaxed) * 0xD1B54A32D192ED03ull;
   uint64_t first = first_period(g_period_ns, splitmix64(&seed));
-  ts->period_rng = splitmix64(&seed);
+  s.period_rng = splitmix64(&seed);
   // The thread's own tid, not 0: an adopted thread's event is opened by the thread that adopts it.
   int fd = perf_open_thread(soft_clock_attr(first, g_trap), ts->tid);
   if (fd < 0) {
@@ -481,15 +512,15 @@ void start_timer(ThreadState* ts) {
   fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
   // Both before the event is enabled: its first overflow may come right after it, and its
   // handler must find the fd to start the real period.
-  ts->period_pending = first != g_period_ns;
-  __atomic_store_n(&ts->perf_fd, fd, __ATOMIC_RELEASE);
+  s.period_pending = first != g_period_ns;
+  __atomic_store_n(&s.perf_fd, fd, __ATOMIC_RELEASE);
   // The random first period is enabled for one overflow only. A thread may have every signal
   // blocked for a while (glibc's thread start and exit, a program's own critical sections):
   // the handler that sets the real period cannot run then, and an event left running would
   // queue one real-time signal per short period, thousands, up to the user's limit, where the
   // kernel falls back to SIGIO.
-  ts->periods_to_dither = 1 + uint32_t(splitmix64(&seed) % kDitherEvery);
-  int err = perf_arm_thread_signal(fd, g_trap ? 0 : g_signo, ts->tid, ts->period_pending);
+  s.periods_to_dither = 1 + uint32_t(splitmix64(&seed) % kDitherEvery);
+  int err = perf_arm_thread_signal(fd, g_trap ? 0 : g_signo, ts->tid, s.period_pending);
   if (err != 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));
@@ -507,35 +538,56 @@ void start_timer(ThreadState* ts) {
 // (measured on LAMMPS's start-up). A disabled event is not switched at all. HPCToolkit's hpcrun
 // does not sample inside dlopen either (its samples that arrive then are counted as blocked).
 bool sampler_can_pause(const ThreadState* ts) {
-  return ts && !ts->in_dlopen && __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE) >= 0 &&
+  return ts && !soft_of(ts).in_dlopen &&
+         __atomic_load_n(&soft_of(ts).perf_fd, __ATOMIC_ACQUIRE) >= 0 &&
          !g_stopped.load(std::memory_order_relaxed);
 }
 
+void sampler_dlopen_begin(ThreadState* ts) {
+  soft_of(ts).in_dlopen = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // before the call, seen by the handler
+}
+
 void sampler_dlopen_end(ThreadState* ts) {
-  ts->in_dlopen = 0;
-  if (!ts->dlopen_paused) return;
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // after the call
+  SoftThread& s = soft_of(ts);
+  s.in_dlopen = 0;
+  if (!s.dlopen_paused) return;
   const uint64_t now = thread_cpu_ns();
-  if (ts->dlopen_since != 0 && now > ts->dlopen_since) ts->dlopen_ns += now - ts->dlopen_since;
-  ts->dlopen_since = 0;
+  if (s.dlopen_since != 0 && now > s.dlopen_since) s.dlopen_ns += now - s.dlopen_since;
+  s.dlopen_since = 0;
   // The process-end path may have closed the timer meanwhile (sampler_halt_all): it set the fd
   // to -1 first.
-  int fd = __atomic_load_n(&ts->perf_fd, __ATOMIC_ACQUIRE);
+  int fd = __atomic_load_n(&s.perf_fd, __ATOMIC_ACQUIRE);
   if (fd >= 0 && !g_stopped.load(std::memory_order_relaxed)) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-  ts->dlopen_paused = 0;
+  s.dlopen_paused = 0;
 }
 
 void sampler_stop_thread(ThreadState* ts) {
   // Exchange: the exiting thread and the process-exit path may both stop the same thread.
-  int fd = __atomic_exchange_n(&ts->perf_fd, -1, __ATOMIC_ACQ_REL);
+  int fd = __atomic_exchange_n(&soft_of(ts).perf_fd, -1, __ATOMIC_ACQ_REL);
   if (fd < 0) return;
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   fd_guard_close(fd);
 }
 
+uint64_t sampler_dlopen_unsampled_ns(const ThreadState* ts) { return soft_of(ts).dlopen_ns; }
+
+uint64_t sampler_dlopen_pause_ns(const ThreadState* ts) {
+  const uint64_t since = soft_of(ts).dlopen_since;
+  if (since == 0) return 0;
+  const uint64_t now = thread_cpu_ns();
+  return now > since ? now - since : 0;
+}
+
 void sampler_forget(ThreadState* ts) {
-  if (ts->perf_fd < 0) return;
-  fd_guard_close(ts->perf_fd);  // the parent's thread's timer, inherited
-  ts->perf_fd = -1;
+  // A fork inside a dlopen: the child's CPU clock is new, and what the parent's threads spent
+  // there is the parent's.
+  SoftThread& s = soft_of(ts);
+  s.dlopen_ns = s.dlopen_since = 0;
+  if (s.perf_fd < 0) return;
+  fd_guard_close(s.perf_fd);  // the parent's thread's timer, inherited
+  s.perf_fd = -1;
 }
 
 void sampler_halt_all() {
@@ -562,6 +614,17 @@ constinit const SourceOps kSoftSource = {
           if (c.sampling || c.page_fault_period)
             sampler_init(c.rate, st.signo, c.sampling && !st.hardware,
                          !st.hardware || c.page_fault_period != 0);
+        },
+    .init_state =
+        [](ThreadState* ts) {
+          soft_of(ts).perf_fd = -1;
+          soft_of(ts).period_pending = 0;
+        },
+    .thread_fds =
+        [](ThreadState* ts, int** out, int max) {
+          if (max < 1) return 0;
+          out[0] = &soft_of(ts).perf_fd;
+          return 1;
         },
     .start_thread = [](ThreadState* ts, bool) { sampler_start_thread(ts); },
     .stop_thread = sampler_stop_thread,

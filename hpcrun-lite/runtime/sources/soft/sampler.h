@@ -41,13 +41,19 @@ void sampler_forget(ThreadState* ts);  // fork child: closes the inherited timer
 // sampled by the timer instead, as `auto` falls back (hw_source.cpp). Not signal-safe.
 void sampler_start_fallback(ThreadState* ts);
 // dlopen (dlopen_hooks.cpp): whether the calling thread's timer runs and is not inside a dlopen
-// already. The wrapper then sets ts->in_dlopen around the real call: the first sample that lands
-// inside pauses the timer from the handler (not recorded; from then on the thread's CPU time is
-// added to ts->dlopen_ns, not sampled), and sampler_dlopen_end resumes it after. A dlopen that
+// already. The wrapper then calls sampler_dlopen_begin before the real call: the first sample
+// that lands inside pauses the timer from the handler (not recorded; from then on the thread's
+// CPU time is counted as not sampled), and sampler_dlopen_end resumes it after. A dlopen that
 // no sample reaches (most take well under a period) costs no system call. The calling thread
 // only, outside its handler.
 bool sampler_can_pause(const ThreadState* ts);
+void sampler_dlopen_begin(ThreadState* ts);
 void sampler_dlopen_end(ThreadState* ts);
+// The writer: the thread's CPU time inside dlopen that the paused timer did not sample, in
+// ended pauses; and the calling thread's pause still under way, up to now (a library
+// constructor that ends the process).
+uint64_t sampler_dlopen_unsampled_ns(const ThreadState* ts);
+uint64_t sampler_dlopen_pause_ns(const ThreadState* ts);
 // Process end: no timer sample touches a tree from now on, and every thread's timer is closed.
 void sampler_halt_all();
 bool sampler_enabled();
