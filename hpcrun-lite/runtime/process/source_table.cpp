@@ -25,6 +25,12 @@ bool sources_claim_option(const SourceSpec& s, RuntimeConfig& cfg) {
   return false;
 }
 
+bool sources_serve_anyway(SourceKind kind, char* why, size_t n) {
+  for (int i = 0; i < g_source_row_count; ++i)
+    if (g_source_rows[i]->serve_anyway && g_source_rows[i]->serve_anyway(kind, why, n)) return true;
+  return false;
+}
+
 void sources_init(SourceStart& st) {
   each_row([&](const SourceOps& s) {
     if (s.claim) s.claim(st);
@@ -122,6 +128,12 @@ void sources_stop_all() {
 void sources_write_meta(hpcl::Profile& p) {
   each_row([&](const SourceOps& s) {
     if (s.write_meta) s.write_meta(p);
+  });
+}
+
+void sources_variable_metrics(VariableMetricsFn fn, void* ctx) {
+  each_row([&](const SourceOps& s) {
+    if (s.variable_metrics) s.variable_metrics(fn, ctx);
   });
 }
 

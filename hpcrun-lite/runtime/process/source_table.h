@@ -15,12 +15,14 @@
 // runtime outside a handler.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "options.h"
 #include "process/runtime.h"
 
 namespace hpcl {
+struct Metric;
 struct Profile;
 }
 
@@ -41,6 +43,19 @@ struct SourceStart {
   bool hardware = false;
 };
 
+// A source's own metrics of one variable, beyond what its samples put in the trees (the
+// watchpoint analyses' counts): the variable as its tree node names it under a kind root (root
+// kCctHeapRoot: a = site; kCctStaticRoot: a = module, b = symbol index; otherwise the unknown
+// class a), and its (metric id, value) pairs.
+struct VariableMetrics {
+  uint8_t root;
+  uint32_t a;
+  uint64_t b;
+  const hpcl::Metric* metrics;
+  int n;
+};
+using VariableMetricsFn = void (*)(const VariableMetrics& v, void* ctx);
+
 struct SourceOps {
   const char* name = nullptr;
   // Start-up, while the options are read: takes an entry of the -e list (HPCRUN_LITE_EVENTS)
@@ -48,6 +63,10 @@ struct SourceOps {
   // `cfg`; true when it took it. The first entry that no row takes is the run's address-sampling
   // request (soft, a hardware source, auto). Not signal-safe.
   bool (*claim_option)(const SourceSpec& s, RuntimeConfig& cfg) = nullptr;
+  // Start-up, once the machine's probe chose the source: whether the row serves the requested
+  // `kind` whatever the probe said (the hardware row's test stand-in), writing why into `why`.
+  // Not signal-safe.
+  bool (*serve_anyway)(SourceKind kind, char* why, size_t n) = nullptr;
   // Start-up, first pass over every row: takes the run's address sampling if the row can (the
   // hardware source opens its plan here, or gives way to soft and says why in `cfg`).
   void (*claim)(SourceStart& st) = nullptr;
@@ -97,6 +116,10 @@ struct SourceOps {
   // profile's META (its settings and the counts that account for every record it took), when
   // it ran. nullptr: nothing of its own (docs/FORMAT.md lists the keys).
   void (*write_meta)(hpcl::Profile& p) = nullptr;
+  // The writer, once every thread's records are in the trees: calls `fn` for every variable the
+  // source has metrics of its own for (VariableMetrics), which the writer adds to the variable's
+  // node in the first thread's tree. Not signal-safe. nullptr: none.
+  void (*variable_metrics)(VariableMetricsFn fn, void* ctx) = nullptr;
   // A module's code [lo, hi) was unmapped (dlclose): what the source cached about it goes, since
   // other code may be mapped there later (the soft source's decoder decisions). Not signal-safe.
   void (*code_unloaded)(uint64_t lo, uint64_t hi) = nullptr;
@@ -116,6 +139,10 @@ inline int source_index(const SourceOps& row) {
 
 // Start-up, for each entry of the -e list: whether a row took it (see claim_option).
 bool sources_claim_option(const SourceSpec& s, RuntimeConfig& cfg);
+// The writer: every row's variable_metrics, in the list's order.
+void sources_variable_metrics(VariableMetricsFn fn, void* ctx);
+// Start-up: whether a row serves `kind` whatever the probe said (see serve_anyway).
+bool sources_serve_anyway(SourceKind kind, char* why, size_t n);
 // Start-up: every row's claim, then every row's init (see SourceOps). Not signal-safe.
 void sources_init(SourceStart& st);
 

@@ -36,7 +36,6 @@
 #include "process_env.h"
 #include "python/py_probe.h"
 #include "run_id.h"
-#include "sources/hw/hw_source.h"  // the options: the PEBS test stand-in
 #include "trees/cct.h"
 #include "trees/unwind.h"
 #include "trees/unwind_validate.h"
@@ -126,11 +125,7 @@ AddressSampling read_options() {
   char why[256];
   SourceKind kind = choose_source(spec.kind, probe_hardware("/"),
                                   why, sizeof why);
-  if (hw_standin_requested() && (spec.kind == SourceKind::Pebs || spec.kind == SourceKind::PebsStore)) {
-    kind = spec.kind;
-    snprintf(why, sizeof why, "%s through the TEST stand-in (%s=1: software page faults in "
-             "the PEBS record layout, not a measurement)", source_name(kind), kEnvTestHwStandin);
-  }
+  if (sources_serve_anyway(spec.kind, why, sizeof why)) kind = spec.kind;
   g_config.source_requested = source_name(spec.kind);
   if (spec.kind != SourceKind::Auto && spec.kind != SourceKind::Soft &&
       spec.kind != SourceKind::PageFaults && kind != spec.kind)

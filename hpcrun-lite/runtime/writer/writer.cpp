@@ -25,16 +25,11 @@
 #include "base/log.h"
 #include "memory/modules.h"
 #include "memory/offset_hist.h"
-#include "sources/soft/access_decode.h"
-#include "sources/watch/watch_table.h"
 #include "options.h"
 #include "process/mpi_rank.h"
 #include "base/real_fns.h"
 #include "process_env.h"
 #include "process/runtime.h"
-#include "trees/numa.h"
-#include "sources/page_faults/page_faults.h"
-#include "sources/soft/sampler.h"
 #include "process/source_table.h"
 #include "process/thread_state.h"
 #include "python/py_probe.h"
@@ -113,7 +108,7 @@ class ProfileStreamer {
     w.statics(statics);
     for (size_t i = 0; i < threads_.size(); ++i) {
       hpcl::Tree tree = build_tree(i);
-      if (i == 0) add_watch(tree);
+      if (i == 0) add_source_metrics(tree);
       w.tree(tree);
     }
     w.offsets(offsets);
@@ -175,8 +170,9 @@ class ProfileStreamer {
     return idx;
   }
 
-  // STATICS precedes the trees, so every static a tree, a histogram or a watch names gets its
-  // index first, in the order the trees, the histograms and the watches name them.
+  // STATICS precedes the trees, so every static a tree, a histogram or a source's own metrics
+  // (the watches) name gets its index first, in the order the trees, the histograms and the
+  // sources name them.
   void index_statics() {
     for (size_t i = 0; i < threads_.size(); ++i) {
       const Cct& c = threads_[i]->cct;
@@ -187,10 +183,10 @@ class ProfileStreamer {
       }
     }
     add_offsets();
-    watch_table_for_each(
-        [](const WpRecord& r, void* self) {
-          if (r.key.root == kCctStaticRoot)
-            static_cast<ProfileStreamer*>(self)->static_index(r.key.a, int64_t(r.key.b));
+    sources_variable_metrics(
+        [](const VariableMetrics& v, void* self) {
+          if (v.root == kCctStaticRoot)
+            static_cast<ProfileStreamer*>(self)->static_index(v.a, int64_t(v.b));
         },
         this);
   }
@@ -318,30 +314,30 @@ class ProfileStreamer {
 
   // The watchpoint analyses' results (watch_table.h) as metrics of each variable's own node,
   // in the first tree: they are the process's, not one thread's, and merges sum them.
-  void add_watch(hpcl::Tree& first) {
+  // The sources' own metrics of variables (source_table.h), on each variable's node of the
+  // first tree.
+  void add_source_metrics(hpcl::Tree& first) {
     struct Ctx {
       ProfileStreamer* ps;
       hpcl::TreeBuilder b;
     } ctx{this, hpcl::TreeBuilder(first)};
-    watch_table_for_each(
-        [](const WpRecord& r, void* p) {
+    sources_variable_metrics(
+        [](const VariableMetrics& v, void* p) {
           auto* c = static_cast<Ctx*>(p);
-          hpcl::Metric ms[kWpMaxMetrics];
-          const int k = wp_record_metrics(r, ms);
-          if (k == 0) return;
-          uint32_t a = r.key.a;
+          uint32_t a = v.a;
           hpcl::NodeKind root, kind;
-          if (r.key.root == kCctHeapRoot) {
+          if (v.root == kCctHeapRoot) {
             if (a >= c->ps->nsites_) return;
             root = hpcl::NodeKind::HeapRoot, kind = hpcl::NodeKind::HeapVar;
-          } else if (r.key.root == kCctStaticRoot) {
+          } else if (v.root == kCctStaticRoot) {
             root = hpcl::NodeKind::StaticRoot, kind = hpcl::NodeKind::StaticVarNode;
-            a = c->ps->static_index(r.key.a, int64_t(r.key.b));
+            a = c->ps->static_index(v.a, int64_t(v.b));
           } else {
             root = hpcl::NodeKind::UnknownRoot, kind = hpcl::NodeKind::UnknownClass;
           }
           const uint32_t var = c->b.child(c->b.child(0, root, 0, 0), kind, a, 0);
-          for (int j = 0; j < k; ++j) c->b.tree().nodes[var].add_metric(ms[j].id, ms[j].value);
+          for (int j = 0; j < v.n; ++j)
+            c->b.tree().nodes[var].add_metric(v.metrics[j].id, v.metrics[j].value);
         },
         &ctx);
   }
@@ -381,11 +377,9 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
 
   std::vector<const ThreadState*> threads;
   uint64_t samples = 0, dropped = 0, nested = 0, busy = 0, nodata = 0, unresolved = 0, overruns = 0;
-  uint64_t dlopen_ns = 0;
   for (ThreadState* t = threads_head(); t; t = t->next) {
     if (t->stale) continue;
     threads.push_back(t);
-    dlopen_ns += sampler_dlopen_unsampled_ns(t);
     samples += t->samples;
     dropped += t->dropped;
     nested += t->nested;
@@ -410,7 +404,6 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     p.set_meta("source_requested", g_config.source_requested);
   if (g_config.source_fallback[0]) p.set_meta("source_fallback", g_config.source_fallback);
   p.set_meta("rate", std::to_string(g_config.rate));
-  if (const char* how = sampler_timer_signal()) p.set_meta("timer_signal", how);
   p.set_meta("min_bytes", std::to_string(g_config.min_bytes));
   char every[32];
   p.set_meta("small_every", small_every_text(g_config.small_every, every, sizeof every));
@@ -428,30 +421,14 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
   if (g_config.npapi) p.set_meta("samples_dropped_nested", std::to_string(nested));
   // Overflows during a slower handler: the handler's own time, not the program's (sampler.cpp).
   p.set_meta("samples_overruns", std::to_string(overruns));
-  // CPU time inside dlopen, where the timer was paused (sampler.h); the exiting thread's own
-  // dlopen, when a library constructor ends the process, up to now.
-  if (const ThreadState* self = t_state) dlopen_ns += sampler_dlopen_pause_ns(self);
-  if (dlopen_ns) p.set_meta("dlopen_unsampled_ns", std::to_string(dlopen_ns));
   // Blocks left untracked because the site table or the address map was full.
   p.set_meta("allocs_lost", std::to_string(g_allocs_lost.load(std::memory_order_relaxed)));
   p.set_meta("samples_no_data", std::to_string(nodata));
   p.set_meta("samples_unresolved", std::to_string(unresolved));
   p.set_meta("offsets_lost", std::to_string(offsets_lost()));
-  p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
-  // Each source's settings and the counts that account for its records (source_table.h).
+  // Each source's settings and the counts that account for its records (source_table.h): the
+  // soft timer's signal and overflows, the NUMA placement's counts, ...
   sources_write_meta(p);
-
-  p.set_meta("numa", numa_enabled() ? "1" : "0");
-  if (numa_enabled()) {
-    NumaCounts nc = numa_counts();
-    p.set_meta("numa_local", std::to_string(nc.local));
-    p.set_meta("numa_remote", std::to_string(nc.remote));
-    p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
-  }
-  // One node: every page is local by construction, and the report says nothing of NUMA. The
-  // page-fault source maps its CPUs to nodes even without placement lookups.
-  if (numa_enabled() || pagefaults_enabled())
-    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
 
   for (uint32_t i = 0; i < modules_count(); ++i) {
     const ModuleEntry* m = module_get(i);
@@ -514,15 +491,6 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
     // How many sites, and how often a thread's cache of its recent sites answered (alloc_sites.h).
     log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
              (unsigned long long)g_sites.cache_hits());
-    // What the decoder's cache did (pc_cache.h): a program that loads and unloads libraries
-    // makes it scan for the decisions of the code that went.
-    const DecodeStats d = decode_stats();
-    log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; misses decoded "
-             "%llu instructions forward (at most %llu at once); %llu scans at unloads read %llu slots",
-             (unsigned long long)d.lookups, (unsigned long long)d.hits, (unsigned long long)d.inserts,
-             (unsigned long long)d.evictions, (unsigned long long)d.scan_insns,
-             (unsigned long long)d.scan_insns_max, (unsigned long long)d.invalidate_scans,
-             (unsigned long long)d.invalidate_slots);
   }
   return true;
 }

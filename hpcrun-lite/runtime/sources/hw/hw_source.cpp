@@ -483,11 +483,21 @@ void hw_claim(SourceStart& st) {
   st.cfg.rate = kDefaultSoftRate;
 }
 
+// A PEBS request served by the test stand-in, whatever the machine's probe said.
+bool hw_serve_anyway(SourceKind kind, char* why, size_t n) {
+  if (!hw_standin_requested() || (kind != SourceKind::Pebs && kind != SourceKind::PebsStore))
+    return false;
+  snprintf(why, n, "%s through the TEST stand-in (%s=1: software page faults in the PEBS record "
+           "layout, not a measurement)", source_name(kind), kEnvTestHwStandin);
+  return true;
+}
+
 }  // namespace
 
 // The source's row (source_list.cpp).
 constinit const SourceOps kHardwareSource = {
     .name = "hardware",
+    .serve_anyway = hw_serve_anyway,
     .claim = hw_claim,
     .init_state = hw_init_state,
     .start_thread = [](ThreadState* ts, bool) { hw_start_thread(ts); },

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "base/clock.h"
 #include "sources/soft/access_decode.h"
@@ -603,6 +604,30 @@ void sampler_numa_flush(ThreadState* ts) {
   if (gate.owns_tree()) ts->numa.flush(ts->cct);
 }
 
+// The timer's lines of META (docs/FORMAT.md) and, with -v, what the decoder's cache did.
+void soft_write_meta(hpcl::Profile& p) {
+  if (const char* how = sampler_timer_signal()) p.set_meta("timer_signal", how);
+  // CPU time inside dlopen, where the timer was paused; the exiting thread's own dlopen, when a
+  // library constructor ends the process, up to now.
+  uint64_t dlopen_ns = 0;
+  for (const ThreadState* t = threads_head(); t; t = t->next)
+    if (!t->stale) dlopen_ns += soft_of(t).dlopen_ns;
+  if (const ThreadState* self = t_state) dlopen_ns += sampler_dlopen_pause_ns(self);
+  if (dlopen_ns) p.set_meta("dlopen_unsampled_ns", std::to_string(dlopen_ns));
+  // Overflows during a slower handler: the handler's own time, not the program's.
+  p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
+  if (!g_verbose) return;
+  // A program that loads and unloads libraries makes the cache scan for the decisions of the
+  // code that went (pc_cache.h).
+  const DecodeStats d = decode_stats();
+  log_info("decoder: %llu lookups, %llu hits, %llu inserts, %llu evictions; misses decoded "
+           "%llu instructions forward (at most %llu at once); %llu scans at unloads read %llu slots",
+           (unsigned long long)d.lookups, (unsigned long long)d.hits, (unsigned long long)d.inserts,
+           (unsigned long long)d.evictions, (unsigned long long)d.scan_insns,
+           (unsigned long long)d.scan_insns_max, (unsigned long long)d.invalidate_scans,
+           (unsigned long long)d.invalidate_slots);
+}
+
 // The soft source's row (source_list.cpp). Its decisions are cached per instruction, so code a
 // dlclose unmapped takes its decisions with it.
 constinit const SourceOps kSoftSource = {
@@ -631,6 +656,7 @@ constinit const SourceOps kSoftSource = {
     .forget = sampler_forget,
     .restarts_in_child = true,
     .halt_all = sampler_halt_all,
+    .write_meta = soft_write_meta,
     .code_unloaded = decode_cache_invalidate,
 };
 
@@ -653,6 +679,21 @@ void numa_start(SourceStart& st) {
   }
 }
 
+// The placement's counts. With one node every page is local by construction, and the report
+// says nothing of NUMA; the page-fault source maps its CPUs to nodes even without placement
+// lookups, so the node count is written whenever the nodes were read.
+void numa_write_meta(hpcl::Profile& p) {
+  p.set_meta("numa", numa_enabled() ? "1" : "0");
+  if (numa_enabled()) {
+    NumaCounts nc = numa_counts();
+    p.set_meta("numa_local", std::to_string(nc.local));
+    p.set_meta("numa_remote", std::to_string(nc.remote));
+    p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
+  }
+  if (numa_enabled() || g_config.page_fault_period)
+    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
+}
+
 }  // namespace
 
 // The NUMA placement of every source's sampled pages (numa.h), last in the list: a thread's end
@@ -668,6 +709,7 @@ constinit const SourceOps kNumaPlacement = {
           for (ThreadState* t = threads_head(); t; t = t->next)
             if (!t->stale) t->numa.flush(t->cct);
         },
+    .write_meta = numa_write_meta,
 };
 
 }  // namespace hpcrun

@@ -465,6 +465,23 @@ void watch_start(SourceStart& st) {
            (unsigned long long)wc.reuse_rate, (unsigned long long)(wc.reuse_window_ns / 1000000));
 }
 
+// The analyses' counts of each variable they watched, as the metrics of its node.
+void watch_variable_metrics(VariableMetricsFn fn, void* ctx) {
+  struct Ctx {
+    VariableMetricsFn fn;
+    void* ctx;
+  } to{fn, ctx};
+  watch_table_for_each(
+      [](const WpRecord& r, void* p) {
+        hpcl::Metric ms[kWpMaxMetrics];
+        const int k = wp_record_metrics(r, ms);
+        if (k == 0) return;
+        auto* t = static_cast<Ctx*>(p);
+        t->fn(VariableMetrics{r.key.root, r.key.a, r.key.b, ms, k}, t->ctx);
+      },
+      &to);
+}
+
 }  // namespace
 
 constinit const SourceOps kWatchSource = {
@@ -489,6 +506,7 @@ constinit const SourceOps kWatchSource = {
     .on_signal = watch_on_signal,
     .halt_all = watch_stop_all,
     .write_meta = watch_write_meta,
+    .variable_metrics = watch_variable_metrics,
 };
 
 }  // namespace hpcrun
