@@ -18,7 +18,7 @@
 #include "trees/cct.h"
 #include "memory/heap_map.h"
 #include "hpcl/profile.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "sources/soft/saved_regs.h"
 
 namespace {

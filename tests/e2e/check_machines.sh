@@ -2,7 +2,7 @@
 # `hpcrun-lite --check --root DIR --json` on copies of real machines' /sys and /proc files
 # (tests/data/machines; where each value comes from: its README), as a user would send them from a
 # cluster. The expected events are perf mem's on those machines (perf's mem-events.c tables with
-# the kernel's sysfs encodings; docs in tests/unit/runtime/hw/event_plan_test.cpp), not our code's:
+# the kernel's sysfs encodings; docs in tests/unit/probe/event_plan_test.cpp), not our code's:
 #   Sapphire Rapids: pebs-load a group of two led by mem-loads-aux (0x8203), the load event
 #     0x1cd with ldlat in config1; pebs-store sysfs's mem-stores 0x2cd;
 #   Alder Lake: pebs-load on cpu_core (aux leader + 0x1cd) and on cpu_atom (0x5d0);

@@ -2,7 +2,7 @@
 # Issue 11: a dlopen/dlclose storm sampled at 10 kHz must never hang. OPENERS threads open and close
 # a library whose constructor allocates while the main thread allocates (tests/programs/dl_storm.c).
 # Before the runtime answered its own dl_iterate_phdr calls from a snapshot
-# (hpcrun-lite/runtime/memory/phdr_snapshot.h), libunwind held its mutex while waiting for the
+# (hpcrun-lite/runtime/loader/phdr_snapshot.h), libunwind held its mutex while waiting for the
 # loader's lock, and the thread holding that lock waited in its handler for the mutex. Measured
 # on the development machine without the snapshot: with one opening thread, 17 of 20 runs of 2 s
 # hung (9 of 20 of 1 s; two or four openers hang less, 3 of 10 with four), so RUNS runs of MS ms

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sampling timer pauses inside dlopen (hpcrun-lite/runtime/hooks/dlopen_hooks.cpp), and the
+# The sampling timer pauses inside dlopen (hpcrun-lite/runtime/interpose/dlopen_hooks.cpp), and the
 # runtime leaves to the real dlopen the calls it cannot make on its caller's behalf
 # (dlopen_route.h). tests/programs/dlopen_pause.c opens by path a library whose constructor reads
 # ctor_table for SECONDS of CPU time, opens by bare name a library only its caller's RUNPATH finds,

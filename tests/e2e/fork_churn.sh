@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 11: fork while other threads start, allocate and unwind (tests/programs/fork_churn.c).
 # The runtime holds new unwinds back around each fork and waits for those under way, so that no
-# child inherits libunwind's mutex locked (hpcrun-lite/runtime/trees/unwind.h). Every run must
+# child inherits libunwind's mutex locked (hpcrun-lite/runtime/unwind/unwind.h). Every run must
 # end, exit as natively, write one profile per process, and both sides of the fork must unwind
 # again afterwards: the children's blocks under in_child, the parent's later threads' under
 # short_lived. (Without the wait, 2,000 forks did not hang here: the test guards the fence

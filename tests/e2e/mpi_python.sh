@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A Python MPI program (mpi4py + NumPy, 2 ranks) under `mpirun hpcrun-lite`: it must start (mpi4py
 # reaches libmpi through an extension module loaded RTLD_LOCAL, which the runtime's MPI_Init_thread
-# wrapper must find, hooks/mpi_init_hooks.cpp), print what it prints natively and exit as natively;
+# wrapper must find, interpose/mpi_init_hooks.cpp), print what it prints natively and exit as natively;
 # each rank writes one profile whose META rank is its own, with samples, and the profiles merge.
 # Usage: mpi_python.sh SCRIPT   (tests/programs/mpi_sum.py)
 source "$(dirname "$0")/lib.sh"

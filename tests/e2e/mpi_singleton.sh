@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An MPI program run under the tool WITHOUT mpirun (an MPI "singleton"): no launcher put a rank
 # in the environment, so the rank comes from MPI itself through the runtime's MPI_Init wrapper
-# (hpcrun-lite/runtime/hooks/mpi_init_hooks.cpp). The program's output and exit status are those of
+# (hpcrun-lite/runtime/interpose/mpi_init_hooks.cpp). The program's output and exit status are those of
 # the native run, the wrapper the program calls logged the rank Open MPI gave, and the profile
 # says rank 0 in its META and in its file name.
 # Usage: mpi_singleton.sh WRAPPER MPI_PROGRAM [ARGS...]   (WRAPPER: MPI_Init, mpi_init_thread...)
@@ -35,7 +35,7 @@ rank=$(profile_meta "${files[0]}" rank)
 [ "$rank" = 0 ] || fail "META rank of $name is '$rank', expected 0"
 echo "singleton: $name, META rank $rank"
 
-# Inside MPI_Init the runtime tracks small blocks one in 64 (hooks/alloc_track.h): every site of
+# Inside MPI_Init the runtime tracks small blocks one in 64 (interpose/alloc_track.h): every site of
 # MPI's initialisation with blocks under 4 KiB is sampled, none tracked block by block (Open MPI
 # makes ~29,000 of them; tracking each was most of a rank's start-up cost).
 "$HPCL_PROF" merge meas -o db.hpcdb >/dev/null 2>merge.err || { cat merge.err >&2; fail "merge failed"; }

@@ -23,14 +23,17 @@ Tests and benchmarks may include anything. Inside the runtime, the folders are l
 folder includes only its own layer's and the layers below:
 
   base                          plain helpers: raw system calls, clocks, locks, logging
-  memory                        the address maps, the sites, the loader's modules and symbols
-  trees, python                 the calling-context trees, unwinding, NUMA pages; CPython's frames
+  loader                        the loaded modules, their symbols and program headers, the GOT
+  memory, trees, python         the address maps and sites; calling-context trees, NUMA pages;
+                                CPython's frames
+  unwind                        call paths (libunwind), the stack's frames
   process                       thread states, signals, fork and exit, the source table's walks
   sources                       each sampling source, its row of the table (process/source_table.h)
-  hooks, writer, startup        interposed entry points, the profile's writer, the constructor
+  interpose, writer, startup    every exported entry point, the profile's writer, the constructor
 
 so process/ never names a source (a source is a row it walks), and no folder graph cycle can
-form. A folder missing from this list fails until it is placed in it.
+form. A folder missing from this list fails until it is placed in it, and docs/DESIGN.md's table
+of the folders must name each folder of the tree in the same layer.
 
 Includes that break these rules today are listed in tests/house/known_includes.txt, one
 `FROM_FILE -> INCLUDED_FILE` per line; a crossing or a runtime folder cycle not listed there fails,
@@ -92,8 +95,8 @@ def resolve(src, rel, name):
 
 
 RUNTIME_LAYERS = {
-    "base": 0, "memory": 1, "trees": 2, "python": 2, "process": 3, "sources": 4,
-    "hooks": 5, "writer": 5, "startup": 5,
+    "base": 0, "loader": 1, "memory": 2, "trees": 2, "python": 2, "unwind": 3, "process": 4,
+    "sources": 5, "interpose": 6, "writer": 6, "startup": 6,
 }
 
 
@@ -152,6 +155,31 @@ def scan(src):
             {f"runtime folders {a} -> {b} (first: {folder_edges[(a, b)]})" for a, b in on_cycle})
 
 
+DESIGN_ROW = re.compile(r"^\| (\d+) \| `([a-z_]+)/` \|", re.M)
+
+
+def layer_problems(src):
+    """The runtime's folders, the layers above and docs/DESIGN.md's folder table must agree: a
+    folder of the tree missing from either, or placed in another layer, is a problem."""
+    root = os.path.join(src, "hpcrun-lite/runtime")
+    on_disk = {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))}
+    with open(os.path.join(src, "docs/DESIGN.md"), encoding="utf-8") as f:
+        design = {name: int(layer) for layer, name in DESIGN_ROW.findall(f.read())}
+    problems = []
+    for d in sorted(on_disk - set(RUNTIME_LAYERS)):
+        problems.append(f"hpcrun-lite/runtime/{d}/ has no layer in RUNTIME_LAYERS")
+    for d in sorted(set(RUNTIME_LAYERS) - on_disk):
+        problems.append(f"RUNTIME_LAYERS places {d}/, which hpcrun-lite/runtime/ does not have")
+    for d in sorted(on_disk | set(design)):
+        if d not in design:
+            problems.append(f"docs/DESIGN.md's folder table lacks {d}/")
+        elif d in RUNTIME_LAYERS and design[d] != RUNTIME_LAYERS[d]:
+            problems.append(f"docs/DESIGN.md puts {d}/ in layer {design[d]}, this script in {RUNTIME_LAYERS[d]}")
+        elif d not in on_disk:
+            problems.append(f"docs/DESIGN.md's folder table names {d}/, which hpcrun-lite/runtime/ does not have")
+    return problems
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -186,13 +214,16 @@ def main():
         print(f"check_includes: {len(gone)} known lines are gone; shrink the list (--write-known):")
         for line in gone:
             print("  gone:", line)
+    layers = layer_problems(src)
+    for line in layers:
+        print("FAIL: layers:", line, file=sys.stderr)
     if new:
         for line in new:
             print("FAIL: new:", line, file=sys.stderr)
         print(f"check_includes: {len(new)} new crossings or folder edges (the rules are in this script's doc)",
               file=sys.stderr)
         return 1
-    return 0
+    return 1 if layers else 0
 
 
 if __name__ == "__main__":

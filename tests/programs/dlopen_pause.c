@@ -1,4 +1,4 @@
-/* The sampling timer pauses inside dlopen (hpcrun-lite/runtime/hooks/dlopen_hooks.cpp).
+/* The sampling timer pauses inside dlopen (hpcrun-lite/runtime/interpose/dlopen_hooks.cpp).
  * 1. dlopen(argv[1]) by path: the library's constructor reads ctor_table for HPCL_CTOR_SECONDS of
  *    CPU time; those reads must not be sampled, and the time must be counted as unsampled.
  * 2. rp_caller_open(), in a library linked to this program, opens "libhpcl_rp_leaf.so" by bare

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "memory/heap_map.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 
 namespace hpcrun {
 

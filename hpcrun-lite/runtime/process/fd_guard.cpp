@@ -12,8 +12,6 @@
 #include "process/thread_state.h"
 #include "process/source_table.h"
 
-#define HPCL_EXPORT __attribute__((visibility("default")))
-
 namespace hpcrun {
 
 namespace {
@@ -41,8 +39,9 @@ long raw_close_range(unsigned first, unsigned last, unsigned flags) {
   return syscall(SYS_close_range, first, last, flags);
 }
 
-// close_range over [first, last] except the runtime's descriptors.
-int close_range_around(unsigned first, unsigned last, unsigned flags) {
+}  // namespace
+
+int fd_guard_close_range(unsigned first, unsigned last, unsigned flags) {
   unsigned cur = first;
   for (int owned = next_owned(int(first)); owned >= 0 && unsigned(owned) <= last;
        owned = next_owned(owned + 1)) {
@@ -54,9 +53,7 @@ int close_range_around(unsigned first, unsigned last, unsigned flags) {
   return 0;
 }
 
-// Before the program puts a descriptor at `fd`: if it is the runtime's, move the runtime's to
-// another number (the same open file, so the sampling signal keeps its owner).
-void make_room(int fd) {
+void fd_guard_make_room(int fd) {
   if (!fd_guard_owns(fd)) return;
   int moved = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
   if (moved < 0) return;
@@ -77,8 +74,6 @@ void make_room(int fd) {
   }
   fd_guard_remove(fd);
 }
-
-}  // namespace
 
 void fd_guard_add(int fd) {
   if (!in_range(fd)) return;
@@ -103,32 +98,3 @@ void fd_guard_close(int fd) {
 }
 
 }  // namespace hpcrun
-
-using namespace hpcrun;
-
-extern "C" {
-
-HPCL_EXPORT int close(int fd) {
-  if (fd_guard_owns(fd)) return 0;  // the program believes it closed it; it stays the runtime's
-  return int(syscall(SYS_close, fd));
-}
-
-HPCL_EXPORT int close_range(unsigned first, unsigned last, int flags) {
-  return close_range_around(first, last, unsigned(flags));
-}
-
-HPCL_EXPORT void closefrom(int lowfd) {
-  close_range_around(unsigned(lowfd < 0 ? 0 : lowfd), ~0u, 0);
-}
-
-HPCL_EXPORT int dup2(int oldfd, int newfd) {
-  if (oldfd != newfd) make_room(newfd);
-  return int(syscall(SYS_dup2, oldfd, newfd));
-}
-
-HPCL_EXPORT int dup3(int oldfd, int newfd, int flags) {
-  if (oldfd != newfd) make_room(newfd);
-  return int(syscall(SYS_dup3, oldfd, newfd, flags));
-}
-
-}  // extern "C"

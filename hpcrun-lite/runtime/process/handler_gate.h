@@ -14,7 +14,7 @@
 // begun and leaves the tree alone. A handler that finds in_handler already 1 interrupted
 // another handler of its thread: it is nested and must not touch the tree; it leaves the flag to
 // the outer one. The release store at the end orders the handler's writes to the tree before the
-// writer's reads (tests/unit/runtime/core/handler_gate_test.cpp, also under ThreadSanitizer).
+// writer's reads (tests/unit/runtime/process/handler_gate_test.cpp, also under ThreadSanitizer).
 #pragma once
 
 #include <atomic>

@@ -23,8 +23,6 @@
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 
-#define HPCL_EXPORT __attribute__((visibility("default")))
-
 namespace hpcrun {
 
 namespace {
@@ -247,21 +245,3 @@ void process_end_on_signal(int sig, siginfo_t* info, void* uc) {
 }
 
 }  // namespace hpcrun
-
-using namespace hpcrun;
-
-extern "C" {
-
-// A child that forked and ends with _exit, a program's signal handler that calls _exit: the
-// profile is written first. exit_group directly: the real _exit does nothing else.
-HPCL_EXPORT void _exit(int status) {
-  process_end_write(EndPath::Exit);
-  for (;;) syscall(SYS_exit_group, status);
-}
-
-HPCL_EXPORT void _Exit(int status) {
-  process_end_write(EndPath::Exit);
-  for (;;) syscall(SYS_exit_group, status);
-}
-
-}  // extern "C"

@@ -17,17 +17,15 @@
 #include "base/real_fns.h"
 #include "base/spinlock.h"
 #include "options.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "memory/offset_hist.h"
-#include "memory/phdr_snapshot.h"
+#include "loader/phdr_snapshot.h"
 #include "memory/regions.h"
 #include "process/alt_stack.h"
 #include "process/process_end.h"
 #include "process/source_table.h"
 #include "process/thread_state.h"
-#include "trees/unwind.h"
-
-#define HPCL_EXPORT __attribute__((visibility("default")))
+#include "unwind/unwind.h"
 
 // glibc's registration of thread_local destructors (what a C++ thread_local compiles to).
 extern "C" int __cxa_thread_atexit_impl(void (*fn)(void*), void* arg, void* dso);
@@ -234,14 +232,7 @@ void refresh_phdr_snapshot() {
              "loaded from now on may end early");
 }
 
-}  // namespace hpcrun
-
-using namespace hpcrun;
-
-extern "C" {
-
-HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
-                               void* (*fn)(void*), void* arg) {
+int create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
   ensure_real_fns();
   if (!g_tracking.load(std::memory_order_acquire) || process_ending())
     return real.pthread_create(thread, attr, fn, arg);
@@ -259,4 +250,4 @@ HPCL_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
   return rc;
 }
 
-}  // extern "C"
+}  // namespace hpcrun

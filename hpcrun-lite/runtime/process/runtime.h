@@ -3,6 +3,7 @@
 #pragma once
 
 #include <link.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdint>
@@ -83,5 +84,9 @@ void forget_unloaded_modules();
 // the runtime guard.
 void refresh_phdr_snapshot();
 
+// The program's pthread_create (interpose/thread_hooks.cpp): once measuring, the new thread
+// starts through the runtime's trampoline, which measures it from its first instruction and
+// remembers the creator's call path.
+int create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg);
 
 }  // namespace hpcrun

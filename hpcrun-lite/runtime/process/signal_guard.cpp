@@ -14,8 +14,6 @@
 #include "process/handler_gate.h"
 #include "trees/mask_batch.h"
 
-#define HPCL_EXPORT __attribute__((visibility("default")))
-
 namespace hpcrun {
 
 namespace {
@@ -138,15 +136,15 @@ bool may_own(int sig) {
   return valid(sig) && (is_sampling(sig) || (sig == SIGIO && g_own_sigio) || signal_is_ending(sig));
 }
 
+}  // namespace
+
 int program_sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   ensure_real_fns();
   if (!may_own(sig)) return real.sigaction(sig, act, old);
   return owned_sigaction(sig, act, old);
 }
 
-using OldHandler = void (*)(int);
-
-OldHandler signal_with_flags(int sig, OldHandler handler, int flags, bool mask_self) {
+OldHandler program_signal(int sig, OldHandler handler, int flags, bool mask_self) {
   struct sigaction act, old;
   memset(&act, 0, sizeof act);
   act.sa_handler = handler;
@@ -157,8 +155,7 @@ OldHandler signal_with_flags(int sig, OldHandler handler, int flags, bool mask_s
   return old.sa_handler;
 }
 
-// Removes the sampling signals from a mask the program sets, and records what it asked for.
-int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
+int program_sigmask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
                   sigset_t* old) {
   // The runtime's own calls (libunwind blocks every signal around its locks and its
   // dl_iterate_phdr) must block the sampling signals too: a sample inside those sections would
@@ -187,8 +184,6 @@ int filtered_mask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, cons
   }
   return rc;
 }
-
-}  // namespace
 
 bool signal_is_ending(int sig) {
   for (int s : kEndingSignals)
@@ -295,36 +290,3 @@ void signal_set_default(int sig) {
 }
 
 }  // namespace hpcrun
-
-using namespace hpcrun;
-
-extern "C" {
-
-HPCL_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  return program_sigaction(sig, act, old);
-}
-
-// glibc's signal(): BSD semantics (the handler stays, the signal is blocked while it runs,
-// interrupted system calls restart).
-HPCL_EXPORT OldHandler signal(int sig, OldHandler handler) {
-  return signal_with_flags(sig, handler, SA_RESTART, true);
-}
-HPCL_EXPORT OldHandler bsd_signal(int sig, OldHandler handler) {
-  return signal_with_flags(sig, handler, SA_RESTART, true);
-}
-// System V semantics: the handler is reset on delivery and the signal is not blocked.
-HPCL_EXPORT OldHandler sysv_signal(int sig, OldHandler handler) {
-  return signal_with_flags(sig, handler, SA_RESETHAND | SA_NODEFER, false);
-}
-
-HPCL_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
-  ensure_real_fns();
-  return filtered_mask(real.sigprocmask, how, set, old);
-}
-
-HPCL_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
-  ensure_real_fns();
-  return filtered_mask(real.pthread_sigmask, how, set, old);
-}
-
-}  // extern "C"

@@ -41,4 +41,14 @@ void signal_forward(int sig, siginfo_t* info, void* uc, void (*die)(int sig, sig
 // Puts the kernel's disposition of `sig` back to SIG_DFL, before the process dies of it.
 void signal_set_default(int sig);
 
+// What the program's signal calls do (interpose/signal_hooks.cpp). sigaction:
+int program_sigaction(int sig, const struct sigaction* act, struct sigaction* old);
+// The signal() family: `flags` of the action, `mask_self` to block the signal while it runs.
+using OldHandler = void (*)(int);
+OldHandler program_signal(int sig, OldHandler handler, int flags, bool mask_self);
+// sigprocmask and pthread_sigmask through `real_fn`: the sampling signals are taken out of the
+// mask the program sets, and what it asked for is recorded to be read back.
+int program_sigmask(int (*real_fn)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set,
+                    sigset_t* old);
+
 }  // namespace hpcrun

@@ -17,7 +17,7 @@
 #include "process/source_table.h"
 #include "base/spinlock.h"
 #include "base/thread_pointer.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 
 namespace hpcrun {
 

@@ -17,7 +17,7 @@
 
 #include "trees/cct.h"
 #include "memory/alloc_sites.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "memory/track_control.h"
 #include "trees/numa.h"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "base/log.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "python/script_frames.h"
 
 namespace hpcrun {

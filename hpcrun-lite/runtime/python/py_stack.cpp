@@ -6,7 +6,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "memory/dynamic_tls.h"
+#include "loader/dynamic_tls.h"
 #include "python/py_linetable.h"
 
 namespace hpcrun {

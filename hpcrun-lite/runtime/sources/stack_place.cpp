@@ -1,9 +1,9 @@
 // See stack_place.h.
 #include "sources/stack_place.h"
 
-#include "hpcl/profile.h"
+#include "hpcl/ids.h"
 #include "hpcl/stack_slot.h"
-#include "memory/dynamic_tls.h"
+#include "loader/dynamic_tls.h"
 #include "process/source_table.h"
 
 namespace hpcrun {

@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "process/thread_state.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 
 namespace hpcrun {
 

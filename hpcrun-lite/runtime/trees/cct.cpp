@@ -1,8 +1,10 @@
 // See cct.h.
 #include "trees/cct.h"
 
+#include <initializer_list>
+
 #include "base/raw_sys.h"
-#include "hpcl/profile.h"
+#include "hpcl/ids.h"
 
 namespace hpcrun {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "base/populate.h"
-#include "hpcl/profile.h"
+#include "hpcl/ids.h"
 
 namespace hpcrun {
 

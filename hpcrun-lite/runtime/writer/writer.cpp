@@ -23,7 +23,7 @@
 #include "hpcl/profile.h"
 #include "hpcl/tree.h"
 #include "base/log.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "memory/offset_hist.h"
 #include "options.h"
 #include "process/mpi_rank.h"

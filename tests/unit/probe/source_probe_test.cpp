@@ -3,7 +3,7 @@
 // without IBS (a VM with a virtual core PMU), Arm with SPE, and a VM without a PMU (modelled on
 // this project's machines). Opens go through the perf_open hook, which plays the kernel: what it
 // accepts decides the precise level and the verdict. (The events each source opens on full
-// trees of real machines: tests/unit/runtime/hw/event_plan_test.cpp.)
+// trees of real machines: tests/unit/probe/event_plan_test.cpp.)
 #include "hpcrun/probe/perf_event.h"
 #include "hpcrun/probe/source_probe.h"
 #include "hpcrun/probe/source_verdict.h"

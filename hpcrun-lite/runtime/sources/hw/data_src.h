@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "hpcl/profile.h"
+#include "hpcl/ids.h"
 
 namespace hpcrun {
 

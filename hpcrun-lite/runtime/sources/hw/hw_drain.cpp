@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "hpcl/profile.h"
+#include "hpcl/ids.h"
 #include "memory/track_control.h"
 #include "sources/hw/hw_sample.h"
 #include "sources/hw/sample_record.h"

@@ -35,7 +35,7 @@
 #include "sources/stack_place.h"
 #include "hpcrun/probe/source_probe.h"
 #include "sources/watch/watch.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 #include "process/source_table.h"
 
 namespace hpcrun {

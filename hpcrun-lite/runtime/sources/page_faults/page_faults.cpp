@@ -28,7 +28,7 @@
 #include "process/handler_gate.h"
 #include "sources/perf_ring.h"
 #include "sources/soft/sampler.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 #include "process/source_table.h"
 
 namespace hpcrun {

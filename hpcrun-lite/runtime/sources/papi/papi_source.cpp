@@ -16,13 +16,13 @@
 
 #include "sources/source_state.h"
 #include "hpcl/profile.h"
-#include "memory/find_object.h"
+#include "loader/find_object.h"
 #include "base/guard.h"
 #include "process/handler_gate.h"
 #include "base/log.h"
 #include "process/thread_state.h"
 #include "sources/soft/sampler.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 
 #include "hpcrun/probe/papi_api.h"
 #include "process/source_table.h"

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "memory/find_object.h"
+#include "loader/find_object.h"
 #include "hpcl/x86/operands.h"
 
 namespace hpcrun {

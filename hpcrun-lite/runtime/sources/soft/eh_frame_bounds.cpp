@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "memory/find_object.h"
+#include "loader/find_object.h"
 
 namespace hpcrun {
 namespace {

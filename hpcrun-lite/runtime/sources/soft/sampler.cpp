@@ -24,7 +24,7 @@
 #include "memory/regions.h"
 #include "hpcl/profile.h"
 #include "base/log.h"
-#include "memory/modules.h"
+#include "loader/modules.h"
 #include "memory/offset_hist.h"
 #include "process/fd_guard.h"
 #include "trees/numa.h"
@@ -43,7 +43,7 @@
 #include "process/signal_guard.h"
 #include "process/thread_state.h"
 #include "memory/track_control.h"
-#include "trees/unwind.h"
+#include "unwind/unwind.h"
 
 // The parent frame of every sample that interrupted the runtime's own work, so that viewers of
 // the calling-context tree show that time under one root named for what it is (the analyzer
