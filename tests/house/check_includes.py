@@ -32,7 +32,7 @@ folder includes only its own layer's and the layers below:
   interpose, writer, startup    every exported entry point, the profile's writer, the constructor
 
 so process/ never names a source (a source is a row it walks), and no folder graph cycle can
-form. A folder missing from this list fails until it is placed in it, and docs/DESIGN.md's table
+form. sources/ is sealed: no other folder, above it or not, includes a file of it. A folder missing from this list fails until it is placed in it, and docs/DESIGN.md's table
 of the folders must name each folder of the tree in the same layer.
 
 Includes that break these rules today are listed in tests/house/known_includes.txt, one
@@ -100,8 +100,16 @@ RUNTIME_LAYERS = {
 }
 
 
+# Folders no other folder includes, whatever its layer: the sources are rows of the table that
+# process/source_table.h walks, and nothing else names one.
+SEALED = {"sources"}
+
+
 def upward(a, b):
-    """Whether folder a including folder b goes up the layers (or involves an unplaced folder)."""
+    """Whether folder a including folder b goes up the layers (or involves an unplaced folder), or
+    into a sealed folder."""
+    if b in SEALED and a != b:
+        return True
     return a not in RUNTIME_LAYERS or b not in RUNTIME_LAYERS or RUNTIME_LAYERS[b] > RUNTIME_LAYERS[a]
 
 

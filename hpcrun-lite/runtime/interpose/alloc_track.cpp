@@ -8,7 +8,6 @@
 #include "process/thread_state.h"
 #include "python/py_paths.h"
 #include "python/py_probe.h"
-#include "sources/soft/sampler.h"
 #include "process/source_table.h"
 #include "unwind/unwind.h"
 
@@ -94,9 +93,9 @@ __attribute__((noinline)) void track_slow(void* p, size_t size, hpcl::AllocApi a
   else if (ts && size < g_config.min_bytes)
     ts->track.note_tracked(reinterpret_cast<uint64_t>(p));  // to tell if it dies young
   if (timed) timed->track.note_cost(monotonic_ns() - t0);
-  // The sampled pages waiting for their NUMA node: resolved here, outside the signal handler,
-  // before the handler has to (numa.h).
-  if (ts && ts->numa.half_full()) sampler_numa_flush(ts);
+  // Work the handler deferred (the sampled pages waiting for their NUMA node: numa.h), done here
+  // before the handler has to.
+  if (ts) sources_after_track(ts);
 }
 
 bool track_region(HeapMap& map, uint64_t lo, uint64_t len, hpcl::AllocApi api, const char* name,
@@ -136,12 +135,9 @@ bool untrack_slow(void* p, BlockInfo* out) {
   // Names given to parts of the block end with it (regions.h): the address goes back to the
   // allocator, and a name must not claim whatever is allocated there next.
   if (g_named.ever_used()) carve(g_named, was.start, was.start + was.size);
-  // Sampled pages of a block must be placed before the block goes back: once unmapped they have
-  // no node (numa.h). This thread's log only, and only when it holds a page of the block;
-  // another thread's samples of the block are placed at its own next flush and come out
-  // unresolved if the pages are gone by then.
-  if (ts && ts->numa.size() && ts->numa.holds(was.start, was.start + was.size))
-    sampler_numa_flush(ts);
+  // What the sources logged of the block's pages is resolved before the block goes back: once
+  // unmapped they have no NUMA node (numa.h).
+  if (ts) sources_forgotten(ts, was.start, was.start + was.size);
   if (out) *out = was;
   return true;
 }

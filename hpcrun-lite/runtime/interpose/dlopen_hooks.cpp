@@ -20,8 +20,8 @@
 #include "interpose/dlopen_route.h"
 #include "interpose/export.h"
 #include "process/runtime.h"
+#include "process/source_table.h"
 #include "process/thread_state.h"
-#include "sources/soft/sampler.h"
 
 namespace hpcrun {
 namespace {
@@ -120,13 +120,14 @@ using namespace hpcrun;
 
 extern "C" {
 
-// The call made for the caller, not sampled (sampler.h): the first sample inside pauses the timer.
+// The call made for the caller, not sampled (source_table.h, can_pause): the soft timer's first
+// sample inside pauses it.
 __attribute__((visibility("hidden"))) void* hpcrun_dlopen_unsampled(const char* file, int mode) {
   ThreadState* ts = t_state;
-  sampler_dlopen_begin(ts);
+  sources_unsampled_begin(ts);
   void* handle = real.dlopen(file, mode);
   const int saved_errno = errno;
-  sampler_dlopen_end(ts);
+  sources_unsampled_end(ts);
   errno = saved_errno;
   return handle;
 }
@@ -136,7 +137,7 @@ __attribute__((visibility("hidden"))) void* hpcrun_dlopen_target(const char* fil
   ensure_real_fns();
   g_modules_dirty.store(true, std::memory_order_release);
   const int saved_errno = errno;
-  const bool pause = sampler_can_pause(t_state) && may_call_for(file, caller);
+  const bool pause = sources_can_pause(t_state) && may_call_for(file, caller);
   errno = saved_errno;
   return pause ? reinterpret_cast<void*>(&hpcrun_dlopen_unsampled)
                : reinterpret_cast<void*>(real.dlopen);

@@ -131,6 +131,36 @@ void sources_write_meta(hpcl::Profile& p) {
   });
 }
 
+void sources_forgotten(ThreadState* ts, uint64_t lo, uint64_t hi) {
+  each_row([&](const SourceOps& s) {
+    if (s.forgotten) s.forgotten(ts, lo, hi);
+  });
+}
+
+void sources_after_track(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.after_track) s.after_track(ts);
+  });
+}
+
+bool sources_can_pause(const ThreadState* ts) {
+  for (int i = 0; i < g_source_row_count; ++i)
+    if (g_source_rows[i]->can_pause && g_source_rows[i]->can_pause(ts)) return true;
+  return false;
+}
+
+void sources_unsampled_begin(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.unsampled_begin) s.unsampled_begin(ts);
+  });
+}
+
+void sources_unsampled_end(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.unsampled_end) s.unsampled_end(ts);
+  });
+}
+
 void sources_variable_metrics(VariableMetricsFn fn, void* ctx) {
   each_row([&](const SourceOps& s) {
     if (s.variable_metrics) s.variable_metrics(fn, ctx);

@@ -112,6 +112,20 @@ struct SourceOps {
   // last accesses to a block that is freed before the next signal. One look at the ring when it
   // is empty. nullptr: nothing buffered between signals.
   void (*before_forget)(ThreadState* ts) = nullptr;
+  // On the thread itself, outside any handler, once a block or mapping [lo, hi) left the address
+  // map and before its memory goes back: what the source logged of its pages is resolved while
+  // they still exist (the NUMA placement). nullptr: nothing logged by page.
+  void (*forgotten)(ThreadState* ts, uint64_t lo, uint64_t hi) = nullptr;
+  // On the thread itself, outside any handler, after it tracked a block: time for work its
+  // handler deferred (the NUMA placement resolves its log of sampled pages when half full).
+  void (*after_track)(ThreadState* ts) = nullptr;
+  // A call the runtime makes for the program whose work should not be sampled (the loading and
+  // the constructors of a dlopen: interpose/dlopen_hooks.cpp): whether the source can pause the
+  // calling thread's sampling around it, then the call's begin and end. The calling thread
+  // only, outside its handler. nullptr: the source does not pause.
+  bool (*can_pause)(const ThreadState* ts) = nullptr;
+  void (*unsampled_begin)(ThreadState* ts) = nullptr;
+  void (*unsampled_end)(ThreadState* ts) = nullptr;
   // The writer, once every thread's records are in the trees: the source's own lines of the
   // profile's META (its settings and the counts that account for every record it took), when
   // it ran. nullptr: nothing of its own (docs/FORMAT.md lists the keys).
@@ -139,6 +153,14 @@ inline int source_index(const SourceOps& row) {
 
 // Start-up, for each entry of the -e list: whether a row took it (see claim_option).
 bool sources_claim_option(const SourceSpec& s, RuntimeConfig& cfg);
+// The thread's own paths outside its handler (see forgotten, after_track).
+void sources_forgotten(ThreadState* ts, uint64_t lo, uint64_t hi);
+void sources_after_track(ThreadState* ts);
+// A call not to be sampled (see can_pause): whether a row can pause the thread's sampling, and
+// every row's begin and end around the call.
+bool sources_can_pause(const ThreadState* ts);
+void sources_unsampled_begin(ThreadState* ts);
+void sources_unsampled_end(ThreadState* ts);
 // The writer: every row's variable_metrics, in the list's order.
 void sources_variable_metrics(VariableMetricsFn fn, void* ctx);
 // Start-up: whether a row serves `kind` whatever the probe said (see serve_anyway).

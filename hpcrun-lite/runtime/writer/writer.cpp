@@ -312,10 +312,9 @@ class ProfileStreamer {
         this);
   }
 
-  // The watchpoint analyses' results (watch_table.h) as metrics of each variable's own node,
-  // in the first tree: they are the process's, not one thread's, and merges sum them.
-  // The sources' own metrics of variables (source_table.h), on each variable's node of the
-  // first tree.
+  // The sources' own metrics of variables (source_table.h: the watchpoint analyses' counts) on
+  // each variable's node in the first tree: they are the process's, not one thread's, and merges
+  // sum them.
   void add_source_metrics(hpcl::Tree& first) {
     struct Ctx {
       ProfileStreamer* ps;

@@ -656,6 +656,9 @@ constinit const SourceOps kSoftSource = {
     .forget = sampler_forget,
     .restarts_in_child = true,
     .halt_all = sampler_halt_all,
+    .can_pause = sampler_can_pause,
+    .unsampled_begin = sampler_dlopen_begin,
+    .unsampled_end = sampler_dlopen_end,
     .write_meta = soft_write_meta,
     .code_unloaded = decode_cache_invalidate,
 };
@@ -708,6 +711,17 @@ constinit const SourceOps kNumaPlacement = {
           if (!numa_enabled()) return;
           for (ThreadState* t = threads_head(); t; t = t->next)
             if (!t->stale) t->numa.flush(t->cct);
+        },
+    // This thread's log only, and only when it holds a page of the block; another thread's
+    // samples of the block are placed at its own next flush and come out unresolved if the
+    // pages are gone by then.
+    .forgotten =
+        [](ThreadState* ts, uint64_t lo, uint64_t hi) {
+          if (ts->numa.size() && ts->numa.holds(lo, hi)) sampler_numa_flush(ts);
+        },
+    .after_track =
+        [](ThreadState* ts) {
+          if (ts->numa.half_full()) sampler_numa_flush(ts);
         },
     .write_meta = numa_write_meta,
 };
