@@ -34,6 +34,11 @@ FREESTANDING = {
 DEPTH = re.compile(r"^(\.+) (.*)$")
 
 
+# The runtime's two targets: what the unit tests link, and what only the preloaded library has
+# (the handler's entry, the classification, which need the thread list).
+RUNTIME_TARGETS = ("hpcrun_rt_core.dir", "hpcrun-lite-rt.dir")
+
+
 def library_header(path):
     return "/c++/" in path
 
@@ -44,7 +49,7 @@ def check(src, build):
     listed = [l for l in listed if l]
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         commands = {os.path.realpath(e["file"]): e for e in json.load(f)
-                    if "hpcrun_rt_core.dir" in e.get("command", "")}
+                    if any(t in e.get("command", "") for t in RUNTIME_TARGETS)}
     problems, checked = [], 0
     for rel in listed:
         path = os.path.realpath(os.path.join(src, rel))
@@ -55,7 +60,7 @@ def check(src, build):
             continue  # checked through the sources that include it (below)
         entry = commands.get(path)
         if entry is None:
-            problems.append(f"{rel}: not compiled into hpcrun_rt_core (compile_commands.json)")
+            problems.append(f"{rel}: not compiled into the runtime (compile_commands.json)")
             continue
         args = shlex.split(entry["command"])
         cmd, skip = [], False

@@ -104,6 +104,24 @@ void sources_on_tick(ThreadState* ts) {
   });
 }
 
+void sources_on_access(ThreadState* ts, const SampledAccess& a) {
+  each_row([&](const SourceOps& s) {
+    if (s.on_access) s.on_access(ts, a);
+  });
+}
+
+void sources_sample_done(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.sample_done) s.sample_done(ts);
+  });
+}
+
+void sources_fallback_thread(ThreadState* ts) {
+  each_row([&](const SourceOps& s) {
+    if (s.fallback_thread) s.fallback_thread(ts);
+  });
+}
+
 void sources_before_forget(ThreadState* ts) {
   each_row([&](const SourceOps& s) {
     if (s.before_forget) s.before_forget(ts);

@@ -3,8 +3,9 @@
 // of threads and of the process walks the table instead of naming each source. The rows live in
 // their sources' folders and the list of them in sources/source_list.cpp (one line a source):
 // thread start and end (thread_state.cpp), an adopted thread's start and its settling, the fork
-// child, the sampling handler's dispatch (sampler.cpp), unloaded code, the end of the process
-// (process_end.cpp) and the profile's META (writer.cpp) then serve a new source without a change.
+// child, the sampling handler's dispatch (sources/handler.cpp), every sampled access, unloaded
+// code, the end of the process (process_end.cpp) and the profile's META (writer.cpp) then serve
+// a new source without a change.
 // This header is the process's side of the contract: it names no source, and process/ includes
 // nothing of sources/.
 //
@@ -56,6 +57,24 @@ struct VariableMetrics {
 };
 using VariableMetricsFn = void (*)(const VariableMetrics& v, void* ctx);
 
+// One sampled data access that a source put in a thread's tree (the timer's decoded instruction,
+// a hardware record), handed to the rows that act on accesses: the watches arm on it, the NUMA
+// placement logs its page.
+struct SampledAccess {
+  uint64_t ea;
+  uint32_t size;     // bytes; 8 when the record does not say (PEBS, IBS: the aligned word)
+  bool is_write;
+  // The access has run: a watch armed on it cannot trap on the access itself (false for the
+  // instruction the timer interrupted, which runs after the handler returns).
+  bool executed;
+  // The signal's own access, not a record older than it by up to a ring's worth (too old to
+  // open a reuse or sharing window at).
+  bool fresh;
+  uint32_t var;      // its variable's node
+  uint32_t node;     // the node the sample was counted at (its leaf)
+  int cpu;           // the CPU it ran on; -1: the one running the handler (the timer's sample)
+};
+
 struct SourceOps {
   const char* name = nullptr;
   // Start-up, while the options are read: takes an entry of the -e list (HPCRUN_LITE_EVENTS)
@@ -99,6 +118,17 @@ struct SourceOps {
   // The thread's timer signal, after its sample: reads what the source buffered. Async-signal-
   // safe. nullptr: nothing to read.
   void (*on_tick)(ThreadState* ts) = nullptr;
+  // A sampling handler of `ts` put access `a` in the thread's tree (SampledAccess).
+  // Async-signal-safe. nullptr: the row does not act on accesses.
+  void (*on_access)(ThreadState* ts, const SampledAccess& a) = nullptr;
+  // The very end of a sampling handler of `ts` that recorded samples: what the row started at
+  // them starts counting now, not during the handler's own remaining time (the reuse watches).
+  // Async-signal-safe.
+  void (*sample_done)(ThreadState* ts) = nullptr;
+  // A thread that the run's address-sampling source could not sample (its hardware events
+  // refused, its ring unmappable): the row that samples it instead starts (the soft timer, as
+  // `auto` falls back). Not signal-safe.
+  void (*fallback_thread)(ThreadState* ts) = nullptr;
   // Process end, first pass: no handler of this source touches a tree once it returns and the
   // handlers in flight are done (handler_gate.h); events disabled.
   void (*halt_all)() = nullptr;
@@ -190,6 +220,12 @@ void sources_restart_in_child(ThreadState* ts);
 bool sources_on_signal(ThreadState* ts, int fd, void* ucontext);
 // After a timer sample. Async-signal-safe.
 void sources_on_tick(ThreadState* ts);
+// A sampled access, and the end of the handler that recorded it (see on_access, sample_done).
+// Async-signal-safe.
+void sources_on_access(ThreadState* ts, const SampledAccess& a);
+void sources_sample_done(ThreadState* ts);
+// A thread the address-sampling source could not sample (see fallback_thread).
+void sources_fallback_thread(ThreadState* ts);
 // Before a tracked block or mapping leaves the address maps, on its thread (see before_forget).
 void sources_before_forget(ThreadState* ts);
 

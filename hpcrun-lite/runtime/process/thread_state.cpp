@@ -290,7 +290,6 @@ void threads_after_fork_child() {
     self->cct.reset();
     self->samples = self->busy = self->dropped = self->nested = self->nodata = self->unresolved = 0;
     self->overruns = 0;
-    self->numa.clear();
     sources_restart_in_child(self);
   }
 }

@@ -19,17 +19,17 @@
 #include "memory/alloc_sites.h"
 #include "loader/modules.h"
 #include "memory/track_control.h"
-#include "trees/numa.h"
 
 namespace hpcrun {
 
 // Frames of the call path that created a thread, kept with it (see ThreadState::creator).
 inline constexpr int kMaxCreatorFrames = 32;
 
-// Room for each source's per-thread state (sources/source_state.h): slots for 12 sources of up
-// to 1 KiB each (the largest today, the watches', takes under 400 bytes).
-inline constexpr int kSourceSlotCount = 12;
-inline constexpr size_t kSourceSlotBytes = 1024;
+// Room for each source's per-thread state (sources/source_state.h): slots for 10 sources of up
+// to 3 KiB each (the largest today, the NUMA placement's log of sampled pages, takes 2 KiB; the
+// watches' under 400 bytes). Pages of the mapping that no slot touches are never faulted in.
+inline constexpr int kSourceSlotCount = 10;
+inline constexpr size_t kSourceSlotBytes = 3072;
 struct alignas(64) SourceSlotBytes {
   unsigned char bytes[kSourceSlotBytes];
 };
@@ -82,11 +82,9 @@ struct ThreadState {
   // Which small allocations this thread tracks (owned by the thread's allocation wrappers).
   TrackControl track;
   SiteCache site_cache;      // the sites this thread tracked lately (alloc_sites.h)
-  // Sampled data pages waiting for their NUMA node (numa.h); written by the handler.
-  NumaLog numa;
   // The sources' own per-thread state, a slot each (sources/source_state.h): the soft timer and
   // its dlopen pause, the page-fault and hardware sources' events and rings, the watches (armed
-  // by this thread's handler or by other threads'), the PAPI event set.
+  // by this thread's handler or by other threads'), the PAPI event set, the NUMA log.
   SourceSlotBytes source_slots[kSourceSlotCount];
   Cct cct;
 };

@@ -19,7 +19,7 @@ namespace hpcrun {
   ROW(kHardwareSource)   /* sources/hw/hw_source.cpp: PEBS, IBS */            \
   ROW(kWatchSource)      /* sources/watch/watch.cpp: debug registers */       \
   ROW(kPapiSource)       /* sources/papi/papi_source.cpp: counters */         \
-  ROW(kNumaPlacement)    /* sources/soft/sampler.cpp: pages' NUMA nodes */
+  ROW(kNumaPlacement)    /* sources/numa_place/numa_place.cpp */
 
 #define HPCRUN_DECLARE_ROW(row) extern const SourceOps row;
 HPCRUN_SOURCE_ROWS(HPCRUN_DECLARE_ROW)

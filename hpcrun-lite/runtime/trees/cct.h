@@ -28,7 +28,8 @@ struct RtNode {
   uint64_t b;
   uint64_t samples;
   // Samples in blocks tracked with probability p < 1 (weight w = 1/p): sum of (w - 1), the
-  // samples they stand for beyond their own, and the variance contribution (see sampler.cpp).
+  // samples they stand for beyond their own, and the variance contribution (see
+  // sources/classify.cpp).
   uint64_t estimated_extra;
   uint64_t estimated_var;
   uint64_t page_faults;  // first touches at this node (page-fault source), not samples

@@ -7,7 +7,6 @@
 #include "memory/track_control.h"
 #include "sources/hw/hw_sample.h"
 #include "sources/hw/sample_record.h"
-#include "trees/numa.h"
 
 namespace hpcrun {
 
@@ -89,9 +88,11 @@ void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool newest) {
   mem_counts_add(m, s);
   if (s.addr_valid) {
     ++k.recorded;
-    if (env->numa && var != Cct::kNone) env->numa->add(c, node, s.addr, s.cpu);
-    if (newest && env->on_access && var != Cct::kNone)
-      env->on_access(env->arg, s.addr, s.source.op == MemOp::Store, var);
+    // A precise record's access has retired; PEBS and IBS records carry no access size.
+    if (env->on_access && var != Cct::kNone)
+      env->on_access(env->arg, {.ea = s.addr, .size = 8, .is_write = s.source.op == MemOp::Store,
+                                .executed = true, .fresh = newest, .var = var, .node = node,
+                                .cpu = int(s.cpu)});
   }
 }
 

@@ -24,13 +24,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "process/source_table.h"
 #include "sources/perf_ring.h"
 #include "trees/cct.h"
 
 namespace hpcrun {
 
 struct HwSample;
-class NumaLog;
 struct SampleEstimate;
 
 struct HwCounts {
@@ -55,7 +55,7 @@ struct HwDrainEnv {
   HwDecoder decoder = HwDecoder::Pebs;
   uint32_t family = 0, model = 0;  // the CPU's, for IBS decoding
   // The variable node of data address `ea` in `c` (Cct::kNone when the tree is full), and the
-  // sample's Horvitz-Thompson estimate in `est` (sampler.h, classify_address).
+  // sample's Horvitz-Thompson estimate in `est` (sources/classify.h).
   uint32_t (*classify)(Cct& c, uint64_t ea, void* arg, SampleEstimate* est) = nullptr;
   bool (*in_runtime)(uint64_t ip, void* arg) = nullptr;  // optional
   void* arg = nullptr;
@@ -69,11 +69,11 @@ struct HwDrainEnv {
   // others and for drains outside a signal): the frames it walks are the record's only then.
   uint32_t (*place)(Cct& c, uint32_t var, uint64_t ea, uint64_t ip, const void* uc, void* arg) = nullptr;
   const void* uc = nullptr;
-  NumaLog* numa = nullptr;            // optional: data pages to place (numa.h)
-  // Optional: the newest record's data access, `var` its variable node, for the watchpoint
-  // analyses (watch.h). Only the newest: the others are older than the drain's signal by up to a
-  // whole ring, too old to start a reuse or sharing window at.
-  void (*on_access)(void* arg, uint64_t ea, bool is_write, uint32_t var) = nullptr;
+  // Optional: each record's data access, `a.var` its variable node, for the rows that act on
+  // accesses (source_table.h: the NUMA placement logs every record's page, the watches arm on
+  // the newest only, `a.fresh`: the others are older than the drain's signal by up to a whole
+  // ring, too old to start a reuse or sharing window at).
+  void (*on_access)(void* arg, const SampledAccess& a) = nullptr;
   HwCounts counts;
   // The newest record read so far, held back until the drain knows it is the newest.
   alignas(8) uint8_t pending[kMaxRingRecord];
@@ -85,7 +85,7 @@ struct HwDrainEnv {
 uint64_t hw_drain(PerfRing* ring, HwDrainEnv* env);
 
 // One record body (after its header): what hw_drain does with each. `newest`: the drain's last
-// record, hung under env->path and passed to env->on_access. Exposed for tests.
+// record, hung under env->path and passed to env->on_access as fresh. Exposed for tests.
 void hw_record(const uint8_t* body, size_t size, HwDrainEnv* env, bool newest);
 
 // Adds one sample's memory metrics to `m`.

@@ -28,13 +28,11 @@
 #include "process/thread_state.h"
 #include "hpcrun/probe/event_plan.h"
 #include "hpcrun/probe/pmu_sysfs.h"
-#include "trees/numa.h"
 #include "hpcrun/probe/pfm_api.h"
 #include "hpcrun/probe/perf_event.h"
-#include "sources/soft/sampler.h"
+#include "sources/classify.h"
 #include "sources/stack_place.h"
 #include "hpcrun/probe/source_probe.h"
-#include "sources/watch/watch.h"
 #include "unwind/unwind.h"
 #include "process/source_table.h"
 
@@ -80,7 +78,7 @@ void fall_back(ThreadState* ts, const char* what, int err) {
     log_warn("%s: %s (%s); such threads are sampled with soft", g_ops ? g_ops->name : "?", what,
              strerror(err));
   }
-  sampler_start_fallback(ts);
+  sources_fallback_thread(ts);
 }
 
 const HwSourceOps kPebsLoad = {"pebs-load", HwDecoder::Pebs, SourceKind::Pebs};
@@ -159,10 +157,8 @@ bool in_runtime_cb(uint64_t ip, void*) { return address_in_runtime(ip); }
 uint32_t place_cb(Cct&, uint32_t var, uint64_t ea, uint64_t ip, const void* uc, void* arg) {
   return place_on_stack(static_cast<ThreadState*>(arg), uc, ip, ea, var);
 }
-// A precise record's access has retired: a reuse watch on it cannot trap on the access itself.
-// PEBS and IBS records carry no access size: the watch covers the aligned word.
-void on_access_cb(void* arg, uint64_t ea, bool is_write, uint32_t var) {
-  watch_on_sample(static_cast<ThreadState*>(arg), ea, 8, is_write, true, var);
+void on_access_cb(void* arg, const SampledAccess& a) {
+  sources_on_access(static_cast<ThreadState*>(arg), a);
 }
 
 void publish(const HwCounts& k, ThreadState* ts) {
@@ -203,8 +199,7 @@ void drain(ThreadState* ts, const uint64_t* path, int npath, const void* uc = nu
   env.npath = npath;
   env.place = place_cb;
   env.uc = uc;
-  env.numa = numa_enabled() ? &ts->numa : nullptr;
-  if (watch_enabled()) env.on_access = on_access_cb;
+  env.on_access = on_access_cb;
   hw_drain(&hw_of(ts).ring, &env);
   publish(env.counts, ts);
 }
@@ -372,7 +367,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t_in_runtime = 0;
     }
-    watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
+    sources_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
   return true;
 }

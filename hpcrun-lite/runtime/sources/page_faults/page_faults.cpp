@@ -27,7 +27,7 @@
 #include "process/fd_guard.h"
 #include "process/handler_gate.h"
 #include "sources/perf_ring.h"
-#include "sources/soft/sampler.h"
+#include "sources/classify.h"
 #include "unwind/unwind.h"
 #include "process/source_table.h"
 

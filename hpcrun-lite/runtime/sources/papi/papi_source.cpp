@@ -21,7 +21,7 @@
 #include "process/handler_gate.h"
 #include "base/log.h"
 #include "process/thread_state.h"
-#include "sources/soft/sampler.h"
+#include "sources/classify.h"
 #include "unwind/unwind.h"
 
 #include "hpcrun/probe/papi_api.h"

@@ -1,10 +1,8 @@
-// See sampler.h. The handler obeys the signal-handler rules of guard.h: it allocates nothing
-// (the tree grows with mmap), takes no lock (the address map is read lock-free), saves and
-// restores errno, and when it interrupts the runtime itself records only the interrupted PC.
+// See sampler.h. The timer's tick obeys the signal-handler rules of guard.h: it allocates nothing
+// (the tree grows with mmap), takes no lock (the address map is read lock-free), and when it
+// interrupts the runtime itself records only the interrupted PC.
 #include "sources/soft/sampler.h"
 
-#include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -17,32 +15,24 @@
 #include <string>
 
 #include "base/clock.h"
-#include "sources/soft/access_decode.h"
 #include "base/guard.h"
-#include "base/real_fns.h"
-#include "memory/heap_map.h"
-#include "memory/regions.h"
-#include "hpcl/profile.h"
 #include "base/log.h"
-#include "loader/modules.h"
-#include "memory/offset_hist.h"
-#include "process/fd_guard.h"
-#include "trees/numa.h"
+#include "hpcl/profile.h"
 #include "hpcrun/probe/perf_event.h"
-#include "process/process_end.h"
+#include "hpcrun/probe/timer_signal.h"
+#include "memory/track_control.h"
+#include "process/fd_guard.h"
+#include "process/handler_gate.h"
 #include "process/runtime.h"
-#include "python/py_paths.h"
-#include "sources/sampling_phase.h"
 #include "process/source_table.h"
+#include "process/thread_state.h"
+#include "sources/classify.h"
+#include "sources/handler.h"
+#include "sources/sampling_phase.h"
+#include "sources/soft/access_decode.h"
 #include "sources/soft/saved_regs.h"
 #include "sources/source_state.h"
 #include "sources/stack_place.h"
-#include "hpcrun/probe/timer_signal.h"
-#include "sources/watch/watch.h"
-#include "process/handler_gate.h"
-#include "process/signal_guard.h"
-#include "process/thread_state.h"
-#include "memory/track_control.h"
 #include "unwind/unwind.h"
 
 // The parent frame of every sample that interrupted the runtime's own work, so that viewers of
@@ -68,9 +58,7 @@ bool g_record = true;
 // Whether each thread runs the timer at all: not when a hardware source samples and no
 // page-fault ring needs reading.
 bool g_timer = true;
-std::atomic<bool> g_stopped{false};
 std::atomic<bool> g_warned_open{false};
-std::atomic<uint64_t> g_overflowed{0};
 // Mixed into each thread's phase seed, so two threads that start in the same nanosecond with
 // reused thread ids still draw different phases.
 std::atomic<uint64_t> g_phase_draws{0};
@@ -137,16 +125,12 @@ void record_sample(ThreadState* ts, const ucontext_t* uc) {
   }
   c.add_samples(node, 1);
   if (est.extra) c.add_estimate(node, est.extra, est.var);
-  // The watchpoint analyses arm on the variable's node; an access at or after the interrupted
-  // PC has not run yet.
-  if (acc.kind == AccessKind::Address && var != Cct::kNone && watch_enabled())
-    watch_on_sample(ts, acc.ea, acc.size, acc.is_write, acc.insn < regs.rip, var);
-  // sched_getcpu reads the rseq area glibc registers (a system call on older glibc): both
-  // async-signal-safe. The page's node is looked up later, in a batch (numa.h).
-  if (acc.kind == AccessKind::Address && numa_enabled()) {
-    int cpu = sched_getcpu();
-    if (cpu >= 0) ts->numa.add(c, node, acc.ea, uint32_t(cpu));
-  }
+  // The watches arm on the variable's node, the NUMA placement logs the page (source_table.h);
+  // an access at or after the interrupted PC has not run yet.
+  if (acc.kind == AccessKind::Address)
+    sources_on_access(ts, {.ea = acc.ea, .size = acc.size, .is_write = acc.is_write,
+                           .executed = acc.insn < regs.rip, .fresh = true, .var = var,
+                           .node = node, .cpu = -1});
 }
 
 // The thread's timer and its dlopen pause, in the soft row's slot of the thread state
@@ -226,8 +210,6 @@ void test_spin() {
   while (monotonic_ns() < end) __builtin_ia32_pause();
 }
 
-void on_sample(int sig, siginfo_t* info, void* ucv);
-
 // A handler slower than the period: the task clock counts the handler's own time, so the event
 // overflowed again while it ran, and that signal waits (blocked while we run). Delivered after
 // the return it would land on the same PC and charge it with the handler's time; with every
@@ -247,7 +229,7 @@ void take_overruns(ThreadState* ts, int sig, void* ucv) {
     if (is_timer_signal(sig, si, fd)) {
       ++ts->overruns;
     } else {
-      on_sample(sig, &si, ucv);  // in_handler is still ours: a sample of ours would count nested
+      handler_take(sig, &si, ucv);  // in_handler is still ours: a sample of ours would count nested
     }
   }
 }
@@ -288,30 +270,13 @@ bool handler_may_have_overrun(uint64_t entered_ns) {
   return monotonic_ns() - entered_ns >= g_period_ns / 4;
 }
 
-void on_sample(int sig, siginfo_t* info, void* ucv) {
-  // Only a sampling event's signal carries a positive si_code (POLL_IN); kill, sigqueue and
-  // raise give zero or less. Those belong to the program (signal_guard.h), as does every SIGTRAP
-  // but the timer's (a breakpoint, raise).
-  const bool trap = sig == SIGTRAP;
-  if (trap ? !timer_trap_is_ours(info) : info->si_code <= 0) {
-    signal_forward(sig, info, ucv, process_end_on_signal);
-    return;
-  }
-  int saved_errno = errno;
-  ThreadState* ts = t_state;
-  if (!ts)  // a thread that existed before the runtime: its stack is where this signal interrupted it
-    ts = thread_claim_adopted(uint64_t(static_cast<const ucontext_t*>(ucv)->uc_mcontext.gregs[REG_RSP]));
-  // Another source's event (a page-fault ring filling up, a hardware record, a watch's trap):
-  // the source table says whose, and that source drains it (source_table.h). A SIGTRAP here is
-  // the timer's.
-  if (!ts || (!trap && sources_on_signal(ts, info->si_fd, ucv))) {
-    errno = saved_errno;
-    return;
-  }
+// The timer's share of the sampling signal (handler.h): `ts`'s own timer, or a signal that no
+// other source claimed.
+void on_timer(ThreadState* ts, int sig, void* ucv) {
   // The tree is this handler's unless the writer has begun or another handler of this thread
   // (PAPI's overflow) is the code this signal interrupted: that one owns the tree now, and this
   // sample only keeps the event's period going (handler_gate.h).
-  HandlerGate gate(ts->in_handler, g_stopped);
+  HandlerGate gate(ts->in_handler, handler_stopped());
   const bool nested = gate.nested(), live = gate.live();
   SoftThread& soft = soft_of(ts);
   if (live && nested) {
@@ -367,78 +332,11 @@ void on_sample(int sig, siginfo_t* info, void* ucv) {
       dither_period(ts);
     }
     if (handler_may_have_overrun(entered)) take_overruns(ts, sig, ucv);
-    watch_sample_done(ts);  // last: the handler's time is not the program's reuse time
+    sources_sample_done(ts);  // last: the handler's time is not the program's reuse time
   }
-  errno = saved_errno;
-}
-
-// A sample the kernel could not queue as the sampling signal (see signals_own_sampling).
-void on_sigio(int sig, siginfo_t* info, void* ucv) {
-  if (info->si_code == SI_KERNEL) {
-    g_overflowed.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  signal_forward(sig, info, ucv, process_end_on_signal);
 }
 
 }  // namespace
-
-// The order matters: a thread's static TLS lies inside its stack mapping, so TLS is looked up
-// before stacks; dynamic TLS needs system calls (dynamic_tls.h), so it comes last, when
-// nothing cheaper claimed the address. glibc mallocs dynamic TLS blocks, so a tracked heap
-// block of a TLS block's size is checked against the threads' DTVs first.
-//
-// Without `est` (a page fault, not a sample) neither the offset histograms nor the
-// Horvitz-Thompson estimates change: they describe samples.
-uint32_t classify_address(Cct& c, uint64_t ea, const ThreadState* ts, SampleEstimate* est) {
-  BlockInfo blk;
-  StaticHit hit;
-  auto static_node = [&] {
-    if (est) offsets_count(ea, ts->fs_base, nullptr, &hit);
-    return c.child(kCctStaticRoot, uint8_t(NodeKind::StaticVarNode), hit.module, uint64_t(hit.symbol));
-  };
-  // The block, its chunk header (malloc and free of its neighbours read and write it), or the
-  // block this thread is freeing right now (free() reads its header and writes its first bytes
-  // after the wrapper took it out of the map).
-  if (find_variable_block(g_heap, t_freeing, ea, &blk)) {
-    if (modules_maybe_dynamic_tls_block(blk.size) && threads_find_tls(ea, ts, true, &hit))
-      return static_node();
-    if (est && blk.weight > 1)
-      *est = SampleEstimate::of(blk.weight, blk.ref ? g_heap.add_hit(blk.ref) : 0);
-    if (est && ea >= blk.start) offsets_count(ea, ts->fs_base, &blk, nullptr);  // not in its header
-    return c.child(kCctHeapRoot, uint8_t(NodeKind::HeapVar), blk.site, 0);
-  }
-  if (modules_find_static(ea, ts->fs_base, &hit) || threads_find_tls(ea, ts, false, &hit))
-    return static_node();
-  const bool stack = address_on_a_stack(ea, ts);
-  if (!stack && threads_find_tls(ea, ts, true, &hit)) return static_node();
-  auto cls = hpcl::UnknownClass::Other;
-  if (stack)
-    cls = hpcl::UnknownClass::Stack;
-  // sbrk(0) returns glibc's cached break (a brk system call at most): async-signal-safe.
-  else if (g_heap_extent.contains(ea, reinterpret_cast<uint64_t>(sbrk(0))) || in_allocator_arena(ea))
-    cls = hpcl::UnknownClass::UntrackedHeap;
-  return c.child(kCctUnknownRoot, uint8_t(NodeKind::UnknownClass), uint64_t(cls), 0);
-}
-
-uint32_t attach_access_path(Cct& c, uint32_t node, const ThreadState* ts, const uint64_t* frames,
-                            int n) {
-  // Code run by the Python interpreter: under the Python lines that ran it (py_paths.h).
-  uint64_t spliced[kMaxSampleFrames];
-  if (int k = python_sample_path(frames, n, spliced, kMaxSampleFrames); k >= 0) {
-    frames = spliced;
-    n = k;
-  }
-  // The tree runs from the outermost caller down to the sampled instruction; outermost of all
-  // is the path that created this thread (none for the main thread).
-  for (int i = int(ts->ncreator) - 1; i >= 0 && node != Cct::kNone; --i)
-    node = c.child(node, uint8_t(NodeKind::Frame), 0, ts->creator[i]);
-  for (int i = n - 1; i >= 0 && node != Cct::kNone; --i)
-    node = c.child(node, uint8_t(NodeKind::Frame), 0, frames[i]);
-  return node;
-}
-
-uint64_t sampler_overflowed() { return g_overflowed.load(std::memory_order_relaxed); }
 
 bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
@@ -456,15 +354,10 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
     g_test_spin_ns = strtoull(spin, nullptr, 10) * 1000;
   g_test_stage = stage_from_env(getenv("HPCRUN_LITE_TEST_HANDLER_STAGE"));
-  if (signo != SIGIO && !signals_own_sampling(SIGIO, on_sigio))
-    log_warn("cannot take SIGIO (%s): a full signal queue could kill the program", strerror(errno));
-  if (!signals_own_sampling(signo, on_sample)) {
-    log_warn("cannot install the sampling signal handler for signal %d: %s", signo, strerror(errno));
-    return false;
-  }
+  if (!handler_install(signo, on_timer)) return false;
   if (timer) {
     TimerSignalChoice choice = timer_signal_decide(timer_signal_facts());
-    g_trap = choice.signal == TimerSignal::Trap && signals_own_sampling(SIGTRAP, on_sample);
+    g_trap = choice.signal == TimerSignal::Trap && handler_take_trap();
     log_info("the timer signals with %s: %s", g_trap ? "SIGTRAP" : "the real-time signal",
              g_trap || choice.signal == TimerSignal::Realtime ? choice.why : strerror(errno));
   }
@@ -494,7 +387,7 @@ void sampler_start_fallback(ThreadState* ts) {
 namespace {
 void start_timer(ThreadState* ts) {
   SoftThread& s = soft_of(ts);
-  if (!g_enabled.load(std::memory_order_acquire) || g_stopped.load(std::memory_order_relaxed))
+  if (!g_enabled.load(std::memory_order_acquire) || handler_stopped().load(std::memory_order_relaxed))
     return;
   // The thread's first sample comes after a uniform random part of the period
   // (sampling_phase.h); the handler sets the real period at that sample.
@@ -541,7 +434,7 @@ void start_timer(ThreadState* ts) {
 bool sampler_can_pause(const ThreadState* ts) {
   return ts && !soft_of(ts).in_dlopen &&
          __atomic_load_n(&soft_of(ts).perf_fd, __ATOMIC_ACQUIRE) >= 0 &&
-         !g_stopped.load(std::memory_order_relaxed);
+         !handler_stopped().load(std::memory_order_relaxed);
 }
 
 void sampler_dlopen_begin(ThreadState* ts) {
@@ -560,7 +453,7 @@ void sampler_dlopen_end(ThreadState* ts) {
   // The process-end path may have closed the timer meanwhile (sampler_halt_all): it set the fd
   // to -1 first.
   int fd = __atomic_load_n(&s.perf_fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0 && !g_stopped.load(std::memory_order_relaxed)) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  if (fd >= 0 && !handler_stopped().load(std::memory_order_relaxed)) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
   s.dlopen_paused = 0;
 }
 
@@ -592,16 +485,8 @@ void sampler_forget(ThreadState* ts) {
 }
 
 void sampler_halt_all() {
-  g_stopped.store(true, std::memory_order_seq_cst);
+  handler_halt();
   for (ThreadState* t = threads_head(); t; t = t->next) sampler_stop_thread(t);
-}
-
-void sampler_numa_flush(ThreadState* ts) {
-  if (!numa_enabled() || ts->numa.size() == 0) return;
-  // The handler writes the same log and tree: keep it out, and let the process-end path (which
-  // flushes every log itself) wait for us through in_handler, as a handler in flight.
-  ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
-  if (gate.owns_tree()) ts->numa.flush(ts->cct);
 }
 
 // The timer's lines of META (docs/FORMAT.md) and, with -v, what the decoder's cache did.
@@ -615,7 +500,7 @@ void soft_write_meta(hpcl::Profile& p) {
   if (const ThreadState* self = t_state) dlopen_ns += sampler_dlopen_pause_ns(self);
   if (dlopen_ns) p.set_meta("dlopen_unsampled_ns", std::to_string(dlopen_ns));
   // Overflows during a slower handler: the handler's own time, not the program's.
-  p.set_meta("samples_overflowed", std::to_string(sampler_overflowed()));
+  p.set_meta("samples_overflowed", std::to_string(handler_overflowed()));
   if (!g_verbose) return;
   // A program that loads and unloads libraries makes the cache scan for the decisions of the
   // code that went (pc_cache.h).
@@ -655,75 +540,13 @@ constinit const SourceOps kSoftSource = {
     .stop_thread = sampler_stop_thread,
     .forget = sampler_forget,
     .restarts_in_child = true,
+    .fallback_thread = sampler_start_fallback,
     .halt_all = sampler_halt_all,
     .can_pause = sampler_can_pause,
     .unsampled_begin = sampler_dlopen_begin,
     .unsampled_end = sampler_dlopen_end,
     .write_meta = soft_write_meta,
     .code_unloaded = decode_cache_invalidate,
-};
-
-namespace {
-
-// NUMA placement of sampled pages (numa.h): on unless HPCRUN_LITE_NUMA=0.
-void numa_start(SourceStart& st) {
-  const char* numa = getenv(kEnvNuma);
-  if (st.cfg.sampling && !(numa && strcmp(numa, "0") == 0)) {
-    int nodes = numa_init("/");
-    if (int err = numa_probe()) {
-      log_info("NUMA placement of sampled pages is off: move_pages fails here (%s)", strerror(err));
-    } else {
-      numa_enable(true);
-      log_info("NUMA placement of sampled pages: %d node(s)", nodes);
-    }
-  } else if (st.cfg.page_fault_period) {
-    // No placement lookups, but first touches are counted by their CPU's node (touch_node.h).
-    numa_init("/");
-  }
-}
-
-// The placement's counts. With one node every page is local by construction, and the report
-// says nothing of NUMA; the page-fault source maps its CPUs to nodes even without placement
-// lookups, so the node count is written whenever the nodes were read.
-void numa_write_meta(hpcl::Profile& p) {
-  p.set_meta("numa", numa_enabled() ? "1" : "0");
-  if (numa_enabled()) {
-    NumaCounts nc = numa_counts();
-    p.set_meta("numa_local", std::to_string(nc.local));
-    p.set_meta("numa_remote", std::to_string(nc.remote));
-    p.set_meta("numa_unresolved", std::to_string(nc.unresolved));
-  }
-  if (numa_enabled() || g_config.page_fault_period)
-    p.set_meta("numa_nodes", std::to_string(numa_node_count()));
-}
-
-}  // namespace
-
-// The NUMA placement of every source's sampled pages (numa.h), last in the list: a thread's end
-// resolves what its rings, just read by the rows before, logged; the process's end, once no
-// handler runs, every thread's pending pages before the writer reads the trees.
-constinit const SourceOps kNumaPlacement = {
-    .name = "numa placement",
-    .init = numa_start,
-    .stop_thread = sampler_numa_flush,
-    .drain_all =
-        [] {
-          if (!numa_enabled()) return;
-          for (ThreadState* t = threads_head(); t; t = t->next)
-            if (!t->stale) t->numa.flush(t->cct);
-        },
-    // This thread's log only, and only when it holds a page of the block; another thread's
-    // samples of the block are placed at its own next flush and come out unresolved if the
-    // pages are gone by then.
-    .forgotten =
-        [](ThreadState* ts, uint64_t lo, uint64_t hi) {
-          if (ts->numa.size() && ts->numa.holds(lo, hi)) sampler_numa_flush(ts);
-        },
-    .after_track =
-        [](ThreadState* ts) {
-          if (ts->numa.half_full()) sampler_numa_flush(ts);
-        },
-    .write_meta = numa_write_meta,
 };
 
 }  // namespace hpcrun

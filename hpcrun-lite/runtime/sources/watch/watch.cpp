@@ -504,6 +504,13 @@ constinit const SourceOps kWatchSource = {
     .restarts_in_child = true,
     .child_all = watch_table_reset,
     .on_signal = watch_on_signal,
+    // The signal's own access only: a hardware record older than its drain's signal is too old
+    // to open a window at.
+    .on_access =
+        [](ThreadState* ts, const SampledAccess& a) {
+          if (a.fresh && watch_enabled()) watch_on_sample(ts, a.ea, a.size, a.is_write, a.executed, a.var);
+        },
+    .sample_done = watch_sample_done,
     .halt_all = watch_stop_all,
     .write_meta = watch_write_meta,
     .variable_metrics = watch_variable_metrics,

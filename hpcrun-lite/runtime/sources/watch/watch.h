@@ -45,7 +45,8 @@ struct WatchConfig {
   int registers = 4;
 };
 
-// Not signal-safe. `signo`: the sampling signal, whose handler (sampler.cpp) passes traps here.
+// Not signal-safe. `signo`: the sampling signal, whose handler (sources/handler.cpp) passes
+// traps here.
 void watch_init(const WatchConfig& config, int signo);
 bool watch_enabled();
 const WatchConfig& watch_config();

@@ -142,33 +142,43 @@ TEST(HwDrain, OnlyTheNewestRecordGetsTheInterruptedPath) {
   EXPECT_EQ(c.at(c.child(p, F, 0, 0x401004))->samples, 1u);      // newest: under the path
 }
 
-// The watchpoint analyses arm on the newest record's access only, with its variable's node and
-// whether it was a store.
+// Every record with a data address reaches the rows that act on accesses (source_table.h), as
+// a retired access of the aligned word; only the newest is fresh (the watches arm on it alone).
 struct Access {
   uint64_t ea;
-  bool is_write;
-  uint32_t var;
+  bool is_write, fresh, executed;
+  uint32_t var, size;
+  int cpu;
 };
 std::vector<Access> g_accesses;
-void record_access(void*, uint64_t ea, bool is_write, uint32_t var) { g_accesses.push_back({ea, is_write, var}); }
+void record_access(void*, const SampledAccess& a) {
+  g_accesses.push_back({a.ea, a.is_write, a.fresh, a.executed, a.var, a.size, a.cpu});
+}
 
-TEST(HwDrain, OnlyTheNewestAccessArmsWatches) {
+TEST(HwDrain, EveryAccessReachesTheRowsOnlyTheNewestFresh) {
   Env e(kPebsType, HwDecoder::Pebs);
   e.env.on_access = record_access;
   g_accesses.clear();
   const uint64_t store = PERF_MEM_S(OP, STORE) | (uint64_t(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) << PERF_MEM_LVL_SHIFT);
   FakeRing f(4096);
-  f.put(pebs(0x401000, 0x10000, 10, dram_tlb_miss()));
+  f.put(pebs(0x401000, 0x10000, 10, dram_tlb_miss(), /*cpu=*/1));
   f.put(pebs(0x401004, 0x20008, 10, store));
   hw_drain(&f.ring, &e.env);
-  ASSERT_EQ(g_accesses.size(), 1u);
-  EXPECT_EQ(g_accesses[0].ea, 0x20008u);
-  EXPECT_TRUE(g_accesses[0].is_write);
-  EXPECT_EQ(g_accesses[0].var, e.cct->child(kCctHeapRoot, uint8_t(hpcl::NodeKind::HeapVar), 1, 0));
-  // A record without a data address arms nothing.
+  ASSERT_EQ(g_accesses.size(), 2u);
+  EXPECT_EQ(g_accesses[0].ea, 0x10000u);
+  EXPECT_FALSE(g_accesses[0].fresh);
+  EXPECT_FALSE(g_accesses[0].is_write);
+  EXPECT_EQ(g_accesses[0].cpu, 1);
+  EXPECT_EQ(g_accesses[1].ea, 0x20008u);
+  EXPECT_TRUE(g_accesses[1].fresh);
+  EXPECT_TRUE(g_accesses[1].is_write);
+  EXPECT_TRUE(g_accesses[1].executed);
+  EXPECT_EQ(g_accesses[1].size, 8u);
+  EXPECT_EQ(g_accesses[1].var, e.cct->child(kCctHeapRoot, uint8_t(hpcl::NodeKind::HeapVar), 1, 0));
+  // A record without a data address reaches no row.
   f.put(pebs(0x403000, 0, 0, 0));
   hw_drain(&f.ring, &e.env);
-  EXPECT_EQ(g_accesses.size(), 1u);
+  EXPECT_EQ(g_accesses.size(), 2u);
 }
 
 // Stack data (issue 38): each record with an address goes through env->place, which gets the
@@ -275,7 +285,12 @@ TEST(HwDrain, NumaLogCountsLocalAndRemote) {
   Env e(kPebsType, HwDecoder::Pebs);
   auto log = std::make_unique<NumaLog>();
   log->clear();
-  e.env.numa = log.get();
+  // As the NUMA placement's row logs what reaches it (numa_place.cpp).
+  static NumaLog* s_log;
+  static Cct* s_cct;
+  s_log = log.get();
+  s_cct = e.cct.get();
+  e.env.on_access = [](void*, const SampledAccess& a) { s_log->add(*s_cct, a.node, a.ea, uint32_t(a.cpu)); };
   FakeRing f(1 << 16);
   f.put(pebs(0x401000, 0x10040, 1, 0, /*cpu=*/0));
   f.put(pebs(0x401000, 0x10080, 1, 0, /*cpu=*/1));
