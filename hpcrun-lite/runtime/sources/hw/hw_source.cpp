@@ -200,17 +200,14 @@ void drain(ThreadState* ts, const uint64_t* path, int npath, const void* uc = nu
   env.place = place_cb;
   env.uc = uc;
   env.on_access = on_access_cb;
-  hw_drain(&hw_of(ts).ring, &env);
+  hw_drain(&hw_of(ts).ev.ring, &env);
   publish(env.counts, ts);
 }
 
 // Closes the thread's events and unmaps its ring; exchange, since thread end and process end may
 // race.
 void release(ThreadState* ts) {
-  int fd = __atomic_exchange_n(&hw_of(ts).fd, -1, __ATOMIC_ACQ_REL);
-  if (fd < 0) return;
-  perf_ring_unmap(&hw_of(ts).ring);
-  fd_guard_close(fd);
+  if (!ring_event_release(&hw_of(ts).ev)) return;
   for (int& other : hw_of(ts).other)
     if (other >= 0) {
       fd_guard_close(other);
@@ -219,16 +216,15 @@ void release(ThreadState* ts) {
 }
 
 void disable(ThreadState* ts) {
-  int fd = __atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE);
-  if (fd < 0) return;
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (!ring_event_live(hw_of(ts).ev)) return;
+  ring_event_disable(hw_of(ts).ev);
   for (int other : hw_of(ts).other)
     if (other >= 0) ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 bool is_ours(const ThreadState* ts, int fd) {
   if (fd < 0) return false;
-  if (fd == __atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE)) return true;
+  if (fd == __atomic_load_n(&hw_of(ts).ev.fd, __ATOMIC_ACQUIRE)) return true;
   for (int other : hw_of(ts).other)
     if (fd == other) return true;
   return false;
@@ -295,9 +291,8 @@ bool hw_enabled() { return g_enabled.load(std::memory_order_acquire); }
 bool hw_standin() { return g_standin; }
 
 void hw_start_thread(ThreadState* ts) {
-  hw_of(ts).fd = -1;
+  ring_event_reset(&hw_of(ts).ev);
   for (int& other : hw_of(ts).other) other = -1;
-  hw_of(ts).ring = PerfRing{};
   if (!hw_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   if (g_test_refuse_later && g_threads_started.fetch_add(1, std::memory_order_relaxed) > 0)
     return fall_back(ts, "the TEST hook refused its events (HPCRUN_LITE_TEST_HW_FALLBACK=1)", EBUSY);
@@ -327,13 +322,13 @@ void hw_start_thread(ThreadState* ts) {
     return fall_back(ts, "cannot map a thread's ring buffer (see kernel.perf_event_mlock_kb)", err);
   }
   int k = 0;
-  for (int i = 0; i < g_plan.n; ++i) {
-    fd_guard_add(fds[i]);  // kept from the program's closefrom and dup2 (fd_guard.h)
-    if (i != ring) hw_of(ts).other[k++] = fds[i];
-  }
-  // The ring and the others before the ring's fd: the handler finds them once it sees that.
-  hw_of(ts).ring = map;
-  __atomic_store_n(&hw_of(ts).fd, fds[ring], __ATOMIC_RELEASE);
+  for (int i = 0; i < g_plan.n; ++i)
+    if (i != ring) {
+      fd_guard_add(fds[i]);  // kept from the program's closefrom and dup2 (fd_guard.h)
+      hw_of(ts).other[k++] = fds[i];
+    }
+  // The others before the ring's event: the handler finds them once it sees that.
+  ring_event_publish(&hw_of(ts).ev, fds[ring], map);
   for (int i = 0; i < g_plan.n && !err; ++i)
     if (g_plan.ev[i].signals) err = -perf_route_thread_signal(fds[i], g_signo, ts->tid);
   // A group starts with its leader.
@@ -373,7 +368,7 @@ bool hw_on_signal(ThreadState* ts, int fd, const void* ucv) {
 }
 
 void hw_stop_thread(ThreadState* ts) {
-  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (!ring_event_live(hw_of(ts).ev)) return;
   disable(ts);
   {
     ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);  // the process-end path waits for it
@@ -383,15 +378,14 @@ void hw_stop_thread(ThreadState* ts) {
 }
 
 void hw_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&hw_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(hw_of(ts).ring))
-    return;
+  if (!ring_event_pending(hw_of(ts).ev)) return;
   // No calling context: the accesses were made before this free, by code whose frames may be gone.
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts, nullptr, 0);
 }
 
 void hw_forget(ThreadState* ts) {
-  if (hw_of(ts).fd < 0) return;
+  if (hw_of(ts).ev.fd < 0) return;
   release(ts);  // the parent keeps its own mapping
 }
 
@@ -404,7 +398,7 @@ void hw_halt_all() {
 void hw_drain_all() {
   if (!hw_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
-    if (t->stale || __atomic_load_n(&hw_of(t).fd, __ATOMIC_ACQUIRE) < 0) continue;
+    if (t->stale || !ring_event_live(hw_of(t).ev)) continue;
     drain(t, nullptr, 0);
     release(t);
   }
@@ -455,7 +449,7 @@ void hw_write_meta(hpcl::Profile& p) {
 
 
 void hw_init_state(ThreadState* ts) {
-  hw_of(ts).fd = -1;
+  hw_of(ts).ev.fd = -1;
   for (int& other : hw_of(ts).other) other = -1;
 }
 

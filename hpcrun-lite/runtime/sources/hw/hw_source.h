@@ -22,7 +22,7 @@
 #include "options.h"
 #include "hpcrun/probe/event_plan.h"
 #include "sources/hw/hw_drain.h"
-#include "sources/perf_ring.h"
+#include "sources/ring_event.h"
 
 namespace hpcl {
 struct Profile;
@@ -36,8 +36,8 @@ struct ThreadState;
 
 // The source's state of one thread (its slot: sources/source_state.h).
 struct HwThread {
-  int fd;                             // its first sampling event, -1 without
-  PerfRing ring;                      // the ring that takes the records of all its events
+  RingEvent ev;                       // its first sampling event, whose ring takes the records
+                                      // of all its events
   int other[kMaxPlannedEvents - 1];   // its other events (an aux group leader, the other core
                                       // type's), -1 unused
 };

@@ -85,7 +85,7 @@ void record_fault(const uint8_t* body, size_t size, void* ctx) {
 
 void drain(ThreadState* ts) {
   RingCounts counts;
-  perf_ring_drain(&pf_of(ts).ring, record_fault, ts, &counts);
+  perf_ring_drain(&pf_of(ts).ev.ring, record_fault, ts, &counts);
   if (counts.records) g_records.fetch_add(counts.records, std::memory_order_relaxed);
   if (counts.lost) g_lost.fetch_add(counts.lost, std::memory_order_relaxed);
   if (counts.throttled) g_throttled.fetch_add(counts.throttled, std::memory_order_relaxed);
@@ -95,17 +95,13 @@ void drain(ThreadState* ts) {
 void release(ThreadState* ts) {
   int wake = __atomic_exchange_n(&pf_of(ts).wake_fd, -1, __ATOMIC_ACQ_REL);
   if (wake >= 0) fd_guard_close(wake);
-  int fd = __atomic_exchange_n(&pf_of(ts).fd, -1, __ATOMIC_ACQ_REL);
-  if (fd < 0) return;
-  perf_ring_unmap(&pf_of(ts).ring);
-  fd_guard_close(fd);
+  ring_event_release(&pf_of(ts).ev);
 }
 
 void disable(ThreadState* ts) {
   int wake = __atomic_load_n(&pf_of(ts).wake_fd, __ATOMIC_ACQUIRE);
   if (wake >= 0) ioctl(wake, PERF_EVENT_IOC_DISABLE, 0);
-  int fd = __atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  ring_event_disable(pf_of(ts).ev);
 }
 
 }  // namespace
@@ -120,9 +116,8 @@ bool pagefaults_enabled() { return g_enabled.load(std::memory_order_acquire); }
 uint64_t pagefaults_period() { return g_period; }
 
 void pagefaults_start_thread(ThreadState* ts) {
-  pf_of(ts).fd = -1;
+  ring_event_reset(&pf_of(ts).ev);
   pf_of(ts).wake_fd = -1;
-  pf_of(ts).ring = PerfRing{};
   if (!pagefaults_enabled() || g_stopped.load(std::memory_order_relaxed)) return;
   // No wake-ups: the ring is read at the thread's timer signals (page_faults.h).
   int fd = perf_open_thread(page_fault_attr(g_period, 0), ts->tid);
@@ -133,10 +128,7 @@ void pagefaults_start_thread(ThreadState* ts) {
     close(fd);
     return warn_once("cannot map its ring buffer (see kernel.perf_event_mlock_kb)", err);
   }
-  fd_guard_add(fd);  // kept from the program's closefrom and dup2 (fd_guard.h)
-  // The ring before the fd: the handler finds the fd only once the ring is there.
-  pf_of(ts).ring = ring;
-  __atomic_store_n(&pf_of(ts).fd, fd, __ATOMIC_RELEASE);
+  ring_event_publish(&pf_of(ts).ev, fd, ring);
   if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
     int err = errno;
     release(ts);
@@ -168,13 +160,13 @@ bool pagefaults_on_wake(ThreadState* ts, int fd) {
 }
 
 void pagefaults_on_timer(ThreadState* ts) {
-  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (!ring_event_live(pf_of(ts).ev)) return;
   if (g_stopped.load(std::memory_order_relaxed)) return;  // the writer reads the rings
   drain(ts);
 }
 
 void pagefaults_stop_thread(ThreadState* ts) {
-  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0) return;
+  if (!ring_event_live(pf_of(ts).ev)) return;
   disable(ts);
   {
     // The sampling signal's handler writes this tree too: blocked while we do; the process-end
@@ -186,14 +178,13 @@ void pagefaults_stop_thread(ThreadState* ts) {
 }
 
 void pagefaults_before_forget(ThreadState* ts) {
-  if (__atomic_load_n(&pf_of(ts).fd, __ATOMIC_ACQUIRE) < 0 || !perf_ring_pending(pf_of(ts).ring))
-    return;
+  if (!ring_event_pending(pf_of(ts).ev)) return;
   ThreadSideGate gate(ts->in_handler, g_stopped, g_signo);
   if (gate.owns_tree()) drain(ts);
 }
 
 void pagefaults_forget(ThreadState* ts) {
-  if (pf_of(ts).fd < 0) return;
+  if (pf_of(ts).ev.fd < 0) return;
   // The parent's mapping was inherited; unmap ours, the parent keeps its own.
   release(ts);
 }
@@ -207,7 +198,7 @@ void pagefaults_halt_all() {
 void pagefaults_drain_all() {
   if (!pagefaults_enabled()) return;
   for (ThreadState* t = threads_head(); t; t = t->next) {
-    if (t->stale || __atomic_load_n(&pf_of(t).fd, __ATOMIC_ACQUIRE) < 0) continue;
+    if (t->stale || !ring_event_live(pf_of(t).ev)) continue;
     drain(t);
     release(t);
   }
@@ -235,13 +226,13 @@ void pagefaults_write_meta(hpcl::Profile& p) {
 
 
 void pagefaults_init_state(ThreadState* ts) {
-  pf_of(ts).fd = -1;
+  pf_of(ts).ev.fd = -1;
   pf_of(ts).wake_fd = -1;
 }
 
 int pagefaults_thread_fds(ThreadState* ts, int** out, int max) {
   int n = 0;
-  for (int* fd : {&pf_of(ts).fd, &pf_of(ts).wake_fd})
+  for (int* fd : {&pf_of(ts).ev.fd, &pf_of(ts).wake_fd})
     if (n < max) out[n++] = fd;
   return n;
 }

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "sources/perf_ring.h"
+#include "sources/ring_event.h"
 
 namespace hpcl {
 struct Profile;
@@ -28,8 +28,7 @@ struct ThreadState;
 
 // The source's state of one thread (its slot: sources/source_state.h).
 struct PageFaultThread {
-  int fd;          // the page-fault event, -1 without
-  PerfRing ring;   // its ring buffer
+  RingEvent ev;    // the page-fault event and its ring buffer
   int wake_fd;     // the page-fault event that signals when the ring fills, or -1
 };
 // A new owner of a thread state: no events yet.
