@@ -47,16 +47,6 @@ struct ThreadState {
   // never shrinks a stack mapping, so [stack_floor, stack_hi) is mapped, where the main thread's
   // stack_lo (its rlimit) may lie below what the kernel mapped so far (on_own_stacks).
   uint64_t stack_floor;
-  // The frames that held this thread's last placed stack samples (sources/stack_place.h),
-  // for other threads' samples of the same storage: an OpenMP worker reading a local its master
-  // shares, which no walk of the worker's own frames reaches. Written by the thread's own
-  // handler under a sequence count (odd while it writes), read by the other threads' handlers.
-  struct OwnerCache {
-    static constexpr int kEntries = 4;
-    uint32_t seq;
-    uint32_t next;  // the entry written next when no entry has the frame's CFA
-    uint64_t pc[kEntries], cfa[kEntries], lo[kEntries], ret[kEntries];
-  } owners;
   void* alt_stack;           // the signal stack's mapping (alt_stack.h), kept when reused
   std::atomic<int> in_handler;
   std::atomic<int> alive;
@@ -84,7 +74,8 @@ struct ThreadState {
   SiteCache site_cache;      // the sites this thread tracked lately (alloc_sites.h)
   // The sources' own per-thread state, a slot each (sources/source_state.h): the soft timer and
   // its dlopen pause, the page-fault and hardware sources' events and rings, the watches (armed
-  // by this thread's handler or by other threads'), the PAPI event set, the NUMA log.
+  // by this thread's handler or by other threads'), the PAPI event set, the NUMA log, the
+  // frames stack placement published.
   SourceSlotBytes source_slots[kSourceSlotCount];
   Cct cct;
 };

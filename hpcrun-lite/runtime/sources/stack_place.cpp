@@ -5,11 +5,25 @@
 #include "hpcl/stack_slot.h"
 #include "loader/dynamic_tls.h"
 #include "process/source_table.h"
+#include "sources/source_state.h"
 
 namespace hpcrun {
 
 namespace {
-using Cache = ThreadState::OwnerCache;
+
+// The frames that held this thread's last placed stack samples, for other threads' samples of
+// the same storage: an OpenMP worker reading a local its master shares, which no walk of the
+// worker's own frames reaches. In the row's slot of the thread state; written by the thread's
+// own handler under a sequence count (odd while it writes), read by the other threads' handlers.
+struct Cache {
+  static constexpr int kEntries = 4;
+  uint32_t seq;
+  uint32_t next;  // the entry written next when no entry has the frame's CFA
+  uint64_t pc[kEntries], cfa[kEntries], lo[kEntries], ret[kEntries];
+};
+
+Cache& cache_of(ThreadState* ts) { return source_state<Cache>(ts, kStackPlacement); }
+const Cache& cache_of(const ThreadState* ts) { return source_state<Cache>(ts, kStackPlacement); }
 
 template <typename T>
 T load(const T& x) {
@@ -22,7 +36,7 @@ void store(T& x, T v) {
 }  // namespace
 
 void shared_frames_reset(ThreadState* ts) {
-  Cache& c = ts->owners;
+  Cache& c = cache_of(ts);
   const uint32_t seq = c.seq | 1;  // odd: being written (a reader may still look at the state)
   __atomic_store_n(&c.seq, seq, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -31,7 +45,7 @@ void shared_frames_reset(ThreadState* ts) {
 }
 
 void shared_frames_publish(ThreadState* ts, const FrameOwner& owner) {
-  Cache& c = ts->owners;
+  Cache& c = cache_of(ts);
   // The entry of the same frame (the same CFA), else the next in turn: a region's master keeps
   // the frame of the function that declared the shared array beside its own callees'.
   int k = 0;
@@ -55,7 +69,7 @@ void shared_frames_publish(ThreadState* ts, const FrameOwner& owner) {
 bool shared_frames_find(uint64_t addr, const ThreadState* self, FrameOwner* out) {
   const ThreadState* t = other_stack_thread(addr, self);
   if (t == nullptr) return false;
-  const Cache& c = t->owners;
+  const Cache& c = cache_of(t);
   const uint32_t seq = __atomic_load_n(&c.seq, __ATOMIC_ACQUIRE);
   if (seq & 1) return false;
   FrameOwner found;

@@ -5,9 +5,9 @@
 // Stack storage that one thread owns and another reads: an OpenMP region's workers reading an
 // array their master declared (shared by default), a task reading its creator's local. The
 // reading thread cannot walk the owner's frames, so each thread publishes the frames its own
-// placed samples found (ThreadState::owners) and a reader of its stack looks there: a published
-// frame whose storage holds the address and whose return address is still where its call left
-// it is that address's owner.
+// placed samples found (in the placement row's slot of its thread state) and a reader of its
+// stack looks there: a published frame whose storage holds the address and whose return
+// address is still where its call left it is that address's owner.
 #pragma once
 
 #include <cstdint>
