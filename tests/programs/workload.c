@@ -56,13 +56,14 @@ void write_timing(const char *const *labels, const int *weights, const double *s
 }
 
 /* A call that took more than this many times its array's fastest call so far is counted as that
- * bound. In a guest that does not report steal time (the project's Firecracker VMs: /proc/stat's
- * steal column stays 0) the time the host takes the vCPU away is counted as the running thread's
- * CPU time, but the timer, which fires on the host's clock, samples it once: in about one run in
- * three of e2e.mpi_alloc_apis (two ranks of two threads on two vCPUs, 4 Dec 2026) one array's
- * calls on one rank averaged 530-900 us against 360-390 us for every other array and rank, and
- * its time share rose up to 3.2 points above its samples'. A sample's handler adds tens of
- * microseconds to a call of a few hundred, well under the bound. */
+ * bound: time the samples do not see must not count as the array's. Most likely it is time the
+ * host took the vCPU away: a guest that does not report steal time (the project's Firecracker
+ * VMs: /proc/stat's steal column stays 0) counts it as the running thread's CPU time, and the
+ * timer, which fires on the host's clock, samples it once. In about one run in three of
+ * e2e.mpi_alloc_apis (two ranks of two threads on two vCPUs, 4 Dec 2026) one array's calls on
+ * one rank averaged 530-900 us against 360-390 us for every other array and rank, and its time
+ * share rose up to 3.2 points above its samples'. A sample's handler adds tens of microseconds
+ * to a call of a few hundred, well under the bound. */
 static const double kStallFactor = 3.0;
 
 double run_weighted(const struct test_array *arrays, int count, int rounds) {
