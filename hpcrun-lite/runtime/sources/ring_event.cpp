@@ -23,9 +23,11 @@ bool ring_event_live(const RingEvent& e) { return __atomic_load_n(&e.fd, __ATOMI
 
 bool ring_event_pending(const RingEvent& e) { return ring_event_live(e) && perf_ring_pending(e.ring); }
 
-void ring_event_disable(const RingEvent& e) {
+bool ring_event_disable(const RingEvent& e) {
   const int fd = __atomic_load_n(&e.fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (fd < 0) return false;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  return true;
 }
 
 bool ring_event_release(RingEvent* e) {

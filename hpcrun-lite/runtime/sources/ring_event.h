@@ -24,8 +24,9 @@ bool ring_event_live(const RingEvent& e);
 // Whether the published event's ring holds records not read yet (one load when it is empty).
 // Async-signal-safe.
 bool ring_event_pending(const RingEvent& e);
-// Stops the event counting (the process's end, before the last read). Async-signal-safe.
-void ring_event_disable(const RingEvent& e);
+// Stops the event counting (the process's end, before the last read); false when none is
+// published. Async-signal-safe.
+bool ring_event_disable(const RingEvent& e);
 // Unmaps the ring and closes the event; the exchange makes one of the thread's end and the
 // process's end do it. False when there was none. Async-signal-safe.
 bool ring_event_release(RingEvent* e);

@@ -216,8 +216,7 @@ void release(ThreadState* ts) {
 }
 
 void disable(ThreadState* ts) {
-  if (!ring_event_live(hw_of(ts).ev)) return;
-  ring_event_disable(hw_of(ts).ev);
+  if (!ring_event_disable(hw_of(ts).ev)) return;
   for (int other : hw_of(ts).other)
     if (other >= 0) ioctl(other, PERF_EVENT_IOC_DISABLE, 0);
 }

@@ -48,8 +48,7 @@ namespace hpcrun {
 namespace {
 
 uint64_t g_period_ns = 0;
-int g_signo = 0;
-// Whether the timer sends perf's SIGTRAP instead of g_signo (timer_signal.h).
+// Whether the timer sends perf's SIGTRAP instead of the sampling signal (timer_signal.h).
 bool g_trap = false;
 std::atomic<bool> g_enabled{false};
 // Whether the timer's signals are samples (the soft source); without, they only read the
@@ -338,8 +337,6 @@ void on_timer(ThreadState* ts, int sig, void* ucv) {
 
 }  // namespace
 
-bool sampler_enabled() { return g_enabled.load(std::memory_order_relaxed); }
-
 const char* sampler_timer_signal() {
   if (!g_enabled.load(std::memory_order_relaxed) || !g_timer) return nullptr;
   return timer_signal_name(g_trap ? TimerSignal::Trap : TimerSignal::Realtime);
@@ -350,7 +347,6 @@ bool sampler_init(uint64_t rate, int signo, bool record, bool timer) {
   g_timer = timer;
   decode_init();  // also for a hardware source: a thread it cannot sample falls back to soft
   g_period_ns = rate ? 1000000000ull / rate : 1000000ull;
-  g_signo = signo;
   if (const char* spin = getenv("HPCRUN_LITE_TEST_HANDLER_SPIN_US"))
     g_test_spin_ns = strtoull(spin, nullptr, 10) * 1000;
   g_test_stage = stage_from_env(getenv("HPCRUN_LITE_TEST_HANDLER_STAGE"));
@@ -414,7 +410,7 @@ void start_timer(ThreadState* ts) {
   // queue one real-time signal per short period, thousands, up to the user's limit, where the
   // kernel falls back to SIGIO.
   s.periods_to_dither = 1 + uint32_t(splitmix64(&seed) % kDitherEvery);
-  int err = perf_arm_thread_signal(fd, g_trap ? 0 : g_signo, ts->tid, s.period_pending);
+  int err = perf_arm_thread_signal(fd, g_trap ? 0 : handler_signal(), ts->tid, s.period_pending);
   if (err != 0) {
     if (!g_warned_open.exchange(true))
       log_warn("cannot route sampling signals to thread %d: %s", int(ts->tid), strerror(-err));
@@ -464,8 +460,6 @@ void sampler_stop_thread(ThreadState* ts) {
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   fd_guard_close(fd);
 }
-
-uint64_t sampler_dlopen_unsampled_ns(const ThreadState* ts) { return soft_of(ts).dlopen_ns; }
 
 uint64_t sampler_dlopen_pause_ns(const ThreadState* ts) {
   const uint64_t since = soft_of(ts).dlopen_since;

@@ -38,14 +38,11 @@ void sampler_start_fallback(ThreadState* ts);
 bool sampler_can_pause(const ThreadState* ts);
 void sampler_dlopen_begin(ThreadState* ts);
 void sampler_dlopen_end(ThreadState* ts);
-// The writer: the thread's CPU time inside dlopen that the paused timer did not sample, in
-// ended pauses; and the calling thread's pause still under way, up to now (a library
-// constructor that ends the process).
-uint64_t sampler_dlopen_unsampled_ns(const ThreadState* ts);
+// The writer: the calling thread's dlopen pause still under way, up to now (a library
+// constructor that ends the process); ended pauses are in its slot.
 uint64_t sampler_dlopen_pause_ns(const ThreadState* ts);
 // Process end: no timer sample touches a tree from now on, and every thread's timer is closed.
 void sampler_halt_all();
-bool sampler_enabled();
 // How the timer signals (timer_signal.h): "sigtrap" or "realtime"; nullptr when no thread runs
 // the timer by default (a hardware source alone).
 const char* sampler_timer_signal();
