@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "base/mix.h"
 #include "base/used_slots.h"
 
 namespace hpcrun {
@@ -27,15 +28,8 @@ Slot g_slots[kSlots];
 UsedSlots<kSlots> g_used;  // the claimed slots, for the walks at exit and after fork
 std::atomic<uint64_t> g_lost{0};
 
-uint64_t mix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  return k;
-}
-
 Slot* claim(uint64_t key) {
-  for (uint32_t i = 0, h = uint32_t(mix(key)); i < kMaxProbes; ++i) {
+  for (uint32_t i = 0, h = uint32_t(mix_bits(key)); i < kMaxProbes; ++i) {
     const uint32_t at = (h + i) & (kSlots - 1);
     Slot& s = g_slots[at];
     uint64_t k = s.key.load(std::memory_order_relaxed);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "base/mix.h"
 #include "base/used_slots.h"
 
 namespace hpcrun {
@@ -38,13 +39,6 @@ WpVarKey unpack(uint64_t v) {
   return k;
 }
 
-uint64_t mix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  return k;
-}
-
 Slot* slot(int32_t var) { return var >= 0 && uint32_t(var) < kSlots ? &g_slots[var] : nullptr; }
 
 }  // namespace
@@ -52,7 +46,7 @@ Slot* slot(int32_t var) { return var >= 0 && uint32_t(var) < kSlots ? &g_slots[v
 int32_t wp_var(const WpVarKey& key) {
   const uint64_t want = pack(key);
   if (key.root == 0) return -1;
-  for (uint32_t i = 0, h = uint32_t(mix(want)); i < kMaxProbes; ++i) {
+  for (uint32_t i = 0, h = uint32_t(mix_bits(want)); i < kMaxProbes; ++i) {
     uint32_t at = (h + i) & (kSlots - 1);
     uint64_t k = g_slots[at].key.load(std::memory_order_relaxed);
     if (k == 0 && g_slots[at].key.compare_exchange_strong(k, want, std::memory_order_relaxed)) {

@@ -1,0 +1,23 @@
+// Bit mixing for the runtime's fixed tables: a key's bits spread over the whole word, so that its
+// low bits index a power-of-two table and its high bits serve as a tag.
+#pragma once
+
+#include <cstdint>
+
+namespace hpcrun {
+
+// Half of MurmurHash3's 64-bit finalizer: one multiply, enough for keys that are addresses.
+inline uint64_t mix_bits(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return k;
+}
+
+// A running digest of a sequence of words: each word changes every bit of what follows.
+inline uint64_t mix_in(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+}  // namespace hpcrun
