@@ -1,5 +1,5 @@
 // Bit mixing for the runtime's fixed tables: a key's bits spread over the whole word, so that its
-// low bits index a power-of-two table and its high bits serve as a tag.
+// low bits index a power-of-two table.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +12,6 @@ inline uint64_t mix_bits(uint64_t k) {
   k *= 0xff51afd7ed558ccdull;
   k ^= k >> 33;
   return k;
-}
-
-// A running digest of a sequence of words: each word changes every bit of what follows.
-inline uint64_t mix_in(uint64_t h, uint64_t v) {
-  h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-  return h ^ (h >> 29);
 }
 
 }  // namespace hpcrun
