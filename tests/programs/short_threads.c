@@ -14,17 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "kernel.h"
 #include "workload.h"
-
-/* Plain loop, no OpenMP: a worker thread must not start a team of its own. Unrolled by 2, as
- * tls_threads.c says why: landings on the loop's compare and branch, which have no data
- * address, stay near 1% of its samples. */
-__attribute__((noipa)) static double sum_plain(const double *a, size_t n) {
-  double s = 0;
-#pragma GCC unroll 2
-  for (size_t i = 0; i < n; ++i) s += a[i];
-  return s;
-}
 
 __attribute__((noinline)) static double *alloc_worker_array(void) {
   double *p = malloc(TEST_ARRAY_DOUBLES * sizeof(double));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel.h"
 #include "workload.h"
 
 struct job {
@@ -17,15 +18,6 @@ struct job {
   int rounds;
   double sum;
 };
-
-/* Unrolled by 2, as tls_threads.c says why: landings on the loop's compare and branch, which
- * have no data address, stay near 1% of its samples. */
-__attribute__((noipa)) static double sum_plain(const double *a, size_t n) {
-  double s = 0;
-#pragma GCC unroll 2
-  for (size_t i = 0; i < n; ++i) s += a[i];
-  return s;
-}
 
 static void *reader(void *arg) {
   struct job *j = arg;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "workload.h"
 
 #define TLS_DOUBLES ((size_t)64 << 10) /* 512 KiB per array and thread */
@@ -28,20 +29,6 @@ static double now_seconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Both phases read through this same code; noipa so that GCC, seeing a pure function of an
- * unchanged array, cannot fold the repeated calls into one. Unrolled by 2: a timer sample that
- * lands on a loop's compare or branch has no data address, and in a loop of one access per
- * iteration the share of such landings changed within a run on the development VM (4 Dec 2026:
- * 12% of the samples, most of them in the first phase, and own_tls 0.622 against its time's
- * 0.669); with two accesses per iteration they stay near 1% (stack_locals_fortran.f90). */
-__attribute__((noipa)) static double sum_plain(const double *a, size_t n) {
-  double s = 0.0;
-#pragma GCC unroll 2
-  for (size_t i = 0; i < n; i++)
-    s += a[i];
-  return s;
 }
 
 /* The two phases in workload.h's timing format, for check_report.py's measured time shares. */
