@@ -96,6 +96,7 @@ void HeapMap::free_small(Shard& s, uint32_t i) {
 
 int HeapMap::random_level(Shard& s) {
   // xorshift64; each extra level with probability 1/4.
+  if (s.rng == 0) s.rng = 0x2545F4914F6CDD1Dull;
   s.rng ^= s.rng << 13;
   s.rng ^= s.rng >> 7;
   s.rng ^= s.rng << 17;

@@ -167,7 +167,7 @@ class HeapMap {
     std::atomic<uint32_t> small_count{0};
     std::atomic<uint32_t> large_count{0};
     Pool small_pool, large_pool;
-    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    uint64_t rng = 0;  // seeded at its first use: an all-zero map sits in .bss, not the file
   };
   static constexpr int kRegionShift = 26;  // 64 MiB: glibc's largest arena heap, and its alignment
   static constexpr int kShards = 64;
