@@ -161,7 +161,7 @@ uint32_t AllocSites::intern_cached(SiteCache& cache, uint8_t api, uint8_t flags,
   SiteCache::Entry& e = cache.entries[d.hash % SiteCache::kEntries];
   if (e.id_plus_1 != 0 && e.hash == d.hash && e.check == d.check && e.api == api &&
       e.nframes == nframes && (e.flags & flags) == flags) {
-    cache_hits_.fetch_add(1, std::memory_order_relaxed);
+    ++cache.hits;
     return e.id_plus_1 - 1;
   }
   const uint32_t id = intern_digest(d, api, flags, frames, nframes, nullptr, 0);

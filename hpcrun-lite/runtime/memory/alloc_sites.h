@@ -59,6 +59,10 @@ struct SiteCache {
     uint8_t api, flags;
   };
   Entry entries[kEntries];
+  // Lookups it answered (the writer's -v line). Counted here, by its one writer, not in the
+  // table: a process-wide counter was one more shared cache line written by every allocating
+  // thread at every hit.
+  uint64_t hits;
 };
 
 struct SiteDigest {
@@ -81,7 +85,6 @@ class AllocSites {
   // intern for an unnamed site, through the calling thread's cache (one writer per cache).
   uint32_t intern_cached(SiteCache& cache, uint8_t api, uint8_t flags, const uint64_t* frames,
                          uint32_t nframes);
-  uint64_t cache_hits() const { return cache_hits_.load(std::memory_order_relaxed); }
   void count(uint32_t id, uint64_t bytes) {
     SiteRecord* r = get(id);
     if (!r) return;
@@ -130,7 +133,6 @@ class AllocSites {
   uint8_t* frame_chunk_ = nullptr;
   size_t frame_used_ = kFrameChunk;
   PopulatedFront records_front_, frames_front_;  // under lock_
-  std::atomic<uint64_t> cache_hits_{0};
 };
 
 SiteDigest site_digest(uint8_t api, const uint64_t* frames, uint32_t n, const char* name = nullptr,

@@ -488,8 +488,10 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
                  (unsigned long long)t->track.died_young,
                  unsigned(uint64_t(t->track.young) * 100 / TrackControl::kYoungOne));
     // How many sites, and how often a thread's cache of its recent sites answered (alloc_sites.h).
+    uint64_t hits = 0;
+    for (const ThreadState* t = threads_head(); t; t = t->next) hits += t->site_cache.hits;
     log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
-             (unsigned long long)g_sites.cache_hits());
+             (unsigned long long)hits);
   }
   return true;
 }
