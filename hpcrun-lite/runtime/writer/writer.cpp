@@ -478,8 +478,11 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
              g_heap_extent.arena_heaps());
   if (g_verbose) {
     // What the tracking controller did (track_control.h): how many small blocks it tracked of
-    // the estimated number the threads allocated, and what it priced one at.
-    for (const ThreadState* t = threads_head(); t; t = t->next)
+    // the estimated number the threads allocated, and what it priced one at; and how often each
+    // thread's cache of its recent sites answered (alloc_sites.h), summed over all threads.
+    uint64_t hits = 0;
+    for (const ThreadState* t = threads_head(); t; t = t->next) {
+      hits += t->site_cache.hits;
       if (!t->stale && t->track.seen)
         log_info("thread %u: tracked %llu of ~%llu small blocks, now one in %u, %llu ns each; "
                  "%llu died young (%u%% of late)",
@@ -487,9 +490,7 @@ bool write_process_profile(const char* tag, char* written, size_t n) {
                  t->track.k, (unsigned long long)t->track.cost_ns,
                  (unsigned long long)t->track.died_young,
                  unsigned(uint64_t(t->track.young) * 100 / TrackControl::kYoungOne));
-    // How many sites, and how often a thread's cache of its recent sites answered (alloc_sites.h).
-    uint64_t hits = 0;
-    for (const ThreadState* t = threads_head(); t; t = t->next) hits += t->site_cache.hits;
+    }
     log_info("sites: %u; %llu tracked blocks found theirs in their thread's cache", g_sites.size(),
              (unsigned long long)hits);
   }
