@@ -16,6 +16,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
+"$root/bench/machine.sh" "$build" >&2
 runs=${2:-5}
 tool=$build/bin/hpcrun-lite
 wl=$build/bench/wl_stream

@@ -4,7 +4,8 @@
 #   lammps_begin NAME ROUNDS FILE...
 #                              stops the script (status 2) when lmp, mpirun or one of the FILEs
 #                              (the builds it measures) is missing; makes $work (removed at exit),
-#                              prints the load average, warms the page cache with one native run
+#                              prints the machine and build lines (machine.sh) and the load
+#                              average, warms the page cache with one native run
 #                              and leaves $work/times empty for the rounds
 #   cpu_time NAME COMMAND...   runs COMMAND (its output dropped) and appends "NAME cpu_seconds"
 #                              to $work/times: the user + system time of COMMAND and everything
@@ -24,6 +25,10 @@ lammps_begin() {
   done
   work=$(mktemp -d "${TMPDIR:-/tmp}/hpcl-$name.XXXXXX")
   trap 'rm -rf "$work"' EXIT
+  # The machine, and each build measured (a FILE in a build's bin/)
+  for f in "$@"; do
+    case $f in */bin/*) "$root/bench/machine.sh" "${f%/bin/*}" >&2 ;; esac
+  done
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds" >&2
   lammps_cpu warm
   : >"$work/times"

@@ -19,6 +19,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
+"$root/bench/machine.sh" "$build" >&2
 rounds=${2:-5}
 tool=$build/bin/hpcrun-lite
 bare=$build/bench/bare_sampler.so

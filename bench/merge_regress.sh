@@ -19,6 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/merge_lib.sh"
 
 [ $# -ge 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 build=$1
+"$HPCL_ROOT/bench/machine.sh" "$build" >&2
 reference=$2
 n=${3:-1024}
 rounds=${4:-5}

@@ -22,6 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/merge_lib.sh"
 hpcl_mpi_env
 
 build=${1:-$HPCL_ROOT/build}
+"$HPCL_ROOT/bench/machine.sh" "$build" >&2
 n=${2:-4096}
 reps=${3:-3}
 prof=$build/bin/hpcprof-lite

@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 build=${args[0]:-$HPCL_ROOT/build}
+"$HPCL_ROOT/bench/machine.sh" "$build" >&2
 reps=${args[1]:-3}
 prof=$build/bin/hpcprof-lite
 gen=$build/bench/gen_profiles

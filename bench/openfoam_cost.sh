@@ -16,6 +16,7 @@ rounds=${2:-3}
 iterations=${3:-100}
 builds=("$build")
 [ -n "${4:-}" ] && builds+=("$(cd "$4" && pwd)")
+for b in "${builds[@]}"; do "$root/bench/machine.sh" "$b"; done
 # shellcheck source=bench/openfoam_lib.sh disable=SC1091
 source "$root/bench/openfoam_lib.sh"
 openfoam_case openfoam_cost "$iterations"

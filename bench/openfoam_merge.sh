@@ -12,6 +12,7 @@ build=$(cd "${1:?usage: bench/openfoam_merge.sh BUILD_DIR [ROUNDS=5] [TARGET=5]}
 rounds=${2:-5}
 target=${3:-5}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/bench/machine.sh" "$build" >&2
 command -v /usr/bin/time >/dev/null 2>&1 || { echo "openfoam_merge.sh: /usr/bin/time not found" >&2; exit 77; }
 # shellcheck source=bench/openfoam_lib.sh disable=SC1091
 source "$root/bench/openfoam_lib.sh"

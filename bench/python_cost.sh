@@ -8,6 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
+"$root/bench/machine.sh" "$build" >&2
 runs=${2:-5}
 rounds=${3:-100}
 py=/usr/bin/python3

@@ -12,6 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
+"$root/bench/machine.sh" "$build" >&2
 pairs=${2:-7}
 read -r -a rates <<<"${3:-250 500 1000 2000 5000}"
 rounds=${4:-120}

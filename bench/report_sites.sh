@@ -16,6 +16,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/common.sh"
 
 build=${1:-$HPCL_ROOT/build}
+"$HPCL_ROOT/bench/machine.sh" "$build" >&2
 reps=${2:-3}
 prof=${HPCL_PROF:-$build/bin/hpcprof-lite}
 gen=$build/bench/gen_sites_db

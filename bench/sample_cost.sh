@@ -28,6 +28,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
+"$root/bench/machine.sh" "$build" >&2
 rounds=${2:-5}
 rates=${3:-300 1000 5000}
 threads=${4:-1 2}

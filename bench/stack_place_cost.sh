@@ -10,6 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -ge 2 ] || { sed -n '2,8p' "$0" >&2; exit 2; }
 builds=("$1" "$2")
+for b in "${builds[@]}"; do "$root/bench/machine.sh" "$b" >&2; done
 rounds=${3:-7}
 prog=$2/tests/programs/stack_locals
 [ -x "$prog" ] || { echo "stack_place_cost.sh: $prog is missing: build the project first" >&2; exit 2; }

@@ -59,8 +59,14 @@ p = out.append
 p("# hpcrun-lite benchmark results")
 p("")
 load = open("/proc/loadavg").read().split()[:3]
-p(f"Machine: {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, load average at the end "
-  f"{' '.join(load)}. Pairs per workload: {pairs}. Ratios: median of per-pair ratios (min-max).")
+# bench/machine.sh's line (the CPU model, the hypervisor, the build), written by scripts/bench.sh.
+machine_path = os.path.join(work, "machine.txt")
+if os.path.exists(machine_path):
+    machine = open(machine_path).read().strip()
+else:
+    machine = f"machine: {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
+p(f"{machine[:1].upper()}{machine[1:]}. Load average at the end {' '.join(load)}. "
+  f"Pairs per workload: {pairs}. Ratios: median of per-pair ratios (min-max).")
 p("")
 
 # ---- workloads ----

@@ -10,6 +10,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
+"$root/bench/machine.sh" "$build" >&2
 runs=${2:-5}
 seconds=${3:-2}
 prog=$build/bench/wl_block_rate

@@ -10,6 +10,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
+"$root/bench/machine.sh" "$build" >&2
 threads=${2:-20000}
 runs=${3:-5}
 churn=$build/bench/wl_thread_churn

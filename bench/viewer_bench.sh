@@ -5,6 +5,7 @@
 # usage: bench/viewer_bench.sh [BUILD_DIR] [PATHS_PER_THREAD]   (50000: ~1M merged nodes)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
+"$(dirname "${BASH_SOURCE[0]}")/machine.sh" "$build" >&2
 paths=${2:-50000}
 work="$build/bench/viewer"
 for t in bench/gen_profiles bin/hpcprof-lite bench/viewer_bench bin/hpcviewer-tui; do

@@ -192,6 +192,7 @@ if wants analyzer; then
 fi
 
 say "summarising"
+"$HPCL_ROOT/bench/machine.sh" "$build" >"$work/machine.txt"
 python3 "$HPCL_ROOT/bench/summarize.py" "$work" "$pairs" >"$results/latest.md"
 if wants analyzer; then
   say "analyzer: merge of 512 to 4,096 profiles (load: $(cut -d' ' -f1-3 /proc/loadavg))"
