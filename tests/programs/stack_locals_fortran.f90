@@ -8,7 +8,8 @@
 ! both. A timer sample that lands on a loop's compare or branch has no data address; in a loop of
 ! one access per iteration such landings took under 1% of sweep_auto's samples in most runs but
 ! 15-23% in about one run in four (24 runs on the development VM, 4 Dec 2026), and tmp's share
-! then fell up to 5 points below its time; the unrolled loop had about 1% in every run.
+! then fell up to 5 points below its time; the unrolled loop had about 1% in every run. (Such
+! landings now go to the loop's one load, rule LoopAccess; the unrolling stays as calibrated.)
 ! Expected: two stack rows, tmp and loc, named with their subroutine, with the shares of the time
 ! measured. Prints one checksum line.
 module stack_kernels

@@ -6,11 +6,12 @@
 // it in 99.2-99.8%). So the previous instruction is decoded first, found by decoding forward
 // from the start of the enclosing function (function bounds from the module's .eh_frame_hdr via
 // find_object, which is async-signal-safe): rule Previous. When it cannot be used (a branch, a
-// branch target in between, no memory operand, pointer chasing) three further rules look for the
+// branch target in between, no memory operand, pointer chasing) four further rules look for the
 // access from the code: LoadFeeds (the load that produced the input of the waiting instruction,
 // with simple pointer increments since undone), ChasedNext (the next access through a chased
-// pointer) and BranchJoin (a memory access before a branch target whose own instruction touches
-// only the stack). Compute followed by a spill, a store or a constant load is charged to no data
+// pointer), BranchJoin (a memory access before a branch target whose own instruction touches
+// only the stack) and LoopAccess (the one load of a tight loop, for a sample on its compare or
+// branch). Compute followed by a spill, a store or a constant load is charged to no data
 // rather than to that access (rule Compute); otherwise the instruction at the PC is used (rule
 // Current). The rules (pc_decision.h, `Rule`) and the cases in which each applies are listed
 // before decide_from_code in access_decode.cpp. The choice per PC is cached in a lock-free table

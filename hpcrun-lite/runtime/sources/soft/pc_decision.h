@@ -28,6 +28,7 @@ enum class Rule : uint8_t {
   LoadFeeds,   // the load that produced the waiting instruction's input
   ChasedNext,  // the next access through the pointer a chasing load wrote
   Compute,     // compute before an access that did not run yet (spill, store, constant): no data
+  LoopAccess,  // the one load of a tight loop, at its loop control (compare, branch, increment)
 };
 
 // A register correction: the chosen instruction ran with gpr[reg] == saved gpr[reg] - delta.

@@ -11,6 +11,7 @@ namespace {
 using hpcrun::Choice;
 using hpcrun::decide_from_code;
 using hpcrun::PcDecision;
+using hpcrun::Rule;
 
 constexpr uint64_t kStart = 0x401000;  // runtime address given to the bytes (never executed)
 
@@ -76,8 +77,14 @@ TEST(DecideFromCode, BackwardLoopBranchTargetsPc) {
   EXPECT_EQ(decide(loop, 0x3).choice, Choice::UseCurrent);
   // One instruction later nothing targets pc and the previous instruction loads.
   expect_previous(decide(loop, 0x6), 3);
-  // The back edge also counts when the scan has to go past several instructions.
-  EXPECT_EQ(decide(loop, 0xa).choice, Choice::UseCurrent);  // prev add rdi,8: no memory operand
+  // At the cmp, after add rdi,8: the loop's one load, rdi as it was (rule LoopAccess).
+  const PcDecision at_cmp = decide(loop, 0xa);
+  EXPECT_EQ(at_cmp.choice, Choice::UseOther);
+  EXPECT_EQ(at_cmp.rule, Rule::LoopAccess);
+  EXPECT_EQ(at_cmp.offset, 0x3 - 0xa);
+  ASSERT_EQ(at_cmp.nfixes, 1);
+  EXPECT_EQ(at_cmp.fixes[0].reg, 7);  // rdi
+  EXPECT_EQ(at_cmp.fixes[0].delta, 8);
   EXPECT_EQ(decide(loop, 0xf).choice, Choice::UseCurrent);  // prev is the jne
 }
 

@@ -62,6 +62,9 @@ const Bytes kMovsdStoreRdi = {0xf2, 0x0f, 0x11, 0x04, 0xcf};                    
 const Bytes kReloadRbp = {0x0f, 0x28, 0x4d, 0xd0};                              // movaps xmm1, [rbp-0x30]
 const Bytes kLockOrStack = {0xf0, 0x48, 0x83, 0x0c, 0x24, 0x00};              // lock or qword [rsp], 0
 const Bytes kReloadXmm3 = {0x0f, 0x10, 0x5c, 0x24, 0x40};                       // movups xmm3, [rsp+0x40]
+const Bytes kCmpRcxRdx = {0x48, 0x39, 0xd1};                                    // cmp rcx, rdx
+const Bytes kAddRaxMemRsiRcx = {0x48, 0x03, 0x04, 0xce};                        // add rax, [rsi+rcx*8]
+const Bytes kCallNext = {0xe8, 0, 0, 0, 0};                                     // call rel32 (to the next)
 const Bytes kRet = {0xc3};
 const Bytes kCallFuncStart = {0xe8, 0, 0, 0, 0};  // call rel32, patched to the function start
 
@@ -96,7 +99,7 @@ struct Fn {
 };
 
 constexpr uint8_t kJne = 0x75, kJe = 0x74, kJmp = 0xeb;
-constexpr uint8_t RAX = 0, RBX = 3, RSI = 6;
+constexpr uint8_t RAX = 0, RCX = 1, RBX = 3, RSI = 6;
 
 void expect_other(const PcDecision& d, Rule rule, int64_t offset) {
   EXPECT_EQ(d.choice, Choice::UseOther);
@@ -422,6 +425,57 @@ TEST(RuleCompute, CheapFeedingLoadIsNoData) {
   // The same through a general pointer is charged (LoadFeeds).
   Fn f{kMovupsXmm3Rdi, kMulps, kIncRcx, kRet};
   expect_other(f.at_insn(2), Rule::LoadFeeds, f.off(2, 0));
+}
+
+// ---- Rule L: the one load of a tight loop, at its loop control ---------------------------------
+
+// `insns` closed by a jne back to instruction `head`, then a ret.
+Fn loop(std::initializer_list<Bytes> insns, size_t head = 0) {
+  Fn f(insns);
+  f.jump(kJne, head);
+  f.add(kRet);
+  return f;
+}
+
+TEST(RuleLoopAccess, ReductionLoopControlGoesToItsLoad) {
+  // 0: add rdx,[rax]; 1: add rax,16; 2: cmp rdx,rax; 3: jne 0; 4: ret. Neither the cmp nor the
+  // jne is fed by a load (their inputs come from add rax,16): the loop's one load, rax as it was.
+  const Fn f = loop({kAddRdxMemRax, kAddRax16, kCmpRdxRax});
+  for (size_t i : {size_t{2}, size_t{3}}) {
+    const PcDecision d = f.at_insn(i);
+    expect_other(d, Rule::LoopAccess, f.off(i, 0));
+    expect_fixes(d, {{RAX, 16}});
+  }
+  EXPECT_EQ(f.at_insn(1).rule, Rule::Previous);  // right after the load
+  expect_current(f.at_insn(4));                  // after the loop: the ret
+}
+
+TEST(RuleLoopAccess, LoadLaterInTheLoopIsItsPreviousIteration) {
+  // 0: mov rbx,rcx (preheader); 1: inc rcx (head); 2: cmp rcx,rdx; 3: add rax,[rsi+rcx*8];
+  // 4: jne 1. At the cmp the load last ran in the previous iteration, before this one's inc rcx.
+  const Fn f = loop({kMovRbxRcx, kIncRcx, kCmpRcxRdx, kAddRaxMemRsiRcx}, 1);
+  const PcDecision d = f.at_insn(2);
+  expect_other(d, Rule::LoopAccess, f.off(2, 3));
+  expect_fixes(d, {{RCX, 1}});
+  EXPECT_EQ(f.at_insn(4).rule, Rule::Previous);  // the jne right after the load
+}
+
+TEST(RuleLoopAccess, Refusals) {
+  // Two data accesses: which one stalled is not known.
+  expect_current(loop({kAddRdxMemRax, kMovsdXmm0Rax, kAddRax16, kCmpRdxRax}).at_insn(3));
+  // A store alone (movsd [rdi+rcx*8],xmm0): the store buffer hides it, as for rule Compute.
+  expect_current(loop({kMovsdStoreRdi, kIncRcx, kCmpRcxRdx}).at_insn(2));
+  // A stack counter (add qword [rsp+0x20],1): a local, not data the loop streams through.
+  expect_current(loop({kAddStack, kIncRcx, kCmpRcxRdx}).at_insn(2));
+  // A call in the loop: its callee's time is not the load's.
+  expect_current(loop({kAddRdxMemRax, kCallNext, kAddRax16, kCmpRdxRax}).at_insn(3));
+  // An update of the address register that is not a constant step (add rax,rcx).
+  expect_current(loop({kAddRdxMemRax, kAddRaxRcx, kCmpRdxRax}).at_insn(2));
+  // Too long a loop (7 instructions): its other instructions may be computation of their own.
+  expect_current(loop({kAddRdxMemRax, kAddRax16, kIncRcx, kIncRcx, kIncRcx, kCmpRdxRax}).at_insn(5));
+  // A forward branch out of the loop's code: not straight code. 0: add rdx,[rax]; 1: add rax,16;
+  // 2: je +5 (to the ret); 3: cmp rdx,rax; 4: jne 0; 5: ret.
+  expect_current(loop({kAddRdxMemRax, kAddRax16, {0x74, 0x05}, kCmpRdxRax}).at_insn(4));
 }
 
 }  // namespace
