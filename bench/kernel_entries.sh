@@ -16,7 +16,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-"$root/bench/machine.sh" "$build" >&2
 runs=${2:-5}
 tool=$build/bin/hpcrun-lite
 wl=$build/bench/wl_stream
@@ -40,10 +39,7 @@ count() {
       $3 ~ /signal_deliver/ {g=$1} END {print n, s, f, g}' "$work/stat" >>"$work/counts"
 }
 
-virt=$(systemd-detect-virt 2>/dev/null || true)
-[ -z "$virt" ] && grep -qw hypervisor /proc/cpuinfo && virt="a hypervisor (cpuinfo flag)"
-echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, kernel $(uname -r), virtualized: ${virt:-no}"
-echo "Build: $build ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt"))"
+"$root/bench/machine.sh" "$build"
 for ((r = 0; r < runs; ++r)); do
   count native "${lmp_args[@]}"
   count tool "$tool" -o "$work/prof$r" -- "${lmp_args[@]}"

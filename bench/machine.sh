@@ -36,8 +36,11 @@ if [ -f "$build/CMakeCache.txt" ]; then
   [ -n "$type" ] || type='(no type)'
   grep -q '^HPCL_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" && type="$type, sanitizers"
 fi
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit+"
+if commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
+  git -C "$root" diff --quiet HEAD 2>/dev/null || commit="$commit+"
+else
+  commit='sources outside git'
+fi
 
 echo "machine: ${model:-?} (family ${family:-?}, model ${num:-?}), $cpus CPUs, hypervisor $hv," \
   "kernel $(uname -r); build: $type of $commit ($build)"
