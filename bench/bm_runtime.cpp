@@ -12,14 +12,14 @@
 #include <cstring>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 #include "memory/alloc_sites.h"
 #include "bench_asm.h"
 #include "trees/cct.h"
 #include "memory/heap_map.h"
 #include "hpcl/profile.h"
 #include "loader/modules.h"
-#include "sources/soft/saved_regs.h"
+#include "decode/saved_regs.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 #include "pc_corpus.h"
 #include "bench_asm.h"
 

@@ -123,7 +123,7 @@ PROGRAMS["short_threads"] = {
     "array_bytes": 4 << 20,
 }
 PROGRAMS["mpi_alloc_apis"] = PROGRAMS["alloc_apis"]
-# Programs of the decoder's rules (hpcrun-lite/runtime/sources/soft/access_decode.cpp): vectorized loads (LoadFeeds),
+# Programs of the decoder's rules (hpcrun-lite/runtime/decode/access_decode.cpp): vectorized loads (LoadFeeds),
 # the same in Fortran, and a linked list walked by pointer chasing (ChasedNext). A static array may be
 # matched by several names: the raw symbol or a demangled Fortran form (fields::mod_table, /legacy/).
 PROGRAMS["vector_loads"] = {

@@ -26,7 +26,8 @@ folder includes only its own layer's and the layers below:
   loader                        the loaded modules, their symbols and program headers, the GOT
   memory, trees, python         the address maps and sites; calling-context trees, NUMA pages;
                                 CPython's frames
-  unwind                        call paths (libunwind), the stack's frames
+  unwind, decode                call paths (libunwind), the stack's frames; the instruction
+                                decoder that finds a sample's data access
   process                       thread states, signals, fork and exit, the source table's walks
   sources                       each sampling source, its row of the table (process/source_table.h)
   interpose, writer, startup    every exported entry point, the profile's writer, the constructor
@@ -95,7 +96,8 @@ def resolve(src, rel, name):
 
 
 RUNTIME_LAYERS = {
-    "base": 0, "loader": 1, "memory": 2, "trees": 2, "python": 2, "unwind": 3, "process": 4,
+    "base": 0, "loader": 1, "memory": 2, "trees": 2, "python": 2, "unwind": 3, "decode": 3,
+    "process": 4,
     "sources": 5, "interpose": 6, "writer": 6, "startup": 6,
 }
 

@@ -1,5 +1,5 @@
 /* Compute that spills to the stack, beside a pass over a heap array (decoder rule Compute in
- * hpcrun-lite/runtime/sources/soft/access_decode.cpp). The compute kernel keeps 24 vectors of two doubles
+ * hpcrun-lite/runtime/decode/access_decode.cpp). The compute kernel keeps 24 vectors of two doubles
  * live through a loop of multiplies and adds: with 16 xmm registers (baseline x86-64, SSE2) GCC
  * spills some of them to the stack, and the spills and reloads sit right after the arithmetic
  * (`mulpd`/`addpd` then `movaps %xmm..,0x..(%rsp)`), where the timer sample lands. Those samples

@@ -25,8 +25,8 @@
 #include "process/thread_state.h"
 #include "hpcrun/probe/perf_event.h"
 #include "sources/sampling_phase.h"
-#include "sources/soft/access_decode.h"
-#include "sources/soft/saved_regs.h"
+#include "decode/access_decode.h"
+#include "decode/saved_regs.h"
 #include "sources/watch/watch_table.h"
 #include "process/source_table.h"
 

@@ -1,5 +1,5 @@
 // x86-64 operand helpers on Zydis-decoded instructions (library hpcl::x86), shared by the
-// runtime's sampler, whose attribution rules (sources/soft/access_decode.cpp) decide from the code
+// runtime's sampler, whose attribution rules (decode/access_decode.cpp) decide from the code
 // which instruction a timer sample charges, and the analyzer's code analysis (symbols/code_cfg,
 // loop_pattern, reg_values), which must agree with them on what "an access" is and which
 // registers an instruction reads and writes.

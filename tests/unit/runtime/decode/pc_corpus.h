@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 namespace hpcl_test {
 

@@ -1,6 +1,6 @@
 // The decoder's per-PC cache of decisions (see pc_cache.h): a fixed table of atomic words,
 // written and read from signal handlers without locks.
-#include "sources/soft/pc_cache.h"
+#include "decode/pc_cache.h"
 
 #include <atomic>
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 #include "pc_corpus.h"
 
 extern "C" const char hpcl_t_big_early[], hpcl_t_big_late[], hpcl_t_big_load[];

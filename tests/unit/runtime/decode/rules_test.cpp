@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "sources/soft/access_decode.h"
-#include "sources/soft/saved_regs.h"
+#include "decode/access_decode.h"
+#include "decode/saved_regs.h"
 
 extern "C" {
 alignas(64) uint64_t hpcl_t_array[64];

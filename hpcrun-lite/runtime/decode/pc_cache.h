@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "sources/soft/pc_decision.h"
+#include "decode/pc_decision.h"
 
 namespace hpcrun {
 

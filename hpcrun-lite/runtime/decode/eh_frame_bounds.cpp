@@ -1,7 +1,7 @@
 // Function bounds from a loaded module's .eh_frame_hdr search table, for the sampler's decoder
 // (see eh_frame_bounds.h). Runs inside the signal handler: reads only the mapped unwind tables of
 // a module find_object names, allocates nothing, takes no lock, makes no system call.
-#include "sources/soft/eh_frame_bounds.h"
+#include "decode/eh_frame_bounds.h"
 
 #include <cstring>
 

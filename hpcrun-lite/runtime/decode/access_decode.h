@@ -24,9 +24,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sources/soft/eh_frame_bounds.h"
-#include "sources/soft/pc_cache.h"
-#include "sources/soft/pc_decision.h"
+#include "decode/eh_frame_bounds.h"
+#include "decode/pc_cache.h"
+#include "decode/pc_decision.h"
 
 namespace hpcrun {
 

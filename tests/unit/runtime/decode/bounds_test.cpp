@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 extern "C" {
 extern const char hpcl_t_fn_loads[], hpcl_t_fn_loads_end[], hpcl_t_rmw[];

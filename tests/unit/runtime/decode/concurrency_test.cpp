@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 #include "pc_corpus.h"
 
 namespace {

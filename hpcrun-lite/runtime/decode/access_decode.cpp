@@ -14,7 +14,7 @@
 // text; bytes after pc up to the bound from function_bounds (FDE end or next FDE start); at
 // a single instruction, at most to the end of its page unless the instruction spans into the
 // next page (then that page is mapped too, because the instruction was fetched).
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 #include <Zydis/Zydis.h>
 #include <dlfcn.h>

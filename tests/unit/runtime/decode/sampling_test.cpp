@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "sources/soft/access_decode.h"
-#include "sources/soft/saved_regs.h"
+#include "decode/access_decode.h"
+#include "decode/saved_regs.h"
 
 extern "C" double hpcl_stream_sum(const double* a, size_t n);
 extern "C" void hpcl_stream_scale(double* b, const double* a, size_t n, double k);

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "base/thread_pointer.h"
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 namespace hpcrun {
 

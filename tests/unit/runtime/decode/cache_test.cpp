@@ -2,7 +2,7 @@
 // keeps caching its newest PCs; and a range of PCs (a dlclose'd library) can be invalidated.
 #include <gtest/gtest.h>
 
-#include "sources/soft/access_decode.h"
+#include "decode/access_decode.h"
 
 using hpcrun::Choice;
 using hpcrun::PcDecision;
