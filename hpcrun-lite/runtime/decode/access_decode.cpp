@@ -490,6 +490,8 @@ bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* 
 // cheap accesses of the Compute rule) and does not chase. Its address registers are corrected
 // for the constant updates that ran since it last ran: after it up to pc, or after it to the
 // jump and from t to pc when pc comes first in the code (the previous iteration's access).
+// The caller asks only for a pc the scan found inside a loop (Window::in_loop: one bit test, so
+// that code outside loops, most of what a miss decides around it, pays no decoding for this).
 bool loop_access(const Code& c, const Window& w, uint64_t pc, PcDecision* d) {
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -602,7 +604,7 @@ PcDecision decide_in_window(const Code& c, uint64_t pc, const Window& w) {
   }
   if (load_feeding(c, w, pc, pc, reads_of(at_pc, at_ops), &other)) return other;  // LoadFeeds, no access
   if (load_feeding(c, w, pc, prev, prev_reads, &other)) return other;               // LoadFeeds, no access
-  if (loop_access(c, w, pc, &other)) return other;                                  // LoopAccess
+  if (w.is_in_loop(pc) && loop_access(c, w, pc, &other)) return other;              // LoopAccess
   return cur;                                                                       // Current: no feeding load
 }
 
