@@ -1,9 +1,10 @@
 /* Vectorized loads whose data the sampler must find although the sample lands on the arithmetic
- * after them. Built twice by CMake: `vector_loads` with -O3 for baseline x86-64 (no -march), where
+ * after them. Built three times by CMake: `vector_loads` with -O3 for baseline x86-64, where
  * the loop is `movdqu (%rax),%xmm2; add $0x10,%rax; paddq %xmm2,%xmm0` (the stall is charged
- * to the paddq or the cmp after it, with rax already advanced: decoder rule LoadFeeds), and
+ * to the paddq or the cmp after it, with rax already advanced: decoder rule LoadFeeds),
  * `vector_loads_avx2` with -O3 -mavx2, where the load is folded into the add
- * (`vpaddq (%rax),%ymm0,%ymm0`, the previous instruction: rule Previous).
+ * (`vpaddq (%rax),%ymm0,%ymm0`, the previous instruction: rule Previous); `vector_loads_scalar`
+ * with -O2 -fno-tree-vectorize, one load an iteration (its cmp and jne: rule LoopAccess).
  *
  * Three arrays of 4 MiB, read by the same kernel in known proportions per round:
  *   calloc'd heap array (site alloc_counts)  weight 3
