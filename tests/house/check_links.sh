@@ -4,9 +4,10 @@
 # Zydis may be in its binary. The same names are looked for in the runtime, where they must be:
 # a rename that made the check blind fails here instead of passing for nothing.
 # With a third argument "static" (a build without sanitizers), the launcher needs libc and the
-# loader alone (its C++ runtime and zstd linked in: 41 page faults a launch, PERFORMANCE.md), and
-# the runtime library carries under 1 MiB of initialized data (its zero-initialized tables in
-# .bss, not 8.6 MB of the file as when one non-zero word put the address maps in .data).
+# loader alone (its C++ runtime and zstd linked in: 77 page faults a launch, not 118,
+# PERFORMANCE.md), and the runtime library carries under 1 MiB of initialized data (its
+# zero-initialized tables in .bss, not 8.6 MB of the file as when one non-zero word put the
+# address maps in .data).
 #   check_links.sh LAUNCHER RUNTIME_LIBRARY [static]
 set -euo pipefail
 launcher=$1 runtime=$2 static=${3:-}
