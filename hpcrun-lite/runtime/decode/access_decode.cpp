@@ -453,8 +453,7 @@ bool next_access_through(const Code& c, uint64_t pc, RegSet chased, PcDecision* 
     if (!c.decode(at, &in, ops)) return false;
     if (is_control_transfer(in)) {
       uint64_t target;
-      const bool jump = is_jump(in);
-      if (!jump || !direct_branch_target(in, at, &target)) return false;
+      if (!is_jump(in) || !direct_branch_target(in, at, &target)) return false;
       if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR || target <= at) {
         at = target;
       } else {
@@ -500,8 +499,7 @@ bool loop_access(const Code& c, const Window& w, uint64_t pc, PcDecision* d) {
   for (unsigned n = 0; n < kLoopInsns && end == 0; ++n) {
     if (!c.decode(at, &in, ops)) return false;
     if (is_control_transfer(in)) {
-      const bool jump = is_jump(in);
-      if (!jump || !direct_branch_target(in, at, &head) || head >= pc) return false;
+      if (!is_jump(in) || !direct_branch_target(in, at, &head) || head >= pc) return false;
       end = at + in.length;
     }
     at += in.length;
